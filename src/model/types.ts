@@ -1,0 +1,100 @@
+/**
+ * The model layer's contract: a Prompt goes in, a stream of ResponseEvents comes out.
+ * Both wire APIs (Responses and Chat Completions) are mapped onto these events so the
+ * turn loop never knows which one it talks to.
+ */
+import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import type { ToolSpec } from "../protocol/tool-spec.js";
+
+export type WireApi = "responses" | "chat";
+
+export interface Prompt {
+  /** Base instructions: `instructions` on the Responses wire, the system message on chat. */
+  instructions: string;
+  /** Full history, resent every request (no previous_response_id). */
+  input: ResponseItem[];
+  tools: ToolSpec[];
+  parallelToolCalls: boolean;
+}
+
+export type ResponseEvent =
+  | { type: "created" }
+  | { type: "output_text_delta"; delta: string }
+  | { type: "reasoning_summary_delta"; delta: string; summaryIndex: number }
+  | { type: "reasoning_content_delta"; delta: string }
+  | { type: "output_item_added"; item: ResponseItem }
+  | { type: "output_item_done"; item: ResponseItem }
+  | { type: "completed"; responseId: string; usage: TokenUsage | null };
+
+/** Announced before each retry so front-ends can show "reconnecting…". */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  message: string;
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+/**
+ * Contract: `stream` yields events until (and including) `completed`, or throws a ModelError.
+ * Retries of failed requests and of streams that end before `completed` happen inside.
+ */
+export interface ModelClient {
+  stream(prompt: Prompt, options?: StreamOptions): AsyncIterable<ResponseEvent>;
+}
+
+export type ModelErrorKind = "http" | "stream" | "aborted" | "config";
+
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly kind: ModelErrorKind,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ModelError";
+  }
+}
+
+/** A resolved provider (config `model_providers.X` after env lookup). */
+export interface ProviderInfo {
+  id: string;
+  name: string;
+  /** e.g. "https://api.openai.com/v1"; `/responses` or `/chat/completions` is appended. */
+  baseUrl: string;
+  wireApi: WireApi;
+  /** Bearer token; omitted when the provider needs none (Ollama). */
+  apiKey?: string;
+  httpHeaders: Record<string, string>;
+  queryParams: Record<string, string>;
+  /** Retries of a failed HTTP request (429, 5xx, connection errors). Codex default 4. */
+  requestMaxRetries: number;
+  /** Retries of a stream that drops before `completed`. Codex default 5. */
+  streamMaxRetries: number;
+  /** No SSE data for this long counts as a dropped stream. Codex default 300000. */
+  streamIdleTimeoutMs: number;
+}
+
+/** Per-model request knobs (reference section 1), decided from the model family. */
+export interface ModelRequestSettings {
+  model: string;
+  /** Responses `reasoning` field; null sends `reasoning: null`. */
+  reasoning: { effort?: string; summary?: string } | null;
+  /** e.g. ["reasoning.encrypted_content"], [] for non-reasoning models. */
+  include: string[];
+  /** gpt-5.1/5.2 send `text: {verbosity: "low"}`. */
+  textVerbosity?: string;
+}
+
+/** Request identity: headers and cache key. */
+export interface ClientIdentity {
+  /** Thread id: `session_id` header and `prompt_cache_key`. */
+  sessionId: string;
+  originator: string;
+  userAgent: string;
+}

@@ -1,0 +1,112 @@
+/**
+ * Events a Thread emits: one stream that every front-end translates (exec JSONL, MCP
+ * progress, app-server notifications, SSE). Names follow Codex's EventMsg `type`s.
+ * Contract: events of one turn arrive in order; `turn_complete` or `turn_aborted` or
+ * `turn_failed` ends every turn that `turn_started` began.
+ */
+import type { ResponseItem, TokenUsage } from "./items.js";
+
+export type PlanStatus = "pending" | "in_progress" | "completed";
+export interface PlanItem {
+  step: string;
+  status: PlanStatus;
+}
+
+export type FileChange =
+  | { type: "add"; content: string }
+  | { type: "delete"; content: string }
+  | { type: "update"; unified_diff: string; move_path?: string | null };
+
+export type ExecStream = "stdout" | "stderr";
+
+export interface SessionConfiguredEvent {
+  type: "session_configured";
+  session_id: string;
+  model: string;
+  model_provider_id: string;
+  cwd: string;
+  approval_policy: string;
+  sandbox_mode: string;
+}
+
+export type Event =
+  | SessionConfiguredEvent
+  | { type: "turn_started"; turn_id: string; model_context_window: number | null }
+  | { type: "turn_complete"; turn_id: string; last_agent_message: string | null; usage: TokenUsage }
+  | { type: "turn_aborted"; turn_id: string; reason: "interrupted" | "replaced" }
+  | { type: "turn_failed"; turn_id: string; message: string }
+  | { type: "user_message"; message: string; images: string[] }
+  | { type: "agent_message_delta"; delta: string }
+  | { type: "agent_message"; message: string }
+  | { type: "agent_reasoning_delta"; delta: string }
+  | { type: "agent_reasoning"; text: string }
+  | {
+      type: "exec_command_begin";
+      call_id: string;
+      turn_id: string;
+      command: string[];
+      cwd: string;
+    }
+  | { type: "exec_command_output_delta"; call_id: string; stream: ExecStream; chunk: Uint8Array }
+  | {
+      type: "exec_command_end";
+      call_id: string;
+      turn_id: string;
+      command: string[];
+      cwd: string;
+      exit_code: number;
+      duration_ms: number;
+      stdout: string;
+      stderr: string;
+      aggregated_output: string;
+      formatted_output: string;
+    }
+  | {
+      type: "patch_apply_begin";
+      call_id: string;
+      turn_id: string;
+      auto_approved: boolean;
+      changes: Record<string, FileChange>;
+    }
+  | {
+      type: "patch_apply_end";
+      call_id: string;
+      turn_id: string;
+      stdout: string;
+      stderr: string;
+      success: boolean;
+      changes: Record<string, FileChange>;
+    }
+  | { type: "turn_diff"; unified_diff: string }
+  | { type: "plan_update"; explanation: string | null; plan: PlanItem[] }
+  | { type: "token_count"; last: TokenUsage | null; total: TokenUsage; model_context_window: number | null }
+  | { type: "web_search_begin"; call_id: string }
+  | { type: "web_search_end"; call_id: string; query: string }
+  | {
+      type: "exec_approval_request";
+      call_id: string;
+      turn_id: string;
+      command: string[];
+      cwd: string;
+      reason: string | null;
+    }
+  | {
+      type: "apply_patch_approval_request";
+      call_id: string;
+      turn_id: string;
+      changes: Record<string, FileChange>;
+      reason: string | null;
+      grant_root: string | null;
+    }
+  /** A model stream failed and is being retried. */
+  | { type: "stream_error"; message: string; attempt: number; max_attempts: number; delay_ms: number }
+  | { type: "error"; message: string }
+  | { type: "warning"; message: string }
+  /** Every item appended to history, for rollouts and raw-event consumers. */
+  | { type: "raw_response_item"; item: ResponseItem }
+  | { type: "shutdown_complete" };
+
+export type EventType = Event["type"];
+export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
+
+export type ReviewDecision = "approved" | "approved_for_session" | "denied" | "abort";
