@@ -1,0 +1,24 @@
+// Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
+// `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
+import { rm } from "node:fs/promises";
+import { build } from "esbuild";
+
+await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { cli: "src/frontends/cli/main.ts", index: "src/index.ts" },
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: "linked",
+  chunkNames: "chunks/[name]-[hash]",
+  // Native or lazily optional packages stay outside the bundle.
+  external: ["@lydell/node-pty", "@vscode/ripgrep"],
+  logLevel: "warning",
+  banner: {
+    // Bundled CommonJS dependencies may call require().
+    js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
+  },
+});

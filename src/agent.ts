@@ -1,0 +1,102 @@
+/**
+ * The library API.
+ *   const agent = new Tscodex();
+ *   const thread = agent.startThread({ cwd: "/repo" });
+ *   for await (const event of thread.runStreamed("fix the failing test")) { ... }
+ *   const { finalResponse } = await thread.run("and add a test for it");
+ * The CLI and the servers are built on the same pieces.
+ */
+import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
+import type { ConfigOverride } from "./config/overrides.js";
+import type { Event } from "./protocol/events.js";
+import { createThread } from "./session/create.js";
+import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
+import type { ApprovalPolicy, SandboxMode } from "./tools/types.js";
+import { EventStream } from "./util/event-stream.js";
+import { uuidv7 } from "./util/ids.js";
+
+export interface TscodexOptions {
+  /** Config home (default $TSCODEX_HOME or ~/.tscodex). */
+  home?: string;
+  profile?: string;
+  /** Dotted-key overrides, as `-c key=value` on the CLI: `{ "model_provider": "oss" }`. */
+  config?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ThreadOptions {
+  cwd?: string;
+  model?: string;
+  sandboxMode?: SandboxMode;
+  approvalPolicy?: ApprovalPolicy;
+  baseInstructions?: string;
+  developerInstructions?: string;
+}
+
+export class Tscodex {
+  private config: Promise<Config> | null = null;
+
+  constructor(private readonly options: TscodexOptions = {}) {}
+
+  startThread(options: ThreadOptions = {}): AgentThread {
+    const id = uuidv7();
+    return new AgentThread(id, () => this.build(options, id));
+  }
+
+  private async build(options: ThreadOptions, threadId: string): Promise<Thread> {
+    const loadOptions: LoadOptions = {
+      ...(this.options.home ? { home: this.options.home } : {}),
+      ...(this.options.profile ? { profile: this.options.profile } : {}),
+      ...(this.options.env ? { env: this.options.env } : {}),
+      overrides: Object.entries(this.options.config ?? {}).map(
+        ([key, value]): ConfigOverride => ({ path: key.split("."), value }),
+      ),
+    };
+    this.config ??= loadConfig(loadOptions);
+    const config = await this.config;
+    if (config.providerProblem) throw new Error(config.providerProblem);
+    return createThread(config, {
+      cwd: options.cwd ?? process.cwd(),
+      originator: "tscodex_sdk",
+      threadId,
+      ...options,
+      ...(this.options.env ? { env: this.options.env } : {}),
+    });
+  }
+}
+
+/** A thread handle: created at once, connected to the model on its first turn. */
+export class AgentThread {
+  private thread: Promise<Thread> | null = null;
+
+  constructor(
+    readonly id: string,
+    private readonly open: () => Promise<Thread>,
+  ) {}
+
+  runStreamed(input: string | UserInput, overrides?: TurnOverrides): EventStream<Event, TurnResult> {
+    const out = new EventStream<Event, TurnResult>();
+    this.connect().then(
+      async (thread) => {
+        const inner = thread.runStreamed(typeof input === "string" ? { text: input } : input, overrides);
+        for await (const event of inner) out.push(event);
+        out.end(await inner.result());
+      },
+      (error: unknown) => out.fail(error),
+    );
+    return out;
+  }
+
+  run(input: string | UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
+    return this.runStreamed(input, overrides).result();
+  }
+
+  async interrupt(): Promise<void> {
+    (await this.connect()).interrupt();
+  }
+
+  private connect(): Promise<Thread> {
+    this.thread ??= this.open().then((thread) => thread);
+    return this.thread;
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Loading: $TSCODEX_HOME/config.toml → profile → `-c` overrides → CLI flags → a resolved
+ * Config. Errors name the file, the key and the problem.
+ */
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import type { z } from "zod";
+import type { ProviderInfo } from "../model/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
+import { type ConfigOverride, applyOverride, toPlain } from "./overrides.js";
+import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
+import {
+  type ConfigFile,
+  type ProviderConfig,
+  type ShellEnvironmentPolicy,
+  type ToolsConfig,
+  configFileSchema,
+} from "./schema.js";
+
+export const DEFAULT_MODEL = "gpt-5.2-codex";
+export const DEFAULT_OSS_MODEL = "gpt-oss:20b";
+export const DEFAULT_PROJECT_DOC_MAX_BYTES = 32 * 1024;
+
+export interface SandboxWorkspaceWrite {
+  writableRoots: string[];
+  networkAccess: boolean;
+  excludeTmpdirEnvVar: boolean;
+  excludeSlashTmp: boolean;
+}
+
+/** Everything a thread needs from configuration, resolved. */
+export interface Config {
+  home: string;
+  configPath: string;
+  model: string;
+  provider: ProviderInfo;
+  /** Set when the provider cannot be used as configured (e.g. its key is missing). */
+  providerProblem: string | null;
+  approvalPolicy: ApprovalPolicy;
+  sandboxMode: SandboxMode;
+  sandboxWorkspaceWrite: SandboxWorkspaceWrite;
+  projectDocMaxBytes: number;
+  shellEnvironmentPolicy: ShellEnvironmentPolicy;
+  reasoningEffort?: string;
+  reasoningSummary?: string;
+  verbosity?: string;
+  contextWindow?: number;
+  /** Replaces the built-in base instructions when set (model_instructions_file). */
+  baseInstructions?: string;
+  developerInstructions?: string;
+  tools: ToolsConfig;
+  features: Record<string, boolean>;
+  raw: ConfigFile;
+}
+
+export interface LoadOptions {
+  /** Defaults to $TSCODEX_HOME or ~/.tscodex. */
+  home?: string;
+  profile?: string;
+  overrides?: ConfigOverride[];
+  /** Flags that win over everything: -m, --oss, -s, -a. */
+  model?: string;
+  oss?: boolean;
+  sandboxMode?: SandboxMode;
+  approvalPolicy?: ApprovalPolicy;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TSCODEX_HOME || join(homedir(), ".tscodex");
+}
+
+export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
+  const env = options.env ?? process.env;
+  const home = resolve(options.home ?? tscodexHome(env));
+  const configPath = join(home, "config.toml");
+  const raw = await readConfigFile(configPath);
+  for (const override of options.overrides ?? []) applyOverride(raw, override);
+
+  const file = validate(configFileSchema, raw, configPath);
+  const profileName = options.profile ?? file.profile;
+  let merged: ConfigFile = file;
+  if (profileName) {
+    const profile = file.profiles?.[profileName];
+    if (!profile) throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
+    merged = { ...file, ...profile };
+  }
+
+  const providers: Record<string, ProviderConfig> = { ...builtinProviders(env), ...(merged.model_providers ?? {}) };
+  const providerId = options.oss ? "oss" : (merged.model_provider ?? "openai");
+  const providerConfig = providers[providerId];
+  if (!providerConfig) {
+    throw new ConfigError(
+      `${configPath}: model_provider '${providerId}' is not defined; known providers: ${Object.keys(providers).join(", ")}`,
+    );
+  }
+  const model = options.model ?? (options.oss && !merged.model ? DEFAULT_OSS_MODEL : (merged.model ?? DEFAULT_MODEL));
+  const sww = merged.sandbox_workspace_write ?? {};
+  const baseInstructions = merged.model_instructions_file
+    ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
+    : undefined;
+
+  return {
+    home,
+    configPath,
+    model,
+    provider: resolveProvider(providerId, providerConfig, env),
+    providerProblem: missingKeyMessage(providerId, providerConfig, env),
+    approvalPolicy: options.approvalPolicy ?? merged.approval_policy ?? "on-request",
+    sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? "read-only",
+    sandboxWorkspaceWrite: {
+      writableRoots: (sww.writable_roots ?? []).map((root) => resolve(root)),
+      networkAccess: sww.network_access ?? false,
+      excludeTmpdirEnvVar: sww.exclude_tmpdir_env_var ?? false,
+      excludeSlashTmp: sww.exclude_slash_tmp ?? false,
+    },
+    projectDocMaxBytes: merged.project_doc_max_bytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
+    shellEnvironmentPolicy: merged.shell_environment_policy ?? {},
+    ...(merged.model_reasoning_effort ? { reasoningEffort: merged.model_reasoning_effort } : {}),
+    ...(merged.model_reasoning_summary ? { reasoningSummary: merged.model_reasoning_summary } : {}),
+    ...(merged.model_verbosity ? { verbosity: merged.model_verbosity } : {}),
+    ...(merged.model_context_window ? { contextWindow: merged.model_context_window } : {}),
+    ...(baseInstructions !== undefined ? { baseInstructions } : {}),
+    ...(merged.developer_instructions ? { developerInstructions: merged.developer_instructions } : {}),
+    tools: merged.tools ?? {},
+    features: merged.features ?? {},
+    raw: merged,
+  };
+}
+
+async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return toPlain(parseToml(text)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function readInstructionsFile(path: string, configPath: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`${configPath}: model_instructions_file: cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+function validate<T extends z.ZodType>(schema: T, value: unknown, path: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = issue?.path.length ? issue.path.join(".") : "(top level)";
+  throw new ConfigError(`${path}: key '${key}': ${issue?.message ?? "invalid value"}`);
+}

@@ -1,0 +1,64 @@
+/**
+ * Model providers: the built-in ones (`openai`, `oss`) merged with `[model_providers.X]`,
+ * resolved into a ProviderInfo with its key looked up in the environment.
+ */
+import type { ProviderInfo } from "../model/types.js";
+import type { ProviderConfig } from "./schema.js";
+
+const DEFAULT_REQUEST_MAX_RETRIES = 4;
+const DEFAULT_STREAM_MAX_RETRIES = 5;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+
+export function builtinProviders(env: NodeJS.ProcessEnv): Record<string, ProviderConfig> {
+  const ossPort = env.CODEX_OSS_PORT ?? "11434";
+  return {
+    openai: {
+      name: "OpenAI",
+      base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+      wire_api: "responses",
+      env_key: "OPENAI_API_KEY",
+      env_key_instructions: "create a key at https://platform.openai.com/api-keys and export OPENAI_API_KEY",
+    },
+    oss: {
+      name: "Open source (Ollama)",
+      base_url: env.CODEX_OSS_BASE_URL || `http://localhost:${ossPort}/v1`,
+      wire_api: "chat",
+    },
+  };
+}
+
+export class MissingApiKeyError extends Error {
+  override name = "MissingApiKeyError";
+}
+
+/** Resolve a provider config; `apiKey` stays undefined when the env var is unset. */
+export function resolveProvider(id: string, config: ProviderConfig, env: NodeJS.ProcessEnv): ProviderInfo {
+  const headers: Record<string, string> = { ...(config.http_headers ?? {}) };
+  for (const [header, varName] of Object.entries(config.env_http_headers ?? {})) {
+    const value = env[varName];
+    if (value) headers[header] = value;
+  }
+  const apiKey = config.env_key ? env[config.env_key] || undefined : config.experimental_bearer_token;
+  return {
+    id,
+    name: config.name ?? id,
+    baseUrl: (config.base_url ?? "https://api.openai.com/v1").replace(/\/+$/, ""),
+    wireApi: config.wire_api ?? "responses",
+    ...(apiKey ? { apiKey } : {}),
+    httpHeaders: headers,
+    queryParams: { ...(config.query_params ?? {}) },
+    requestMaxRetries: config.request_max_retries ?? DEFAULT_REQUEST_MAX_RETRIES,
+    streamMaxRetries: config.stream_max_retries ?? DEFAULT_STREAM_MAX_RETRIES,
+    streamIdleTimeoutMs: config.stream_idle_timeout_ms ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  };
+}
+
+/** One line telling the user how to make the provider usable, or null when it is. */
+export function missingKeyMessage(id: string, config: ProviderConfig, env: NodeJS.ProcessEnv): string | null {
+  if (!config.env_key || env[config.env_key]) return null;
+  const how = config.env_key_instructions ? ` (${config.env_key_instructions})` : "";
+  return (
+    `no API key for model provider '${id}': set ${config.env_key}${how}, ` +
+    "or pick another provider: --oss for a local Ollama, or -c model_provider=NAME with [model_providers.NAME] in config.toml"
+  );
+}

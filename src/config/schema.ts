@@ -1,0 +1,84 @@
+/**
+ * config.toml, validated. Key names are Codex's so an existing ~/.codex/config.toml
+ * carries over. Unknown keys are kept (later features read them) but known keys are typed.
+ */
+import { z } from "zod";
+
+export const approvalPolicySchema = z.enum(["untrusted", "on-failure", "on-request", "never"]);
+export const sandboxModeSchema = z.enum(["read-only", "workspace-write", "danger-full-access"]);
+
+const stringMap = z.record(z.string(), z.string());
+
+export const providerSchema = z.looseObject({
+  name: z.string().optional(),
+  base_url: z.string().optional(),
+  wire_api: z.enum(["responses", "chat"]).optional(),
+  env_key: z.string().optional(),
+  env_key_instructions: z.string().optional(),
+  /** A literal key (discouraged; prefer env_key). */
+  experimental_bearer_token: z.string().optional(),
+  http_headers: stringMap.optional(),
+  env_http_headers: stringMap.optional(),
+  query_params: stringMap.optional(),
+  request_max_retries: z.number().int().min(0).max(100).optional(),
+  stream_max_retries: z.number().int().min(0).max(100).optional(),
+  stream_idle_timeout_ms: z.number().int().positive().optional(),
+  requires_openai_auth: z.boolean().optional(),
+});
+
+export const shellEnvironmentPolicySchema = z.looseObject({
+  inherit: z.enum(["all", "core", "none"]).optional(),
+  ignore_default_excludes: z.boolean().optional(),
+  exclude: z.array(z.string()).optional(),
+  include_only: z.array(z.string()).optional(),
+  set: stringMap.optional(),
+});
+
+export const sandboxWorkspaceWriteSchema = z.looseObject({
+  writable_roots: z.array(z.string()).optional(),
+  network_access: z.boolean().optional(),
+  exclude_tmpdir_env_var: z.boolean().optional(),
+  exclude_slash_tmp: z.boolean().optional(),
+});
+
+export const toolsConfigSchema = z.looseObject({
+  /** Which shell tool the model gets, overriding the model family's choice. */
+  shell_type: z.enum(["shell_command", "shell", "local_shell", "none"]).optional(),
+  /** Which apply_patch variant the model gets, overriding the model family's choice. */
+  apply_patch: z.enum(["freeform", "function", "none"]).optional(),
+  web_search: z.boolean().optional(),
+});
+
+const modelKeys = {
+  model: z.string().min(1).optional(),
+  model_provider: z.string().min(1).optional(),
+  approval_policy: approvalPolicySchema.optional(),
+  sandbox_mode: sandboxModeSchema.optional(),
+  model_reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
+  model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
+  model_verbosity: z.enum(["low", "medium", "high"]).optional(),
+  model_context_window: z.number().int().positive().optional(),
+  /** Path of a file whose contents replace the built-in base instructions. */
+  model_instructions_file: z.string().optional(),
+  developer_instructions: z.string().optional(),
+};
+
+export const profileSchema = z.looseObject({ ...modelKeys });
+
+export const configFileSchema = z.looseObject({
+  ...modelKeys,
+  model_providers: z.record(z.string(), providerSchema).optional(),
+  profile: z.string().optional(),
+  profiles: z.record(z.string(), profileSchema).optional(),
+  project_doc_max_bytes: z.number().int().min(0).optional(),
+  shell_environment_policy: shellEnvironmentPolicySchema.optional(),
+  sandbox_workspace_write: sandboxWorkspaceWriteSchema.optional(),
+  tools: toolsConfigSchema.optional(),
+  features: z.record(z.string(), z.boolean()).optional(),
+  mcp_servers: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type ShellEnvironmentPolicy = z.infer<typeof shellEnvironmentPolicySchema>;
+export type ToolsConfig = z.infer<typeof toolsConfigSchema>;

@@ -1,0 +1,116 @@
+/**
+ * `tscodex exec --json`: the thread's events as Codex's exec JSONL stream
+ * (reference exec-json/): thread.started, turn.started, item.started/updated/completed,
+ * turn.completed with usage, error and turn.failed.
+ */
+import type { Event, PlanItem } from "../../protocol/events.js";
+import type { TurnResult } from "../../session/thread.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import type { ExecRenderer, RunInfo } from "./renderer.js";
+
+type JsonItem = { id: string; type: string } & Record<string, unknown>;
+
+export class ExecJsonWriter implements ExecRenderer {
+  private nextItem = 0;
+  private readonly commands = new Map<string, JsonItem>();
+  private todo: JsonItem | null = null;
+
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  start(info: RunInfo): void {
+    this.write({ type: "thread.started", thread_id: info.threadId });
+  }
+
+  event(event: Event): void {
+    switch (event.type) {
+      case "turn_started":
+        this.write({ type: "turn.started" });
+        return;
+      case "agent_reasoning":
+        this.completed(this.item("reasoning", { text: event.text }));
+        return;
+      case "agent_message":
+        this.completed(this.item("agent_message", { text: event.message }));
+        return;
+      case "exec_command_begin": {
+        const item = this.item("command_execution", {
+          command: shellQuote(event.command),
+          aggregated_output: "",
+          exit_code: null,
+          status: "in_progress",
+        });
+        this.commands.set(event.call_id, item);
+        this.write({ type: "item.started", item });
+        return;
+      }
+      case "exec_command_end": {
+        const started = this.commands.get(event.call_id);
+        this.commands.delete(event.call_id);
+        const item = started ?? this.item("command_execution", { command: shellQuote(event.command) });
+        this.completed({
+          ...item,
+          aggregated_output: event.aggregated_output,
+          exit_code: event.exit_code,
+          status: event.exit_code === 0 ? "completed" : "failed",
+        });
+        return;
+      }
+      case "patch_apply_end":
+        this.completed(
+          this.item("file_change", {
+            changes: Object.entries(event.changes).map(([path, change]) => ({ path, kind: change.type })),
+            status: event.success ? "completed" : "failed",
+          }),
+        );
+        return;
+      case "plan_update":
+        this.plan(event.plan);
+        return;
+      case "web_search_end":
+        this.completed(this.item("web_search", { query: event.query }));
+        return;
+      case "stream_error":
+        this.completed(this.item("error", { message: event.message }));
+        return;
+      case "error":
+        this.write({ type: "error", message: event.message });
+        return;
+      default:
+        return;
+    }
+  }
+
+  finish(result: TurnResult): void {
+    if (this.todo) this.completed(this.todo);
+    this.todo = null;
+    if (result.status === "completed") {
+      const { input_tokens, cached_input_tokens, output_tokens } = result.usage;
+      this.write({ type: "turn.completed", usage: { input_tokens, cached_input_tokens, output_tokens } });
+    } else {
+      this.write({ type: "turn.failed", error: { message: result.error ?? "turn interrupted" } });
+    }
+  }
+
+  private plan(plan: PlanItem[]): void {
+    const items = plan.map((step) => ({ text: step.step, completed: step.status === "completed" }));
+    if (this.todo) {
+      this.todo = { ...this.todo, items };
+      this.write({ type: "item.updated", item: this.todo });
+      return;
+    }
+    this.todo = this.item("todo_list", { items });
+    this.write({ type: "item.started", item: this.todo });
+  }
+
+  private item(type: string, fields: Record<string, unknown>): JsonItem {
+    return { id: `item_${this.nextItem++}`, type, ...fields };
+  }
+
+  private completed(item: JsonItem): void {
+    this.write({ type: "item.completed", item });
+  }
+
+  private write(value: unknown): void {
+    this.out.write(`${JSON.stringify(value)}\n`);
+  }
+}

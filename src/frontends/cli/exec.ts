@@ -1,0 +1,119 @@
+/**
+ * `tscodex exec`: one prompt, run to the end without a human.
+ * Flow: options → config → checks (git repo, provider key) → thread → render events
+ * (human on stderr, or JSONL on stdout) → final message on stdout → exit code.
+ */
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Config, ConfigError, loadConfig } from "../../config/load.js";
+import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { findGitRoot } from "../../prompt/agents-md.js";
+import { imageFileToDataUrl } from "../../prompt/images.js";
+import { createThread } from "../../session/create.js";
+import type { ApprovalPolicy, SandboxMode } from "../../tools/types.js";
+import { ExecJsonWriter } from "./exec-json.js";
+import { HumanRenderer } from "./human-output.js";
+
+export interface ExecCliOptions {
+  model?: string;
+  profile?: string;
+  config: string[];
+  cd?: string;
+  sandbox?: SandboxMode;
+  askForApproval?: ApprovalPolicy;
+  fullAuto?: boolean;
+  oss?: boolean;
+  image: string[];
+  json?: boolean;
+  outputLastMessage?: string;
+  skipGitRepoCheck?: boolean;
+  color: string;
+}
+
+export async function runExec(promptArg: string | undefined, options: ExecCliOptions): Promise<number> {
+  const fail = (message: string) => {
+    process.stderr.write(`tscodex: ${message}\n`);
+    return 1;
+  };
+  const cwd = resolve(options.cd ?? process.cwd());
+  let config: Config;
+  try {
+    config = await loadConfig({
+      ...(options.profile ? { profile: options.profile } : {}),
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.oss ? { oss: true } : {}),
+      overrides: options.config.map(parseOverride),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
+    throw error;
+  }
+  if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
+    return fail(
+      `${cwd} is not inside a git repository; run it in a repo, or pass --skip-git-repo-check to run here anyway`,
+    );
+  }
+  if (config.providerProblem) return fail(config.providerProblem);
+
+  const prompt = await readPrompt(promptArg);
+  if (prompt === null) return fail("no prompt: pass it as an argument or pipe it on stdin");
+  let images: string[];
+  try {
+    images = await Promise.all(options.image.map((path) => imageFileToDataUrl(resolve(cwd, path))));
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+
+  const sandboxMode: SandboxMode = options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
+  // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
+  const approvalPolicy: ApprovalPolicy =
+    options.askForApproval ?? (options.fullAuto ? "never" : (config.raw.approval_policy ?? "never"));
+  const thread = await createThread(config, { cwd, originator: "tscodex_exec", sandboxMode, approvalPolicy });
+
+  const renderer = options.json
+    ? new ExecJsonWriter(process.stdout)
+    : new HumanRenderer(process.stderr, { color: wantsColor(options.color) });
+  renderer.start({
+    threadId: thread.id,
+    model: config.model,
+    provider: config.provider.id,
+    cwd,
+    approvalPolicy,
+    sandboxMode,
+    prompt,
+  });
+  thread.subscribe((event) => renderer.event(event));
+
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    thread.interrupt();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const result = await thread.run({ text: prompt, images });
+    renderer.finish(result);
+    if (options.outputLastMessage) await writeFile(options.outputLastMessage, result.finalResponse ?? "");
+    if (!options.json && result.finalResponse) process.stdout.write(`${result.finalResponse}\n`);
+    return result.status === "completed" ? 0 : 1;
+  } finally {
+    process.off("SIGINT", onSigint);
+    thread.submit({ type: "shutdown" });
+  }
+}
+
+async function readPrompt(arg: string | undefined): Promise<string | null> {
+  if (arg !== undefined && arg !== "-") return arg;
+  if (process.stdin.isTTY) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8").trim();
+  return text === "" ? null : text;
+}
+
+function wantsColor(mode: string): boolean {
+  if (mode === "always") return true;
+  if (mode === "never") return false;
+  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
+}

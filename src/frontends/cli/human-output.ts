@@ -1,0 +1,145 @@
+/**
+ * Human output of `tscodex exec`, on stderr: a header, then reasoning, commands with
+ * abridged output, patches, plans and messages as they happen, and the token count.
+ * The final message itself goes to stdout (exec.ts) so `> answer.txt` works.
+ */
+import type { Event, PlanItem } from "../../protocol/events.js";
+import type { TurnResult } from "../../session/thread.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import type { ExecRenderer, RunInfo } from "./renderer.js";
+
+const MAX_OUTPUT_LINES = 20;
+
+export class HumanRenderer implements ExecRenderer {
+  private readonly paint: Painter;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    options: { color: boolean },
+  ) {
+    this.paint = painter(options.color);
+  }
+
+  start(info: RunInfo): void {
+    const { bold, dim } = this.paint;
+    const rows = [
+      ["workdir", info.cwd],
+      ["model", info.model],
+      ["provider", info.provider],
+      ["approval", info.approvalPolicy],
+      ["sandbox", info.sandboxMode],
+      ["session id", info.threadId],
+    ];
+    this.line(bold("tscodex exec"));
+    this.line(dim("--------"));
+    for (const [key, value] of rows) this.line(`${bold(`${key}:`)} ${value}`);
+    this.line(dim("--------"));
+    if (info.sandboxMode !== "danger-full-access") {
+      this.line(this.paint.yellow(`note: sandbox '${info.sandboxMode}' is not enforced yet; commands run with your permissions`));
+    }
+    this.section("user", info.prompt);
+  }
+
+  event(event: Event): void {
+    const { bold, dim, red, green, cyan, magenta } = this.paint;
+    switch (event.type) {
+      case "agent_reasoning":
+        this.section(magenta("thinking"), dim(event.text));
+        return;
+      case "exec_command_begin":
+        this.line("");
+        this.line(`${bold(magenta("exec"))}\n${bold(shellQuote(event.command))} ${dim(`in ${event.cwd}`)}`);
+        return;
+      case "exec_command_end": {
+        const seconds = (event.duration_ms / 1000).toFixed(2);
+        const status =
+          event.exit_code === 0 ? green(` succeeded in ${seconds}s:`) : red(` exited ${event.exit_code} in ${seconds}s:`);
+        this.line(status);
+        const text = abridge(event.aggregated_output);
+        if (text) this.line(dim(text));
+        return;
+      }
+      case "patch_apply_end": {
+        const files = Object.entries(event.changes).map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`);
+        this.section(event.success ? green("apply_patch") : red("apply_patch failed"), files.join("\n") || event.stderr);
+        return;
+      }
+      case "plan_update":
+        this.section(cyan("plan"), formatPlan(event.plan, event.explanation));
+        return;
+      case "agent_message":
+        this.section(bold(cyan("tscodex")), event.message);
+        return;
+      case "stream_error":
+        this.line(
+          this.paint.yellow(`model stream error, retrying (${event.attempt}/${event.max_attempts}): ${event.message}`),
+        );
+        return;
+      case "error":
+        this.line(red(`ERROR: ${event.message}`));
+        return;
+      case "turn_aborted":
+        this.line(red("turn interrupted"));
+        return;
+      default:
+        return;
+    }
+  }
+
+  finish(result: TurnResult): void {
+    const { bold } = this.paint;
+    const total = result.usage.input_tokens + result.usage.output_tokens;
+    this.section(bold("tokens used"), total.toLocaleString("en-US"));
+  }
+
+  private section(title: string, body: string): void {
+    this.line("");
+    this.line(title);
+    if (body) this.line(body);
+  }
+
+  private line(text: string): void {
+    this.out.write(`${text}\n`);
+  }
+}
+
+function abridge(output: string): string {
+  const lines = output.replace(/\n$/, "").split("\n");
+  if (lines.length <= MAX_OUTPUT_LINES) return lines.join("\n");
+  const head = lines.slice(0, MAX_OUTPUT_LINES / 2);
+  const tail = lines.slice(-MAX_OUTPUT_LINES / 2);
+  return [...head, `… +${lines.length - head.length - tail.length} lines`, ...tail].join("\n");
+}
+
+function formatPlan(plan: PlanItem[], explanation: string | null): string {
+  const marks = { completed: "✔", in_progress: "□", pending: "□" } as const;
+  const lines = plan.map((step) => `  ${marks[step.status]} ${step.step}${step.status === "in_progress" ? " (in progress)" : ""}`);
+  return [explanation ?? "", ...lines].filter(Boolean).join("\n");
+}
+
+type Paint = (text: string) => string;
+interface Painter {
+  bold: Paint;
+  dim: Paint;
+  red: Paint;
+  green: Paint;
+  yellow: Paint;
+  cyan: Paint;
+  magenta: Paint;
+}
+
+function painter(enabled: boolean): Painter {
+  const code =
+    (open: number, close: number): Paint =>
+    (text) =>
+      enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return {
+    bold: code(1, 22),
+    dim: code(2, 22),
+    red: code(31, 39),
+    green: code(32, 39),
+    yellow: code(33, 39),
+    cyan: code(36, 39),
+    magenta: code(35, 39),
+  };
+}

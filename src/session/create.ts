@@ -1,0 +1,88 @@
+/**
+ * Building a Thread from resolved configuration: model family → request settings and
+ * tools; provider → model client; prompt parts loaded once.
+ */
+import type { Config } from "../config/load.js";
+import { buildShellEnvironment } from "../exec/environment.js";
+import { createModelClient } from "../model/client.js";
+import { findModelFamily } from "../model/family.js";
+import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
+import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import { buildToolDefinitions } from "../tools/registry.js";
+import { type ApprovalGate, ToolRouter } from "../tools/router.js";
+import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
+import { uuidv7 } from "../util/ids.js";
+import { VERSION } from "../version.js";
+import type { ThreadServices } from "./services.js";
+import { Thread } from "./thread.js";
+
+export interface CreateThreadOptions {
+  cwd: string;
+  /** `originator` header: who drives the agent (exec, mcp-server, an SDK user). */
+  originator: string;
+  approvalPolicy?: ApprovalPolicy;
+  sandboxMode?: SandboxMode;
+  model?: string;
+  baseInstructions?: string;
+  developerInstructions?: string;
+  gate?: ApprovalGate;
+  threadId?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
+  const env = options.env ?? process.env;
+  const id = options.threadId ?? uuidv7();
+  const model = options.model ?? config.model;
+  const family = findModelFamily(model);
+  const shellPath = userShellPath(env);
+  const tools = buildToolDefinitions({
+    family,
+    wireApi: config.provider.wireApi,
+    tools: config.tools,
+    features: config.features,
+    shellPath,
+  });
+  const identity: ClientIdentity = {
+    sessionId: id,
+    originator: options.originator,
+    userAgent: `${options.originator}/${VERSION} (${process.platform}; ${process.arch}) node/${process.versions.node}`,
+  };
+  const services: ThreadServices = {
+    client: createModelClient({ provider: config.provider, settings: requestSettings(config, model), identity }),
+    router: new ToolRouter(tools, options.gate),
+    baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
+    developerInstructions: options.developerInstructions ?? config.developerInstructions,
+    parallelToolCalls: family.supportsParallelToolCalls,
+    contextWindow: config.contextWindow ?? family.contextWindow,
+    truncation: family.truncation,
+    projectDocMaxBytes: config.projectDocMaxBytes,
+    shellPath,
+    shellEnvironment: buildShellEnvironment(config.shellEnvironmentPolicy, env),
+  };
+  const sandboxMode = options.sandboxMode ?? config.sandboxMode;
+  return new Thread(id, services, {
+    cwd: options.cwd,
+    approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+    sandboxMode,
+    networkAccess: config.sandboxWorkspaceWrite.networkAccess,
+    writableRoots: sandboxMode === "workspace-write" ? config.sandboxWorkspaceWrite.writableRoots : [],
+  });
+}
+
+/** Request knobs per model family (reference section 1), with config overrides. */
+export function requestSettings(config: Config, model: string): ModelRequestSettings {
+  const family = findModelFamily(model);
+  const verbosity = config.verbosity ?? family.defaultVerbosity;
+  if (!family.reasoning) {
+    return { model, reasoning: null, include: [], ...(verbosity ? { textVerbosity: verbosity } : {}) };
+  }
+  const effort = config.reasoningEffort ?? family.reasoning.effort;
+  const summary = config.reasoningSummary ?? family.reasoning.summary;
+  return {
+    model,
+    reasoning: { ...(effort ? { effort } : {}), ...(summary && summary !== "none" ? { summary } : {}) },
+    include: ["reasoning.encrypted_content"],
+    ...(verbosity ? { textVerbosity: verbosity } : {}),
+  };
+}

@@ -1,0 +1,285 @@
+/**
+ * A Thread: one conversation with the agent.
+ * Responsibilities: hold the history; take ops (user turns, interrupt, shutdown) and run
+ * turns one at a time; emit every event to its listeners; never throw out of `submit`
+ * (failures become `error` / `turn_failed` events).
+ * Flow: submit(user_turn) → queue → [first turn: initial context] → user message →
+ * runTurn → turn_complete | turn_aborted | turn_failed.
+ */
+import type { Event } from "../protocol/events.js";
+import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
+import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
+import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
+import { EventStream } from "../util/event-stream.js";
+import type { ThreadServices } from "./services.js";
+import { FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
+
+export interface ThreadSettings {
+  cwd: string;
+  approvalPolicy: ApprovalPolicy;
+  sandboxMode: SandboxMode;
+  networkAccess: boolean;
+  /** Extra writable roots (workspace-write), before cwd and /tmp. */
+  writableRoots: string[];
+}
+
+export interface UserInput {
+  text: string;
+  /** Images as data URLs. */
+  images?: string[];
+}
+
+export type TurnOverrides = Partial<Pick<ThreadSettings, "approvalPolicy" | "sandboxMode" | "networkAccess">>;
+
+export type Op =
+  | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
+  | { type: "interrupt" }
+  | { type: "shutdown" };
+
+export type TurnStatus = "completed" | "interrupted" | "failed";
+
+export interface TurnResult {
+  turnId: string;
+  status: TurnStatus;
+  finalResponse: string | null;
+  /** Items this turn added to history (the user message included). */
+  items: ResponseItem[];
+  usage: TokenUsage;
+  error: string | null;
+}
+
+type Listener = (event: Event) => void;
+
+export class Thread {
+  readonly history: ResponseItem[] = [];
+  private readonly listeners = new Set<Listener>();
+  private settings: ThreadSettings;
+  private usage = emptyUsage();
+  private nextTurn = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private running: AbortController | null = null;
+  private initialized = false;
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly services: ThreadServices,
+    settings: ThreadSettings,
+  ) {
+    this.settings = { ...settings };
+  }
+
+  get cwd(): string {
+    return this.settings.cwd;
+  }
+
+  get totalUsage(): TokenUsage {
+    return this.usage;
+  }
+
+  /** Listen to every event of every turn; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  newTurnId(): string {
+    return String(this.nextTurn++);
+  }
+
+  submit(op: Op): void {
+    switch (op.type) {
+      case "interrupt":
+        this.running?.abort();
+        return;
+      case "shutdown":
+        this.closed = true;
+        this.running?.abort();
+        this.queue = this.queue.then(() => this.emit({ type: "shutdown_complete" }));
+        return;
+      case "user_turn":
+        if (this.closed) {
+          this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
+          return;
+        }
+        this.queue = this.queue.then(() => this.runUserTurn(op));
+        return;
+    }
+  }
+
+  /** Start a turn and stream its events; the stream's result is the turn's outcome. */
+  runStreamed(input: UserInput, overrides?: TurnOverrides): EventStream<Event, TurnResult> {
+    const turnId = this.newTurnId();
+    const stream = new EventStream<Event, TurnResult>();
+    let inTurn = false;
+    const unsubscribe = this.subscribe((event) => {
+      if (event.type === "turn_started") inTurn = event.turn_id === turnId;
+      if (inTurn) stream.push(event);
+    });
+    this.pendingResults.set(turnId, (result) => {
+      unsubscribe();
+      stream.end(result);
+    });
+    this.submit({ type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
+    return stream;
+  }
+
+  /** Run a turn to its end. */
+  run(input: UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
+    return this.runStreamed(input, overrides).result();
+  }
+
+  interrupt(): void {
+    this.submit({ type: "interrupt" });
+  }
+
+  private readonly pendingResults = new Map<string, (result: TurnResult) => void>();
+
+  private emit(event: Event): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A broken listener must not break the turn or the other listeners.
+      }
+    }
+  }
+
+  private async runUserTurn(op: Extract<Op, { type: "user_turn" }>): Promise<void> {
+    const turnItems: ResponseItem[] = [];
+    const record = (item: ResponseItem) => {
+      this.history.push(item);
+      turnItems.push(item);
+      this.emit({ type: "raw_response_item", item });
+    };
+    const abort = new AbortController();
+    this.running = abort;
+    const result: TurnResult = {
+      turnId: op.turnId,
+      status: "completed",
+      finalResponse: null,
+      items: turnItems,
+      usage: emptyUsage(),
+      error: null,
+    };
+    this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: this.services.contextWindow });
+    try {
+      await this.prepareContext(op.overrides, record);
+      record(userMessage(op.input.text, op.input.images ?? []));
+      this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+      const outcome = await runTurn({
+        client: this.services.client,
+        router: this.services.router,
+        instructions: this.services.baseInstructions,
+        parallelToolCalls: this.services.parallelToolCalls,
+        contextWindow: this.services.contextWindow,
+        history: this.history,
+        record,
+        context: this.turnContext(op.turnId, abort.signal),
+        threadUsage: this.usage,
+      });
+      result.finalResponse = outcome.lastAgentMessage;
+      result.usage = outcome.usage;
+      this.usage = addUsage(this.usage, outcome.usage);
+      this.emit({
+        type: "turn_complete",
+        turn_id: op.turnId,
+        last_agent_message: outcome.lastAgentMessage,
+        usage: outcome.usage,
+      });
+    } catch (error) {
+      if (abort.signal.aborted || error instanceof TurnAbortedError) {
+        result.status = "interrupted";
+        record(userMessage(turnAbortedMessage(op.turnId)));
+        this.emit({ type: "turn_aborted", turn_id: op.turnId, reason: "interrupted" });
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        result.status = "failed";
+        result.error = message;
+        this.emit({ type: "error", message });
+        this.emit({ type: "turn_failed", turn_id: op.turnId, message });
+        if (!(error instanceof FatalTurnError)) this.dropDanglingCalls();
+      }
+    } finally {
+      this.running = null;
+      this.pendingResults.get(op.turnId)?.(result);
+      this.pendingResults.delete(op.turnId);
+    }
+  }
+
+  /** The first turn opens with the context items; later ones add permissions on change. */
+  private async prepareContext(overrides: TurnOverrides | undefined, record: (item: ResponseItem) => void) {
+    if (!this.initialized) {
+      if (overrides) this.settings = { ...this.settings, ...overrides };
+      const items = await buildInitialContext({
+        cwd: this.settings.cwd,
+        permissions: this.permissions(),
+        developerInstructions: this.services.developerInstructions,
+        projectDocMaxBytes: this.services.projectDocMaxBytes,
+        shellPath: this.services.shellPath,
+      });
+      for (const item of items) record(item);
+      this.initialized = true;
+      return;
+    }
+    if (!overrides) return;
+    const before = permissionsMessage(this.permissions());
+    this.settings = { ...this.settings, ...overrides };
+    const after = permissionsMessage(this.permissions());
+    if (after !== before) record({ type: "message", role: "developer", content: [{ type: "input_text", text: after }] });
+  }
+
+  private permissions() {
+    const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots } = this.settings;
+    return {
+      sandboxMode,
+      approvalPolicy,
+      networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
+      writableRoots: [...writableRoots, cwd, "/tmp"],
+    };
+  }
+
+  private turnContext(turnId: string, signal: AbortSignal): TurnContext {
+    const permissions = this.permissions();
+    return {
+      threadId: this.id,
+      turnId,
+      cwd: this.settings.cwd,
+      approvalPolicy: this.settings.approvalPolicy,
+      sandboxMode: this.settings.sandboxMode,
+      networkAccess: permissions.networkAccess,
+      writableRoots: permissions.writableRoots,
+      shellEnvironment: { env: this.services.shellEnvironment },
+      truncation: this.services.truncation,
+      signal,
+      emit: (event) => this.emit(event),
+    };
+  }
+
+  /**
+   * A turn that died mid-response (e.g. the model stream failed for good) may leave tool
+   * calls without outputs; the API would reject the next request, so drop them.
+   */
+  private dropDanglingCalls(): void {
+    const answered = new Set<string>();
+    for (const item of this.history) {
+      if (item.type === "function_call_output" || item.type === "custom_tool_call_output") answered.add(item.call_id);
+    }
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const item = this.history[i];
+      if (!item) continue;
+      const isCall = item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call";
+      if (isCall && !answered.has(item.call_id)) this.history.splice(i, 1);
+    }
+  }
+}
+
+function turnAbortedMessage(turnId: string): string {
+  return [
+    "<turn_aborted>",
+    `  <turn_id>${turnId}</turn_id>`,
+    "  <reason>interrupted</reason>",
+    "  <guidance>The user stopped the previous turn. Commands it started may not have finished; check before relying on their effects.</guidance>",
+    "</turn_aborted>",
+  ].join("\n");
+}

@@ -1,0 +1,193 @@
+/**
+ * One turn: sample the model, run the tool calls it made, feed the outputs back, and
+ * repeat until a response carries no tool call.
+ * Flow per response: stream (deltas go out live) → on `completed`, record the items →
+ * dispatch calls (concurrently when every call allows it) → record outputs in call order.
+ * Tools run only after `completed`, so a stream retried mid-response never runs a call twice.
+ */
+import type { ModelClient, ResponseEvent } from "../model/types.js";
+import {
+  addUsage,
+  emptyUsage,
+  type MessageItem,
+  messageText,
+  type ResponseItem,
+  type TokenUsage,
+  type ToolCallItem,
+} from "../protocol/items.js";
+import type { DispatchResult, ToolRouter } from "../tools/router.js";
+import type { TurnContext } from "../tools/types.js";
+
+export interface TurnDeps {
+  client: ModelClient;
+  router: ToolRouter;
+  instructions: string;
+  parallelToolCalls: boolean;
+  contextWindow: number | null;
+  /** The thread's history; the turn reads it for each request and appends through `record`. */
+  history: readonly ResponseItem[];
+  record(item: ResponseItem): void;
+  context: TurnContext;
+  /** Usage so far in the thread, for token_count totals. */
+  threadUsage: TokenUsage;
+}
+
+export interface TurnOutcome {
+  lastAgentMessage: string | null;
+  usage: TokenUsage;
+}
+
+export class TurnAbortedError extends Error {
+  override name = "TurnAbortedError";
+}
+
+export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
+  const { context } = deps;
+  let usage = emptyUsage();
+  let lastAgentMessage: string | null = null;
+  while (true) {
+    const response = await sampleOnce(deps);
+    if (response.usage) usage = addUsage(usage, response.usage);
+    context.emit({
+      type: "token_count",
+      last: response.usage,
+      total: addUsage(deps.threadUsage, usage),
+      model_context_window: deps.contextWindow,
+    });
+    const calls: ToolCallItem[] = [];
+    for (const item of response.items) {
+      deps.record(item);
+      announceItem(item, context);
+      if (item.type === "message" && item.role === "assistant") lastAgentMessage = messageText(item);
+      if (item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call") {
+        calls.push(item);
+      }
+    }
+    if (calls.length === 0) return { lastAgentMessage, usage };
+    const results = await dispatchAll(deps, calls);
+    for (const result of results) deps.record(result.output);
+    for (const result of results) for (const item of result.followUp) deps.record(item);
+    const fatal = results.find((result) => result.fatal)?.fatal;
+    if (fatal) throw new FatalTurnError(fatal);
+    if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+  }
+}
+
+interface SampledResponse {
+  items: ResponseItem[];
+  usage: TokenUsage | null;
+}
+
+async function sampleOnce(deps: TurnDeps): Promise<SampledResponse> {
+  const { context } = deps;
+  const prompt = {
+    instructions: deps.instructions,
+    input: [...deps.history],
+    tools: deps.router.specs(),
+    parallelToolCalls: deps.parallelToolCalls,
+  };
+  let items: ResponseItem[] = [];
+  const stream = deps.client.stream(prompt, {
+    signal: context.signal,
+    onRetry: (notice) =>
+      context.emit({
+        type: "stream_error",
+        message: notice.message,
+        attempt: notice.attempt,
+        max_attempts: notice.maxAttempts,
+        delay_ms: notice.delayMs,
+      }),
+  });
+  for await (const event of stream) {
+    if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+    const done = handleEvent(event, items, context);
+    if (event.type === "stream_restart") items = [];
+    if (done) return { items, usage: done.usage };
+  }
+  if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+  throw new Error("model stream ended without a completed response");
+}
+
+function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnContext) {
+  switch (event.type) {
+    case "output_text_delta":
+      context.emit({ type: "agent_message_delta", delta: event.delta });
+      return null;
+    case "reasoning_summary_delta":
+    case "reasoning_content_delta":
+      context.emit({ type: "agent_reasoning_delta", delta: event.delta });
+      return null;
+    case "output_item_added":
+      if (event.item.type === "web_search_call") {
+        context.emit({ type: "web_search_begin", call_id: event.item.id ?? "" });
+      }
+      return null;
+    case "output_item_done":
+      items.push(event.item);
+      return null;
+    case "completed":
+      return { usage: event.usage };
+    default:
+      return null;
+  }
+}
+
+/** Item-level events, sent once the response is final (never for a discarded attempt). */
+function announceItem(item: ResponseItem, context: TurnContext): void {
+  if (item.type === "message" && item.role === "assistant") {
+    context.emit({ type: "agent_message", message: messageText(item as MessageItem) });
+  } else if (item.type === "reasoning") {
+    const text = item.summary.map((part) => part.text).join("\n\n");
+    if (text) context.emit({ type: "agent_reasoning", text });
+  } else if (item.type === "web_search_call") {
+    context.emit({ type: "web_search_end", call_id: item.id ?? "", query: item.action?.query ?? "" });
+  }
+}
+
+interface CallResult extends DispatchResult {
+  fatal?: string;
+}
+
+async function dispatchAll(deps: TurnDeps, calls: ToolCallItem[]): Promise<CallResult[]> {
+  const { router, context } = deps;
+  const parallel = deps.parallelToolCalls && calls.length > 1 && calls.every((call) => router.supportsParallel(call));
+  if (parallel) return Promise.all(calls.map((call) => dispatchOne(router, call, context)));
+  const results: CallResult[] = [];
+  for (const call of calls) {
+    if (context.signal.aborted) {
+      results.push(abortedResult(call));
+      continue;
+    }
+    results.push(await dispatchOne(router, call, context));
+  }
+  return results;
+}
+
+/**
+ * Never throws: a fatal tool error still leaves an output in history (the API rejects a
+ * call without one on the next request); the turn ends after all outputs are recorded.
+ */
+async function dispatchOne(router: ToolRouter, call: ToolCallItem, context: TurnContext): Promise<CallResult> {
+  try {
+    return await router.dispatch(call, context);
+  } catch (error) {
+    if (context.signal.aborted) return abortedResult(call);
+    const message = error instanceof Error ? error.message : String(error);
+    return { output: outputFor(call, `fatal error: ${message}`), followUp: [], fatal: message };
+  }
+}
+
+/** A tool failed in a way the model cannot fix; the turn ends with this message. */
+export class FatalTurnError extends Error {
+  override name = "FatalTurnError";
+}
+
+function abortedResult(call: ToolCallItem): DispatchResult {
+  return { output: outputFor(call, "aborted"), followUp: [] };
+}
+
+function outputFor(call: ToolCallItem, text: string): ResponseItem {
+  return call.type === "custom_tool_call"
+    ? { type: "custom_tool_call_output", call_id: call.call_id, output: text }
+    : { type: "function_call_output", call_id: call.call_id, output: text };
+}

@@ -1,0 +1,122 @@
+/**
+ * The router: the one place a model's tool call becomes a tool output.
+ * Flow: look up the handler → check the payload kind → if mutating, ask the approval gate
+ * → handle → convert to the output item for the wire. ToolError `respond` and argument
+ * problems become outputs the model can act on; anything else ends the turn (fatal).
+ */
+import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
+import type { ToolSpec } from "../protocol/tool-spec.js";
+import {
+  type ToolDefinition,
+  ToolError,
+  type ToolInvocation,
+  type ToolOutput,
+  type ToolPayload,
+  type TurnContext,
+} from "./types.js";
+
+/** Decides whether a mutating call may run. The policy layer supplies the real one. */
+export interface ApprovalGate {
+  check(invocation: ToolInvocation): Promise<{ allowed: true } | { allowed: false; message: string }>;
+}
+
+export const allowAll: ApprovalGate = { check: async () => ({ allowed: true }) };
+
+export interface DispatchResult {
+  output: ResponseItem;
+  /** Extra history after the outputs (e.g. an image the model asked to see). */
+  followUp: ResponseItem[];
+}
+
+export class ToolRouter {
+  private readonly byName = new Map<string, ToolDefinition>();
+
+  constructor(
+    readonly definitions: readonly ToolDefinition[],
+    private readonly gate: ApprovalGate = allowAll,
+  ) {
+    for (const definition of definitions) this.byName.set(nameOf(definition), definition);
+  }
+
+  specs(): ToolSpec[] {
+    return this.definitions.map((definition) => definition.spec);
+  }
+
+  /** True when this call may run concurrently with the other calls of its response. */
+  supportsParallel(call: ToolCallItem): boolean {
+    return this.byName.get(callName(call))?.supportsParallel ?? false;
+  }
+
+  async dispatch(call: ToolCallItem, turn: TurnContext): Promise<DispatchResult> {
+    const invocation: ToolInvocation = {
+      callId: call.call_id,
+      toolName: callName(call),
+      payload: payloadOf(call),
+      turn,
+    };
+    try {
+      const output = await this.run(invocation);
+      const followUp: ResponseItem[] = output.followUp
+        ? [{ type: "message", role: "user", content: output.followUp }]
+        : [];
+      return { output: toOutputItem(call, output), followUp };
+    } catch (error) {
+      if (error instanceof ToolError && error.kind === "respond") {
+        return { output: toOutputItem(call, { content: error.message, success: false }), followUp: [] };
+      }
+      throw error instanceof ToolError ? error : ToolError.fatal(describe(error), { cause: error });
+    }
+  }
+
+  private async run(invocation: ToolInvocation): Promise<ToolOutput> {
+    const definition = this.byName.get(invocation.toolName);
+    if (!definition) throw ToolError.respond(`unsupported call: ${invocation.toolName}`);
+    const { handler } = definition;
+    if (!handler.kinds.includes(invocation.payload.kind)) {
+      throw ToolError.respond(
+        `tool ${invocation.toolName} cannot take a ${invocation.payload.kind} call; call it as ${handler.kinds.join(" or ")}`,
+      );
+    }
+    if (handler.isMutating(invocation)) {
+      const verdict = await this.gate.check(invocation);
+      if (!verdict.allowed) throw ToolError.respond(verdict.message);
+    }
+    return handler.handle(invocation);
+  }
+}
+
+function nameOf(definition: ToolDefinition): string {
+  const { spec } = definition;
+  return spec.type === "function" || spec.type === "custom" ? spec.name : spec.type;
+}
+
+function callName(call: ToolCallItem): string {
+  return call.type === "local_shell_call" ? "local_shell" : call.name;
+}
+
+function payloadOf(call: ToolCallItem): ToolPayload {
+  switch (call.type) {
+    case "function_call":
+      return { kind: "function", arguments: call.arguments };
+    case "custom_tool_call":
+      return { kind: "custom", input: call.input };
+    case "local_shell_call":
+      return { kind: "local_shell", action: call.action };
+  }
+}
+
+/** Custom calls answer with plain text; everything else with a function_call_output. */
+function toOutputItem(call: ToolCallItem, output: ToolOutput): ResponseItem {
+  if (call.type === "custom_tool_call") {
+    const text =
+      typeof output.content === "string"
+        ? output.content
+        : output.content.map((part) => (part.type === "input_text" ? part.text : "")).join("");
+    return { type: "custom_tool_call_output", call_id: call.call_id, output: text };
+  }
+  return { type: "function_call_output", call_id: call.call_id, output: output.content };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
