@@ -9,14 +9,14 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
-import { type ConfigOverride, applyOverride, toPlain } from "./overrides.js";
+import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
   type ConfigFile,
+  configFileSchema,
   type ProviderConfig,
   type ShellEnvironmentPolicy,
   type ToolsConfig,
-  configFileSchema,
 } from "./schema.js";
 
 export const DEFAULT_MODEL = "gpt-5.2-codex";
@@ -88,11 +88,15 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   let merged: ConfigFile = file;
   if (profileName) {
     const profile = file.profiles?.[profileName];
-    if (!profile) throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
+    if (!profile)
+      throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
     merged = { ...file, ...profile };
   }
 
-  const providers: Record<string, ProviderConfig> = { ...builtinProviders(env), ...(merged.model_providers ?? {}) };
+  const providers: Record<string, ProviderConfig> = {
+    ...builtinProviders(env),
+    ...(merged.model_providers ?? {}),
+  };
   const providerId = options.oss ? "oss" : (merged.model_provider ?? "openai");
   const providerConfig = providers[providerId];
   if (!providerConfig) {
@@ -100,7 +104,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
       `${configPath}: model_provider '${providerId}' is not defined; known providers: ${Object.keys(providers).join(", ")}`,
     );
   }
-  const model = options.model ?? (options.oss && !merged.model ? DEFAULT_OSS_MODEL : (merged.model ?? DEFAULT_MODEL));
+  const model =
+    options.model ?? (options.oss && !merged.model ? DEFAULT_OSS_MODEL : (merged.model ?? DEFAULT_MODEL));
   const sww = merged.sandbox_workspace_write ?? {};
   const baseInstructions = merged.model_instructions_file
     ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
@@ -153,7 +158,9 @@ async function readInstructionsFile(path: string, configPath: string): Promise<s
   try {
     return await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`${configPath}: model_instructions_file: cannot read ${path}: ${(error as Error).message}`);
+    throw new ConfigError(
+      `${configPath}: model_instructions_file: cannot read ${path}: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -5,7 +5,19 @@
  */
 import type { ShellEnvironmentPolicy } from "../config/schema.js";
 
-const CORE_VARS = ["HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "TERM"];
+const CORE_VARS = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "USER",
+  "USERNAME",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "LANG",
+  "TERM",
+];
 const DEFAULT_EXCLUDES = ["*KEY*", "*SECRET*", "*TOKEN*"];
 
 export function buildShellEnvironment(
@@ -20,9 +32,10 @@ export function buildShellEnvironment(
     if (inherit === "core" && !CORE_VARS.includes(name)) continue;
     env[name] = value;
   }
-  const excludes = [...(policy.ignore_default_excludes ? [] : DEFAULT_EXCLUDES), ...(policy.exclude ?? [])].map(
-    globToRegExp,
-  );
+  const excludes = [
+    ...(policy.ignore_default_excludes ? [] : DEFAULT_EXCLUDES),
+    ...(policy.exclude ?? []),
+  ].map(globToRegExp);
   for (const name of Object.keys(env)) {
     if (excludes.some((pattern) => pattern.test(name))) delete env[name];
   }
@@ -37,6 +50,9 @@ export function buildShellEnvironment(
 }
 
 function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${source}$`, "i");
 }

@@ -24,7 +24,12 @@ export type ResponseEvent =
   | { type: "reasoning_content_delta"; delta: string }
   | { type: "output_item_added"; item: ResponseItem }
   | { type: "output_item_done"; item: ResponseItem }
-  | { type: "completed"; responseId: string; usage: TokenUsage | null };
+  | { type: "completed"; responseId: string; usage: TokenUsage | null }
+  /**
+   * Yielded before retrying a stream that already yielded events: the consumer discards the
+   * partial items and deltas of the failed attempt (nothing ran: tools run after `completed`).
+   */
+  | { type: "stream_restart" };
 
 /** Announced before each retry so front-ends can show "reconnecting…". */
 export interface RetryNotice {
@@ -41,7 +46,8 @@ export interface StreamOptions {
 
 /**
  * Contract: `stream` yields events until (and including) `completed`, or throws a ModelError.
- * Retries of failed requests and of streams that end before `completed` happen inside.
+ * Retries of failed requests and of streams that end before `completed` happen inside;
+ * a retried stream that had yielded events first yields `stream_restart`.
  */
 export interface ModelClient {
   stream(prompt: Prompt, options?: StreamOptions): AsyncIterable<ResponseEvent>;
@@ -49,15 +55,26 @@ export interface ModelClient {
 
 export type ModelErrorKind = "http" | "stream" | "aborted" | "config";
 
+/**
+ * `kind`: "http" = the server answered with an error status (`status` set, message = body text);
+ * "stream" = transport failure or an error reported inside the stream; "aborted" = the signal fired.
+ */
 export class ModelError extends Error {
+  /** API error code when the server gave one, e.g. "context_length_exceeded", "insufficient_quota". */
+  readonly code?: string;
+  /** Server's hint for when to retry (Retry-After, "try again in 1.5s"). */
+  readonly retryAfterMs?: number;
+
   constructor(
     message: string,
     readonly kind: ModelErrorKind,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: string; retryAfterMs?: number },
   ) {
     super(message, options);
     this.name = "ModelError";
+    if (options?.code !== undefined) this.code = options.code;
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -97,4 +114,11 @@ export interface ClientIdentity {
   sessionId: string;
   originator: string;
   userAgent: string;
+}
+
+/** What a model client is built from: where to send, what to ask, who is asking. */
+export interface ModelClientConfig {
+  provider: ProviderInfo;
+  settings: ModelRequestSettings;
+  identity: ClientIdentity;
 }

@@ -12,7 +12,7 @@ import { type PermissionsInput, permissionsMessage } from "./permissions.js";
 
 export { loadBaseInstructions } from "./base-instructions.js";
 export { environmentContext, userShellPath } from "./environment.js";
-export { imageFileToDataUrl, ImageInputError } from "./images.js";
+export { ImageInputError, imageFileToDataUrl } from "./images.js";
 export { type PermissionsInput, permissionsMessage } from "./permissions.js";
 
 export interface InitialContextInput {

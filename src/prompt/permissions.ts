@@ -13,15 +13,15 @@ export interface PermissionsInput {
 }
 
 const SANDBOX_TEXT: Record<SandboxMode, string> = {
-  "read-only": "The sandbox is read-only: you may read any file, but commands cannot write to the filesystem.",
+  "read-only":
+    "The sandbox is read-only: you may read any file, but commands cannot write to the filesystem.",
   "workspace-write":
     "The sandbox lets commands write inside the writable roots listed below; everything else is read-only, and `.git` directories stay read-only.",
   "danger-full-access": "There is no sandbox: commands run with the user's full permissions. Be careful.",
 };
 
 const APPROVAL_TEXT: Record<ApprovalPolicy, string> = {
-  untrusted:
-    "Commands outside a small set of known read-only ones need the user's approval before they run.",
+  untrusted: "Commands outside a small set of known read-only ones need the user's approval before they run.",
   "on-failure":
     "Commands run in the sandbox first; if one fails because of the sandbox, the user is asked whether to run it again without it.",
   "on-request":

@@ -4,9 +4,7 @@
  * the chat wire is a translation of the same list.
  */
 
-export type InputContent =
-  | { type: "input_text"; text: string }
-  | { type: "input_image"; image_url: string };
+export type InputContent = { type: "input_text"; text: string } | { type: "input_image"; image_url: string };
 
 export type OutputContent = { type: "output_text"; text: string };
 
@@ -123,7 +121,13 @@ export interface TokenUsage {
 }
 
 export function emptyUsage(): TokenUsage {
-  return { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0, total_tokens: 0 };
+  return {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_output_tokens: 0,
+    total_tokens: 0,
+  };
 }
 
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {

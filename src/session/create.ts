@@ -49,7 +49,11 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     userAgent: `${options.originator}/${VERSION} (${process.platform}; ${process.arch}) node/${process.versions.node}`,
   };
   const services: ThreadServices = {
-    client: createModelClient({ provider: config.provider, settings: requestSettings(config, model), identity }),
+    client: createModelClient({
+      provider: config.provider,
+      settings: requestSettings(config, model),
+      identity,
+    }),
     router: new ToolRouter(tools, options.gate),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,

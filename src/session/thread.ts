@@ -6,9 +6,10 @@
  * Flow: submit(user_turn) → queue → [first turn: initial context] → user message →
  * runTurn → turn_complete | turn_aborted | turn_failed.
  */
+
+import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
 import type { Event } from "../protocol/events.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
-import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
 import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
 import { EventStream } from "../util/event-stream.js";
 import type { ThreadServices } from "./services.js";
@@ -162,7 +163,11 @@ export class Thread {
       usage: emptyUsage(),
       error: null,
     };
-    this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: this.services.contextWindow });
+    this.emit({
+      type: "turn_started",
+      turn_id: op.turnId,
+      model_context_window: this.services.contextWindow,
+    });
     try {
       await this.prepareContext(op.overrides, record);
       record(userMessage(op.input.text, op.input.images ?? []));
@@ -226,7 +231,8 @@ export class Thread {
     const before = permissionsMessage(this.permissions());
     this.settings = { ...this.settings, ...overrides };
     const after = permissionsMessage(this.permissions());
-    if (after !== before) record({ type: "message", role: "developer", content: [{ type: "input_text", text: after }] });
+    if (after !== before)
+      record({ type: "message", role: "developer", content: [{ type: "input_text", text: after }] });
   }
 
   private permissions() {
@@ -263,12 +269,14 @@ export class Thread {
   private dropDanglingCalls(): void {
     const answered = new Set<string>();
     for (const item of this.history) {
-      if (item.type === "function_call_output" || item.type === "custom_tool_call_output") answered.add(item.call_id);
+      if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+        answered.add(item.call_id);
     }
     for (let i = this.history.length - 1; i >= 0; i--) {
       const item = this.history[i];
       if (!item) continue;
-      const isCall = item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call";
+      const isCall =
+        item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call";
       if (isCall && !answered.has(item.call_id)) this.history.splice(i, 1);
     }
   }

@@ -59,7 +59,11 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       deps.record(item);
       announceItem(item, context);
       if (item.type === "message" && item.role === "assistant") lastAgentMessage = messageText(item);
-      if (item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call") {
+      if (
+        item.type === "function_call" ||
+        item.type === "custom_tool_call" ||
+        item.type === "local_shell_call"
+      ) {
         calls.push(item);
       }
     }
@@ -150,7 +154,8 @@ interface CallResult extends DispatchResult {
 
 async function dispatchAll(deps: TurnDeps, calls: ToolCallItem[]): Promise<CallResult[]> {
   const { router, context } = deps;
-  const parallel = deps.parallelToolCalls && calls.length > 1 && calls.every((call) => router.supportsParallel(call));
+  const parallel =
+    deps.parallelToolCalls && calls.length > 1 && calls.every((call) => router.supportsParallel(call));
   if (parallel) return Promise.all(calls.map((call) => dispatchOne(router, call, context)));
   const results: CallResult[] = [];
   for (const call of calls) {
@@ -167,7 +172,11 @@ async function dispatchAll(deps: TurnDeps, calls: ToolCallItem[]): Promise<CallR
  * Never throws: a fatal tool error still leaves an output in history (the API rejects a
  * call without one on the next request); the turn ends after all outputs are recorded.
  */
-async function dispatchOne(router: ToolRouter, call: ToolCallItem, context: TurnContext): Promise<CallResult> {
+async function dispatchOne(
+  router: ToolRouter,
+  call: ToolCallItem,
+  context: TurnContext,
+): Promise<CallResult> {
   try {
     return await router.dispatch(call, context);
   } catch (error) {

@@ -19,7 +19,11 @@ describe("config loading", () => {
     home = await tmpdir();
     const config = await loadConfig({ home: home.path, env: {} });
     expect(config.model).toBe("gpt-5.2-codex");
-    expect(config.provider).toMatchObject({ id: "openai", wireApi: "responses", baseUrl: "https://api.openai.com/v1" });
+    expect(config.provider).toMatchObject({
+      id: "openai",
+      wireApi: "responses",
+      baseUrl: "https://api.openai.com/v1",
+    });
     expect(config.providerProblem).toMatch(/^no API key for model provider 'openai': set OPENAI_API_KEY/);
     expect(config.projectDocMaxBytes).toBe(32768);
   });
@@ -74,7 +78,11 @@ approval_policy = "on-failure"
   it("--oss selects the local chat provider with its default model", async () => {
     home = await tmpdir();
     const config = await loadConfig({ home: home.path, env: {}, oss: true });
-    expect(config.provider).toMatchObject({ id: "oss", wireApi: "chat", baseUrl: "http://localhost:11434/v1" });
+    expect(config.provider).toMatchObject({
+      id: "oss",
+      wireApi: "chat",
+      baseUrl: "http://localhost:11434/v1",
+    });
     expect(config.model).toBe("gpt-oss:20b");
     expect(config.providerProblem).toBeNull();
   });
@@ -90,8 +98,12 @@ approval_policy = "on-failure"
     const path = await configWith(`model = \n`);
     await expect(loadConfig({ home: path, env: {} })).rejects.toThrow(/config.toml: invalid TOML/);
     await writeFile(join(path, "config.toml"), `model_provider = "nope"\n`);
-    await expect(loadConfig({ home: path, env: {} })).rejects.toThrow(/model_provider 'nope' is not defined; known providers: openai, oss/);
-    await expect(loadConfig({ home: path, env: {}, profile: "p", oss: true })).rejects.toThrow(/profile 'p' is not defined/);
+    await expect(loadConfig({ home: path, env: {} })).rejects.toThrow(
+      /model_provider 'nope' is not defined; known providers: openai, oss/,
+    );
+    await expect(loadConfig({ home: path, env: {}, profile: "p", oss: true })).rejects.toThrow(
+      /profile 'p' is not defined/,
+    );
   });
 });
 

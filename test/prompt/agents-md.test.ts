@@ -45,7 +45,16 @@ describe("permissions message", () => {
     });
     expect(text).toMatch(/^<permissions instructions>\n/);
     expect(text).toContain("Writable roots: `/extra`, `/repo`, `/tmp`.");
-    expect(text).toContain("[sandbox_mode=workspace-write; approval_policy=unless-trusted; network=restricted]");
-    expect(permissionsMessage({ sandboxMode: "read-only", approvalPolicy: "never", networkAccess: false, writableRoots: ["/r"] })).not.toContain("Writable roots");
+    expect(text).toContain(
+      "[sandbox_mode=workspace-write; approval_policy=unless-trusted; network=restricted]",
+    );
+    expect(
+      permissionsMessage({
+        sandboxMode: "read-only",
+        approvalPolicy: "never",
+        networkAccess: false,
+        writableRoots: ["/r"],
+      }),
+    ).not.toContain("Writable roots");
   });
 });

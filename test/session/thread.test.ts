@@ -22,7 +22,11 @@ function scriptedClient(scripts: Script[]): ModelClient & { prompts: Prompt[] } 
       const script = scripts.shift();
       if (!script) throw new Error("no scripted response left");
       const events = script(prompt);
-      return Symbol.asyncIterator in events ? events : (async function* () { yield* events; })();
+      return Symbol.asyncIterator in events
+        ? events
+        : (async function* () {
+            yield* events;
+          })();
     },
   };
 }
@@ -37,7 +41,10 @@ const call = (name: string, args: unknown, callId: string): ResponseEvent => ({
   item: { type: "function_call", name, arguments: JSON.stringify(args), call_id: callId },
 });
 
-function echoTool(name: string, opts: { parallel: boolean; delayMs?: (args: { n: number }) => number; log?: string[] }): ToolDefinition {
+function echoTool(
+  name: string,
+  opts: { parallel: boolean; delayMs?: (args: { n: number }) => number; log?: string[] },
+): ToolDefinition {
   return {
     spec: { type: "function", name, description: "test", strict: false, parameters: { type: "object" } },
     supportsParallel: opts.parallel,
@@ -45,7 +52,9 @@ function echoTool(name: string, opts: { parallel: boolean; delayMs?: (args: { n:
       kinds: ["function"],
       isMutating: () => false,
       async handle(inv: ToolInvocation) {
-        const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as { n: number };
+        const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as {
+          n: number;
+        };
         opts.log?.push(`start ${args.n}`);
         await new Promise((resolve) => setTimeout(resolve, opts.delayMs?.(args) ?? 0));
         opts.log?.push(`end ${args.n}`);
@@ -77,7 +86,9 @@ function makeThread(client: ModelClient, tools: ToolDefinition[], parallel = tru
 }
 
 function outputsOf(items: ResponseItem[]): unknown[] {
-  return items.filter((item) => item.type === "function_call_output").map((item) => item.type === "function_call_output" && [item.call_id, item.output]);
+  return items
+    .filter((item) => item.type === "function_call_output")
+    .map((item) => item.type === "function_call_output" && [item.call_id, item.output]);
 }
 
 describe("Thread turn loop", () => {
@@ -87,12 +98,17 @@ describe("Thread turn loop", () => {
       () => [call("echo", { n: 1 }, "c1"), call("echo", { n: 2 }, "c2"), completed()],
       () => [message("done"), completed()],
     ]);
-    const thread = makeThread(client, [echoTool("echo", { parallel: true, log, delayMs: ({ n }) => (n === 1 ? 40 : 0) })]);
+    const thread = makeThread(client, [
+      echoTool("echo", { parallel: true, log, delayMs: ({ n }) => (n === 1 ? 40 : 0) }),
+    ]);
     const result = await thread.run({ text: "go" });
     expect(result.status).toBe("completed");
     expect(result.finalResponse).toBe("done");
     expect(log).toEqual(["start 1", "start 2", "end 2", "end 1"]);
-    expect(outputsOf(result.items)).toEqual([["c1", "echo 1"], ["c2", "echo 2"]]);
+    expect(outputsOf(result.items)).toEqual([
+      ["c1", "echo 1"],
+      ["c2", "echo 2"],
+    ]);
     // Second request: calls first, then outputs, in call order.
     const tail = client.prompts[1]?.input.slice(-4).map((item) => item.type);
     expect(tail).toEqual(["function_call", "function_call", "function_call_output", "function_call_output"]);
@@ -104,13 +120,18 @@ describe("Thread turn loop", () => {
       () => [call("seq", { n: 1 }, "c1"), call("seq", { n: 2 }, "c2"), completed()],
       () => [message("ok"), completed()],
     ]);
-    const thread = makeThread(client, [echoTool("seq", { parallel: false, log, delayMs: ({ n }) => (n === 1 ? 20 : 0) })]);
+    const thread = makeThread(client, [
+      echoTool("seq", { parallel: false, log, delayMs: ({ n }) => (n === 1 ? 20 : 0) }),
+    ]);
     await thread.run({ text: "go" });
     expect(log).toEqual(["start 1", "end 1", "start 2", "end 2"]);
   });
 
   it("answers an unknown tool with `unsupported call` and goes on", async () => {
-    const client = scriptedClient([() => [call("nope", {}, "c1"), completed()], () => [message("fine"), completed()]]);
+    const client = scriptedClient([
+      () => [call("nope", {}, "c1"), completed()],
+      () => [message("fine"), completed()],
+    ]);
     const result = await makeThread(client, []).run({ text: "go" });
     expect(outputsOf(result.items)).toEqual([["c1", "unsupported call: nope"]]);
     expect(result.finalResponse).toBe("fine");
@@ -127,7 +148,10 @@ describe("Thread turn loop", () => {
         },
       },
     });
-    const soft = scriptedClient([() => [call("bad", {}, "c1"), completed()], () => [message("ok"), completed()]]);
+    const soft = scriptedClient([
+      () => [call("bad", {}, "c1"), completed()],
+      () => [message("ok"), completed()],
+    ]);
     const softResult = await makeThread(soft, [failing("respond")]).run({ text: "go" });
     expect(outputsOf(softResult.items)).toEqual([["c1", "broken respond"]]);
 
@@ -158,11 +182,17 @@ describe("Thread turn loop", () => {
     await makeThread(client, []).run({ text: "hello" });
     const input = client.prompts[0]?.input ?? [];
     const texts = input.map((item) =>
-      item.type === "message" && item.content[0]?.type === "input_text" ? `${item.role}:${item.content[0].text}` : item.type,
+      item.type === "message" && item.content[0]?.type === "input_text"
+        ? `${item.role}:${item.content[0].text}`
+        : item.type,
     );
     expect(texts).toHaveLength(3);
-    expect(texts[0]).toMatch(/^developer:<permissions instructions>\n[^]*\[sandbox_mode=read-only; approval_policy=never; network=restricted\]\n<\/permissions instructions>$/);
-    expect(texts[1]).toBe("user:<environment_context>\n  <cwd>/tmp</cwd>\n  <shell>bash</shell>\n</environment_context>");
+    expect(texts[0]).toMatch(
+      /^developer:<permissions instructions>\n[\s\S]*\[sandbox_mode=read-only; approval_policy=never; network=restricted\]\n<\/permissions instructions>$/,
+    );
+    expect(texts[1]).toBe(
+      "user:<environment_context>\n  <cwd>/tmp</cwd>\n  <shell>bash</shell>\n</environment_context>",
+    );
     expect(texts[2]).toBe("user:hello");
     expect(client.prompts[0]?.instructions).toBe("base");
   });
@@ -192,7 +222,9 @@ describe("Thread turn loop", () => {
     const result = await pending;
     expect(result.status).toBe("interrupted");
     const last = thread.history.at(-1);
-    expect(last?.type === "message" && last.content[0] && "text" in last.content[0] && last.content[0].text).toContain("<turn_aborted>");
+    expect(
+      last?.type === "message" && last.content[0] && "text" in last.content[0] && last.content[0].text,
+    ).toContain("<turn_aborted>");
     expect(outputsOf(thread.history)).toEqual([["c1", "killed"]]);
   });
 });

@@ -3,7 +3,7 @@
  * TSCODEX_HOME whose config.toml points at a fake model server.
  */
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,8 @@ export interface CliResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** Peak resident set size in KiB (VmHWM, polled while the CLI ran). */
+  peakRssKb: number;
 }
 
 export interface CliOptions {
@@ -22,6 +24,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   stdin?: string;
   timeoutMs?: number;
+  /** Called once the process is running (e.g. to send it a signal later). */
+  onSpawn?: (child: import("node:child_process").ChildProcess) => void;
 }
 
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
@@ -43,10 +47,22 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
       child.kill("SIGKILL");
       reject(new Error(`CLI timed out: tscodex ${args.join(" ")}\nstderr:\n${stderr}`));
     }, options.timeoutMs ?? 30_000);
+    let peakRssKb = 0;
+    const pollRss = setInterval(() => {
+      readFile(`/proc/${child.pid}/status`, "utf8").then(
+        (status) => {
+          const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+          peakRssKb = Math.max(peakRssKb, kb);
+        },
+        () => {},
+      );
+    }, 20);
+    options.onSpawn?.(child);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      clearInterval(pollRss);
+      resolve({ code, signal, stdout, stderr, peakRssKb });
     });
     child.stdin.end(options.stdin ?? "");
   });

@@ -64,7 +64,8 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
     return fail((error as Error).message);
   }
 
-  const sandboxMode: SandboxMode = options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
+  const sandboxMode: SandboxMode =
+    options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy =
     options.askForApproval ?? (options.fullAuto ? "never" : (config.raw.approval_policy ?? "never"));

@@ -12,6 +12,8 @@ const MAX_OUTPUT_LINES = 20;
 
 export class HumanRenderer implements ExecRenderer {
   private readonly paint: Painter;
+  /** The command whose header is the last thing printed, so its result can follow it directly. */
+  private lastBegun: string | null = null;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -35,7 +37,11 @@ export class HumanRenderer implements ExecRenderer {
     for (const [key, value] of rows) this.line(`${bold(`${key}:`)} ${value}`);
     this.line(dim("--------"));
     if (info.sandboxMode !== "danger-full-access") {
-      this.line(this.paint.yellow(`note: sandbox '${info.sandboxMode}' is not enforced yet; commands run with your permissions`));
+      this.line(
+        this.paint.yellow(
+          `note: sandbox '${info.sandboxMode}' is not enforced yet; commands run with your permissions`,
+        ),
+      );
     }
     this.section("user", info.prompt);
   }
@@ -47,21 +53,31 @@ export class HumanRenderer implements ExecRenderer {
         this.section(magenta("thinking"), dim(event.text));
         return;
       case "exec_command_begin":
-        this.line("");
-        this.line(`${bold(magenta("exec"))}\n${bold(shellQuote(event.command))} ${dim(`in ${event.cwd}`)}`);
+        this.commandHeader(event.command, event.cwd);
+        this.lastBegun = event.call_id;
         return;
       case "exec_command_end": {
+        // Parallel calls finish out of order: repeat the header so output sits under its command.
+        if (this.lastBegun !== event.call_id) this.commandHeader(event.command, event.cwd);
+        this.lastBegun = null;
         const seconds = (event.duration_ms / 1000).toFixed(2);
         const status =
-          event.exit_code === 0 ? green(` succeeded in ${seconds}s:`) : red(` exited ${event.exit_code} in ${seconds}s:`);
+          event.exit_code === 0
+            ? green(` succeeded in ${seconds}s:`)
+            : red(` exited ${event.exit_code} in ${seconds}s:`);
         this.line(status);
         const text = abridge(event.aggregated_output);
         if (text) this.line(dim(text));
         return;
       }
       case "patch_apply_end": {
-        const files = Object.entries(event.changes).map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`);
-        this.section(event.success ? green("apply_patch") : red("apply_patch failed"), files.join("\n") || event.stderr);
+        const files = Object.entries(event.changes).map(
+          ([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`,
+        );
+        this.section(
+          event.success ? green("apply_patch") : red("apply_patch failed"),
+          files.join("\n") || event.stderr,
+        );
         return;
       }
       case "plan_update":
@@ -72,7 +88,9 @@ export class HumanRenderer implements ExecRenderer {
         return;
       case "stream_error":
         this.line(
-          this.paint.yellow(`model stream error, retrying (${event.attempt}/${event.max_attempts}): ${event.message}`),
+          this.paint.yellow(
+            `model stream error, retrying (${event.attempt}/${event.max_attempts}): ${event.message}`,
+          ),
         );
         return;
       case "error":
@@ -84,6 +102,12 @@ export class HumanRenderer implements ExecRenderer {
       default:
         return;
     }
+  }
+
+  private commandHeader(command: string[], cwd: string): void {
+    const { bold, dim, magenta } = this.paint;
+    this.line("");
+    this.line(`${bold(magenta("exec"))}\n${bold(shellQuote(command))} ${dim(`in ${cwd}`)}`);
   }
 
   finish(result: TurnResult): void {
@@ -113,7 +137,9 @@ function abridge(output: string): string {
 
 function formatPlan(plan: PlanItem[], explanation: string | null): string {
   const marks = { completed: "✔", in_progress: "□", pending: "□" } as const;
-  const lines = plan.map((step) => `  ${marks[step.status]} ${step.step}${step.status === "in_progress" ? " (in progress)" : ""}`);
+  const lines = plan.map(
+    (step) => `  ${marks[step.status]} ${step.step}${step.status === "in_progress" ? " (in progress)" : ""}`,
+  );
   return [explanation ?? "", ...lines].filter(Boolean).join("\n");
 }
 

@@ -25,7 +25,12 @@ export async function main(argv: string[]): Promise<number> {
     .argument("[prompt]", "the task; read from stdin when omitted or '-'")
     .option("-m, --model <model>", "model to use (default from config, else gpt-5.2-codex)")
     .option("-p, --profile <name>", "config profile from [profiles.<name>]")
-    .option("-c, --config <key=value>", "override a config key (value parsed as TOML); repeatable", collect, [])
+    .option(
+      "-c, --config <key=value>",
+      "override a config key (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
     .option("-C, --cd <dir>", "working directory for the agent")
     .addOption(
       new Option(

@@ -1,0 +1,151 @@
+/**
+ * Writing a verified plan, all or nothing. New contents are first staged in temp files next to
+ * their targets (creating parent directories), then renamed into place, then deletions run. If
+ * any step fails, finished steps are undone from the plan's snapshots and staged files and new
+ * directories are removed, so the tree is left as it was. A plan whose files changed since it
+ * was made (e.g. while awaiting approval) is re-planned against the current files first.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { PatchWriteError } from "./errors.js";
+import { type PatchPlan, planPatch } from "./plan.js";
+import { type FileSnapshot, stampOf } from "./snapshot.js";
+
+interface WriteOp {
+  kind: "write";
+  path: string;
+  target: string;
+  text: string;
+  mode: number | null;
+  before: FileSnapshot;
+  temp?: string;
+}
+
+interface DeleteOp {
+  kind: "delete";
+  path: string;
+  before: FileSnapshot;
+  /** The source of a move (only changes the error wording). */
+  moved: boolean;
+}
+
+/**
+ * Write `plan` atomically; throws PatchWriteError (tree unchanged) or, when files changed since
+ * planning and the patch no longer fits, PatchVerifyError. Returns the plan actually written:
+ * `plan` itself, or a fresh one if files had changed.
+ */
+export async function commitPatch(plan: PatchPlan): Promise<PatchPlan> {
+  const current = (await isStale(plan)) ? await planPatch(plan.patch, plan.cwd) : plan;
+  await write(current);
+  return current;
+}
+
+async function isStale(plan: PatchPlan): Promise<boolean> {
+  const snapshots = [...plan.before.values()];
+  const stamps = await Promise.all(snapshots.map((s) => stampOf(s.path)));
+  return stamps.some((stamp, i) => stamp !== snapshots[i]!.stamp);
+}
+
+async function write(plan: PatchPlan): Promise<void> {
+  const sources = new Set(plan.moves.map(([from]) => from));
+  const writes: WriteOp[] = [];
+  const deletes: DeleteOp[] = [];
+  for (const [path, state] of plan.after) {
+    const before = plan.before.get(path)!;
+    if (state !== null) {
+      writes.push({
+        kind: "write",
+        path,
+        target: before.writeTarget,
+        text: state.text,
+        mode: state.mode,
+        before,
+      });
+    } else if (before.exists) {
+      deletes.push({ kind: "delete", path, before, moved: sources.has(path) });
+    }
+  }
+
+  const createdDirs: string[] = [];
+  const staged = await Promise.allSettled(writes.map((op) => stage(op, createdDirs)));
+  const stageFailure = staged.find((r) => r.status === "rejected");
+  if (stageFailure) {
+    await cleanUp(writes, createdDirs);
+    throw stageFailure.reason;
+  }
+
+  const done: (WriteOp | DeleteOp)[] = [];
+  try {
+    for (const op of writes) {
+      await rename(op.temp!, op.target).catch((error: unknown) =>
+        fail(`Failed to write file ${op.path}`, error),
+      );
+      op.temp = undefined;
+      done.push(op);
+    }
+    for (const op of deletes) {
+      const what = op.moved ? "Failed to remove original" : "Failed to delete file";
+      await unlink(op.path).catch((error: unknown) => fail(`${what} ${op.path}`, error));
+      done.push(op);
+    }
+  } catch (error) {
+    for (const op of done.reverse()) await undo(op).catch(() => undefined);
+    await cleanUp(writes, createdDirs);
+    throw error;
+  }
+}
+
+function fail(message: string, cause: unknown): never {
+  throw new PatchWriteError(message, { cause });
+}
+
+function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
+}
+
+async function stage(op: WriteOp, createdDirs: string[]): Promise<void> {
+  const dir = dirname(op.target);
+  const made = await mkdir(dir, { recursive: true }).catch((error: unknown) =>
+    fail(`Failed to create parent directories for ${op.path}`, error),
+  );
+  if (made !== undefined) createdDirs.push(made);
+  const temp = tempPathFor(op.target);
+  op.temp = temp;
+  try {
+    await writeFile(temp, op.text, { flag: "wx" });
+    // A rewrite keeps the file's permissions (writeFile's mode would be masked by the umask).
+    if (op.mode !== null) await chmod(temp, op.mode);
+  } catch (error) {
+    fail(`Failed to write file ${op.path}`, error);
+  }
+}
+
+/** Put back what a finished step replaced or removed. */
+async function undo(op: WriteOp | DeleteOp): Promise<void> {
+  const { before } = op;
+  if (op.kind === "write" && before.bytes === null) {
+    await unlink(op.target);
+    // A dangling link that the write replaced comes back too.
+    if (before.linkTarget !== null) await symlink(before.linkTarget, op.path);
+    return;
+  }
+  if (op.kind === "delete" && before.linkTarget !== null) {
+    await symlink(before.linkTarget, op.path);
+    return;
+  }
+  if (before.bytes === null) return;
+  const target = op.kind === "write" ? op.target : op.path;
+  const temp = tempPathFor(target);
+  await writeFile(temp, before.bytes, { flag: "wx" });
+  if (before.mode !== null) await chmod(temp, before.mode);
+  await rename(temp, target);
+}
+
+/** Remove staged temp files that were not renamed, and directories this commit created. */
+async function cleanUp(writes: readonly WriteOp[], createdDirs: readonly string[]): Promise<void> {
+  await Promise.all(writes.map((op) => (op.temp ? rm(op.temp, { force: true }) : undefined)));
+  // Deepest first; `recursive` only ever sees what this commit put there.
+  const dirs = [...createdDirs].sort((x, y) => y.length - x.length);
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+}

@@ -1,0 +1,39 @@
+/**
+ * The apply_patch engine: the patch language, matching, atomic application, shell heredoc
+ * detection and the per-turn diff. Pure file logic; the tool glue is tools/builtin/apply-patch.ts.
+ *
+ * Flow: parsePatch(text) → planPatch(patch, cwd) (reads and verifies everything; approval looks
+ * at plan.touchedPaths) → commitPatch(plan) (temp files + renames, rolled back on failure; returns
+ * the plan written) → turnDiffTrackerFor(turn).record(written).
+ */
+export { type ApplyPatchResult, applyPatch } from "./apply.js";
+export { commitPatch } from "./commit.js";
+export {
+  describeIoError,
+  PatchError,
+  PatchParseError,
+  PatchRejectedError,
+  PatchVerifyError,
+  PatchWriteError,
+  VERIFICATION_PREFIX,
+} from "./errors.js";
+export { APPLY_PATCH_LARK_GRAMMAR } from "./grammar.js";
+export {
+  type ExtractedPatch,
+  extractHeredocPatch,
+  IMPLICIT_INVOCATION_MESSAGE,
+  isImplicitPatchInvocation,
+} from "./heredoc.js";
+export { type Hunk, type ParsedPatch, parsePatch, type UpdateChunk } from "./parser.js";
+export {
+  type AffectedPaths,
+  type FinalState,
+  formatSummary,
+  type LineEdit,
+  type PatchPlan,
+  planPatch,
+} from "./plan.js";
+export { LineIndex, seekSequence } from "./seek-sequence.js";
+export type { FileSnapshot } from "./snapshot.js";
+export { TurnDiffTracker, turnDiffTrackerFor } from "./turn-diff.js";
+export { type TextLines, unifiedHunks } from "./unified.js";

@@ -1,0 +1,197 @@
+/**
+ * The model client: picks the wire, sends the request, streams the events, retries.
+ *
+ * Flow of one `stream()` call:
+ *   build the request once → POST (retry 429/5xx/connection errors up to requestMaxRetries,
+ *   honouring Retry-After) → map SSE to ResponseEvents → return after `completed`.
+ *   A stream that fails before `completed` (drop, idle timeout, response.failed, no completed)
+ *   is reopened up to streamMaxRetries times; if the failed attempt had yielded events, a
+ *   `stream_restart` event goes first so the consumer drops that attempt's partial output.
+ * Every retry is announced through `onRetry` before its backoff sleep.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { buildChatRequest, mapChatStream } from "./chat.js";
+import {
+  abortedError,
+  type HttpResponse,
+  post,
+  readText,
+  releaseBody,
+  retryAfterFromHeaders,
+  retryAfterFromMessage,
+  type WireRequest,
+} from "./http.js";
+import { buildResponsesRequest, mapResponsesStream } from "./responses.js";
+import { objectField, parseJsonObject, readSse, type SseMessage, streamError, stringField } from "./sse.js";
+import {
+  type ModelClient,
+  type ModelClientConfig,
+  ModelError,
+  type Prompt,
+  type ResponseEvent,
+  type StreamOptions,
+} from "./types.js";
+
+export interface ModelClientOptions extends ModelClientConfig {
+  /**
+   * First backoff delay in ms (doubling per retry, ±10% jitter, capped at 20 s). Default: the
+   * TSCODEX_RETRY_BASE_MS environment variable, else 200. Tests set it near 0.
+   */
+  retryBaseMs?: number;
+}
+
+interface Wire {
+  build(prompt: Prompt, config: ModelClientConfig): WireRequest;
+  map(messages: AsyncIterable<SseMessage>): AsyncGenerator<ResponseEvent>;
+}
+
+const WIRES: Record<ModelClientConfig["provider"]["wireApi"], Wire> = {
+  responses: { build: buildResponsesRequest, map: mapResponsesStream },
+  chat: { build: buildChatRequest, map: mapChatStream },
+};
+
+/** Errors no retry can fix: the same request would fail the same way. */
+const FATAL_CODES = new Set([
+  "context_length_exceeded",
+  "insufficient_quota",
+  "usage_not_included",
+  "invalid_prompt",
+]);
+const DEFAULT_RETRY_BASE_MS = 200;
+const MAX_BACKOFF_MS = 20_000;
+
+/** Builds a client for one provider and model. Cheap: no connection is opened until `stream`. */
+export function createModelClient(options: ModelClientOptions): ModelClient {
+  const wire = WIRES[options.provider.wireApi];
+  if (!wire) throw new ModelError(`unknown wire_api: ${String(options.provider.wireApi)}`, "config");
+  const baseMs = options.retryBaseMs ?? envRetryBase() ?? DEFAULT_RETRY_BASE_MS;
+  return {
+    stream: (prompt, streamOptions = {}) => streamWithRetries(wire, options, baseMs, prompt, streamOptions),
+  };
+}
+
+async function* streamWithRetries(
+  wire: Wire,
+  config: ModelClientConfig,
+  baseMs: number,
+  prompt: Prompt,
+  options: StreamOptions,
+): AsyncGenerator<ResponseEvent> {
+  const { provider } = config;
+  const request = wire.build(prompt, config);
+  for (let attempt = 0; ; attempt++) {
+    const response = await openStream(request, config, baseMs, options);
+    let yielded = false;
+    let completed = false;
+    let failure: ModelError;
+    try {
+      for await (const event of wire.map(readSse(response.body, provider.streamIdleTimeoutMs))) {
+        yielded = true;
+        completed = event.type === "completed";
+        yield event;
+        if (completed) return;
+      }
+      failure = streamError("stream closed before response.completed");
+    } catch (error) {
+      failure = toModelError(error, options.signal);
+    } finally {
+      // A finished response keeps its connection; anything else (failure, consumer gave up) drops it.
+      if (completed) await releaseBody(response.body);
+      else response.body.destroy();
+    }
+    const retryable = failure.kind === "stream" && !FATAL_CODES.has(failure.code ?? "");
+    if (!retryable || attempt >= provider.streamMaxRetries) throw failure;
+    const delayMs = failure.retryAfterMs ?? backoff(baseMs, attempt + 1);
+    options.onRetry?.({
+      attempt: attempt + 1,
+      maxAttempts: provider.streamMaxRetries,
+      delayMs,
+      message: failure.message,
+    });
+    if (yielded) yield { type: "stream_restart" };
+    await pause(delayMs, options.signal);
+  }
+}
+
+/** POSTs until a 2xx arrives, retrying what a retry can fix. */
+async function openStream(
+  request: WireRequest,
+  config: ModelClientConfig,
+  baseMs: number,
+  options: StreamOptions,
+): Promise<HttpResponse> {
+  const { provider } = config;
+  const { signal } = options;
+  for (let attempt = 0; ; attempt++) {
+    let failure: ModelError;
+    try {
+      const response = await post(request, { signal, headersTimeoutMs: provider.streamIdleTimeoutMs });
+      if (response.status >= 200 && response.status < 300) return response;
+      failure = await httpError(response);
+    } catch (error) {
+      failure = toModelError(error, signal);
+    }
+    if (signal?.aborted) throw abortedError();
+    if (!isRetryableRequest(failure) || attempt >= provider.requestMaxRetries) throw failure;
+    const delayMs = failure.retryAfterMs ?? backoff(baseMs, attempt + 1);
+    const message =
+      failure.kind === "http"
+        ? `unexpected status ${failure.status}: ${clip(failure.message)}`
+        : failure.message;
+    options.onRetry?.({ attempt: attempt + 1, maxAttempts: provider.requestMaxRetries, delayMs, message });
+    await pause(delayMs, signal);
+  }
+}
+
+function isRetryableRequest(error: ModelError): boolean {
+  if (error.kind === "stream") return true; // connection refused/reset, headers timeout
+  if (error.kind !== "http" || error.status === undefined) return false;
+  if (error.status === 429) return !FATAL_CODES.has(error.code ?? "");
+  return error.status >= 500;
+}
+
+/** A non-2xx answer: the body text is the message, as Codex surfaces it. */
+async function httpError(response: HttpResponse): Promise<ModelError> {
+  const body = await readText(response.body).catch(() => "");
+  const error = objectField(parseJsonObject(body) ?? {}, "error");
+  const options: { code?: string; retryAfterMs?: number } = {};
+  const code = error && (stringField(error, "code") ?? stringField(error, "type"));
+  if (code) options.code = code;
+  const hint = error && stringField(error, "message");
+  const retryAfterMs =
+    retryAfterFromHeaders(response.headers) ?? (hint ? retryAfterFromMessage(hint) : undefined);
+  if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
+  const message = body === "" ? `unexpected status ${response.status}` : body;
+  return new ModelError(message, "http", response.status, options);
+}
+
+function toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
+  if (signal?.aborted) return abortedError();
+  if (error instanceof ModelError) return error;
+  return streamError(error instanceof Error ? error.message : String(error), { cause: error });
+}
+
+/** Exponential backoff with ±10% jitter; `retry` counts from 1. */
+function backoff(baseMs: number, retry: number): number {
+  const jitter = 0.9 + Math.random() * 0.2;
+  return Math.round(Math.min(baseMs * 2 ** (retry - 1), MAX_BACKOFF_MS) * jitter);
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+  } catch {
+    throw abortedError();
+  }
+}
+
+function envRetryBase(): number | undefined {
+  const raw = process.env.TSCODEX_RETRY_BASE_MS;
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function clip(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

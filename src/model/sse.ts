@@ -1,0 +1,91 @@
+/**
+ * Server-sent events from a response body: eventsource-parser does the framing, this file
+ * adds the idle timeout and the error mapping. Also the light JSON narrowing both wires use
+ * (the hot path: no zod here).
+ */
+import type { Readable } from "node:stream";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { ModelError } from "./types.js";
+
+/** One SSE message. `event` is undefined when the server sent only `data:` lines (chat wire). */
+export interface SseMessage {
+  event: string | undefined;
+  data: string;
+}
+
+/** The message of a stream that died before its end; Codex words it the same way. */
+export function streamError(reason: string, options?: { cause?: unknown }): ModelError {
+  return new ModelError(`stream disconnected before completion: ${reason}`, "stream", undefined, options);
+}
+
+/**
+ * Yields the SSE messages of `body` until it ends. Throws a "stream" ModelError when no data
+ * arrives for `idleTimeoutMs` while we wait for it, or when the connection breaks; an "aborted"
+ * ModelError passes through unchanged. The timer runs only while waiting, so a slow consumer
+ * never counts as an idle server. Stopping early leaves `body` alive: the caller destroys it,
+ * or drains it so the keep-alive connection can be reused.
+ */
+export async function* readSse(body: Readable, idleTimeoutMs: number): AsyncGenerator<SseMessage> {
+  const pending: SseMessage[] = [];
+  const parser = createParser({
+    onEvent: (message: EventSourceMessage) => pending.push({ event: message.event, data: message.data }),
+  });
+  const chunks: AsyncIterator<unknown> = body.iterator({ destroyOnReturn: false });
+  try {
+    for (;;) {
+      const timer = setTimeout(
+        () => body.destroy(streamError("idle timeout waiting for SSE")),
+        idleTimeoutMs,
+      );
+      let next: IteratorResult<unknown>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        if (error instanceof ModelError) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        throw streamError(reason, { cause: error });
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      parser.feed(typeof next.value === "string" ? next.value : String(next.value));
+      while (pending.length > 0) {
+        const message = pending.shift();
+        if (message) yield message;
+      }
+    }
+  } finally {
+    await chunks.return?.();
+  }
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Parses an SSE data payload that should be a JSON object; null when it is not. */
+export function parseJsonObject(data: string): JsonObject | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    return isObject(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function stringField(object: JsonObject, key: string): string | undefined {
+  const value = object[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function numberField(object: JsonObject, key: string): number | undefined {
+  const value = object[key];
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+export function objectField(object: JsonObject, key: string): JsonObject | undefined {
+  const value = object[key];
+  return isObject(value) ? value : undefined;
+}

@@ -1,0 +1,213 @@
+/**
+ * The apply_patch tool: a freeform (grammar) custom tool for models trained on it, or a JSON
+ * function `{input}` for the others; the handler takes both payload kinds. Also the native path
+ * for `apply_patch <<'EOF'` heredocs that shell tools intercept.
+ *
+ * Flow: parse + plan (everything verified; failures go back to the model as text, nothing
+ * written) → patch_apply_begin → commit (atomic) → patch_apply_end → turn_diff.
+ */
+import { z } from "zod";
+import {
+  APPLY_PATCH_LARK_GRAMMAR,
+  commitPatch,
+  PatchError,
+  type PatchPlan,
+  parsePatch,
+  planPatch,
+  turnDiffTrackerFor,
+  VERIFICATION_PREFIX,
+} from "../../apply-patch/index.js";
+import { formatWallTime } from "../exec-output.js";
+import { ArgumentsError, parseToolArguments } from "../json-args.js";
+import { type ToolDefinition, ToolError, type ToolHandler, type ToolInvocation } from "../types.js";
+
+const FORMAT_GUIDE = `A patch starts with the line \`*** Begin Patch\`, ends with the line \`*** End Patch\`, and holds one or more file sections in between:
+
+*** Add File: <path>      create a file (an existing one is replaced); every content line follows, each starting with \`+\`
+*** Delete File: <path>   remove an existing file; nothing follows
+*** Update File: <path>   edit an existing file; optionally followed at once by \`*** Move to: <new path>\` to rename it
+
+An Update section holds one or more change blocks. Start each block with a line \`@@\`, or \`@@ <text>\` where <text> is a line copied exactly from the file above the change (such as the enclosing function or class header) that narrows down where the block applies. Every other line of a block starts with one marker character:
+  (a space)  context: an unchanged line, copied exactly from the file
+  -          a line to remove, copied exactly from the file
+  +          a line to add
+Include about 3 lines of unchanged context before and after each change so its place is unambiguous. Blocks must follow the order of the file. For a change at the very end of the file, finish the block with the line \`*** End of File\`.
+
+Paths are relative to the working directory, or absolute. The patch is checked as a whole before anything is written: if any block does not match the file, no file changes and the error names what was not found, so re-read the file and send a corrected patch.
+
+Example: create a file, edit a function while renaming its file, and delete a file:
+
+*** Begin Patch
+*** Add File: notes/todo.md
++# Todo
++- write the release notes
+*** Update File: lib/math_utils.js
+*** Move to: lib/math.js
+@@ function clamp(value, low, high) {
+   if (value < low) return low;
+-  if (value > high) return low;
++  if (value > high) return high;
+   return value;
+*** Delete File: lib/unused.js
+*** End Patch`;
+
+const FREEFORM_DESCRIPTION = `Create, edit, rename and delete files by sending a patch. Send the patch text itself as the input: no JSON, no quoting, no code fences.
+
+${FORMAT_GUIDE}`;
+
+const JSON_DESCRIPTION = `Create, edit, rename and delete files by sending a patch in the \`input\` argument.
+
+${FORMAT_GUIDE}`;
+
+const ArgsSchema = z.object({ input: z.string() });
+
+/** The outcome of an applied patch, for the shell tools' own envelope. */
+export interface InterceptedPatchResult {
+  /** The success summary, or the write error. */
+  output: string;
+  exitCode: 0 | 1;
+  durationMs: number;
+}
+
+/** The freeform custom tool, its format the Lark grammar. */
+export function applyPatchFreeformTool(): ToolDefinition {
+  return {
+    spec: {
+      type: "custom",
+      name: "apply_patch",
+      description: FREEFORM_DESCRIPTION,
+      format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR },
+    },
+    handler,
+    supportsParallel: false,
+  };
+}
+
+/** The JSON function variant: `apply_patch {input: string}`. */
+export function applyPatchJsonTool(): ToolDefinition {
+  return {
+    spec: {
+      type: "function",
+      name: "apply_patch",
+      description: JSON_DESCRIPTION,
+      strict: false,
+      parameters: {
+        type: "object",
+        properties: {
+          input: {
+            type: "string",
+            description: "The whole patch, from `*** Begin Patch` to `*** End Patch`.",
+          },
+        },
+        required: ["input"],
+        additionalProperties: false,
+      },
+    },
+    handler,
+    supportsParallel: false,
+  };
+}
+
+const handler: ToolHandler = {
+  kinds: ["custom", "function"],
+  isMutating: () => true,
+  async handle(invocation) {
+    const started = performance.now();
+    const plan = await verify(patchText(invocation), invocation.turn.cwd);
+    const { output, exitCode } = await execute(plan, invocation);
+    const wallTime = formatWallTime(performance.now() - started);
+    return {
+      content: `Exit code: ${exitCode}\nWall time: ${wallTime} seconds\nOutput:\n${output}`,
+      success: exitCode === 0,
+    };
+  },
+};
+
+/**
+ * Apply a patch found in a shell call (see extractHeredocPatch), relative to `cwd` (the call's
+ * cwd joined with the heredoc's `cd` directory). Emits the same events as the tool. Throws
+ * ToolError.respond with Codex's bare text when the patch does not parse or verify; otherwise
+ * returns the text for the shell tool's JSON envelope.
+ */
+export async function applyInterceptedPatch(
+  patch: string,
+  cwd: string,
+  invocation: ToolInvocation,
+): Promise<InterceptedPatchResult> {
+  const started = performance.now();
+  const plan = await verify(patch, cwd);
+  const { output, exitCode } = await execute(plan, invocation);
+  return { output, exitCode, durationMs: performance.now() - started };
+}
+
+function patchText(invocation: ToolInvocation): string {
+  const { payload } = invocation;
+  if (payload.kind === "custom") return payload.input;
+  if (payload.kind !== "function") {
+    throw ToolError.respond(`apply_patch cannot take a ${payload.kind} call`);
+  }
+  try {
+    return parseToolArguments(payload.arguments, ArgsSchema).input;
+  } catch (error) {
+    if (error instanceof ArgumentsError) {
+      throw ToolError.respond(`failed to parse function arguments: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** Parse and plan; every failure becomes text for the model. */
+async function verify(text: string, cwd: string): Promise<PatchPlan> {
+  try {
+    return await planPatch(parsePatch(text), cwd);
+  } catch (error) {
+    if (error instanceof PatchError) throw ToolError.respond(error.message, { cause: error });
+    // An unexpected I/O failure while reading is still the model's to handle, not the turn's end.
+    const message = error instanceof Error ? error.message : String(error);
+    throw ToolError.respond(`${VERIFICATION_PREFIX}${message}`, { cause: error });
+  }
+}
+
+/** Commit with begin/end events, then publish the turn diff. */
+async function execute(
+  plan: PatchPlan,
+  invocation: ToolInvocation,
+): Promise<{ output: string; exitCode: 0 | 1 }> {
+  const { turn, callId } = invocation;
+  turn.emit({
+    type: "patch_apply_begin",
+    call_id: callId,
+    turn_id: turn.turnId,
+    auto_approved: true,
+    changes: plan.changes,
+  });
+  let applied: PatchPlan;
+  try {
+    applied = await commitPatch(plan);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    turn.emit({
+      type: "patch_apply_end",
+      call_id: callId,
+      turn_id: turn.turnId,
+      stdout: "",
+      stderr: `${message}\n`,
+      success: false,
+      changes: plan.changes,
+    });
+    return { output: `${message}\n`, exitCode: 1 };
+  }
+  turn.emit({
+    type: "patch_apply_end",
+    call_id: callId,
+    turn_id: turn.turnId,
+    stdout: applied.summary,
+    stderr: "",
+    success: true,
+    changes: applied.changes,
+  });
+  const tracker = turnDiffTrackerFor(turn);
+  await tracker.record(applied);
+  turn.emit({ type: "turn_diff", unified_diff: tracker.unifiedDiff() });
+  return { output: applied.summary, exitCode: 0 };
+}

@@ -1,0 +1,95 @@
+/**
+ * `shell_command`: a script string run by the user's shell (`$SHELL -lc script`), answered
+ * in the freeform envelope `Exit code / Wall time / Output` (reference section 3).
+ */
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import { basename, isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { defineFunctionTool } from "../define-tool.js";
+import type { ToolDefinition } from "../types.js";
+import { runShellCall } from "./shell.js";
+
+const SUPPORTED_SHELLS = new Set(["bash", "zsh", "sh"]);
+let detectedShell: Promise<string> | undefined;
+
+/** The user's shell: $SHELL when it is bash, zsh or sh, else /bin/bash (else /bin/sh). Computed once. */
+export function userShellPath(): Promise<string> {
+  detectedShell ??= detectShell(process.env.SHELL);
+  return detectedShell;
+}
+
+async function detectShell(shell: string | undefined): Promise<string> {
+  const candidates = [
+    ...(shell && isAbsolute(shell) && SUPPORTED_SHELLS.has(basename(shell)) ? [shell] : []),
+    "/bin/bash",
+  ];
+  for (const candidate of candidates) {
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return "/bin/sh";
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const parameters = z.object({
+  command: z
+    .string()
+    .describe('The script to run, as one string, e.g. "ls -la src" or "npm test 2>&1 | tail -40".'),
+  justification: z
+    .string()
+    .optional()
+    .describe("With require_escalated: one sentence telling the user why this must run outside the sandbox."),
+  login: z
+    .boolean()
+    .optional()
+    .describe("Start a login shell so profile files are read (default true); false for a plain `-c` shell."),
+  sandbox_permissions: z
+    .string()
+    .optional()
+    .describe('"require_escalated" to ask the user to run this outside the sandbox; leave unset otherwise.'),
+  timeout_ms: z
+    .number()
+    .optional()
+    .describe("Stop the command after this many milliseconds (default 10000)."),
+  workdir: z
+    .string()
+    .optional()
+    .describe("Directory to run in; a relative path starts at the session's cwd."),
+});
+
+const DESCRIPTION =
+  "Run a script in the user's shell and get back its exit code, wall time and interleaved stdout/stderr. " +
+  "Long output keeps its beginning and end. Use `workdir` rather than starting the script with `cd`.";
+
+/** The shell_command tool. `shellPath` overrides the detected user shell (tests, config). */
+export function shellCommandTool(options: { shellPath?: string } = {}): ToolDefinition {
+  return defineFunctionTool({
+    name: "shell_command",
+    description: DESCRIPTION,
+    parameters,
+    supportsParallel: true,
+    // A fact about the tool, not a verdict: the policy layer knows the safe commands.
+    isMutating: () => true,
+    handle: async (args, inv) => {
+      const shell = options.shellPath ?? (await userShellPath());
+      return runShellCall(
+        {
+          command: args.command,
+          argv: [shell, args.login === false ? "-c" : "-lc", args.command],
+          cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
+          timeoutMs: args.timeout_ms,
+          envelope: "freeform",
+        },
+        inv,
+      );
+    },
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The legacy `shell` tool (argv `command`) and `local_shell` (the Responses API's built-in
+ * shell action), plus the runner every shell-style tool shares: intercept apply_patch, emit
+ * exec begin/delta/end events, run, and format the model's text (reference section 3).
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import {
+  extractHeredocPatch,
+  IMPLICIT_INVOCATION_MESSAGE,
+  isImplicitPatchInvocation,
+} from "../../apply-patch/index.js";
+import { runCommand } from "../../exec/spawn.js";
+import type { LocalShellAction } from "../../protocol/items.js";
+import { defineFunctionTool } from "../define-tool.js";
+import {
+  formatAborted,
+  formatFreeformExecOutput,
+  formatLegacyExecOutput,
+  formatSignalError,
+  formatSpawnError,
+  legacyJson,
+} from "../exec-output.js";
+import { renderCaptured } from "../truncate.js";
+import {
+  type ToolDefinition,
+  ToolError,
+  type ToolHandler,
+  type ToolInvocation,
+  type ToolOutput,
+} from "../types.js";
+import { applyInterceptedPatch } from "./apply-patch.js";
+
+/** Codex's default for every shell tool. */
+export const DEFAULT_SHELL_TIMEOUT_MS = 10_000;
+/** Enough for any UI; past this a runaway command would only flood the event stream. */
+const MAX_OUTPUT_DELTAS = 10_000;
+
+export interface ShellRun {
+  /** What the model asked for, for apply_patch detection: a script or an argv. */
+  command: string | string[];
+  argv: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  timeoutMs: number | undefined;
+  /** Extra variables over the turn's environment (local_shell's `env`). */
+  env?: Record<string, string> | null | undefined;
+  /** freeform: shell_command's text envelope; legacy: the JSON one. */
+  envelope: "freeform" | "legacy";
+}
+
+/** Runs one shell-style call to completion and returns what the model reads. */
+export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOutput> {
+  const intercepted = extractHeredocPatch(run.command);
+  if (intercepted) {
+    const cwd = intercepted.workdir ? resolve(run.cwd, intercepted.workdir) : run.cwd;
+    const applied = await applyInterceptedPatch(intercepted.patch, cwd, inv);
+    // Intercepted patches answer in the JSON envelope even from shell_command (as Codex does).
+    return {
+      content: legacyJson(applied.output, applied.exitCode, applied.durationMs),
+      success: applied.exitCode === 0,
+    };
+  }
+  if (isImplicitPatchInvocation(run.command)) throw ToolError.respond(IMPLICIT_INVOCATION_MESSAGE);
+  if (run.argv.length === 0) {
+    throw ToolError.respond(
+      'execution error: Io(Custom { kind: InvalidInput, error: "command args are empty" })',
+    );
+  }
+
+  const { turn } = inv;
+  const base = { call_id: inv.callId, turn_id: turn.turnId, command: run.argv, cwd: run.cwd };
+  turn.emit({ type: "exec_command_begin", ...base });
+  let deltas = 0;
+  const result = await runCommand({
+    argv: run.argv,
+    cwd: run.cwd,
+    env: run.env ? { ...turn.shellEnvironment.env, ...run.env } : turn.shellEnvironment.env,
+    timeoutMs: Math.max(0, run.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS),
+    signal: turn.signal,
+    onOutput: (stream, chunk) => {
+      if (deltas++ < MAX_OUTPUT_DELTAS)
+        turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
+    },
+  });
+
+  const end = (exitCode: number, formatted: string, success: boolean): ToolOutput => {
+    const failedToRun = result.spawnError !== undefined;
+    turn.emit({
+      type: "exec_command_end",
+      ...base,
+      exit_code: exitCode,
+      duration_ms: Math.round(result.durationMs),
+      stdout: failedToRun ? "" : renderCaptured(result.stdout),
+      stderr: failedToRun ? formatted : renderCaptured(result.stderr),
+      aggregated_output: failedToRun ? formatted : renderCaptured(result.aggregated),
+      formatted_output: formatted,
+    });
+    return { content: formatted, success };
+  };
+
+  if (result.spawnError) return end(-1, formatSpawnError(result.spawnError), false);
+  if (result.aborted) return end(result.exitCode, formatAborted(result.durationMs), false);
+  if (result.killedBySignal && !result.timedOut) {
+    return end(result.exitCode, formatSignalError(result.killedBySignal), false);
+  }
+  const summary = {
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    timedOut: result.timedOut,
+    output: result.aggregated,
+  };
+  const formatted =
+    run.envelope === "freeform"
+      ? formatFreeformExecOutput(summary, turn.truncation)
+      : formatLegacyExecOutput(summary, turn.truncation);
+  return end(result.exitCode, formatted, result.exitCode === 0);
+}
+
+const shellParameters = z.object({
+  command: z
+    .array(z.string())
+    .describe('Program and arguments, e.g. ["ls", "-la"], or ["bash", "-lc", "npm test 2>&1 | tail -40"].'),
+  justification: z
+    .string()
+    .optional()
+    .describe("With require_escalated: one sentence telling the user why this must run outside the sandbox."),
+  sandbox_permissions: z
+    .string()
+    .optional()
+    .describe('"require_escalated" to ask the user to run this outside the sandbox; leave unset otherwise.'),
+  timeout_ms: z
+    .number()
+    .optional()
+    .describe("Stop the command after this many milliseconds (default 10000)."),
+  workdir: z
+    .string()
+    .optional()
+    .describe("Directory to run in; a relative path starts at the session's cwd."),
+});
+
+const SHELL_DESCRIPTION =
+  "Run a program given as an argument vector and get back its combined stdout/stderr and exit code as JSON. " +
+  'Nothing is parsed by a shell unless you call one yourself, e.g. ["bash", "-lc", "..."]. ' +
+  "Long output keeps its beginning and end. Use `workdir` rather than a `cd`.";
+
+/** The legacy `shell` tool; its handler also takes `local_shell` calls. */
+export function shellTool(): ToolDefinition {
+  const definition = defineFunctionTool({
+    name: "shell",
+    description: SHELL_DESCRIPTION,
+    parameters: shellParameters,
+    supportsParallel: true,
+    isMutating: () => true,
+    handle: (args, inv) =>
+      runShellCall(
+        {
+          command: args.command,
+          argv: args.command,
+          cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
+          timeoutMs: args.timeout_ms,
+          envelope: "legacy",
+        },
+        inv,
+      ),
+  });
+  return { ...definition, handler: withLocalShell(definition.handler) };
+}
+
+/** `{"type":"local_shell"}`: the model sends shell actions instead of function calls. */
+export function localShellTool(): ToolDefinition {
+  const shell = shellTool();
+  return { spec: { type: "local_shell" }, handler: shell.handler, supportsParallel: shell.supportsParallel };
+}
+
+function withLocalShell(functionHandler: ToolHandler): ToolHandler {
+  return {
+    kinds: ["function", "local_shell"],
+    isMutating: (inv) => (inv.payload.kind === "local_shell" ? true : functionHandler.isMutating(inv)),
+    handle: (inv) =>
+      inv.payload.kind === "local_shell"
+        ? runLocalShell(inv.payload.action, inv)
+        : functionHandler.handle(inv),
+  };
+}
+
+function runLocalShell(action: LocalShellAction, inv: ToolInvocation): Promise<ToolOutput> {
+  return runShellCall(
+    {
+      command: action.command,
+      argv: action.command,
+      cwd: resolve(inv.turn.cwd, action.working_directory ?? ""),
+      timeoutMs: action.timeout_ms ?? undefined,
+      env: action.env,
+      envelope: "legacy",
+    },
+    inv,
+  );
+}
