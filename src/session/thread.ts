@@ -125,9 +125,13 @@ export class Thread {
     return stream;
   }
 
-  /** Run a turn to its end. */
+  /** Run a turn to its end (events still reach subscribers; none are buffered here). */
   run(input: UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
-    return this.runStreamed(input, overrides).result();
+    const turnId = this.newTurnId();
+    return new Promise((resolve) => {
+      this.pendingResults.set(turnId, resolve);
+      this.submit({ type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
+    });
   }
 
   interrupt(): void {

@@ -129,8 +129,11 @@ const shellParameters = z.object({
     .string()
     .optional()
     .describe('"require_escalated" to ask the user to run this outside the sandbox; leave unset otherwise.'),
+  // u64 in Codex: a float or negative value gets serde's error, the schema still says number.
   timeout_ms: z
     .number()
+    .int()
+    .nonnegative()
     .optional()
     .describe("Stop the command after this many milliseconds (default 10000)."),
   workdir: z
