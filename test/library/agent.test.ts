@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Event, Tscodex } from "../../src/index.js";
+import { writeFakeConfig } from "../support/cli.js";
 import {
   type FakeModelServer,
   functionCall,
@@ -12,7 +13,6 @@ import {
   turn,
   usage,
 } from "../support/fake-model-server.js";
-import { writeFakeConfig } from "../support/cli.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 let server: FakeModelServer;
@@ -34,7 +34,11 @@ afterEach(async () => {
   await work.cleanup();
 });
 
-const agent = () => new Tscodex({ home: home.path, env: { FAKE_KEY: "lib-key", PATH: process.env.PATH ?? "", HOME: home.path } });
+const agent = () =>
+  new Tscodex({
+    home: home.path,
+    env: { FAKE_KEY: "lib-key", PATH: process.env.PATH ?? "", HOME: home.path },
+  });
 
 describe("library API", () => {
   it("streams a turn's events and returns its result", async () => {
@@ -47,7 +51,11 @@ describe("library API", () => {
     const events: Event[] = [];
     for await (const event of stream) events.push(event);
     const result = await stream.result();
-    expect(result).toMatchObject({ status: "completed", finalResponse: "finished", usage: { input_tokens: 7 } });
+    expect(result).toMatchObject({
+      status: "completed",
+      finalResponse: "finished",
+      usage: { input_tokens: 7 },
+    });
     const types = events.map((event) => event.type);
     expect(types[0]).toBe("turn_started");
     expect(types).toContain("exec_command_begin");
@@ -55,7 +63,10 @@ describe("library API", () => {
     expect(types.at(-1)).toBe("turn_complete");
     const end = events.find((event) => event.type === "exec_command_end");
     expect(end).toMatchObject({ exit_code: 0, aggregated_output: "from-lib\n" });
-    expect(server.requests[0]?.headers).toMatchObject({ originator: "tscodex_sdk", authorization: "Bearer lib-key" });
+    expect(server.requests[0]?.headers).toMatchObject({
+      originator: "tscodex_sdk",
+      authorization: "Bearer lib-key",
+    });
     expect(server.requests[0]?.headers.session_id).toBe(thread.id);
   });
 
@@ -67,7 +78,9 @@ describe("library API", () => {
     const second = server.requests[1]?.input ?? [];
     const texts = second
       .filter((item) => item.type === "message")
-      .map((item) => (item.type === "message" && item.content[0] && "text" in item.content[0] ? item.content[0].text : ""));
+      .map((item) =>
+        item.type === "message" && item.content[0] && "text" in item.content[0] ? item.content[0].text : "",
+      );
     expect(texts.slice(-3)).toEqual(["one", "first answer", "two"]);
     // The context items open the history once, not once per turn.
     expect(texts.filter((text) => text.startsWith("<environment_context>"))).toHaveLength(1);
