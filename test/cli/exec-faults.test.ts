@@ -11,6 +11,7 @@ import { type CliOptions, runCli, writeFakeConfig } from "../support/cli.js";
 import {
   endStream,
   type FakeModelServer,
+  hang,
   functionCall,
   httpError,
   message,
@@ -164,5 +165,21 @@ describe("tscodex exec faults", () => {
       expect(await isAlive(pid)).toBe(false);
     }
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("Ctrl-C during a model stream that hangs ends the turn at once", async () => {
+    server.enqueue(turn(message("partial"), hang()));
+    const result = await exec(["go"], {
+      onSpawn: (child) => {
+        server.waitForRequests(1, 10_000).then(
+          () => child.kill("SIGINT"),
+          () => {},
+        );
+      },
+      timeoutMs: 10_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("turn interrupted");
+    expect(result.stdout).toBe("");
   });
 });
