@@ -8,7 +8,6 @@
  * (per-call round trip = (run − one-turn run) / 50); a command printing 50 MB.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +20,7 @@ import {
   startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
+import { findCodex } from "./support/codex.js";
 
 const run = promisify(execFile);
 const TSCODEX = join(process.cwd(), "bin/tscodex.js");
@@ -37,15 +37,6 @@ interface Agent {
   argv: (prompt: string) => string[];
   home: string;
   env: Record<string, string>;
-}
-
-function findCodex(): string | null {
-  const candidates = [
-    process.env.CODEX_BIN,
-    join(process.cwd(), "node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex"),
-    "/tmp/codexbench/node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex",
-  ];
-  return candidates.find((path): path is string => Boolean(path && existsSync(path))) ?? null;
 }
 
 async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[]> {

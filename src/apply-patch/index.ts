@@ -3,8 +3,8 @@
  * detection and the per-turn diff. Pure file logic; the tool glue is tools/builtin/apply-patch.ts.
  *
  * Flow: parsePatch(text) → planPatch(patch, cwd) (reads and verifies everything; approval looks
- * at plan.touchedPaths) → commitPatch(plan) (temp files + renames, rolled back on failure; returns
- * the plan written) → turnDiffTrackerFor(turn).record(written).
+ * at approvalPaths(plan) and plan.changes) → commitPatch(plan) (temp files + renames, rolled
+ * back on failure; returns the plan written) → turnDiffTrackerFor(turn).record(written).
  */
 export { type ApplyPatchResult, applyPatch } from "./apply.js";
 export { commitPatch } from "./commit.js";
@@ -33,6 +33,7 @@ export {
   type PatchPlan,
   planPatch,
 } from "./plan.js";
+export { approvalPaths } from "./real-paths.js";
 export { LineIndex, seekSequence } from "./seek-sequence.js";
 export type { FileSnapshot } from "./snapshot.js";
 export { TurnDiffTracker, turnDiffTrackerFor } from "./turn-diff.js";

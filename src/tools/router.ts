@@ -1,12 +1,14 @@
 /**
  * The router: the one place a model's tool call becomes a tool output.
- * Flow: look up the handler → check the payload kind → if mutating, ask the approval gate
- * → handle → convert to the output item for the wire. ToolError `respond` and argument
- * problems become outputs the model can act on; anything else ends the turn (fatal).
+ * Flow: look up the handler → check the payload kind → if mutating, let the handler describe
+ * the call (approvalRequest) and ask the approval gate → handle → convert to the output item
+ * for the wire. ToolError `respond` and argument problems become outputs the model can act on;
+ * anything else ends the turn (fatal).
  */
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import {
+  type ApprovalRequest,
   type ToolDefinition,
   ToolError,
   type ToolInvocation,
@@ -15,9 +17,16 @@ import {
   type TurnContext,
 } from "./types.js";
 
+/**
+ * A gate's decision. Allowed: `asked` when a human (or client) approved, absent or false when
+ * policy allowed on its own. Denied: `message` goes to the model as the call's output.
+ */
+export type ApprovalVerdict = { allowed: true; asked?: boolean } | { allowed: false; message: string };
+
 /** Decides whether a mutating call may run. The policy layer supplies the real one. */
 export interface ApprovalGate {
-  check(invocation: ToolInvocation): Promise<{ allowed: true } | { allowed: false; message: string }>;
+  /** `request`: what the call would do, from the handler's approvalRequest (null if it has none). */
+  check(invocation: ToolInvocation, request: ApprovalRequest | null): Promise<ApprovalVerdict>;
 }
 
 export const allowAll: ApprovalGate = { check: async () => ({ allowed: true }) };
@@ -78,8 +87,10 @@ export class ToolRouter {
       );
     }
     if (handler.isMutating(invocation)) {
-      const verdict = await this.gate.check(invocation);
+      const request = (await handler.approvalRequest?.(invocation)) ?? null;
+      const verdict = await this.gate.check(invocation, request);
       if (!verdict.allowed) throw ToolError.respond(verdict.message);
+      invocation.approval = { asked: verdict.asked ?? false };
     }
     return handler.handle(invocation);
   }

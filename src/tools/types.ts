@@ -2,9 +2,10 @@
  * The tool system's contracts. A tool is a spec (what the model sees) plus a handler
  * (what runs). Handlers state facts (`isMutating`); the router and the policy layer decide.
  */
-import type { Event } from "../protocol/events.js";
+import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
+import type { ResourceScope } from "../util/resource-scope.js";
 
 export type ApprovalPolicy = "untrusted" | "on-failure" | "on-request" | "never";
 export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
@@ -31,7 +32,67 @@ export interface TurnContext {
   readonly truncation: TruncationPolicy;
   /** Aborted when the turn is interrupted; handlers pass it to whatever they spawn. */
   readonly signal: AbortSignal;
+  /**
+   * State that lives as long as the thread (e.g. exec sessions) and is disposed when it shuts
+   * down. Absent when a handler runs outside a thread; tools that need it say so.
+   */
+  readonly resources?: ResourceScope;
+  /**
+   * Ask the user (through the front-end) to approve a command or a patch. Bounded: resolves
+   * with the declared outcome ("denied") when nobody answers in time and with "abort" when the
+   * turn is interrupted; never rejects. Absent outside a thread: callers treat that as denied.
+   */
+  requestApproval?(question: ApprovalQuestion): Promise<ReviewDecision>;
+  /**
+   * Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts).
+   * Absent outside a thread (handler tests): commands then run as given.
+   */
+  readonly orchestrator?: CommandOrchestrator;
   emit(event: Event): void;
+}
+
+/** A question for the user: may this command run, may this patch be applied? */
+export type ApprovalQuestion =
+  | { kind: "exec"; callId: string; command: string[]; cwd: string; reason: string | null }
+  | {
+      kind: "patch";
+      callId: string;
+      changes: Record<string, FileChange>;
+      reason: string | null;
+      grantRoot: string | null;
+    };
+
+/** A finished attempt's exit code and output, for spotting a sandbox denial. */
+export interface AttemptOutcome {
+  exitCode: number;
+  output: string;
+}
+
+/** A command for the orchestrator to assess, maybe ask about, sandbox and run. */
+export interface OrchestratedCommand<T> {
+  command: string[];
+  cwd: string;
+  inv: ToolInvocation;
+  /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
+  escalation?: { justification?: string | undefined } | null | undefined;
+  /** Runs one attempt: `argv` is the command, wrapped in the sandbox when `sandboxed`. */
+  runner: (argv: string[], attempt: { sandboxed: boolean }) => Promise<T>;
+  /** A finished attempt's exit code and output; null when it cannot tell (still running). */
+  outcome?: ((result: T) => AttemptOutcome | null) | undefined;
+  /** Called once, before the first approval question or attempt (e.g. exec_command_begin). */
+  onStart?: (() => void) | undefined;
+  /** Whose wording an escalation rejection under `never` uses (default "shell"). */
+  tool?: "shell" | "exec_command" | undefined;
+}
+
+/** `rejected`: nothing (more) runs; `message` is the model's output for the call. */
+export type OrchestratedResult<T> =
+  | { kind: "ran"; result: T; sandboxed: boolean }
+  | { kind: "rejected"; message: string };
+
+/** The policy layer's command runner: assess → maybe ask → pick the sandbox → run → retry. */
+export interface CommandOrchestrator {
+  run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>>;
 }
 
 export type ToolPayload =
@@ -47,6 +108,22 @@ export interface ToolInvocation {
   toolName: string;
   payload: ToolPayload;
   turn: TurnContext;
+  /** Set by the router once the approval gate allowed a mutating call. */
+  approval?: ApprovalOutcome;
+}
+
+/**
+ * What a mutating call would do, for the approval gate to auto-approve, ask about or reject.
+ * `patch`: `paths` are absolute real paths (symlinks resolved), move sources and destinations
+ * included. `exec`: the command as it would run.
+ */
+export type ApprovalRequest =
+  | { kind: "patch"; changes: Record<string, FileChange>; paths: string[] }
+  | { kind: "exec"; command: string[]; cwd: string };
+
+/** How an allowed call was allowed: `asked` when a human (or client) approved it. */
+export interface ApprovalOutcome {
+  asked: boolean;
 }
 
 /** A handler's answer. `content` goes to the model as the call's output. */
@@ -61,6 +138,13 @@ export interface ToolHandler {
   /** Which payload kinds this handler accepts (a mismatch is an error for the model). */
   readonly kinds: readonly ToolKind[];
   isMutating(invocation: ToolInvocation): boolean;
+  /**
+   * Describe a mutating call for the approval gate; called by the router before the gate,
+   * with the same invocation object later passed to `handle`. Throw ToolError.respond when the
+   * call cannot run at all (e.g. a patch that does not verify): the model gets the text and
+   * nobody is asked. Absent or null: the gate sees only the invocation.
+   */
+  approvalRequest?(invocation: ToolInvocation): Promise<ApprovalRequest | null>;
   /** Throw ToolError for failures; anything else thrown is treated as fatal. */
   handle(invocation: ToolInvocation): Promise<ToolOutput>;
 }

@@ -9,7 +9,7 @@ import {
 } from "../../src/tools/builtin/apply-patch.js";
 import { ToolError } from "../../src/tools/types.js";
 import { fakeTurn, invocation } from "./fake-turn.js";
-import { makeTempDir } from "./support.js";
+import { makeTempDir, zeroTiming } from "./support.js";
 
 const GRAMMAR = `start: begin_patch hunk+ end_patch
 begin_patch: "*** Begin Patch" LF
@@ -91,7 +91,7 @@ describe("apply_patch handler", () => {
         input: "*** Begin Patch\n*** Add File: app.txt\n+from app-server\n*** End Patch",
       }),
     );
-    expect(out.content).toBe(
+    expect(zeroTiming(out.content)).toBe(
       "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA app.txt\n",
     );
     const path = join(dir, "app.txt");
@@ -119,7 +119,7 @@ describe("apply_patch handler", () => {
     const turn = fakeTurn(dir);
     const args = JSON.stringify({ input: "*** Begin Patch\n*** Add File: fn.txt\n+fn\n*** End Patch" });
     const out = await handler.handle(invocation(turn, { kind: "function", arguments: args }));
-    expect(out.content).toBe(
+    expect(zeroTiming(out.content)).toBe(
       "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA fn.txt\n",
     );
     expect(await readFile(join(dir, "fn.txt"), "utf8")).toBe("fn\n");
@@ -170,7 +170,7 @@ describe("apply_patch handler", () => {
       }),
     );
     const message = `Failed to create parent directories for ${join(dir, "plain/child.txt")}`;
-    expect(out.content).toBe(`Exit code: 1\nWall time: 0 seconds\nOutput:\n${message}\n`);
+    expect(zeroTiming(out.content)).toBe(`Exit code: 1\nWall time: 0 seconds\nOutput:\n${message}\n`);
     expect(out.success).toBe(false);
     expect(turn.events.map((e) => e.type)).toEqual(["patch_apply_begin", "patch_apply_end"]);
     expect(turn.events[1]).toMatchObject({ success: false, stdout: "", stderr: `${message}\n` });

@@ -3,10 +3,10 @@
  * abridged output, patches, plans and messages as they happen, and the token count.
  * The final message itself goes to stdout (exec.ts) so `> answer.txt` works.
  */
-import type { Event, PlanItem } from "../../protocol/events.js";
+import type { Event, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
-import type { ExecRenderer, RunInfo } from "./renderer.js";
+import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 const MAX_OUTPUT_LINES = 20;
 
@@ -36,13 +36,6 @@ export class HumanRenderer implements ExecRenderer {
     this.line(dim("--------"));
     for (const [key, value] of rows) this.line(`${bold(`${key}:`)} ${value}`);
     this.line(dim("--------"));
-    if (info.sandboxMode !== "danger-full-access") {
-      this.line(
-        this.paint.yellow(
-          `note: sandbox '${info.sandboxMode}' is not enforced yet; commands run with your permissions`,
-        ),
-      );
-    }
     this.section("user", info.prompt);
   }
 
@@ -104,6 +97,22 @@ export class HumanRenderer implements ExecRenderer {
     }
   }
 
+  /** An approval question and the answer exec gave it (nobody can be asked here). */
+  approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
+    const { bold, dim, yellow } = this.paint;
+    const what =
+      request.type === "exec_approval_request"
+        ? `${bold(shellQuote(request.command))} ${dim(`in ${request.cwd}`)}`
+        : Object.entries(request.changes)
+            .map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`)
+            .join("\n");
+    const kind = request.type === "exec_approval_request" ? "command" : "patch";
+    this.section(yellow(`approval requested (${kind})`), what);
+    if (request.reason) this.line(`reason: ${request.reason}`);
+    this.line(yellow(`→ ${decision} (answered by approvals.exec_outcome)`));
+    this.lastBegun = null;
+  }
+
   private commandHeader(command: string[], cwd: string): void {
     const { bold, dim, magenta } = this.paint;
     this.line("");
@@ -113,7 +122,7 @@ export class HumanRenderer implements ExecRenderer {
   finish(result: TurnResult): void {
     const { bold } = this.paint;
     const total = result.usage.input_tokens + result.usage.output_tokens;
-    this.section(bold("tokens used"), total.toLocaleString("en-US"));
+    this.section(bold("tokens used"), groupThousands(total));
   }
 
   private section(title: string, body: string): void {
@@ -125,6 +134,11 @@ export class HumanRenderer implements ExecRenderer {
   private line(text: string): void {
     this.out.write(`${text}\n`);
   }
+}
+
+/** 1234567 → "1,234,567" without toLocaleString, whose ICU start-up costs ~17 ms. */
+function groupThousands(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function abridge(output: string): string {

@@ -4,11 +4,14 @@
  * for `apply_patch <<'EOF'` heredocs that shell tools intercept.
  *
  * Flow: parse + plan (everything verified; failures go back to the model as text, nothing
- * written) → patch_apply_begin → commit (atomic) → patch_apply_end → turn_diff.
+ * written; done once per call, in approvalRequest when the router asks the gate) →
+ * patch_apply_begin → commit (atomic; re-planned if files changed meanwhile) → patch_apply_end
+ * → turn_diff.
  */
 import { z } from "zod";
 import {
   APPLY_PATCH_LARK_GRAMMAR,
+  approvalPaths,
   commitPatch,
   PatchError,
   type PatchPlan,
@@ -19,7 +22,13 @@ import {
 } from "../../apply-patch/index.js";
 import { formatWallTime } from "../exec-output.js";
 import { ArgumentsError, parseToolArguments } from "../json-args.js";
-import { type ToolDefinition, ToolError, type ToolHandler, type ToolInvocation } from "../types.js";
+import {
+  type ApprovalRequest,
+  type ToolDefinition,
+  ToolError,
+  type ToolHandler,
+  type ToolInvocation,
+} from "../types.js";
 
 const FORMAT_GUIDE = `A patch starts with the line \`*** Begin Patch\`, ends with the line \`*** End Patch\`, and holds one or more file sections in between:
 
@@ -108,12 +117,56 @@ export function applyPatchJsonTool(): ToolDefinition {
   };
 }
 
+/**
+ * The plan made for approval, reused when the call runs (the router passes the same invocation
+ * to approvalRequest and handle). One patch per invocation: the tool's, or a shell call's heredoc.
+ */
+const plans = new WeakMap<ToolInvocation, Promise<PatchPlan>>();
+
+function planOnce(invocation: ToolInvocation, make: () => Promise<PatchPlan>): Promise<PatchPlan> {
+  let plan = plans.get(invocation);
+  if (plan === undefined) {
+    plan = Promise.resolve().then(make);
+    plans.set(invocation, plan);
+  }
+  return plan;
+}
+
+/** Take the plan to run: made for approval, else now. */
+function takePlan(invocation: ToolInvocation, make: () => Promise<PatchPlan>): Promise<PatchPlan> {
+  const plan = planOnce(invocation, make);
+  plans.delete(invocation);
+  return plan;
+}
+
+const planTool = (invocation: ToolInvocation) => () => verify(patchText(invocation), invocation.turn.cwd);
+
+async function approvalRequestFor(plan: PatchPlan): Promise<ApprovalRequest> {
+  return { kind: "patch", changes: plan.changes, paths: await approvalPaths(plan) };
+}
+
+/**
+ * For shell tools' approvalRequest: the request for a heredoc patch found in their call (same
+ * `patch` and `cwd` as the later applyInterceptedPatch, which then reuses this plan). Throws
+ * ToolError.respond when the patch does not parse or verify.
+ */
+export async function interceptedPatchApprovalRequest(
+  patch: string,
+  cwd: string,
+  invocation: ToolInvocation,
+): Promise<ApprovalRequest> {
+  return approvalRequestFor(await planOnce(invocation, () => verify(patch, cwd)));
+}
+
 const handler: ToolHandler = {
   kinds: ["custom", "function"],
   isMutating: () => true,
+  async approvalRequest(invocation) {
+    return approvalRequestFor(await planOnce(invocation, planTool(invocation)));
+  },
   async handle(invocation) {
     const started = performance.now();
-    const plan = await verify(patchText(invocation), invocation.turn.cwd);
+    const plan = await takePlan(invocation, planTool(invocation));
     const { output, exitCode } = await execute(plan, invocation);
     const wallTime = formatWallTime(performance.now() - started);
     return {
@@ -135,7 +188,7 @@ export async function applyInterceptedPatch(
   invocation: ToolInvocation,
 ): Promise<InterceptedPatchResult> {
   const started = performance.now();
-  const plan = await verify(patch, cwd);
+  const plan = await takePlan(invocation, () => verify(patch, cwd));
   const { output, exitCode } = await execute(plan, invocation);
   return { output, exitCode, durationMs: performance.now() - started };
 }
@@ -178,7 +231,8 @@ async function execute(
     type: "patch_apply_begin",
     call_id: callId,
     turn_id: turn.turnId,
-    auto_approved: true,
+    // Only a human's approval makes a patch not auto-approved.
+    auto_approved: invocation.approval?.asked !== true,
     changes: plan.changes,
   });
   let applied: PatchPlan;
