@@ -4,11 +4,14 @@
  *   const thread = agent.startThread({ cwd: "/repo" });
  *   for await (const event of thread.runStreamed("fix the failing test")) { ... }
  *   const { finalResponse } = await thread.run("and add a test for it");
+ * Approvals (asking policies): pass `onApproval` to startThread, or answer the
+ * exec_approval_request / apply_patch_approval_request events with thread.approve(callId, decision);
+ * unanswered questions are denied after `approval_timeout_ms` (default 120 s).
  * The CLI and the servers are built on the same pieces.
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
-import type { Event } from "./protocol/events.js";
+import type { ApprovalRequestEvent, Event, ReviewDecision } from "./protocol/events.js";
 import { createThread } from "./session/create.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import type { ApprovalPolicy, SandboxMode } from "./tools/types.js";
@@ -31,7 +34,15 @@ export interface ThreadOptions {
   approvalPolicy?: ApprovalPolicy;
   baseInstructions?: string;
   developerInstructions?: string;
+  /**
+   * Answers approval questions (commands, patches) as they come. A throw or rejection counts
+   * as "denied". Without it, answer the request events with AgentThread.approve().
+   */
+  onApproval?: ApprovalHandler;
 }
+
+/** Decides one approval question. */
+export type ApprovalHandler = (request: ApprovalRequestEvent) => ReviewDecision | Promise<ReviewDecision>;
 
 export class Tscodex {
   private config: Promise<Config> | null = null;
@@ -40,7 +51,8 @@ export class Tscodex {
 
   startThread(options: ThreadOptions = {}): AgentThread {
     const id = uuidv7();
-    return new AgentThread(id, () => this.build(options, id));
+    const { onApproval, ...threadOptions } = options;
+    return new AgentThread(id, () => this.build(threadOptions, id), onApproval);
   }
 
   private async build(options: ThreadOptions, threadId: string): Promise<Thread> {
@@ -72,6 +84,7 @@ export class AgentThread {
   constructor(
     readonly id: string,
     private readonly open: () => Promise<Thread>,
+    private readonly onApproval?: ApprovalHandler,
   ) {}
 
   runStreamed(input: string | UserInput, overrides?: TurnOverrides): EventStream<Event, TurnResult> {
@@ -95,8 +108,25 @@ export class AgentThread {
     (await this.connect()).interrupt();
   }
 
+  /** Answer the approval question of call `callId` (from an approval request event). */
+  async approve(callId: string, decision: ReviewDecision): Promise<void> {
+    (await this.connect()).approve(callId, decision);
+  }
+
   private connect(): Promise<Thread> {
-    this.thread ??= this.open().then((thread) => thread);
+    this.thread ??= this.open().then((thread) => {
+      const handler = this.onApproval;
+      if (handler) {
+        thread.subscribe((event) => {
+          if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
+          void Promise.resolve()
+            .then(() => handler(event))
+            .catch((): ReviewDecision => "denied")
+            .then((decision) => thread.approve(event.call_id, decision));
+        });
+      }
+      return thread;
+    });
     return this.thread;
   }
 }

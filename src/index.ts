@@ -1,7 +1,13 @@
 /** Public library API. */
-export { AgentThread, type ThreadOptions, Tscodex, type TscodexOptions } from "./agent.js";
+export {
+  AgentThread,
+  type ApprovalHandler,
+  type ThreadOptions,
+  Tscodex,
+  type TscodexOptions,
+} from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
-export type { Event, EventType, PlanItem } from "./protocol/events.js";
+export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export type { ApprovalPolicy, SandboxMode, ToolDefinition } from "./tools/types.js";

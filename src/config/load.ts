@@ -14,6 +14,7 @@ import { builtinProviders, missingKeyMessage, resolveProvider } from "./provider
 import {
   type ConfigFile,
   configFileSchema,
+  type PrefixRuleConfig,
   type ProviderConfig,
   type ShellEnvironmentPolicy,
   type ToolsConfig,
@@ -52,6 +53,14 @@ export interface Config {
   developerInstructions?: string;
   tools: ToolsConfig;
   features: Record<string, boolean>;
+  /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
+  sandboxBackend: "auto" | "bwrap" | "landlock";
+  /** `approval_timeout_ms`: bound on every approval wait, then denied (unset: the thread's 120 s). */
+  approvalTimeoutMs?: number;
+  /** `approvals.exec_outcome`: how `tscodex exec` answers approval questions. */
+  execApprovalOutcome: "deny" | "approve";
+  /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
+  execPolicyRules: PrefixRuleConfig[];
   raw: ConfigFile;
 }
 
@@ -135,6 +144,10 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.developer_instructions ? { developerInstructions: merged.developer_instructions } : {}),
     tools: merged.tools ?? {},
     features: merged.features ?? {},
+    sandboxBackend: merged.sandbox_backend ?? "auto",
+    ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
+    execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
+    execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
     raw: merged,
   };
 }

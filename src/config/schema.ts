@@ -46,7 +46,33 @@ export const toolsConfigSchema = z.looseObject({
   shell_type: z.enum(["shell_command", "shell", "local_shell", "none"]).optional(),
   /** Which apply_patch variant the model gets, overriding the model family's choice. */
   apply_patch: z.enum(["freeform", "function", "none"]).optional(),
+  /** Offer the provider's web_search tool with live results (as `features.web_search_request`). */
   web_search: z.boolean().optional(),
+  /** Offer view_image (default true). */
+  view_image: z.boolean().optional(),
+  /** Offer the file tools; each wins over `features.file_tools` and the model's metadata. */
+  read_file: z.boolean().optional(),
+  list_dir: z.boolean().optional(),
+  grep_files: z.boolean().optional(),
+});
+
+/** A prefix rule in config (same meaning as `prefix_rule(...)` in `$TSCODEX_HOME/rules/*.rules`). */
+export const prefixRuleSchema = z.object({
+  pattern: z.array(z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])).min(1),
+  decision: z.enum(["allow", "prompt", "forbidden"]),
+  justification: z.string().optional(),
+});
+
+export const execPolicyConfigSchema = z.looseObject({
+  prefix_rules: z.array(prefixRuleSchema).optional(),
+});
+
+export const approvalsConfigSchema = z.looseObject({
+  /**
+   * `tscodex exec` has nobody to ask: how its approval questions are answered, at once
+   * (default "deny"). Only matters with an asking policy (-a untrusted|on-request|on-failure).
+   */
+  exec_outcome: z.enum(["deny", "approve"]).optional(),
 });
 
 const modelKeys = {
@@ -74,11 +100,23 @@ export const configFileSchema = z.looseObject({
   shell_environment_policy: shellEnvironmentPolicySchema.optional(),
   sandbox_workspace_write: sandboxWorkspaceWriteSchema.optional(),
   tools: toolsConfigSchema.optional(),
+  /** Force a sandbox backend ("auto": bubblewrap, else the Landlock helper). */
+  sandbox_backend: z.enum(["auto", "bwrap", "landlock"]).optional(),
+  /** How long an approval question waits for an answer before it counts as denied. */
+  approval_timeout_ms: z.number().int().positive().optional(),
+  approvals: approvalsConfigSchema.optional(),
+  exec_policy: execPolicyConfigSchema.optional(),
+  /**
+   * Feature switches, Codex's names (`--enable NAME` / `--disable NAME` set them): unified_exec,
+   * web_search_request, web_search_cached, shell_tool, apply_patch_freeform; and ours:
+   * file_tools (read_file, list_dir, grep_files).
+   */
   features: z.record(z.string(), z.boolean()).optional(),
   mcp_servers: z.record(z.string(), z.unknown()).optional(),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
+export type PrefixRuleConfig = z.infer<typeof prefixRuleSchema>;
 export type ShellEnvironmentPolicy = z.infer<typeof shellEnvironmentPolicySchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;

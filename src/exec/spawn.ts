@@ -111,12 +111,7 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
     let done = false;
 
     const killGroup = (signal: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // ESRCH: the group is already gone.
-      }
+      if (child.pid !== undefined) killProcessGroup(child.pid, signal);
     };
 
     const kill = (reason: "timeout" | "abort"): void => {
@@ -187,6 +182,19 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       settle();
     });
   });
+}
+
+/**
+ * Sends `signal` to the process group `pgid` (a detached child's pid). False when the group
+ * is gone (ESRCH) or may not be signalled.
+ */
+export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function clampTimer(ms: number): number {

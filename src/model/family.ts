@@ -19,7 +19,16 @@ export interface ModelFamily {
   /** Responses `reasoning`: effort and summary, or null for non-reasoning models. */
   reasoning: { effort: string | null; summary: string } | null;
   defaultVerbosity: string | null;
+  /**
+   * Experimental tools the model was trained with (Codex's `experimental_supported_tools`):
+   * any of `grep_files`, `read_file`, `list_dir`. None of the released models list any.
+   */
+  experimentalSupportedTools?: readonly ExperimentalTool[];
 }
+
+/** The experimental file tools, in the order Codex offers them. */
+export const EXPERIMENTAL_TOOLS = ["grep_files", "read_file", "list_dir"] as const;
+export type ExperimentalTool = (typeof EXPERIMENTAL_TOOLS)[number];
 
 const TOKENS: TruncationPolicy = { mode: "tokens", limit: 10_000 };
 const BYTES: TruncationPolicy = { mode: "bytes", limit: 10_000 };

@@ -109,4 +109,7 @@ export type Event =
 export type EventType = Event["type"];
 export type EventOf<T extends EventType> = Extract<Event, { type: T }>;
 
+/** A question the thread waits on: answer with an exec_approval / patch_approval op (id = call_id). */
+export type ApprovalRequestEvent = EventOf<"exec_approval_request"> | EventOf<"apply_patch_approval_request">;
+
 export type ReviewDecision = "approved" | "approved_for_session" | "denied" | "abort";

@@ -2,11 +2,13 @@
  * Building a Thread from resolved configuration: model family → request settings and
  * tools; provider → model client; prompt parts loaded once.
  */
+import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { buildShellEnvironment } from "../exec/environment.js";
 import { createModelClient } from "../model/client.js";
 import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
+import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import { type ApprovalGate, ToolRouter } from "../tools/router.js";
@@ -48,13 +50,18 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     originator: options.originator,
     userAgent: `${options.originator}/${VERSION} (${process.platform}; ${process.arch}) node/${process.versions.node}`,
   };
+  // Rules files are read per thread, so edits apply to the next thread without a restart.
+  const policy = createThreadPolicy({
+    rules: await loadExecPolicy(config.home, config.execPolicyRules),
+    backend: config.sandboxBackend,
+  });
   const services: ThreadServices = {
     client: createModelClient({
       provider: config.provider,
       settings: requestSettings(config, model),
       identity,
     }),
-    router: new ToolRouter(tools, options.gate),
+    router: new ToolRouter(tools, options.gate ?? policy.gate),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
     parallelToolCalls: family.supportsParallelToolCalls,
@@ -63,6 +70,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     projectDocMaxBytes: config.projectDocMaxBytes,
     shellPath,
     shellEnvironment: buildShellEnvironment(config.shellEnvironmentPolicy, env),
+    orchestrator: policy.orchestrator,
+    ...(config.approvalTimeoutMs ? { approvalTimeoutMs: config.approvalTimeoutMs } : {}),
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
   return new Thread(id, services, {
@@ -70,8 +79,18 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandboxMode,
     networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-    writableRoots: sandboxMode === "workspace-write" ? config.sandboxWorkspaceWrite.writableRoots : [],
+    // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
+    writableRoots: config.sandboxWorkspaceWrite.writableRoots,
+    tempRoots: tempRoots(config, env),
   });
+}
+
+/** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */
+function tempRoots(config: Config, env: NodeJS.ProcessEnv): string[] {
+  const { excludeSlashTmp, excludeTmpdirEnvVar } = config.sandboxWorkspaceWrite;
+  const roots = excludeSlashTmp ? [] : ["/tmp"];
+  if (!excludeTmpdirEnvVar && env.TMPDIR) roots.push(resolve(env.TMPDIR));
+  return roots;
 }
 
 /** Request knobs per model family (reference section 1), with config overrides. */

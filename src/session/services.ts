@@ -1,7 +1,7 @@
 /** What a Thread is built from: the model client, the tools and the fixed prompt parts. */
 import type { ModelClient } from "../model/types.js";
 import type { ToolRouter } from "../tools/router.js";
-import type { TruncationPolicy } from "../tools/types.js";
+import type { CommandOrchestrator, TruncationPolicy } from "../tools/types.js";
 
 export interface ThreadServices {
   client: ModelClient;
@@ -14,4 +14,8 @@ export interface ThreadServices {
   projectDocMaxBytes: number;
   shellPath: string;
   shellEnvironment: Record<string, string>;
+  /** Runs commands under the approval and sandbox policy; absent: commands run as given. */
+  orchestrator?: CommandOrchestrator;
+  /** How long an approval question waits for an answer before it counts as denied. */
+  approvalTimeoutMs?: number;
 }

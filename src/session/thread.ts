@@ -1,6 +1,6 @@
 /**
  * A Thread: one conversation with the agent.
- * Responsibilities: hold the history; take ops (user turns, interrupt, shutdown) and run
+ * Responsibilities: hold the history; take ops (user turns, interrupt, approvals, shutdown) and run
  * turns one at a time; emit every event to its listeners; never throw out of `submit`
  * (failures become `error` / `turn_failed` events).
  * Flow: submit(user_turn) → queue → [first turn: initial context] → user message →
@@ -8,10 +8,12 @@
  */
 
 import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
-import type { Event } from "../protocol/events.js";
+import type { Event, ReviewDecision } from "../protocol/events.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
 import { EventStream } from "../util/event-stream.js";
+import { ResourceScope } from "../util/resource-scope.js";
+import { PendingApprovals } from "./approvals.js";
 import type { ThreadServices } from "./services.js";
 import { FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
 
@@ -20,8 +22,14 @@ export interface ThreadSettings {
   approvalPolicy: ApprovalPolicy;
   sandboxMode: SandboxMode;
   networkAccess: boolean;
-  /** Extra writable roots (workspace-write), before cwd and /tmp. */
+  /** Extra writable roots (workspace-write), before cwd and the temp roots. */
   writableRoots: string[];
+  /**
+   * Temp directories writable in workspace-write, after cwd. Default ["/tmp"]; config
+   * `sandbox_workspace_write.exclude_slash_tmp` drops /tmp, and $TMPDIR joins unless
+   * `exclude_tmpdir_env_var`.
+   */
+  tempRoots?: string[];
 }
 
 export interface UserInput {
@@ -35,6 +43,9 @@ export type TurnOverrides = Partial<Pick<ThreadSettings, "approvalPolicy" | "san
 export type Op =
   | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
   | { type: "interrupt" }
+  /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
+  | { type: "exec_approval"; id: string; decision: ReviewDecision }
+  | { type: "patch_approval"; id: string; decision: ReviewDecision }
   | { type: "shutdown" };
 
 export type TurnStatus = "completed" | "interrupted" | "failed";
@@ -61,6 +72,8 @@ export class Thread {
   private running: AbortController | null = null;
   private initialized = false;
   private closed = false;
+  private readonly resources = new ResourceScope();
+  private readonly approvals: PendingApprovals;
 
   constructor(
     readonly id: string,
@@ -68,6 +81,7 @@ export class Thread {
     settings: ThreadSettings,
   ) {
     this.settings = { ...settings };
+    this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
   }
 
   get cwd(): string {
@@ -93,10 +107,17 @@ export class Thread {
       case "interrupt":
         this.running?.abort();
         return;
+      case "exec_approval":
+      case "patch_approval":
+        this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
+        return;
       case "shutdown":
         this.closed = true;
         this.running?.abort();
-        this.queue = this.queue.then(() => this.emit({ type: "shutdown_complete" }));
+        // Tools' per-thread state (live exec sessions) ends with the thread.
+        this.queue = this.queue
+          .then(() => this.resources.dispose())
+          .then(() => this.emit({ type: "shutdown_complete" }));
         return;
       case "user_turn":
         if (this.closed) {
@@ -136,6 +157,21 @@ export class Thread {
 
   interrupt(): void {
     this.submit({ type: "interrupt" });
+  }
+
+  /** Answer the open approval question of call `id`, whichever kind it is. */
+  approve(id: string, decision: ReviewDecision): void {
+    const kind = this.approvals.kindOf(id) ?? "exec";
+    this.submit({ type: kind === "exec" ? "exec_approval" : "patch_approval", id, decision });
+  }
+
+  private answerApproval(kind: "exec" | "patch", id: string, decision: ReviewDecision): void {
+    if (!this.approvals.answer(kind, id, decision)) {
+      this.emit({ type: "warning", message: `no open ${kind} approval request with id ${id}` });
+      return;
+    }
+    // "abort" ends the turn, as an interrupt does.
+    if (decision === "abort") this.running?.abort();
   }
 
   private readonly pendingResults = new Map<string, (result: TurnResult) => void>();
@@ -240,12 +276,12 @@ export class Thread {
   }
 
   private permissions() {
-    const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots } = this.settings;
+    const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = this.settings;
     return {
       sandboxMode,
       approvalPolicy,
       networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
-      writableRoots: [...writableRoots, cwd, "/tmp"],
+      writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
     };
   }
 
@@ -262,6 +298,9 @@ export class Thread {
       shellEnvironment: { env: this.services.shellEnvironment },
       truncation: this.services.truncation,
       signal,
+      resources: this.resources,
+      requestApproval: (question) => this.approvals.request(question, turnId, signal),
+      ...(this.services.orchestrator ? { orchestrator: this.services.orchestrator } : {}),
       emit: (event) => this.emit(event),
     };
   }

@@ -7,7 +7,13 @@ import type { z } from "zod";
 import type { FunctionToolSpec } from "../protocol/tool-spec.js";
 import { ArgumentsError, parseToolArguments } from "./json-args.js";
 import { toParametersSchema } from "./json-schema.js";
-import { type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
+import {
+  type ApprovalRequest,
+  type ToolDefinition,
+  ToolError,
+  type ToolInvocation,
+  type ToolOutput,
+} from "./types.js";
 
 export { looseEnum, type SerdeMeta, withSerde } from "./json-args.js";
 
@@ -20,6 +26,8 @@ export interface FunctionToolOptions<S extends z.ZodObject> {
   supportsParallel: boolean;
   /** Whether this call may change the workspace (defaults to false). Only called with valid args. */
   isMutating?: (args: z.infer<S>, invocation: ToolInvocation) => boolean;
+  /** Describe a mutating call for the approval gate (see ToolHandler.approvalRequest). Only called with valid args. */
+  approvalRequest?: (args: z.infer<S>, invocation: ToolInvocation) => Promise<ApprovalRequest | null>;
   /** Throw ToolError for failures meant for the model. */
   handle: (args: z.infer<S>, invocation: ToolInvocation) => Promise<ToolOutput>;
 }
@@ -72,6 +80,12 @@ export function defineFunctionTool<S extends z.ZodObject>(opts: FunctionToolOpti
         // Unparseable: assume the worst; handle() will report the error to the model.
         if (!result.ok) return true;
         return opts.isMutating?.(result.args, invocation) ?? false;
+      },
+      async approvalRequest(invocation) {
+        const result = parse(invocation);
+        // Bad arguments: nothing to describe; handle() reports them to the model.
+        if (!result.ok || !opts.approvalRequest) return null;
+        return opts.approvalRequest(result.args, invocation);
       },
       async handle(invocation) {
         if (invocation.payload.kind !== "function") {

@@ -1,53 +1,123 @@
 /**
  * Tool selection: which tools a thread offers, from the model family, `[tools]` and
- * `[features]` config, and the wire API. Order follows Codex's request (reference
- * section 2): shell tool, update_plan, apply_patch.
+ * `[features]` config, and the wire API. Order follows Codex's requests (reference section 2,
+ * tool-specs/index.json):
+ *
+ *   shell tool | exec_command + write_stdin, update_plan, apply_patch,
+ *   grep_files, read_file, list_dir, web_search, view_image
+ *
+ * Switches (Codex's feature names, set by `--enable NAME` / `--disable NAME`):
+ * - `unified_exec`: exec_command + write_stdin replace the shell tool.
+ * - `shell_tool = false`: no shell tool at all.
+ * - `apply_patch_freeform`: the freeform (grammar) apply_patch.
+ * - `web_search_request` (live) / `web_search_cached`: the provider's web_search tool;
+ *   `[tools] web_search = true` works too. Responses wire only.
+ * - the file tools: on when the model's metadata lists them (`experimental_supported_tools`),
+ *   or with our `file_tools` feature; `[tools] read_file|list_dir|grep_files = bool` decide
+ *   one by one.
+ * - view_image: on unless `[tools] view_image = false`.
  */
-import type { ApplyPatchType, ModelFamily, ShellType } from "../model/family.js";
+import {
+  type ApplyPatchType,
+  EXPERIMENTAL_TOOLS,
+  type ExperimentalTool,
+  type ModelFamily,
+  type ShellType,
+} from "../model/family.js";
 import type { WireApi } from "../model/types.js";
 import { applyPatchFreeformTool, applyPatchJsonTool } from "./builtin/apply-patch.js";
+import { execCommandTool } from "./builtin/exec-command.js";
+import { grepFilesTool } from "./builtin/grep-files.js";
+import { listDirTool } from "./builtin/list-dir.js";
+import { readFileTool } from "./builtin/read-file.js";
 import { localShellTool, shellTool } from "./builtin/shell.js";
 import { shellCommandTool } from "./builtin/shell-command.js";
 import { updatePlanTool } from "./builtin/update-plan.js";
+import { viewImageTool } from "./builtin/view-image.js";
+import { webSearchTool } from "./builtin/web-search.js";
+import { writeStdinTool } from "./builtin/write-stdin.js";
 import type { ToolDefinition } from "./types.js";
+
+/** The `[tools]` keys tool selection reads. */
+export interface ToolsSwitches {
+  shell_type?: ShellType | undefined;
+  apply_patch?: ApplyPatchType | undefined;
+  web_search?: boolean | undefined;
+  view_image?: boolean | undefined;
+  read_file?: boolean | undefined;
+  list_dir?: boolean | undefined;
+  grep_files?: boolean | undefined;
+}
 
 export interface ToolSelectionInput {
   family: ModelFamily;
   wireApi: WireApi;
   /** `[tools]` config. */
-  tools: { shell_type?: ShellType | undefined; apply_patch?: ApplyPatchType | undefined };
-  /** `[features]` config (Codex's names): shell_tool, apply_patch_freeform. */
+  tools: ToolsSwitches;
+  /** `[features]` config (see the header for the names read here). */
   features: Record<string, boolean>;
   shellPath: string;
 }
 
 export interface ToolSelection {
+  /** The classic shell tool; "none" when there is none (also when unified exec replaces it). */
   shellType: ShellType;
+  /** exec_command + write_stdin are offered (in the shell tool's place). */
+  unifiedExec: boolean;
   applyPatch: ApplyPatchType;
+  /** The provider's web_search tool: live, cached-only, or not offered. */
+  webSearch: "live" | "cached" | null;
+  /** The experimental file tools offered, in Codex's order. */
+  fileTools: ExperimentalTool[];
+  viewImage: boolean;
 }
 
 export function selectTools(input: ToolSelectionInput): ToolSelection {
-  let shellType: ShellType = input.tools.shell_type ?? input.family.shellType;
-  if (input.features.shell_tool === false && !input.tools.shell_type) shellType = "none";
-  let applyPatch: ApplyPatchType = input.tools.apply_patch ?? input.family.applyPatch;
-  if (input.features.apply_patch_freeform === true && !input.tools.apply_patch) applyPatch = "freeform";
-  // The chat wire has no custom or local_shell tools. Codex silently drops them (leaving a
-  // codex model unable to edit files); we offer the function forms instead.
+  const { tools, features } = input;
+  let shellType: ShellType = tools.shell_type ?? input.family.shellType;
+  if (features.shell_tool === false && !tools.shell_type) shellType = "none";
+  const unifiedExec = features.unified_exec === true && shellType !== "none";
+  if (unifiedExec) shellType = "none";
+  let applyPatch: ApplyPatchType = tools.apply_patch ?? input.family.applyPatch;
+  if (features.apply_patch_freeform === true && !tools.apply_patch) applyPatch = "freeform";
+  let webSearch: ToolSelection["webSearch"] = null;
+  if (features.web_search_request === true || tools.web_search === true) webSearch = "live";
+  else if (features.web_search_cached === true) webSearch = "cached";
+  // The chat wire has no custom, local_shell or provider tools. Codex silently drops them
+  // (leaving a codex model unable to edit files); we offer the function forms instead.
   if (input.wireApi === "chat") {
     if (applyPatch === "freeform") applyPatch = "function";
     if (shellType === "local_shell") shellType = "shell";
+    webSearch = null;
   }
-  return { shellType, applyPatch };
+  const modelTools = new Set(input.family.experimentalSupportedTools ?? []);
+  const fileTools = EXPERIMENTAL_TOOLS.filter(
+    (name) => tools[name] ?? features.file_tools ?? modelTools.has(name),
+  );
+  return { shellType, unifiedExec, applyPatch, webSearch, fileTools, viewImage: tools.view_image ?? true };
 }
 
+const FILE_TOOLS: Record<ExperimentalTool, () => ToolDefinition> = {
+  grep_files: grepFilesTool,
+  read_file: readFileTool,
+  list_dir: listDirTool,
+};
+
 export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[] {
-  const { shellType, applyPatch } = selectTools(input);
+  const selection = selectTools(input);
   const definitions: ToolDefinition[] = [];
-  if (shellType === "shell_command") definitions.push(shellCommandTool({ shellPath: input.shellPath }));
-  if (shellType === "shell") definitions.push(shellTool());
-  if (shellType === "local_shell") definitions.push(localShellTool());
+  if (selection.unifiedExec) {
+    definitions.push(execCommandTool({ shellPath: input.shellPath }), writeStdinTool());
+  }
+  if (selection.shellType === "shell_command")
+    definitions.push(shellCommandTool({ shellPath: input.shellPath }));
+  if (selection.shellType === "shell") definitions.push(shellTool());
+  if (selection.shellType === "local_shell") definitions.push(localShellTool());
   definitions.push(updatePlanTool());
-  if (applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
-  if (applyPatch === "function") definitions.push(applyPatchJsonTool());
+  if (selection.applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
+  if (selection.applyPatch === "function") definitions.push(applyPatchJsonTool());
+  for (const name of selection.fileTools) definitions.push(FILE_TOOLS[name]());
+  if (selection.webSearch) definitions.push(webSearchTool({ live: selection.webSearch === "live" }));
+  if (selection.viewImage) definitions.push(viewImageTool());
   return definitions;
 }

@@ -37,14 +37,4 @@ export function printable(tree: Record<string, Buffer>): Record<string, string> 
   return out;
 }
 
-/**
- * A tool output with its timing set to zero, so loaded machines give the same text: Codex's
- * `Wall time: {s} seconds` (0, 0.5, 12: no `.0`) and the legacy `"duration_seconds":{s.1}`.
- * A number in any other format is left alone, so the assertion still catches it.
- */
-export function zeroTiming(output: unknown): unknown {
-  if (typeof output !== "string") return output;
-  return output
-    .replace(/^Wall time: (?:0|[1-9]\d*)(?:\.[1-9])? seconds$/m, "Wall time: 0 seconds")
-    .replace(/"duration_seconds":\d+\.\d\}/, '"duration_seconds":0.0}');
-}
+export { zeroTiming } from "../support/timing.js";

@@ -48,7 +48,13 @@ describe("model families match Codex 0.89's requests", () => {
       expect(family.supportsParallelToolCalls).toBe(top.parallel_tool_calls);
 
       const names = capture.tools.map((tool) => tool.name ?? tool.type);
-      const selection = selectTools({ family, wireApi: "responses", tools: {}, features: {}, shellPath: "/bin/bash" });
+      const selection = selectTools({
+        family,
+        wireApi: "responses",
+        tools: {},
+        features: {},
+        shellPath: "/bin/bash",
+      });
       const shell = ["shell_command", "shell", "local_shell"].find((name) => names.includes(name)) ?? "none";
       expect(selection.shellType).toBe(shell);
       const patch = capture.tools.find((tool) => tool.name === "apply_patch");
@@ -62,9 +68,10 @@ describe("model families match Codex 0.89's requests", () => {
     expect(selectTools({ ...input, tools: { shell_type: "shell" } }).shellType).toBe("shell");
     expect(selectTools({ ...input, features: { shell_tool: false } }).shellType).toBe("none");
     expect(selectTools({ ...input, wireApi: "chat" }).applyPatch).toBe("function");
-    expect(selectTools({ ...input, family: findModelFamily("gpt-4.1"), features: { apply_patch_freeform: true } }).applyPatch).toBe(
-      "freeform",
-    );
+    expect(
+      selectTools({ ...input, family: findModelFamily("gpt-4.1"), features: { apply_patch_freeform: true } })
+        .applyPatch,
+    ).toBe("freeform");
   });
 
   it("treats dated snapshots like their family", () => {

@@ -2,11 +2,16 @@
  * `tscodex exec --json`: the thread's events as Codex's exec JSONL stream
  * (reference exec-json/): thread.started, turn.started, item.started/updated/completed,
  * turn.completed with usage, error and turn.failed.
+ *
+ * Extension (not in Codex, whose exec never asks): with an asking approval policy, each
+ * question exec answered is an item
+ * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
+ * "call_id","command"|"changes","cwd"?,"reason","decision"}}`, emitted when it is answered.
  */
-import type { Event, PlanItem } from "../../protocol/events.js";
+import type { Event, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
-import type { ExecRenderer, RunInfo } from "./renderer.js";
+import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 type JsonItem = { id: string; type: string } & Record<string, unknown>;
 
@@ -78,6 +83,18 @@ export class ExecJsonWriter implements ExecRenderer {
       default:
         return;
     }
+  }
+
+  approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
+    const details =
+      request.type === "exec_approval_request"
+        ? { kind: "exec", call_id: request.call_id, command: shellQuote(request.command), cwd: request.cwd }
+        : {
+            kind: "patch",
+            call_id: request.call_id,
+            changes: Object.entries(request.changes).map(([path, change]) => ({ path, kind: change.type })),
+          };
+    this.completed(this.item("approval_request", { ...details, reason: request.reason, decision }));
   }
 
   finish(result: TurnResult): void {

@@ -6,9 +6,10 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
-import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
+import type { ReviewDecision } from "../../protocol/events.js";
 import { createThread } from "../../session/create.js";
 import type { ApprovalPolicy, SandboxMode } from "../../tools/types.js";
 import { ExecJsonWriter } from "./exec-json.js";
@@ -18,6 +19,9 @@ export interface ExecCliOptions {
   model?: string;
   profile?: string;
   config: string[];
+  /** Feature names from `--enable` / `--disable`: `features.NAME = true / false`. */
+  enable: string[];
+  disable: string[];
   cd?: string;
   sandbox?: SandboxMode;
   askForApproval?: ApprovalPolicy;
@@ -42,7 +46,7 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
       ...(options.profile ? { profile: options.profile } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.oss ? { oss: true } : {}),
-      overrides: options.config.map(parseOverride),
+      overrides: [...options.config.map(parseOverride), ...featureOverrides(options)],
     });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
@@ -84,6 +88,14 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
     prompt,
   });
   thread.subscribe((event) => renderer.event(event));
+  // Nobody can answer here: every question gets the declared outcome at once (never a wait).
+  const outcome: ReviewDecision = config.execApprovalOutcome === "approve" ? "approved" : "denied";
+  thread.subscribe((event) => {
+    if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
+    renderer.approval(event, outcome);
+    const type = event.type === "exec_approval_request" ? "exec_approval" : "patch_approval";
+    thread.submit({ type, id: event.call_id, decision: outcome });
+  });
 
   let interrupts = 0;
   const onSigint = () => {
@@ -102,6 +114,18 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
     process.off("SIGINT", onSigint);
     thread.submit({ type: "shutdown" });
   }
+}
+
+/** `--enable X` / `--disable X` as `-c features.X=true|false` (applied after `-c`, as Codex does). */
+function featureOverrides(options: Pick<ExecCliOptions, "enable" | "disable">): ConfigOverride[] {
+  const feature = (name: string, value: boolean): ConfigOverride => {
+    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new ConfigOverrideError(`invalid feature name '${name}'`);
+    return { path: ["features", name], value };
+  };
+  return [
+    ...(options.enable ?? []).map((name) => feature(name, true)),
+    ...(options.disable ?? []).map((name) => feature(name, false)),
+  ];
 }
 
 async function readPrompt(arg: string | undefined): Promise<string | null> {

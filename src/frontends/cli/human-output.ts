@@ -79,6 +79,9 @@ export class HumanRenderer implements ExecRenderer {
       case "agent_message":
         this.section(bold(cyan("tscodex")), event.message);
         return;
+      case "web_search_end":
+        this.section(magenta("web search"), event.query);
+        return;
       case "stream_error":
         this.line(
           this.paint.yellow(

@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../../version.js";
 import type { ExecCliOptions } from "./exec.js";
+import type { SandboxCliOptions } from "./sandbox-command.js";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -31,22 +32,32 @@ export async function main(argv: string[]): Promise<number> {
       collect,
       [],
     )
+    .option(
+      "--enable <feature>",
+      "turn a feature on (features.NAME=true), e.g. unified_exec; repeatable",
+      collect,
+      [],
+    )
+    .option(
+      "--disable <feature>",
+      "turn a feature off (features.NAME=false), e.g. shell_tool; repeatable",
+      collect,
+      [],
+    )
     .option("-C, --cd <dir>", "working directory for the agent")
     .addOption(
       new Option(
         "-s, --sandbox <mode>",
-        "sandbox mode; NOT ENFORCED YET: commands run with your own permissions whatever the mode",
+        "sandbox mode for commands the agent runs (default read-only; bubblewrap, else the Landlock helper)",
       ).choices(["read-only", "workspace-write", "danger-full-access"]),
     )
     .addOption(
-      new Option("-a, --ask-for-approval <policy>", "approval policy").choices([
-        "untrusted",
-        "on-failure",
-        "on-request",
-        "never",
-      ]),
+      new Option(
+        "-a, --ask-for-approval <policy>",
+        "approval policy (default never); exec has nobody to ask, so questions are answered at once by config approvals.exec_outcome (deny, or approve)",
+      ).choices(["untrusted", "on-failure", "on-request", "never"]),
     )
-    .option("--full-auto", "workspace-write sandbox, no approvals (sandbox not enforced yet)")
+    .option("--full-auto", "workspace-write sandbox (cwd, writable_roots and /tmp writable), no approvals")
     .option("--oss", "use the local open-source provider (Ollama on localhost:11434)")
     .option("-i, --image <file>", "attach an image to the prompt; repeatable", collect, [])
     .option("--json", "print events as JSON lines on stdout")
@@ -70,6 +81,36 @@ export async function main(argv: string[]): Promise<number> {
         stdout: process.stdout,
         stderr: process.stderr,
       });
+    });
+
+  program
+    .command("sandbox")
+    .description("Run a command under the sandbox policy (default: sandbox_mode from config, else read-only)")
+    .argument("<command...>", "the command and its arguments (after --)")
+    .option("--full-auto", "workspace-write: cwd, writable_roots and /tmp writable; network off")
+    .addOption(
+      new Option("-s, --sandbox <mode>", "sandbox mode").choices([
+        "read-only",
+        "workspace-write",
+        "danger-full-access",
+      ]),
+    )
+    .addOption(
+      new Option("--backend <backend>", "sandbox backend")
+        .choices(["auto", "bwrap", "landlock"])
+        .default("auto"),
+    )
+    .option("-p, --profile <name>", "config profile from [profiles.<name>]")
+    .option(
+      "-c, --config <key=value>",
+      "override a config key, e.g. sandbox_workspace_write.network_access=true; repeatable",
+      collect,
+      [],
+    )
+    .passThroughOptions()
+    .action(async (command: string[], options: SandboxCliOptions) => {
+      const { runSandboxCommand } = await import("./sandbox-command.js");
+      exitCode = await runSandboxCommand(command, options);
     });
 
   try {

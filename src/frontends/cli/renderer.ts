@@ -1,4 +1,4 @@
-import type { Event } from "../../protocol/events.js";
+import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 
 export interface RunInfo {
@@ -12,8 +12,12 @@ export interface RunInfo {
 }
 
 /** How `tscodex exec` shows a run: human text on stderr or JSON lines on stdout. */
+export type { ApprovalRequestEvent };
+
 export interface ExecRenderer {
   start(info: RunInfo): void;
   event(event: Event): void;
+  /** An approval question and the decision exec answered it with. */
+  approval(request: ApprovalRequestEvent, decision: ReviewDecision): void;
   finish(result: TurnResult): void;
 }

@@ -8,7 +8,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { runShellCall } from "./shell.js";
+import { escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
 
 const SUPPORTED_SHELLS = new Set(["bash", "zsh", "sh"]);
 let detectedShell: Promise<string> | undefined;
@@ -81,6 +81,8 @@ export function shellCommandTool(options: { shellPath?: string } = {}): ToolDefi
     supportsParallel: true,
     // A fact about the tool, not a verdict: the policy layer knows the safe commands.
     isMutating: () => true,
+    approvalRequest: (args, inv) =>
+      shellApprovalRequest(args.command, resolve(inv.turn.cwd, args.workdir ?? ""), inv),
     handle: async (args, inv) => {
       const shell = options.shellPath ?? (await userShellPath());
       return runShellCall(
@@ -90,6 +92,7 @@ export function shellCommandTool(options: { shellPath?: string } = {}): ToolDefi
           cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
           timeoutMs: args.timeout_ms,
           envelope: "freeform",
+          escalation: escalationOf(args),
         },
         inv,
       );

@@ -1,7 +1,8 @@
 /**
  * The legacy `shell` tool (argv `command`) and `local_shell` (the Responses API's built-in
  * shell action), plus the runner every shell-style tool shares: intercept apply_patch, emit
- * exec begin/delta/end events, run, and format the model's text (reference section 3).
+ * exec begin/delta/end events, run through the policy orchestrator (approval, sandbox, retry),
+ * and format the model's text (reference section 3).
  */
 import { resolve } from "node:path";
 import { z } from "zod";
@@ -10,7 +11,7 @@ import {
   IMPLICIT_INVOCATION_MESSAGE,
   isImplicitPatchInvocation,
 } from "../../apply-patch/index.js";
-import { runCommand } from "../../exec/spawn.js";
+import { type ExecResult, runCommand } from "../../exec/spawn.js";
 import type { LocalShellAction } from "../../protocol/items.js";
 import { defineFunctionTool } from "../define-tool.js";
 import {
@@ -23,13 +24,16 @@ import {
 } from "../exec-output.js";
 import { renderCaptured } from "../truncate.js";
 import {
+  type ApprovalRequest,
+  type AttemptOutcome,
+  type OrchestratedResult,
   type ToolDefinition,
   ToolError,
   type ToolHandler,
   type ToolInvocation,
   type ToolOutput,
 } from "../types.js";
-import { applyInterceptedPatch } from "./apply-patch.js";
+import { applyInterceptedPatch, interceptedPatchApprovalRequest } from "./apply-patch.js";
 
 /** Codex's default for every shell tool. */
 export const DEFAULT_SHELL_TIMEOUT_MS = 10_000;
@@ -47,6 +51,31 @@ export interface ShellRun {
   env?: Record<string, string> | null | undefined;
   /** freeform: shell_command's text envelope; legacy: the JSON one. */
   envelope: "freeform" | "legacy";
+  /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
+  escalation?: { justification?: string | undefined } | null;
+}
+
+/** The `escalation` of a call from its `sandbox_permissions` and `justification` arguments. */
+export function escalationOf(args: {
+  sandbox_permissions?: string | undefined;
+  justification?: string | undefined;
+}): ShellRun["escalation"] {
+  return args.sandbox_permissions === "require_escalated" ? { justification: args.justification } : null;
+}
+
+/**
+ * For shell tools' approvalRequest: a heredoc patch in the call is a patch for the gate (the
+ * paths it writes), not a command; anything else is decided by the orchestrator when it runs.
+ */
+export async function shellApprovalRequest(
+  command: string | string[],
+  cwd: string,
+  inv: ToolInvocation,
+): Promise<ApprovalRequest | null> {
+  const intercepted = extractHeredocPatch(command);
+  if (!intercepted) return null;
+  const patchCwd = intercepted.workdir ? resolve(cwd, intercepted.workdir) : cwd;
+  return interceptedPatchApprovalRequest(intercepted.patch, patchCwd, inv);
 }
 
 /** Runs one shell-style call to completion and returns what the model reads. */
@@ -70,19 +99,54 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
 
   const { turn } = inv;
   const base = { call_id: inv.callId, turn_id: turn.turnId, command: run.argv, cwd: run.cwd };
-  turn.emit({ type: "exec_command_begin", ...base });
+  let begun = false;
+  const begin = (): void => {
+    begun = true;
+    turn.emit({ type: "exec_command_begin", ...base });
+  };
   let deltas = 0;
-  const result = await runCommand({
-    argv: run.argv,
-    cwd: run.cwd,
-    env: run.env ? { ...turn.shellEnvironment.env, ...run.env } : turn.shellEnvironment.env,
-    timeoutMs: Math.max(0, run.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS),
-    signal: turn.signal,
-    onOutput: (stream, chunk) => {
-      if (deltas++ < MAX_OUTPUT_DELTAS)
-        turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
-    },
-  });
+  const attempt = (argv: string[]): Promise<ExecResult> =>
+    runCommand({
+      argv,
+      cwd: run.cwd,
+      env: run.env ? { ...turn.shellEnvironment.env, ...run.env } : turn.shellEnvironment.env,
+      timeoutMs: Math.max(0, run.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS),
+      signal: turn.signal,
+      onOutput: (stream, chunk) => {
+        if (deltas++ < MAX_OUTPUT_DELTAS)
+          turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
+      },
+    });
+  // Outside a thread (handler tests) there is no policy: the command runs as given.
+  const orchestrated: OrchestratedResult<ExecResult> = turn.orchestrator
+    ? await turn.orchestrator.run({
+        command: run.argv,
+        cwd: run.cwd,
+        inv,
+        escalation: run.escalation,
+        runner: attempt,
+        outcome: attemptOutcome,
+        onStart: begin,
+      })
+    : await runUnsupervised(begin, () => attempt(run.argv));
+  if (orchestrated.kind === "rejected") {
+    // Rejected after it was announced (asked and denied): close it as Codex does, exit -1.
+    if (begun) {
+      const text = orchestrated.message;
+      turn.emit({
+        type: "exec_command_end",
+        ...base,
+        exit_code: -1,
+        duration_ms: 0,
+        stdout: "",
+        stderr: text,
+        aggregated_output: text,
+        formatted_output: text,
+      });
+    }
+    return { content: orchestrated.message, success: false };
+  }
+  const result = orchestrated.result;
 
   const end = (exitCode: number, formatted: string, success: boolean): ToolOutput => {
     const failedToRun = result.spawnError !== undefined;
@@ -115,6 +179,20 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
       ? formatFreeformExecOutput(summary, turn.truncation)
       : formatLegacyExecOutput(summary, turn.truncation);
   return end(result.exitCode, formatted, result.exitCode === 0);
+}
+
+async function runUnsupervised(
+  begin: () => void,
+  attempt: () => Promise<ExecResult>,
+): Promise<OrchestratedResult<ExecResult>> {
+  begin();
+  return { kind: "ran", result: await attempt(), sandboxed: false };
+}
+
+/** A finished attempt's facts for sandbox-denial detection (none when it never ran or was stopped). */
+function attemptOutcome(result: ExecResult): AttemptOutcome | null {
+  if (result.spawnError || result.aborted || result.timedOut) return null;
+  return { exitCode: result.exitCode, output: renderCaptured(result.aggregated) };
 }
 
 const shellParameters = z.object({
@@ -155,6 +233,8 @@ export function shellTool(): ToolDefinition {
     parameters: shellParameters,
     supportsParallel: true,
     isMutating: () => true,
+    approvalRequest: (args, inv) =>
+      shellApprovalRequest(args.command, resolve(inv.turn.cwd, args.workdir ?? ""), inv),
     handle: (args, inv) =>
       runShellCall(
         {
@@ -163,6 +243,7 @@ export function shellTool(): ToolDefinition {
           cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
           timeoutMs: args.timeout_ms,
           envelope: "legacy",
+          escalation: escalationOf(args),
         },
         inv,
       ),
@@ -180,6 +261,11 @@ function withLocalShell(functionHandler: ToolHandler): ToolHandler {
   return {
     kinds: ["function", "local_shell"],
     isMutating: (inv) => (inv.payload.kind === "local_shell" ? true : functionHandler.isMutating(inv)),
+    approvalRequest: async (inv) => {
+      if (inv.payload.kind !== "local_shell") return (await functionHandler.approvalRequest?.(inv)) ?? null;
+      const { action } = inv.payload;
+      return shellApprovalRequest(action.command, resolve(inv.turn.cwd, action.working_directory ?? ""), inv);
+    },
     handle: (inv) =>
       inv.payload.kind === "local_shell"
         ? runLocalShell(inv.payload.action, inv)

@@ -1,0 +1,286 @@
+/**
+ * `npm run bench -- file-tools`: grep_files on a generated 100k-file tree (temp dir, removed
+ * at the end), three queries: a rare pattern (100 files match), a common one (a third of
+ * the files) and one that matches nothing. Measured three ways:
+ *
+ * 1. in process: our grep_files handler, called directly (median of RUNS);
+ * 2. `rg --files-with-matches --sortr=modified …`: the exact command Codex 0.89 runs, with the
+ *    same bundled rg (what the tool costs Codex, without its process around it);
+ * 3. end to end, when Codex 0.89 is installed: `exec` with one scripted grep_files call, minus
+ *    the same run without it, for tscodex and for Codex. Codex only offers grep_files when the
+ *    model metadata lists it: we give it a models_cache.json (its own embedded model list with
+ *    `experimental_supported_tools` set for gpt-5.2-codex), and put the bundled rg on its PATH.
+ */
+import { execFile, spawn } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { grepFilesTool } from "../src/tools/builtin/grep-files.js";
+import { ripgrepPath } from "../src/tools/files/ripgrep.js";
+import type { ToolInvocation } from "../src/tools/types.js";
+import {
+  type FakeModelServer,
+  functionCall,
+  message,
+  type ScriptEntry,
+  startFakeModelServer,
+  turn,
+} from "../test/support/fake-model-server.js";
+import { turnContext } from "../test/tools/file-tools-support.js";
+import { findCodex } from "./support/codex.js";
+
+const run = promisify(execFile);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const MEASURE = join(process.cwd(), "bench/measure.py");
+const QUERIES = { rare: "NEEDLE_RARE", common: "common_token", none: "zzz_no_such_text" } as const;
+type Query = keyof typeof QUERIES;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+async function timed<T>(runs: number, fn: () => Promise<T>): Promise<number> {
+  await fn(); // warm the page cache
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/** 100 × 10 directories of 100 small files; every 1000th has the rare word, every 3rd the common one. */
+async function generateTree(root: string): Promise<void> {
+  const files: { path: string; text: string }[] = [];
+  let n = 0;
+  for (let a = 0; a < 100; a++) {
+    for (let b = 0; b < 10; b++) {
+      const dir = join(root, `pkg${a}`, `mod${b}`);
+      await mkdir(dir, { recursive: true });
+      for (let c = 0; c < 100; c++, n++) {
+        const lines = [`// file ${n}`, "export function f() {", `  return ${n};`, "}"];
+        if (n % 1000 === 7) lines.push("// NEEDLE_RARE");
+        if (n % 3 === 0) lines.push("const common_token = 1;");
+        files.push({ path: join(dir, `f${c}.ts`), text: `${lines.join("\n")}\n` });
+      }
+    }
+  }
+  let next = 0;
+  const worker = async () => {
+    for (let file = files[next++]; file; file = files[next++]) await writeFile(file.path, file.text);
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+}
+
+async function inProcess(tree: string, pattern: string): Promise<number> {
+  const tool = grepFilesTool();
+  const invocation = (): ToolInvocation => ({
+    callId: "bench",
+    toolName: "grep_files",
+    payload: { kind: "function", arguments: JSON.stringify({ pattern }) },
+    turn: turnContext(tree),
+  });
+  return timed(RUNS, () => tool.handler.handle(invocation()));
+}
+
+async function codexCommand(tree: string, pattern: string): Promise<number> {
+  const rg = await ripgrepPath();
+  const args = ["--files-with-matches", "--sortr=modified", "--regexp", pattern, "--no-messages", "--", tree];
+  return timed(
+    RUNS,
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(rg, args, { stdio: ["ignore", "ignore", "ignore"] });
+        child.on("error", reject);
+        child.on("close", () => resolve());
+      }),
+  );
+}
+
+interface Agent {
+  name: string;
+  argv: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * A private copy of the built CLI: other work in this tree may rebuild dist/ (which deletes it
+ * first) while the benchmark runs. Returns the copy's bin/tscodex.js.
+ */
+async function snapshotCli(work: string): Promise<string> {
+  const copy = join(work, "tscodex");
+  for (const part of ["bin", "dist", "prompts", "package.json"]) {
+    await cp(join(process.cwd(), part), join(copy, part), { recursive: true });
+  }
+  await symlink(join(process.cwd(), "node_modules"), join(copy, "node_modules"));
+  return join(copy, "bin/tscodex.js");
+}
+
+async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[]> {
+  const tscodex = await snapshotCli(work);
+  const config = [
+    'model = "gpt-5.2-codex"',
+    'model_provider = "fake"',
+    "[model_providers.fake]",
+    'name = "fake"',
+    `base_url = "${server.url}"`,
+    'wire_api = "responses"',
+    'env_key = "FAKE_KEY"',
+    "",
+  ].join("\n");
+  const tsHome = join(work, "tscodex-home");
+  await mkdir(tsHome, { recursive: true });
+  await writeFile(join(tsHome, "config.toml"), config);
+  const base = ["exec", "--skip-git-repo-check", "--full-auto"];
+  const agents: Agent[] = [
+    {
+      name: "tscodex",
+      argv: [process.execPath, tscodex, ...base, "--enable", "file_tools", "bench"],
+      env: { TSCODEX_HOME: tsHome, HOME: tsHome },
+    },
+  ];
+  const codex = findCodex();
+  if (!codex) return agents;
+  const codexHome = join(work, "codex-home");
+  await mkdir(codexHome, { recursive: true });
+  await writeFile(join(codexHome, "config.toml"), config);
+  await writeFile(join(codexHome, "models_cache.json"), await modelsCacheWithFileTools(codex));
+  const rgDir = dirname(await ripgrepPath());
+  agents.push({
+    name: "codex-0.89",
+    argv: [codex, ...base, "bench"],
+    env: { CODEX_HOME: codexHome, HOME: codexHome, PATH: `${rgDir}:${process.env.PATH ?? ""}` },
+  });
+  return agents;
+}
+
+/** Codex's embedded model list (read from its binary), gpt-5.2-codex listing the file tools. */
+async function modelsCacheWithFileTools(codex: string): Promise<string> {
+  const binary = await readFile(codex);
+  const at = binary.indexOf('"models": [');
+  const start = binary.lastIndexOf("{", at);
+  const text = binary.subarray(start, start + 2_000_000).toString("utf8");
+  // The JSON object ends where its braces balance (strings hold no unbalanced braces here).
+  let depth = 0;
+  let inString = false;
+  let end = 0;
+  for (let i = 0; i < text.length && end === 0; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "{") depth++;
+    else if (char === "}" && --depth === 0) end = i + 1;
+  }
+  const embedded = JSON.parse(text.slice(0, end)) as {
+    models: { slug: string; experimental_supported_tools: string[] }[];
+  };
+  for (const model of embedded.models) {
+    if (model.slug === "gpt-5.2-codex")
+      model.experimental_supported_tools = ["grep_files", "read_file", "list_dir"];
+  }
+  return JSON.stringify({
+    fetched_at: "2099-01-01T00:00:00Z",
+    etag: null,
+    client_version: "0.89.0",
+    models: embedded.models,
+  });
+}
+
+async function execRun(
+  agent: Agent,
+  server: FakeModelServer,
+  script: ScriptEntry[],
+  cwd: string,
+): Promise<number> {
+  server.reset();
+  server.enqueue(...script);
+  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
+    maxBuffer: 1 << 20,
+  });
+  const result = JSON.parse(stdout) as { wall_ms: number; exit: number; stderr: string };
+  const output = server.requests.at(-1)?.input.find((item) => item.type === "function_call_output");
+  if (result.exit !== 0 || server.pending !== 0) {
+    throw new Error(
+      `${agent.name} failed (exit ${result.exit}, ${server.pending} turns unused):\n${result.stderr}`,
+    );
+  }
+  if (script.length > 1 && (!output || String(output.output).startsWith("failed"))) {
+    throw new Error(`${agent.name}: grep_files did not run: ${JSON.stringify(output)}`);
+  }
+  return result.wall_ms;
+}
+
+/** Median wall time of `exec` runs of one script (after a warm-up run). */
+async function execMedian(agent: Agent, server: FakeModelServer, script: () => ScriptEntry[], cwd: string) {
+  await execRun(agent, server, script(), cwd);
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await execRun(agent, server, script(), cwd));
+  return median(samples);
+}
+
+const baselineScript = () => [turn(message("ok"))];
+const grepScript = (pattern: string, tree: string) => () => [
+  turn(functionCall("grep_files", { pattern, path: tree }, "call_grep")),
+  turn(message("ok")),
+];
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-files-"));
+  const tree = join(work, "tree");
+  const server = await startFakeModelServer();
+  const raw: Record<string, unknown> = {};
+  const rows: Record<string, Record<string, string>> = {};
+  try {
+    const generated = performance.now();
+    await generateTree(tree);
+    process.stderr.write(
+      `generated 100000 files in ${((performance.now() - generated) / 1000).toFixed(1)} s\n`,
+    );
+    const agents = await makeAgents(server, work);
+    const baselines = new Map<string, number>();
+    for (const agent of agents)
+      baselines.set(agent.name, await execMedian(agent, server, baselineScript, work));
+    raw.execWithoutToolCallMs = Object.fromEntries(baselines);
+    for (const query of Object.keys(QUERIES) as Query[]) {
+      const pattern = QUERIES[query];
+      const handler = await inProcess(tree, pattern);
+      const rg = await codexCommand(tree, pattern);
+      const row: Record<string, string> = {
+        "grep_files handler (in process)": `${handler.toFixed(0)} ms`,
+        "Codex's rg command": `${rg.toFixed(0)} ms`,
+      };
+      const entry: Record<string, unknown> = { handlerMs: handler, codexRgCommandMs: rg };
+      for (const agent of agents) {
+        const withGrep = await execMedian(agent, server, grepScript(pattern, tree), work);
+        const cost = withGrep - (baselines.get(agent.name) ?? 0);
+        entry[agent.name] = { execMs: withGrep, grepCallCostMs: cost };
+        row[`${agent.name} exec: grep call cost`] = `${cost.toFixed(0)} ms`;
+      }
+      raw[query] = entry;
+      rows[`${query} (${pattern})`] = row;
+      process.stderr.write(`measured ${query}\n`);
+    }
+    if (agents.length === 1) {
+      console.log(
+        "codex 0.89 not found (set CODEX_BIN): end-to-end comparison skipped; rg command shown instead",
+      );
+    }
+  } finally {
+    await server.close();
+    await rm(work, { recursive: true, force: true });
+  }
+  console.log(`grep_files on 100k files (median of ${RUNS}; default limit 100)`);
+  console.table(rows);
+  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
+  await writeFile(join(process.cwd(), "bench/results/file-tools.json"), `${JSON.stringify(raw, null, 2)}\n`);
+}
+
+await main();

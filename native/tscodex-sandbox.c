@@ -1,0 +1,339 @@
+/*
+ * tscodex-sandbox: the fallback Linux sandbox of tscodex, used when bubblewrap is missing or
+ * cannot run. It restricts itself, then exec's the command, so the command is the process
+ * the caller spawned (process-group kills and exit codes work unchanged).
+ *
+ *   tscodex-sandbox [--allow-network] [--writable PATH]... [--read-only DIR]... -- CMD [ARGS...]
+ *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
+ *
+ * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
+ *   1. --read-only DIRs (control dirs such as .git inside writable roots): a private mount
+ *      namespace with each DIR bind-mounted read-only. Landlock can only allow, never deny
+ *      beneath an allowed directory, so a mount is the only way. Fails closed when impossible.
+ *   2. Drop every capability (matters when run as root) and set no_new_privs.
+ *   3. Landlock: reads everywhere; writes only beneath --writable paths and to a few device
+ *      nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill() of processes outside
+ *      the sandbox) and, without network, abstract unix sockets.
+ *   4. seccomp: TIOCSTI/TIOCLINUX ioctls fail (no typing into the caller's terminal); without
+ *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
+ *      with EPERM. x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
+ *   5. Die with the parent (PR_SET_PDEATHSIG), then execvp.
+ *
+ * Exit codes of its own: 120 the kernel has no Landlock; 125 usage or setup error;
+ * 126 the command cannot be executed; 127 the command was not found.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define EXIT_NO_LANDLOCK 120
+#define EXIT_SETUP 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+/* Newer than some distributions' headers: defined here from the kernel ABI. */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
+#endif
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
+
+/* The kernel's struct landlock_ruleset_attr as of ABI 6; older kernels accept the zeros. */
+struct ruleset_attr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define X32_SYSCALL_BIT 0x40000000U
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#else
+#error "tscodex-sandbox: unsupported architecture (x86_64, aarch64, riscv64)"
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+#else
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n) + 4)
+#endif
+
+#define MAX_PATHS 256
+
+struct options {
+  int allow_network;
+  int probe;
+  const char *writable[MAX_PATHS];
+  int n_writable;
+  const char *read_only[MAX_PATHS];
+  int n_read_only;
+  char **command;
+};
+
+static void die(int code, const char *what, int err) {
+  if (err)
+    fprintf(stderr, "tscodex-sandbox: %s: %s\n", what, strerror(err));
+  else
+    fprintf(stderr, "tscodex-sandbox: %s\n", what);
+  exit(code);
+}
+
+static void usage(void) {
+  die(EXIT_SETUP,
+      "usage: tscodex-sandbox [--allow-network] [--writable PATH]... [--read-only DIR]... -- CMD "
+      "[ARGS...] | --probe",
+      0);
+}
+
+static void parse_args(int argc, char **argv, struct options *opt) {
+  memset(opt, 0, sizeof *opt);
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--") == 0) {
+      i++;
+      break;
+    }
+    if (strcmp(arg, "--probe") == 0) {
+      opt->probe = 1;
+    } else if (strcmp(arg, "--allow-network") == 0) {
+      opt->allow_network = 1;
+    } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_writable < MAX_PATHS) {
+      opt->writable[opt->n_writable++] = argv[++i];
+    } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_read_only < MAX_PATHS) {
+      opt->read_only[opt->n_read_only++] = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  if (opt->probe) return;
+  if (i >= argc) usage();
+  opt->command = &argv[i];
+}
+
+static int landlock_abi(void) {
+  long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? 0 : (int)abi;
+}
+
+static int write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t len = strlen(text);
+  ssize_t written = write(fd, text, len);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return written == (ssize_t)len ? 0 : -1;
+}
+
+/* A private mount namespace: directly as root, else through a user namespace mapping us to ourselves. */
+static int enter_mount_namespace(void) {
+  uid_t uid = geteuid();
+  gid_t gid = getegid();
+  if (unshare(CLONE_NEWNS) != 0) {
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return -1;
+    char map[64];
+    if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map) != 0) return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    if (write_file("/proc/self/gid_map", map) != 0) return -1;
+  }
+  /* Without this our bind mounts would propagate back to the caller's namespace. */
+  return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+static void bind_read_only(const char *dir) {
+  struct statvfs vfs;
+  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (statvfs(dir, &vfs) != 0) die(EXIT_SETUP, dir, errno);
+  /* A remount in a user namespace must keep the flags the mount is locked with. */
+  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+  if (vfs.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (vfs.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (vfs.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (vfs.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (vfs.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  if (mount(NULL, dir, NULL, flags, NULL) != 0) die(EXIT_SETUP, dir, errno);
+}
+
+static void drop_capabilities(void) {
+  for (int cap = 0; cap < 64; cap++) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2];
+  memset(data, 0, sizeof data);
+  if (syscall(SYS_capset, &header, data) != 0) die(EXIT_SETUP, "capset", errno);
+}
+
+static uint64_t write_rights(int abi) {
+  uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  if (abi >= 5) rights |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+  return rights;
+}
+
+/* Rights that apply to a non-directory (the kernel rejects directory rights on files). */
+static const uint64_t FILE_RIGHTS =
+    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
+
+/* Adds a rule; a path that does not exist is skipped (nothing to write there anyway). */
+static void allow_path(int ruleset, const char *path, uint64_t rights, int required) {
+  int fd = open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    if (required && errno != ENOENT) die(EXIT_SETUP, path, errno);
+    return;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) die(EXIT_SETUP, path, errno);
+  struct landlock_path_beneath_attr rule = {
+      .allowed_access = S_ISDIR(st.st_mode) ? rights : rights & FILE_RIGHTS,
+      .parent_fd = fd,
+  };
+  if (rule.allowed_access != 0 &&
+      syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+    die(EXIT_SETUP, path, errno);
+  close(fd);
+}
+
+/* Device nodes every program expects to open for writing; /dev/pts for ptys. */
+static const char *const DEVICES[] = {"/dev/null", "/dev/zero",   "/dev/full", "/dev/random",
+                                      "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+
+static void apply_landlock(const struct options *opt, int abi) {
+  uint64_t rights = write_rights(abi);
+  struct ruleset_attr attr = {.handled_access_fs = rights};
+  if (abi >= 6) {
+    attr.scoped = SCOPE_SIGNAL;
+    if (!opt->allow_network) attr.scoped |= SCOPE_ABSTRACT_UNIX_SOCKET;
+  }
+  size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 16 : 8;
+  int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (ruleset < 0) die(EXIT_SETUP, "landlock_create_ruleset", errno);
+  for (int i = 0; i < opt->n_writable; i++) allow_path(ruleset, opt->writable[i], rights, 1);
+  uint64_t device_rights = rights & FILE_RIGHTS;
+  for (size_t i = 0; i < sizeof DEVICES / sizeof *DEVICES; i++)
+    allow_path(ruleset, DEVICES[i], device_rights, 0);
+  if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
+    die(EXIT_SETUP, "landlock_restrict_self", errno);
+  close(ruleset);
+}
+
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+
+static void apply_seccomp(int allow_network) {
+  struct sock_filter filter[64];
+  unsigned n = 0;
+#define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
+  PUSH(LOAD(offsetof(struct seccomp_data, arch)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0));
+  PUSH(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+  PUSH(LOAD(offsetof(struct seccomp_data, nr)));
+#ifdef X32_SYSCALL_BIT
+  /* x32 numbers reach the same handlers (x32 socket() included) under other numbers. */
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, X32_SYSCALL_BIT, 0, 1));
+  PUSH(DENY);
+#endif
+  /* ioctl(fd, TIOCSTI | TIOCLINUX): the kernel reads cmd as 32 bits, so compare the low word. */
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 4));
+  PUSH(LOAD(ARG_LOW(1)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1));
+  PUSH(DENY);
+  if (!allow_network) {
+    PUSH(LOAD(offsetof(struct seccomp_data, nr)));
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0));
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socketpair, 0, 4));
+    PUSH(LOAD(ARG_LOW(0)));
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+    PUSH(ALLOW);
+    PUSH(DENY);
+#ifdef __NR_io_uring_setup
+    /* io_uring can open sockets without the socket() syscall. */
+    PUSH(LOAD(offsetof(struct seccomp_data, nr)));
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1));
+    PUSH(DENY);
+#endif
+  }
+  PUSH(ALLOW);
+#undef PUSH
+  struct sock_fprog prog = {.len = (unsigned short)n, .filter = filter};
+  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die(EXIT_SETUP, "seccomp", errno);
+}
+
+int main(int argc, char **argv) {
+  struct options opt;
+  parse_args(argc, argv, &opt);
+  pid_t parent = getppid();
+
+  int abi = landlock_abi();
+  if (abi < 1)
+    die(EXIT_NO_LANDLOCK,
+        "this kernel has no Landlock (Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and landlock in "
+        "the lsm= list); install bubblewrap instead",
+        0);
+
+  /* The probe goes through the whole setup, so "usable" means the real thing worked. */
+  int mount_ns = 0;
+  if (opt.probe) {
+    mount_ns = enter_mount_namespace() == 0;
+  } else if (opt.n_read_only > 0) {
+    if (enter_mount_namespace() != 0) die(EXIT_SETUP, "cannot create a mount namespace", errno);
+    for (int i = 0; i < opt.n_read_only; i++) bind_read_only(opt.read_only[i]);
+  }
+  drop_capabilities();
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(EXIT_SETUP, "no_new_privs", errno);
+  apply_landlock(&opt, abi);
+  apply_seccomp(opt.allow_network);
+  if (opt.probe) {
+    printf("landlock-abi=%d mount-namespace=%d\n", abi, mount_ns);
+    return 0;
+  }
+
+  /* Like bwrap --die-with-parent; the check closes the race with a parent that already left. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die(EXIT_SETUP, "pdeathsig", errno);
+  if (getppid() != parent) return EXIT_SETUP;
+
+  execvp(opt.command[0], opt.command);
+  int err = errno;
+  fprintf(stderr, "tscodex-sandbox: %s: %s\n", opt.command[0], strerror(err));
+  return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}

@@ -1,0 +1,112 @@
+/**
+ * Ending everything a session started. Every exec session's leader calls setsid (node-pty's
+ * fork, or `detached` pipes), so its pid is its process group id and its session id.
+ * Signalling the group reaches ordinary children; an interactive shell's background jobs
+ * get their own groups but stay in the session, so the session is swept through /proc
+ * (Linux; elsewhere the group signal is all there is). Only a process that calls setsid
+ * itself (a daemon) escapes.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { killProcessGroup } from "./spawn.js";
+
+/**
+ * Signals the groups and sessions led by `leaders`; returns the session members it found
+ * (empty where /proc is missing). Never rejects.
+ */
+export async function signalSessions(leaders: readonly number[], signal: NodeJS.Signals): Promise<number[]> {
+  if (leaders.length === 0) return [];
+  for (const leader of leaders) killProcessGroup(leader, signal);
+  const wanted = new Set(leaders);
+  let names: string[];
+  try {
+    names = await readdir("/proc");
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  await Promise.all(
+    names.filter(isPid).map(async (name) => {
+      const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+      if (signalIfMember(Number(name), stat, wanted, signal)) members.push(Number(name));
+    }),
+  );
+  return members;
+}
+
+/**
+ * Waits until none of `pids` runs any more (gone, or a zombie nobody reaps: dead all the
+ * same), polling /proc for at most `timeoutMs`. Resolves true when all are dead.
+ */
+export async function waitUntilDead(pids: readonly number[], timeoutMs: number): Promise<boolean> {
+  const end = performance.now() + timeoutMs;
+  let pending = [...pids];
+  while (pending.length > 0) {
+    const states = await Promise.all(pending.map((pid) => processState(pid)));
+    pending = pending.filter((_, i) => states[i] !== null && states[i] !== "Z");
+    if (pending.length === 0) return true;
+    if (performance.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return true;
+}
+
+/**
+ * The same, synchronously: for `process.on("exit")`, where nothing async runs any more.
+ * Not for anything else (it blocks the event loop on /proc reads).
+ */
+export function signalSessionsSync(leaders: readonly number[], signal: NodeJS.Signals): void {
+  if (leaders.length === 0) return;
+  for (const leader of leaders) killProcessGroup(leader, signal);
+  const wanted = new Set(leaders);
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!isPid(name)) continue;
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    signalIfMember(Number(name), stat, wanted, signal);
+  }
+}
+
+/** The process's state letter from /proc (R, S, Z, …), or null when it is gone. */
+export async function processState(pid: number): Promise<string | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return parseStat(stat)?.state ?? null;
+}
+
+function isPid(name: string): boolean {
+  return name.charCodeAt(0) >= 0x31 && name.charCodeAt(0) <= 0x39 && /^\d+$/.test(name);
+}
+
+/** Signals `pid` if its session is one of `sessions` and it still runs; true if signalled. */
+function signalIfMember(pid: number, stat: string, sessions: Set<number>, signal: NodeJS.Signals): boolean {
+  const parsed = parseStat(stat);
+  if (!parsed || !sessions.has(parsed.session) || parsed.state === "Z") return false;
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    // Gone meanwhile, or not ours to signal.
+    return false;
+  }
+}
+
+/** `pid (comm) state ppid pgrp session …`; comm may hold spaces and parentheses. */
+function parseStat(stat: string): { state: string; session: number } | null {
+  const end = stat.lastIndexOf(")");
+  if (end === -1) return null;
+  const fields = stat.slice(end + 2).split(" ");
+  const state = fields[0];
+  const session = Number(fields[3]);
+  if (!state || !Number.isInteger(session)) return null;
+  return { state, session };
+}

@@ -1,0 +1,301 @@
+/**
+ * One exec session: a command that keeps running between tool calls.
+ *
+ * Responsibilities: start the command on a pseudo-terminal (stdin open, output merged as a
+ * terminal shows it) or on pipes (stdin on /dev/null, stdout and stderr interleaved); buffer
+ * what it prints until the next poll takes it (bounded: first and last 512 KiB); keep a
+ * smaller transcript of the whole run for the end-of-command event; report the exit once
+ * all output before it was read; end the whole tree on request.
+ *
+ * Flow: start → chunks → pending buffer + transcript + listeners → exit (after the output
+ * drained) → `exited` resolves. terminate(): SIGTERM to groups and sessions → grace →
+ * SIGKILL sweep (also catching what an exited leader left behind).
+ */
+import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { constants } from "node:os";
+import { type CapturedText, chunkStats, HeadTailBuffer } from "./head-tail-buffer.js";
+import { processState, signalSessions, waitUntilDead } from "./process-tree.js";
+import { spawnPty } from "./pty.js";
+
+export type SessionStream = "stdout" | "stderr";
+
+export interface ExecSessionSpec {
+  /** Program and arguments, e.g. [shell, "-lc", script]. */
+  argv: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The complete environment. */
+  env: Record<string, string>;
+  /** A pseudo-terminal (stdin stays open) instead of pipes. */
+  tty: boolean;
+}
+
+/** How the leader ended: its code, or 128 + n when signal n killed it. */
+export interface SessionExit {
+  exitCode: number;
+  signal: NodeJS.Signals | null;
+}
+
+/** Why we ended a session (null: it ended on its own). */
+export type KillReason = "interrupt" | "prune" | "shutdown";
+
+export type OutputListener = (stream: SessionStream, chunk: Buffer) => void;
+
+/** Transcript bounds per stream, for events only; the model reads the pending buffer. */
+const TRANSCRIPT_HEAD = 64 * 1024;
+const TRANSCRIPT_TAIL = 64 * 1024;
+const NOTHING: CapturedText = { head: "", tail: null, totalBytes: 0, totalChars: 0, totalLines: 0 };
+/** A background grandchild may hold the pipes open for ever; wait this long after the leader exits. */
+const PIPE_DRAIN_MS = 300;
+/** After SIGKILL, how long to wait for the exit to be observed before giving up on it. */
+const KILL_WAIT_MS = 2000;
+
+export class ExecSession {
+  readonly startedAt = performance.now();
+  /** Last time a call used the session (performance.now()); pruning goes by it. */
+  lastUsed = this.startedAt;
+  /** Calls currently waiting on the session; a busy session is never pruned. */
+  busy = 0;
+  killReason: KillReason | null = null;
+  readonly exited: Promise<SessionExit>;
+  private exitStatus: SessionExit | null = null;
+  private resolveExit!: (exit: SessionExit) => void;
+  private pending = new HeadTailBuffer();
+  private readonly all = new HeadTailBuffer(2 * TRANSCRIPT_HEAD, 2 * TRANSCRIPT_TAIL);
+  private readonly out: HeadTailBuffer | null;
+  private readonly err: HeadTailBuffer | null;
+  private readonly listeners = new Set<OutputListener>();
+  private backend: Backend | null = null;
+
+  private constructor(
+    readonly id: number,
+    readonly spec: ExecSessionSpec,
+  ) {
+    this.exited = new Promise((resolve) => {
+      this.resolveExit = resolve;
+    });
+    const separate = !spec.tty;
+    this.out = separate ? new HeadTailBuffer(TRANSCRIPT_HEAD, TRANSCRIPT_TAIL) : null;
+    this.err = separate ? new HeadTailBuffer(TRANSCRIPT_HEAD, TRANSCRIPT_TAIL) : null;
+  }
+
+  /**
+   * Starts the command. Rejects with a NodeJS.ErrnoException when it cannot start (missing
+   * cwd or program), or PtyUnavailableError for a tty without node-pty.
+   */
+  static async start(id: number, spec: ExecSessionSpec): Promise<ExecSession> {
+    await checkDirectory(spec.cwd);
+    const session = new ExecSession(id, spec);
+    const sink: Sink = {
+      data: (stream, chunk) => session.receive(stream, chunk),
+      exit: (exit) => session.finish(exit),
+    };
+    session.backend = spec.tty ? await startPty(spec, sink) : await startPipes(spec, sink);
+    return session;
+  }
+
+  get tty(): boolean {
+    return this.spec.tty;
+  }
+
+  /** The leader's pid: also the id of its process group and of its session. */
+  get pid(): number {
+    return this.backend?.pid ?? -1;
+  }
+
+  /** Set once the leader exited and its output was read. */
+  get exit(): SessionExit | null {
+    return this.exitStatus;
+  }
+
+  /** Types into the terminal. Only for tty sessions; ignored once the process exited. */
+  write(chars: string): void {
+    if (chars === "") return;
+    if (!this.spec.tty) throw new Error("stdin is closed for this session");
+    if (this.exitStatus) return;
+    this.backend?.write?.(chars);
+  }
+
+  /** What arrived since the previous call (or the start), as text with whole-stream totals. */
+  takeOutput(): CapturedText {
+    const text = this.pending.toText();
+    this.pending = new HeadTailBuffer();
+    return text;
+  }
+
+  /** The whole run so far, bounded (for events): interleaved, and per stream for pipes. */
+  transcript(): { aggregated: CapturedText; stdout: CapturedText; stderr: CapturedText } {
+    const aggregated = this.all.toText();
+    return {
+      aggregated,
+      stdout: this.out?.toText() ?? aggregated,
+      stderr: this.err?.toText() ?? NOTHING,
+    };
+  }
+
+  /** Every chunk as it arrives (not copied: do not keep or mutate it). Returns the unsubscribe. */
+  onOutput(listener: OutputListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private receive(stream: SessionStream, chunk: Buffer): void {
+    const stats = chunkStats(chunk);
+    this.pending.write(chunk, stats);
+    this.all.write(chunk, stats);
+    (stream === "stderr" ? this.err : this.out)?.write(chunk, stats);
+    for (const listener of this.listeners) listener(stream, chunk);
+  }
+
+  private finish(exit: SessionExit): void {
+    if (this.exitStatus) return;
+    this.exitStatus = exit;
+    this.listeners.clear();
+    this.resolveExit(exit);
+  }
+}
+
+/**
+ * Ends sessions and everything they started: SIGTERM to each group and session, up to
+ * `graceMs` for the leaders to exit, then a SIGKILL sweep that also reaches `leftovers`
+ * (leaders that exited earlier but may have left children behind). Never rejects.
+ */
+export async function terminate(
+  sessions: readonly ExecSession[],
+  reason: KillReason,
+  graceMs: number,
+  leftovers: readonly number[] = [],
+): Promise<void> {
+  for (const session of sessions) session.killReason ??= reason;
+  const running = sessions.filter((session) => !session.exit && session.pid > 0);
+  if (running.length > 0) {
+    await signalSessions(
+      running.map((session) => session.pid),
+      "SIGTERM",
+    );
+    await settledWithin(
+      running.map((session) => session.exited),
+      graceMs,
+    );
+  }
+  const alive = new Set(sessions.filter((session) => !session.exit).map((session) => session.pid));
+  const exited = [...sessions.filter((session) => session.exit).map((session) => session.pid), ...leftovers];
+  const leaders = [...alive, ...(await sweepable(exited.filter((pid) => pid > 0 && !alive.has(pid))))];
+  const members = await signalSessions(leaders, "SIGKILL");
+  // Our own children are reaped by Node (exited); the rest are confirmed dead through /proc.
+  await Promise.all([
+    settledWithin(
+      running.map((session) => session.exited),
+      KILL_WAIT_MS,
+    ),
+    waitUntilDead(members, KILL_WAIT_MS),
+  ]);
+}
+
+/**
+ * Exited (reaped) leaders whose sessions may still be swept. Linux never hands out a pid
+ * while it is still some process's group or session id, so while anything of the old
+ * session is left, no process has the leader's pid; once a process has it, the pid was
+ * reused and signalling that group or session would hit a stranger.
+ */
+async function sweepable(leaders: readonly number[]): Promise<number[]> {
+  const unique = [...new Set(leaders)];
+  const states = await Promise.all(unique.map((pid) => processState(pid)));
+  return unique.filter((_, i) => states[i] === null);
+}
+
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.all(promises), timeout]);
+  clearTimeout(timer);
+}
+
+/** What a backend reports into. */
+interface Sink {
+  data(stream: SessionStream, chunk: Buffer): void;
+  exit(exit: SessionExit): void;
+}
+
+interface Backend {
+  readonly pid: number;
+  write?(data: string): void;
+}
+
+async function checkDirectory(cwd: string): Promise<void> {
+  const info = await stat(cwd);
+  if (!info.isDirectory()) {
+    throw Object.assign(new Error(`not a directory: ${cwd}`), { code: "ENOTDIR", errno: -20, path: cwd });
+  }
+}
+
+async function startPty(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
+  const [file, ...args] = spec.argv;
+  if (file === undefined) throw new Error("command args are empty");
+  const terminal = await spawnPty({ file, args, cwd: spec.cwd, env: spec.env });
+  terminal.onData((chunk) => sink.data("stdout", chunk));
+  terminal.onExit(({ exitCode, signal }) => {
+    sink.exit(signal === null ? { exitCode, signal: null } : exitBySignal(signalName(signal)));
+  });
+  return { pid: terminal.pid, write: (data) => terminal.write(data) };
+}
+
+function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
+  const [file, ...args] = spec.argv;
+  if (file === undefined) return Promise.reject(new Error("command args are empty"));
+  const child = spawn(file, args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    // Its own session and process group, so the whole tree can be ended at once.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let openPipes = 2;
+  let exit: SessionExit | null = null;
+  let drainTimer: NodeJS.Timeout | undefined;
+  const settle = (): void => {
+    if (!exit || openPipes > 0) return;
+    clearTimeout(drainTimer);
+    sink.exit(exit);
+  };
+  const onClose = (): void => {
+    openPipes--;
+    settle();
+  };
+  child.stdout.on("data", (chunk: Buffer) => sink.data("stdout", chunk)).once("close", onClose);
+  child.stderr.on("data", (chunk: Buffer) => sink.data("stderr", chunk)).once("close", onClose);
+  child.once("exit", (code, signal) => {
+    exit = code === null ? exitBySignal(signal) : { exitCode: code, signal: null };
+    if (openPipes === 0) return settle();
+    drainTimer = setTimeout(() => {
+      // Whoever still holds the pipes gets EPIPE from now on; the session has ended.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      openPipes = 0;
+      settle();
+    }, PIPE_DRAIN_MS);
+  });
+  return new Promise((resolve, reject) => {
+    // Without a pid it never started; later errors (none expected) must not crash the process.
+    child.on("error", (error) => {
+      if (child.pid === undefined) reject(error);
+    });
+    child.once("spawn", () => resolve({ pid: child.pid ?? -1 }));
+  });
+}
+
+function exitBySignal(signal: NodeJS.Signals | null): SessionExit {
+  const number = signal ? (constants.signals[signal] ?? 0) : 0;
+  return { exitCode: 128 + number, signal };
+}
+
+function signalName(number: number): NodeJS.Signals | null {
+  for (const [name, value] of Object.entries(constants.signals)) {
+    if (value === number) return name as NodeJS.Signals;
+  }
+  return null;
+}

@@ -1,0 +1,135 @@
+/**
+ * The orchestrator: how every command a tool runs goes through policy.
+ *
+ * Responsibilities: classify the command (exec-policy rules, known-safe list), decide
+ * (approval.ts), ask the user when needed (through the turn, bounded, with session memory),
+ * pick the sandbox, run, and on a sandbox denial offer an unsandboxed retry where the policy
+ * allows asking.
+ *
+ * Flow: classify → plan → [reject] | [ask → denied: reject] → sandbox (read-only /
+ * workspace-write: prepareSandboxedCommand; danger-full-access or an approved escalation:
+ * unsandboxed) → run → [sandboxed, denied by the sandbox, retry allowed: ask "command failed;
+ * retry without sandbox?" → approved: run unsandboxed] → result. The model sees only the final
+ * attempt. When no sandbox backend works, the model gets SandboxUnavailableError's message:
+ * nothing runs unsandboxed unless policy or the user said so.
+ */
+import type {
+  AttemptOutcome,
+  CommandOrchestrator,
+  OrchestratedCommand,
+  OrchestratedResult,
+  TurnContext,
+} from "../tools/types.js";
+import {
+  classifyCommand,
+  EXEC_REJECTED_BY_USER,
+  planExec,
+  RETRY_WITHOUT_SANDBOX_REASON,
+} from "./approval.js";
+import { ApprovalStore, isApproved } from "./approval-store.js";
+import { ExecPolicy } from "./exec-policy.js";
+import {
+  isLikelySandboxDenial,
+  type PreparedCommand,
+  type PrepareOptions,
+  prepareSandboxedCommand,
+  type SandboxBackendChoice,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "./sandbox/index.js";
+
+export interface OrchestratorOptions {
+  rules?: ExecPolicy;
+  /** Config `sandbox_backend`; "auto" (default) lets the sandbox runtime pick. */
+  backend?: SandboxBackendChoice;
+  /** Session memory; share it with the thread's gate. */
+  store?: ApprovalStore;
+  /** Test seams: the sandbox wrapper and the denial heuristic. */
+  prepare?: (
+    argv: string[],
+    cwd: string,
+    policy: SandboxPolicy,
+    options: PrepareOptions,
+  ) => Promise<PreparedCommand>;
+  isDenial?: (exitCode: number, output: string) => boolean;
+}
+
+/** The thread's orchestrator (one per thread: it holds that thread's session approvals). */
+export class PolicyOrchestrator implements CommandOrchestrator {
+  readonly store: ApprovalStore;
+  private readonly rules: ExecPolicy;
+  private readonly backend: SandboxBackendChoice;
+  private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
+  private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
+
+  constructor(options: OrchestratorOptions = {}) {
+    this.store = options.store ?? new ApprovalStore();
+    this.rules = options.rules ?? ExecPolicy.empty();
+    this.backend = options.backend ?? "auto";
+    this.prepare = options.prepare ?? prepareSandboxedCommand;
+    this.isDenial = options.isDenial ?? isLikelySandboxDenial;
+  }
+
+  async run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>> {
+    const { command, cwd, inv } = request;
+    const { turn } = inv;
+    const plan = planExec({
+      safety: classifyCommand(command, this.rules),
+      approvalPolicy: turn.approvalPolicy,
+      sandboxMode: turn.sandboxMode,
+      escalation: request.escalation ?? null,
+      tool: request.tool ?? "shell",
+    });
+    if (plan.action === "reject") return { kind: "rejected", message: plan.message };
+
+    let started = false;
+    const start = (): void => {
+      if (started) return;
+      started = true;
+      request.onStart?.();
+    };
+    const ask = async (reason: string | null): Promise<boolean> => {
+      start();
+      const question = { kind: "exec" as const, callId: inv.callId, command, cwd, reason };
+      return isApproved(await this.store.ask(turn, question));
+    };
+
+    if (plan.action === "ask" && !(await ask(plan.reason))) {
+      return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
+    }
+    const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";
+    let argv = command;
+    if (sandboxed) {
+      try {
+        argv = (await this.prepare(command, cwd, sandboxPolicyOf(turn), { backend: this.backend })).argv;
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
+        throw error;
+      }
+    }
+    start();
+    const first = await request.runner(argv, { sandboxed });
+    if (!sandboxed || !plan.retryOnDenial || turn.signal.aborted)
+      return { kind: "ran", result: first, sandboxed };
+    if (!this.deniedBySandbox(request.outcome?.(first) ?? null))
+      return { kind: "ran", result: first, sandboxed };
+
+    if (!(await ask(RETRY_WITHOUT_SANDBOX_REASON)))
+      return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
+    const second = await request.runner(command, { sandboxed: false });
+    return { kind: "ran", result: second, sandboxed: false };
+  }
+
+  private deniedBySandbox(outcome: AttemptOutcome | null): boolean {
+    return outcome !== null && this.isDenial(outcome.exitCode, outcome.output);
+  }
+}
+
+/** The sandbox policy of a turn (writable roots only count in workspace-write). */
+export function sandboxPolicyOf(turn: TurnContext): SandboxPolicy {
+  return {
+    mode: turn.sandboxMode,
+    writableRoots: turn.sandboxMode === "workspace-write" ? [...turn.writableRoots] : [],
+    networkAccess: turn.networkAccess,
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Which backends work on this machine, probed once per process and cached: bubblewrap by
+ * running it with the flags we use, the helper by its `--probe` (which applies Landlock and
+ * seccomp for real). Nothing here runs per command.
+ */
+import { execFile } from "node:child_process";
+import { access, constants } from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bwrapArgv } from "./bwrap.js";
+import { HELPER_EXIT_NO_LANDLOCK } from "./landlock.js";
+import type { SandboxBackend } from "./types.js";
+
+const PROBE_TIMEOUT_MS = 5_000;
+const HELPER_RELATIVE = join("native", "build", "tscodex-sandbox");
+
+/** One backend's verdict. `path` is the executable to run; `reason` says why it is unusable. */
+export type BackendStatus =
+  | { available: true; path: string; notes: string[] }
+  | { available: false; reason: string };
+
+/** The helper's status adds what the kernel supports. */
+export type LandlockStatus =
+  | { available: true; path: string; notes: string[]; abi: number; mountNamespace: boolean }
+  | { available: false; reason: string };
+
+let bwrapStatus: Promise<BackendStatus> | undefined;
+let landlockStatus: Promise<LandlockStatus> | undefined;
+let detected: Promise<SandboxBackend> | undefined;
+
+/** bubblewrap's status (cached). */
+export function bwrapBackendStatus(): Promise<BackendStatus> {
+  bwrapStatus ??= probeBwrap();
+  return bwrapStatus;
+}
+
+/** The Landlock helper's status (cached). */
+export function landlockBackendStatus(): Promise<LandlockStatus> {
+  landlockStatus ??= probeLandlock();
+  return landlockStatus;
+}
+
+/**
+ * The backend "auto" picks: bwrap when it works, else the Landlock helper, else "none"
+ * (meaning nothing can sandbox here). Computed once, cached.
+ */
+export function detectSandboxBackend(): Promise<SandboxBackend> {
+  detected ??= (async () => {
+    if ((await bwrapBackendStatus()).available) return "bwrap";
+    if ((await landlockBackendStatus()).available) return "landlock";
+    return "none";
+  })();
+  return detected;
+}
+
+async function probeBwrap(): Promise<BackendStatus> {
+  if (process.platform !== "linux") return { available: false, reason: "bubblewrap is Linux only" };
+  // $TSCODEX_SANDBOX_BWRAP names the binary (or, pointing nowhere, disables bwrap).
+  const override = process.env.TSCODEX_SANDBOX_BWRAP;
+  const bwrap = override ? ((await isExecutable(override)) ? override : null) : await findOnPath("bwrap");
+  if (!bwrap) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
+  // The flags of a real workspace-write run, on a command that does nothing.
+  const argv = bwrapArgv(bwrap, ["true"], "/", { writable: ["/tmp"], readOnly: [] }, false);
+  const run = await runProbe(argv);
+  if (run.code !== 0) {
+    return { available: false, reason: `${bwrap} does not work here: ${firstLine(run.output)}` };
+  }
+  return { available: true, path: bwrap, notes: [] };
+}
+
+async function probeLandlock(): Promise<LandlockStatus> {
+  if (process.platform !== "linux") return { available: false, reason: "Landlock is Linux only" };
+  const helper = await findHelper();
+  if (!helper) {
+    return {
+      available: false,
+      reason: `the Landlock helper is not built (${HELPER_RELATIVE}; \`npm run build\` compiles it with cc)`,
+    };
+  }
+  const run = await runProbe([helper, "--probe"]);
+  if (run.code === HELPER_EXIT_NO_LANDLOCK) {
+    return { available: false, reason: `this kernel has no Landlock: ${firstLine(run.output)}` };
+  }
+  const match = /landlock-abi=(\d+) mount-namespace=([01])/.exec(run.output);
+  if (run.code !== 0 || !match) {
+    return { available: false, reason: `${helper} does not work here: ${firstLine(run.output)}` };
+  }
+  const abi = Number(match[1]);
+  const mountNamespace = match[2] === "1";
+  const notes: string[] = [];
+  if (!mountNamespace) {
+    notes.push(
+      "no mount namespace for the helper: .git and other control dirs in writable roots stay writable",
+    );
+  }
+  if (abi < 6) {
+    notes.push(`Landlock ABI ${abi} < 6: commands can signal processes outside the sandbox`);
+  }
+  return { available: true, path: helper, notes, abi, mountNamespace };
+}
+
+interface ProbeRun {
+  code: number | null;
+  output: string;
+}
+
+function runProbe(argv: string[]): Promise<ProbeRun> {
+  const [file, ...args] = argv;
+  return new Promise((resolve) => {
+    execFile(file ?? "", args, { timeout: PROBE_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
+      const output = `${stdout}${stderr}`.trim() || (error?.message ?? "");
+      if (!error) return resolve({ code: 0, output });
+      const code = typeof error.code === "number" ? error.code : null;
+      resolve({ code, output });
+    });
+  });
+}
+
+async function findOnPath(name: string): Promise<string | null> {
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
+  for (const dir of [...dirs, "/usr/bin", "/bin"]) {
+    const path = join(dir, name);
+    if (await isExecutable(path)) return path;
+  }
+  return null;
+}
+
+/** $TSCODEX_SANDBOX_HELPER, else native/build/ of the package (from src/… or dist/…). */
+async function findHelper(): Promise<string | null> {
+  const override = process.env.TSCODEX_SANDBOX_HELPER;
+  if (override) return (await isExecutable(override)) ? override : null;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth++) {
+    const candidate = join(dir, HELPER_RELATIVE);
+    if (await isExecutable(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return null;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0]?.trim() || "no output";
+}

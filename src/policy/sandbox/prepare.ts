@@ -1,0 +1,62 @@
+/** Wraps a command line in the sandbox backend that enforces a policy. */
+import { bwrapArgv } from "./bwrap.js";
+import { bwrapBackendStatus, detectSandboxBackend, landlockBackendStatus } from "./detect.js";
+import { landlockArgv } from "./landlock.js";
+import { resolveLayout } from "./layout.js";
+import {
+  type PreparedCommand,
+  type SandboxBackendChoice,
+  type SandboxPolicy,
+  SandboxUnavailableError,
+} from "./types.js";
+
+/** Options of prepareSandboxedCommand. */
+export interface PrepareOptions {
+  /** "auto" (default): bwrap when it works, else the Landlock helper. */
+  backend?: SandboxBackendChoice;
+}
+
+const FIX = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or choose danger-full-access";
+
+/**
+ * Wrap argv so it runs under the policy; spawn the result with the same cwd and env.
+ * danger-full-access returns argv unchanged (backend "none"). Throws SandboxUnavailableError,
+ * naming the fix, when no backend works: never runs a command silently unsandboxed.
+ * Per call it only stats the writable roots; backend detection is cached.
+ */
+export async function prepareSandboxedCommand(
+  argv: string[],
+  cwd: string,
+  policy: SandboxPolicy,
+  options: PrepareOptions = {},
+): Promise<PreparedCommand> {
+  if (policy.mode === "danger-full-access") return { argv: [...argv], backend: "none" };
+  const choice = options.backend ?? "auto";
+  const backend = choice === "auto" ? await detectSandboxBackend() : choice;
+  if (backend === "none") throw new SandboxUnavailableError(await noBackendMessage(policy));
+
+  const layout = await resolveLayout(policy);
+  if (backend === "bwrap") {
+    const status = await bwrapBackendStatus();
+    if (!status.available) {
+      throw new SandboxUnavailableError(`cannot run the ${policy.mode} sandbox: ${status.reason}; ${FIX}`);
+    }
+    return { argv: bwrapArgv(status.path, argv, cwd, layout, policy.networkAccess), backend };
+  }
+  const status = await landlockBackendStatus();
+  if (!status.available) {
+    throw new SandboxUnavailableError(
+      `cannot run the ${policy.mode} sandbox with the Landlock helper: ${status.reason}; ${FIX}`,
+    );
+  }
+  return {
+    argv: landlockArgv(status.path, argv, layout, policy.networkAccess, status.mountNamespace),
+    backend,
+  };
+}
+
+async function noBackendMessage(policy: SandboxPolicy): Promise<string> {
+  const [bwrap, landlock] = await Promise.all([bwrapBackendStatus(), landlockBackendStatus()]);
+  const reasons = [bwrap, landlock].flatMap((status) => (status.available ? [] : [status.reason]));
+  return `cannot run the ${policy.mode} sandbox: ${reasons.join("; ")}. To fix: ${FIX}`;
+}

@@ -1,0 +1,114 @@
+/** Shared by the exec-session tests: process liveness by pid, polling, a turn with a scope. */
+import { readFile } from "node:fs/promises";
+import type { Event } from "../../src/protocol/events.js";
+import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
+import { ResourceScope } from "../../src/util/resource-scope.js";
+
+/**
+ * True while the process runs. PID 1 here does not reap orphans, so a killed orphan can stay
+ * a zombie: state Z counts as dead.
+ */
+export async function alive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  if (stat === "") return false;
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+/** Polls `check` until it holds (no fixed sleeps); throws after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > end) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Reads a pid a command wrote (a line ending in a newline). */
+export async function readPid(path: string, timeoutMs = 5000): Promise<number> {
+  let text = "";
+  await waitFor(async () => {
+    text = await readFile(path, "utf8").catch(() => "");
+    return text.endsWith("\n");
+  }, timeoutMs);
+  return Number(text.trim());
+}
+
+export interface TestTurn {
+  context: TurnContext;
+  events: Event[];
+  abort: AbortController;
+}
+
+/** A turn of a thread whose resources are `scope`; HOME is `home` so login shells stay quiet. */
+export function testTurn(scope: ResourceScope, cwd: string, turnId = "turn-1"): TestTurn {
+  const events: Event[] = [];
+  const abort = new AbortController();
+  const context: TurnContext = {
+    threadId: "thread-1",
+    turnId,
+    cwd,
+    approvalPolicy: "never",
+    sandboxMode: "danger-full-access",
+    networkAccess: true,
+    writableRoots: [],
+    shellEnvironment: { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" } },
+    truncation: { mode: "tokens", limit: 10_000 },
+    signal: abort.signal,
+    resources: scope,
+    emit: (event) => events.push(event),
+  };
+  return { context, events, abort };
+}
+
+let calls = 0;
+
+/** Calls a tool's handler as the router would; returns the output text. */
+export async function callTool(
+  tool: ToolDefinition,
+  turn: TurnContext,
+  args: Record<string, unknown> | string,
+  callId = `call_${++calls}`,
+): Promise<string> {
+  const invocation: ToolInvocation = {
+    callId,
+    toolName: tool.spec.type === "function" ? tool.spec.name : tool.spec.type,
+    payload: { kind: "function", arguments: typeof args === "string" ? args : JSON.stringify(args) },
+    turn,
+  };
+  try {
+    const output = await tool.handler.handle(invocation);
+    return String(output.content);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The parts of an exec_command / write_stdin reply. */
+export interface Envelope {
+  chunkId: string;
+  wallSeconds: number;
+  exitCode: number | null;
+  sessionId: number | null;
+  tokens: number;
+  notes: string[];
+  output: string;
+}
+
+const ENVELOPE =
+  /^Chunk ID: ([0-9a-f]{6})\nWall time: (\d+\.\d{4}) seconds\n(?:Process exited with code (-?\d+)|Process running with session ID (\d{4,5}))\nOriginal token count: (\d+)\n((?:Note: .*\n)*)Output:\n([\s\S]*)$/;
+
+export function parseEnvelope(text: string): Envelope {
+  const match = ENVELOPE.exec(text);
+  if (!match) throw new Error(`not an exec envelope:\n${text}`);
+  return {
+    chunkId: match[1] ?? "",
+    wallSeconds: Number(match[2]),
+    exitCode: match[3] === undefined ? null : Number(match[3]),
+    sessionId: match[4] === undefined ? null : Number(match[4]),
+    tokens: Number(match[5]),
+    notes: (match[6] ?? "").split("\n").filter(Boolean),
+    output: match[7] ?? "",
+  };
+}
+
+export { ResourceScope };

@@ -1,0 +1,281 @@
+/**
+ * The sandbox escape suite (issue 4): every escape attempt is a test, run under bubblewrap
+ * and under the Landlock helper, in each sandbox mode. Blocked in read-only and
+ * workspace-write (writing inside cwd allowed in workspace-write), allowed in
+ * danger-full-access; a blocked attempt's output must read as a sandbox denial.
+ *
+ * The workspace lives outside /tmp, because /tmp is itself a writable root.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server, Socket } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand } from "../../src/exec/spawn.js";
+import {
+  bwrapBackendStatus,
+  isLikelySandboxDenial,
+  landlockBackendStatus,
+  prepareSandboxedCommand,
+  type SandboxPolicy,
+} from "../../src/policy/sandbox/index.js";
+import { renderCaptured } from "../../src/tools/truncate.js";
+
+type Mode = SandboxPolicy["mode"];
+const MODES: Mode[] = ["read-only", "workspace-write", "danger-full-access"];
+const isRoot = process.getuid?.() === 0;
+
+const backends = [
+  { name: "bwrap" as const, status: await bwrapBackendStatus() },
+  { name: "landlock" as const, status: await landlockBackendStatus() },
+];
+const publicReachable = await canReach("1.1.1.1", 53);
+if (publicReachable !== null)
+  console.warn(`sandbox-escape: public network not checked as allowed: ${publicReachable}`);
+for (const { name, status } of backends) {
+  if (!status.available) console.warn(`sandbox-escape: skipping the ${name} backend: ${status.reason}`);
+}
+
+let base: string;
+let ws: string;
+let home: string;
+let sibling: string;
+let outside: string;
+let server: Server;
+let port: number;
+let accepted = 0;
+const etcFiles: string[] = [];
+
+beforeAll(async () => {
+  const parent = existsSync("/var/tmp") ? "/var/tmp" : process.cwd();
+  base = await mkdtemp(join(parent, ".tscodex-test-sandbox-"));
+  ws = join(base, "ws");
+  home = join(base, "home");
+  sibling = join(base, "sibling");
+  outside = join(base, "outside");
+  for (const dir of [join(ws, ".git"), home, sibling, outside]) await mkdir(dir, { recursive: true });
+  await writeFile(join(ws, ".git", "config"), "[core]\n");
+  await symlink(outside, join(ws, "link-out"));
+  server = createServer((socket) => {
+    accepted++;
+    socket.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await rm(base, { recursive: true, force: true });
+  for (const file of etcFiles) await rm(file, { force: true });
+});
+
+/** null when reachable from the host, else why not (then "allowed" cannot be checked). */
+function canReach(host: string, port: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (reason: string | null) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(2000);
+    socket.once("connect", () => done(null));
+    socket.once("timeout", () => done(`${host}:${port} timed out from the host`));
+    socket.once("error", (error) => done(`${host}:${port} is unreachable from the host: ${error.message}`));
+    socket.connect(port, host);
+  });
+}
+
+function policy(mode: Mode): SandboxPolicy {
+  return { mode, writableRoots: [ws, "/tmp"], networkAccess: false };
+}
+
+interface Run {
+  exitCode: number;
+  output: string;
+  durationMs: number;
+}
+
+async function sandboxed(backend: "bwrap" | "landlock", mode: Mode, script: string): Promise<Run> {
+  const prepared = await prepareSandboxedCommand(["bash", "-c", script], ws, policy(mode), { backend });
+  const result = await runCommand({
+    argv: prepared.argv,
+    cwd: ws,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" },
+    timeoutMs: 10_000,
+  });
+  return {
+    exitCode: result.exitCode,
+    output: renderCaptured(result.aggregated),
+    durationMs: result.durationMs,
+  };
+}
+
+function expectBlocked(run: Run): void {
+  expect(run.exitCode, run.output).not.toBe(0);
+  expect(isLikelySandboxDenial(run.exitCode, run.output), run.output).toBe(true);
+}
+
+function expectAllowed(run: Run): void {
+  expect(run.exitCode, run.output).toBe(0);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+}
+
+/** A write attempt: blocked unless full access (or, for cwd, workspace-write). */
+function writeCase(
+  title: string,
+  target: () => string,
+  script: (target: string) => string,
+  allowedIn: Mode[] = ["danger-full-access"],
+) {
+  return { title, target, script, allowedIn };
+}
+
+const writeCases = [
+  writeCase(
+    "writes inside cwd",
+    () => join(ws, `inside-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t}`,
+    ["workspace-write", "danger-full-access"],
+  ),
+  writeCase(
+    "writes to /etc",
+    () => `/etc/tscodex-escape-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    (t) => `echo x > ${t}`,
+  ),
+  writeCase(
+    "writes to $HOME (outside the workspace)",
+    () => join(home, `escape-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > "$HOME/${t.slice(home.length + 1)}"`,
+  ),
+  writeCase(
+    "writes to a sibling of cwd",
+    () => join(sibling, `escape-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t}`,
+  ),
+  writeCase(
+    "writes through a symlink in cwd pointing out",
+    () => join(outside, `via-link-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > link-out/${t.slice(outside.length + 1)}`,
+  ),
+  writeCase(
+    "writes via ..",
+    () => join(outside, `dotdot-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ./.git/../../outside/${t.slice(outside.length + 1)}`,
+  ),
+  // Run as root, a sandbox that kept capabilities could simply remount / read-write.
+  // Sandboxed modes only: under full access this would remount the host's root.
+  writeCase(
+    "remounts / read-write, then writes to a sibling of cwd",
+    () => join(sibling, `remount-${Math.random().toString(36).slice(2)}`),
+    (t) => `mount -o remount,rw,bind / 2>&1; echo x > ${t}`,
+    [],
+  ),
+  writeCase(
+    "writes into .git",
+    () => join(ws, ".git", `hooks-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > .git/${t.slice(join(ws, ".git").length + 1)}`,
+  ),
+];
+
+describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
+  describe.skipIf(!status.available).each(MODES)("%s", (mode) => {
+    const full = mode === "danger-full-access";
+
+    for (const c of writeCases) {
+      const allowed = c.allowedIn.includes(mode);
+      const needsRoot = c.title === "writes to /etc" && allowed && !isRoot;
+      const hostRemount = c.title.startsWith("remounts") && full;
+      it.skipIf(needsRoot || hostRemount)(`${c.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        const target = c.target();
+        if (target.startsWith("/etc/")) etcFiles.push(target);
+        const run = await sandboxed(name, mode, c.script(target));
+        if (allowed) {
+          expectAllowed(run);
+          expect(existsSync(target)).toBe(true);
+        } else {
+          expectBlocked(run);
+          expect(existsSync(target)).toBe(false);
+        }
+      });
+    }
+
+    // uid 0 without capabilities may still write most sysctls; a non-root user never can.
+    it.skipIf(!isRoot)(
+      `writes a kernel setting under /proc/sys: ${full ? "allowed" : "blocked"}`,
+      async () => {
+        // Writes back the current value: harmless when allowed.
+        const run = await sandboxed(
+          name,
+          mode,
+          'v=$(cat /proc/sys/kernel/hostname) && echo "$v" > /proc/sys/kernel/hostname',
+        );
+        if (full) expectAllowed(run);
+        else expectBlocked(run);
+      },
+    );
+
+    it(`connects to a server on the host's 127.0.0.1: ${full ? "allowed" : "blocked"}`, async () => {
+      const before = accepted;
+      const run = await sandboxed(name, mode, `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`);
+      if (full) {
+        expectAllowed(run);
+        await expect.poll(() => accepted).toBeGreaterThan(before);
+      } else {
+        expectBlocked(run);
+        expect(accepted).toBe(before);
+      }
+    });
+
+    it.skipIf(full && publicReachable !== null)(
+      `connects to a public address: ${full ? "allowed" : "blocked, at once"}`,
+      async () => {
+        const run = await sandboxed(
+          name,
+          mode,
+          "timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/53' && echo connected",
+        );
+        if (full) {
+          expectAllowed(run);
+        } else {
+          expectBlocked(run);
+          expect(run.durationMs).toBeLessThan(2000);
+        }
+      },
+    );
+
+    it(`signals a process outside the sandbox: ${full ? "allowed" : "blocked"}`, async () => {
+      const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
+      try {
+        const run = await sandboxed(name, mode, `kill -TERM ${sleeper.pid}`);
+        if (full) {
+          expectAllowed(run);
+          await exited(sleeper);
+        } else {
+          expectBlocked(run);
+          expect(alive(sleeper.pid ?? 0)).toBe(true);
+        }
+      } finally {
+        sleeper.kill("SIGKILL");
+        await exited(sleeper);
+      }
+    });
+  });
+});
