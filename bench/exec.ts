@@ -34,7 +34,8 @@ interface Sample {
 
 interface Agent {
   name: string;
-  argv: (prompt: string) => string[];
+  /** `sandbox`: the flags choosing the sandbox (--full-auto, or -s danger-full-access). */
+  argv: (prompt: string, sandbox: string[]) => string[];
   home: string;
   env: Record<string, string>;
 }
@@ -58,7 +59,14 @@ async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[
   const agents: Agent[] = [
     {
       name: "tscodex",
-      argv: (prompt) => [process.execPath, TSCODEX, "exec", "--skip-git-repo-check", "--full-auto", prompt],
+      argv: (prompt, sandbox) => [
+        process.execPath,
+        TSCODEX,
+        "exec",
+        "--skip-git-repo-check",
+        ...sandbox,
+        prompt,
+      ],
       home: tsHome,
       env: { TSCODEX_HOME: tsHome },
     },
@@ -70,7 +78,7 @@ async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[
     await writeFile(join(codexHome, "config.toml"), config(""));
     agents.push({
       name: "codex-0.89",
-      argv: (prompt) => [codex, "exec", "--skip-git-repo-check", "--full-auto", prompt],
+      argv: (prompt, sandbox) => [codex, "exec", "--skip-git-repo-check", ...sandbox, prompt],
       home: codexHome,
       env: { CODEX_HOME: codexHome },
     });
@@ -83,10 +91,11 @@ async function measureOnce(
   server: FakeModelServer,
   script: ScriptEntry[],
   cwd: string,
+  sandbox: string[],
 ): Promise<Sample> {
   server.reset();
   server.enqueue(...script);
-  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv("bench task")], {
+  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv("bench task", sandbox)], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: agent.home, FAKE_KEY: "bench", ...agent.env },
     maxBuffer: 1 << 20,
@@ -106,16 +115,21 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** Commands sandboxed (workspace-write), as a user of --full-auto runs them. */
+const SANDBOXED = ["--full-auto"];
+const UNSANDBOXED = ["-s", "danger-full-access"];
+
 async function scenario(
   agent: Agent,
   server: FakeModelServer,
   script: () => ScriptEntry[],
   cwd: string,
   runs: number,
+  sandbox: string[] = SANDBOXED,
 ) {
-  await measureOnce(agent, server, script(), cwd); // warm the page cache
+  await measureOnce(agent, server, script(), cwd, sandbox); // warm the page cache
   const samples: Sample[] = [];
-  for (let i = 0; i < runs; i++) samples.push(await measureOnce(agent, server, script(), cwd));
+  for (let i = 0; i < runs; i++) samples.push(await measureOnce(agent, server, script(), cwd, sandbox));
   return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
 }
 
@@ -139,13 +153,17 @@ async function main(): Promise<void> {
   try {
     for (const agent of await makeAgents(server, work)) {
       const cold = await scenario(agent, server, oneTurn, work, RUNS);
-      const calls = await scenario(agent, server, fiftyCalls, work, Math.max(3, Math.floor(RUNS / 2)));
-      const big = await scenario(agent, server, bigOutput, work, Math.max(3, Math.floor(RUNS / 2)));
+      const few = Math.max(3, Math.floor(RUNS / 2));
+      const calls = await scenario(agent, server, fiftyCalls, work, few);
+      const bare = await scenario(agent, server, fiftyCalls, work, few, UNSANDBOXED);
+      const big = await scenario(agent, server, bigOutput, work, few);
       const perCall = (calls.wallMs - cold.wallMs) / 50;
-      raw[agent.name] = { cold, calls, perCallMs: perCall, big };
+      const perCallBare = (bare.wallMs - cold.wallMs) / 50;
+      raw[agent.name] = { cold, calls, perCallMs: perCall, perCallUnsandboxedMs: perCallBare, big };
       rows[agent.name] = {
         "one-turn cold start": `${cold.wallMs.toFixed(0)} ms, ${cold.rssMb.toFixed(0)} MB`,
         "shell_command round trip": `${perCall.toFixed(1)} ms/call`,
+        "… without sandbox": `${perCallBare.toFixed(1)} ms/call`,
         "50 MB of output": `${big.wallMs.toFixed(0)} ms, ${big.rssMb.toFixed(0)} MB`,
       };
       process.stderr.write(`measured ${agent.name}\n`);
