@@ -7,13 +7,17 @@
  * Approvals (asking policies): pass `onApproval` to startThread, or answer the
  * exec_approval_request / apply_patch_approval_request events with thread.approve(callId, decision);
  * unanswered questions are denied after `approval_timeout_ms` (default 120 s).
+ * Threads are recorded under $TSCODEX_HOME/sessions: `agent.resumeThread(id)` continues one,
+ * `agent.forkThread(id, { turns })` copies one, `agent.listThreads()` lists them; `agent.close()`
+ * shuts live threads down and flushes their rollouts.
  * The CLI and the servers are built on the same pieces.
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "./protocol/events.js";
-import { createThread } from "./session/create.js";
+import type { ThreadSummary } from "./session/rollout-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
+import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import type { ApprovalPolicy, SandboxMode } from "./tools/types.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
@@ -25,6 +29,10 @@ export interface TscodexOptions {
   /** Dotted-key overrides, as `-c key=value` on the CLI: `{ "model_provider": "oss" }`. */
   config?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
+  /** Idle time before a live thread leaves memory (it stays on disk); default 30 min. */
+  sessionTtlMs?: number;
+  /** false: do not record threads (they cannot be resumed). Default true. */
+  persist?: boolean;
 }
 
 export interface ThreadOptions {
@@ -46,16 +54,87 @@ export type ApprovalHandler = (request: ApprovalRequestEvent) => ReviewDecision 
 
 export class Tscodex {
   private config: Promise<Config> | null = null;
+  private manager: Promise<ThreadManager> | null = null;
 
   constructor(private readonly options: TscodexOptions = {}) {}
 
   startThread(options: ThreadOptions = {}): AgentThread {
     const id = uuidv7();
     const { onApproval, ...threadOptions } = options;
-    return new AgentThread(id, () => this.build(threadOptions, id), onApproval);
+    return new AgentThread(
+      id,
+      async () => (await this.threads()).start(this.openOptions(threadOptions), id),
+      onApproval,
+    );
   }
 
-  private async build(options: ThreadOptions, threadId: string): Promise<Thread> {
+  /** Continue stored thread `id` (its full history is resent with the next turn). */
+  resumeThread(id: string, options: ThreadOptions = {}): AgentThread {
+    const { onApproval, ...threadOptions } = options;
+    return new AgentThread(
+      id,
+      async () => (await this.threads()).resume(id, this.openOptions(threadOptions, false)),
+      onApproval,
+    );
+  }
+
+  /** Copy the first `turns` turns (default all) of thread `id` into a new thread. */
+  async forkThread(id: string, options: ThreadOptions & { turns?: number } = {}): Promise<AgentThread> {
+    const { onApproval, turns, ...threadOptions } = options;
+    const manager = await this.threads();
+    const newId = uuidv7();
+    const forked = manager.fork(
+      id,
+      { newId, ...(turns !== undefined ? { turns } : {}) },
+      this.openOptions(threadOptions, false),
+    );
+    // Report a missing source now, not at the first turn.
+    await forked;
+    return new AgentThread(newId, () => forked, onApproval);
+  }
+
+  /** Stored threads, newest first. */
+  async listThreads(limit?: number): Promise<ThreadSummary[]> {
+    return (await this.threads()).list(limit);
+  }
+
+  /** Shut live threads down and flush their rollouts. */
+  async close(): Promise<void> {
+    if (this.manager) await (await this.manager).close();
+  }
+
+  private openOptions(options: Omit<ThreadOptions, "onApproval">, defaultCwd = true): OpenThreadOptions {
+    return {
+      ...(defaultCwd ? { cwd: process.cwd() } : {}),
+      ...options,
+      ...(this.options.env ? { env: this.options.env } : {}),
+    };
+  }
+
+  private threads(): Promise<ThreadManager> {
+    this.manager ??= this.load().then(
+      (config) =>
+        new ThreadManager({
+          config,
+          source: "sdk",
+          originator: "tscodex_sdk",
+          ...(this.options.sessionTtlMs !== undefined ? { ttlMs: this.options.sessionTtlMs } : {}),
+          ...(this.options.persist !== undefined ? { persist: this.options.persist } : {}),
+          ...(this.options.env ? { env: this.options.env } : {}),
+        }),
+    );
+    // A failed load (bad config) is retried on the next call.
+    this.manager.catch(() => {
+      this.manager = null;
+    });
+    return this.manager.then(async (manager) => {
+      const config = await this.load();
+      if (config.providerProblem) throw new Error(config.providerProblem);
+      return manager;
+    });
+  }
+
+  private load(): Promise<Config> {
     const loadOptions: LoadOptions = {
       ...(this.options.home ? { home: this.options.home } : {}),
       ...(this.options.profile ? { profile: this.options.profile } : {}),
@@ -65,15 +144,7 @@ export class Tscodex {
       ),
     };
     this.config ??= loadConfig(loadOptions);
-    const config = await this.config;
-    if (config.providerProblem) throw new Error(config.providerProblem);
-    return createThread(config, {
-      cwd: options.cwd ?? process.cwd(),
-      originator: "tscodex_sdk",
-      threadId,
-      ...options,
-      ...(this.options.env ? { env: this.options.env } : {}),
-    });
+    return this.config;
   }
 }
 
@@ -102,6 +173,11 @@ export class AgentThread {
 
   run(input: string | UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
     return this.runStreamed(input, overrides).result();
+  }
+
+  /** Summarise the history now and continue from the summary (as auto-compaction does). */
+  async compact(): Promise<void> {
+    await (await this.connect()).compact();
   }
 
   async interrupt(): Promise<void> {

@@ -3,6 +3,7 @@
  * carries over. Unknown keys are kept (later features read them) but known keys are typed.
  */
 import { z } from "zod";
+import { mcpServersSchema } from "./mcp-servers.js";
 
 export const approvalPolicySchema = z.enum(["untrusted", "on-failure", "on-request", "never"]);
 export const sandboxModeSchema = z.enum(["read-only", "workspace-write", "danger-full-access"]);
@@ -112,7 +113,17 @@ export const configFileSchema = z.looseObject({
    * file_tools (read_file, list_dir, grep_files).
    */
   features: z.record(z.string(), z.boolean()).optional(),
-  mcp_servers: z.record(z.string(), z.unknown()).optional(),
+  /** MCP servers as tool sources (see mcp-servers.ts). */
+  mcp_servers: mcpServersSchema.optional(),
+  // Threads: context compaction and rollouts.
+  /** Compact the history once a response's input + output tokens reach this (default 90% of the window). */
+  model_auto_compact_token_limit: z.number().int().positive().optional(),
+  /** Replaces the built-in compaction prompt. */
+  compact_prompt: z.string().min(1).optional(),
+  /** A file (relative to the home) whose contents replace the built-in compaction prompt. */
+  experimental_compact_prompt_file: z.string().optional(),
+  /** fdatasync rollout files after each write (survives power loss; slower). */
+  rollout_fsync: z.boolean().optional(),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

@@ -19,6 +19,26 @@ export type FileChange =
 
 export type ExecStream = "stdout" | "stderr";
 
+export type McpStartupStatus =
+  | { state: "starting" }
+  | { state: "ready" }
+  | { state: "failed"; error: string }
+  | { state: "cancelled" };
+
+/** Which MCP tool a call went to, with its arguments as parsed JSON (null when there were none). */
+export interface McpInvocation {
+  server: string;
+  tool: string;
+  arguments: unknown;
+}
+
+/** A tools/call result as the server sent it (content blocks are passed through). */
+export interface McpToolResult {
+  content: Record<string, unknown>[];
+  structuredContent?: Record<string, unknown> | null | undefined;
+  isError?: boolean | null | undefined;
+}
+
 export interface SessionConfiguredEvent {
   type: "session_configured";
   session_id: string;
@@ -82,6 +102,24 @@ export type Event =
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage; model_context_window: number | null }
   | { type: "web_search_begin"; call_id: string }
   | { type: "web_search_end"; call_id: string; query: string }
+  /** An MCP server's startup progressed (one per state change, per server). */
+  | { type: "mcp_startup_update"; server: string; status: McpStartupStatus }
+  /** Every configured MCP server is ready, failed or was cancelled; the thread goes on. */
+  | {
+      type: "mcp_startup_complete";
+      ready: string[];
+      failed: { server: string; error: string }[];
+      cancelled: string[];
+    }
+  | { type: "mcp_tool_call_begin"; call_id: string; invocation: McpInvocation }
+  | {
+      type: "mcp_tool_call_end";
+      call_id: string;
+      invocation: McpInvocation;
+      duration_ms: number;
+      /** Codex's Result: the tools/call result, or the error text for a call that got none. */
+      result: { Ok: McpToolResult } | { Err: string };
+    }
   | {
       type: "exec_approval_request";
       call_id: string;
@@ -104,6 +142,8 @@ export type Event =
   | { type: "warning"; message: string }
   /** Every item appended to history, for rollouts and raw-event consumers. */
   | { type: "raw_response_item"; item: ResponseItem }
+  /** History was summarised and replaced (auto-compaction or a `compact` op). */
+  | { type: "context_compacted"; summary: string; replacement_history: ResponseItem[] }
   | { type: "shutdown_complete" };
 
 export type EventType = Event["type"];

@@ -4,17 +4,20 @@
  */
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
+import { enabledMcpServers } from "../config/mcp-servers.js";
 import { buildShellEnvironment } from "../exec/environment.js";
 import { createModelClient } from "../model/client.js";
 import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import { attachMcpTools } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import { type ApprovalGate, ToolRouter } from "../tools/router.js";
 import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
+import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
 import { Thread } from "./thread.js";
 
@@ -38,12 +41,16 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const model = options.model ?? config.model;
   const family = findModelFamily(model);
   const shellPath = userShellPath(env);
+  // MCP servers start first, in the background: their startup overlaps the rest of thread
+  // creation, and the first turn waits for them (bounded by each startup_timeout_sec).
+  const mcp = await startMcpServers(config, options.cwd, env);
   const tools = buildToolDefinitions({
     family,
     wireApi: config.provider.wireApi,
     tools: config.tools,
     features: config.features,
     shellPath,
+    mcpResources: () => mcp,
   });
   const identity: ClientIdentity = {
     sessionId: id,
@@ -55,17 +62,20 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     rules: await loadExecPolicy(config.home, config.execPolicyRules),
     backend: config.sandboxBackend,
   });
+  const router = new ToolRouter(tools, options.gate ?? policy.gate);
   const services: ThreadServices = {
     client: createModelClient({
       provider: config.provider,
       settings: requestSettings(config, model),
       identity,
     }),
-    router: new ToolRouter(tools, options.gate ?? policy.gate),
+    router,
+    ...(mcp ? { mcp: attachMcpTools(mcp, router) } : {}),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
     parallelToolCalls: family.supportsParallelToolCalls,
     contextWindow: config.contextWindow ?? family.contextWindow,
+    compaction: await compactionSettings(config, config.contextWindow ?? family.contextWindow),
     truncation: family.truncation,
     projectDocMaxBytes: config.projectDocMaxBytes,
     shellPath,
@@ -83,6 +93,14 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     writableRoots: config.sandboxWorkspaceWrite.writableRoots,
     tempRoots: tempRoots(config, env),
   });
+}
+
+/** The enabled `[mcp_servers.*]`, starting; null when there are none (the SDK is never loaded). */
+async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessEnv) {
+  const servers = enabledMcpServers(config.raw.mcp_servers);
+  if (servers.length === 0) return null;
+  const { McpClientManager } = await import("../mcp/client-manager.js");
+  return McpClientManager.start(servers, { env, cwd });
 }
 
 /** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */

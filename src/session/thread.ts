@@ -12,8 +12,9 @@ import type { Event, ReviewDecision } from "../protocol/events.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
 import { EventStream } from "../util/event-stream.js";
-import { ResourceScope } from "../util/resource-scope.js";
+import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
+import { compactedHistory, loadCompactPrompt, summarize, withAutoCompaction } from "./compact.js";
 import type { ThreadServices } from "./services.js";
 import { FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
 
@@ -46,7 +47,9 @@ export type Op =
   /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
   | { type: "exec_approval"; id: string; decision: ReviewDecision }
   | { type: "patch_approval"; id: string; decision: ReviewDecision }
-  | { type: "shutdown" };
+  | { type: "shutdown" }
+  /** Summarise the history now and continue from the summary (as auto-compaction does). */
+  | { type: "compact" };
 
 export type TurnStatus = "completed" | "interrupted" | "failed";
 
@@ -73,7 +76,10 @@ export class Thread {
   private initialized = false;
   private closed = false;
   private readonly resources = new ResourceScope();
+  private mcpStarted = false;
   private readonly approvals: PendingApprovals;
+  /** Input + output tokens of the last model response: the context size auto-compaction watches. */
+  private lastResponseTokens = 0;
 
   constructor(
     readonly id: string,
@@ -82,6 +88,9 @@ export class Thread {
   ) {
     this.settings = { ...settings };
     this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
+    // MCP servers live as long as the thread: shutdown closes them with the other resources.
+    const mcp = services.mcp;
+    if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
   }
 
   get cwd(): string {
@@ -119,6 +128,9 @@ export class Thread {
           .then(() => this.resources.dispose())
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
+      case "compact":
+        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction());
+        return;
       case "user_turn":
         if (this.closed) {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
@@ -155,6 +167,26 @@ export class Thread {
     });
   }
 
+  /** Summarise the history now (the `compact` op); resolves when done. Failures are `error` events. */
+  compact(): Promise<void> {
+    this.submit({ type: "compact" });
+    return this.queue;
+  }
+
+  /**
+   * Continue from a stored thread (resume, fork): its history, usage and turn count.
+   * Call before the first turn; the stored history already holds the initial context.
+   */
+  restore(state: RestoredState): void {
+    replaceAll(this.history, state.history);
+    this.usage = state.usage;
+    this.nextTurn = state.turns;
+    this.initialized = state.history.length > 0;
+    this.lastResponseTokens = state.lastUsage
+      ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
+      : 0;
+  }
+
   interrupt(): void {
     this.submit({ type: "interrupt" });
   }
@@ -177,6 +209,8 @@ export class Thread {
   private readonly pendingResults = new Map<string, (result: TurnResult) => void>();
 
   private emit(event: Event): void {
+    if (event.type === "token_count" && event.last)
+      this.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -209,11 +243,15 @@ export class Thread {
       model_context_window: this.services.contextWindow,
     });
     try {
+      await this.awaitMcpStartup(abort.signal);
       await this.prepareContext(op.overrides, record);
       record(userMessage(op.input.text, op.input.images ?? []));
       this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
       const outcome = await runTurn({
-        client: this.services.client,
+        client: withAutoCompaction(this.services.client, {
+          due: () => this.compactionDue(),
+          compact: (signal) => this.compactHistory(signal),
+        }),
         router: this.services.router,
         instructions: this.services.baseInstructions,
         parallelToolCalls: this.services.parallelToolCalls,
@@ -250,6 +288,50 @@ export class Thread {
       this.pendingResults.get(op.turnId)?.(result);
       this.pendingResults.delete(op.turnId);
     }
+  }
+
+  private compactionDue(): boolean {
+    const limit = this.services.compaction?.autoLimit;
+    return limit != null && this.history.length > 0 && this.lastResponseTokens >= limit;
+  }
+
+  private async runCompaction(): Promise<void> {
+    if (this.history.length === 0) return;
+    const abort = new AbortController();
+    this.running = abort;
+    try {
+      await this.compactHistory(abort.signal);
+    } catch (error) {
+      if (!abort.signal.aborted)
+        this.emit({
+          type: "error",
+          message: `compaction failed: ${error instanceof Error ? error.message : String(error)}`,
+        });
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /** Summarise, then replace the history in place (the turn loop reads the same array). */
+  private async compactHistory(signal?: AbortSignal): Promise<readonly ResponseItem[]> {
+    const prompt = this.services.compaction?.prompt ?? (await loadCompactPrompt());
+    const { client, baseInstructions } = this.services;
+    const summary = await summarize(client, baseInstructions, this.history, prompt, signal);
+    const replacement = compactedHistory(this.history, summary);
+    replaceAll(this.history, replacement);
+    this.lastResponseTokens = 0;
+    this.emit({ type: "context_compacted", summary, replacement_history: replacement });
+    return this.history;
+  }
+
+  /**
+   * The first turn waits for the MCP servers (each bounded by its startup_timeout_sec; a failed
+   * one is reported and skipped) so that their tools are offered from the first request.
+   */
+  private async awaitMcpStartup(signal: AbortSignal): Promise<void> {
+    if (this.mcpStarted || !this.services.mcp) return;
+    await this.services.mcp.whenReady((event) => this.emit(event), signal);
+    if (!signal.aborted) this.mcpStarted = true;
   }
 
   /** The first turn opens with the context items; later ones add permissions on change. */
@@ -324,6 +406,23 @@ export class Thread {
     }
   }
 }
+
+/** What a resumed or forked thread continues from (see Thread.restore). */
+export interface RestoredState {
+  history: readonly ResponseItem[];
+  usage: TokenUsage;
+  /** Turns already run: the next turn id. */
+  turns: number;
+  lastUsage: TokenUsage | null;
+}
+
+/** Replace an array's contents in place, without spreading (histories can be long). */
+function replaceAll(target: ResponseItem[], items: readonly ResponseItem[]): void {
+  target.length = 0;
+  for (const item of items) target.push(item);
+}
+
+const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");
 
 function turnAbortedMessage(turnId: string): string {
   return [

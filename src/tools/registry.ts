@@ -3,8 +3,9 @@
  * `[features]` config, and the wire API. Order follows Codex's requests (reference section 2,
  * tool-specs/index.json):
  *
- *   shell tool | exec_command + write_stdin, update_plan, apply_patch,
- *   grep_files, read_file, list_dir, web_search, view_image
+ *   shell tool | exec_command + write_stdin, list_mcp_resources, list_mcp_resource_templates,
+ *   read_mcp_resource, update_plan, apply_patch, grep_files, read_file, list_dir, web_search,
+ *   view_image, then the MCP servers' `mcp__…` tools (added once they started; see tools/mcp.ts)
  *
  * Switches (Codex's feature names, set by `--enable NAME` / `--disable NAME`):
  * - `unified_exec`: exec_command + write_stdin replace the shell tool.
@@ -29,6 +30,7 @@ import { applyPatchFreeformTool, applyPatchJsonTool } from "./builtin/apply-patc
 import { execCommandTool } from "./builtin/exec-command.js";
 import { grepFilesTool } from "./builtin/grep-files.js";
 import { listDirTool } from "./builtin/list-dir.js";
+import { type McpResourceSourceRef, mcpResourceTools } from "./builtin/mcp-resources.js";
 import { readFileTool } from "./builtin/read-file.js";
 import { localShellTool, shellTool } from "./builtin/shell.js";
 import { shellCommandTool } from "./builtin/shell-command.js";
@@ -57,6 +59,8 @@ export interface ToolSelectionInput {
   /** `[features]` config (see the header for the names read here). */
   features: Record<string, boolean>;
   shellPath: string;
+  /** The thread's MCP servers, for the resource tools (absent: no servers, empty lists). */
+  mcpResources?: McpResourceSourceRef;
 }
 
 export interface ToolSelection {
@@ -113,6 +117,7 @@ export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[
     definitions.push(shellCommandTool({ shellPath: input.shellPath }));
   if (selection.shellType === "shell") definitions.push(shellTool());
   if (selection.shellType === "local_shell") definitions.push(localShellTool());
+  definitions.push(...mcpResourceTools(input.mcpResources ?? (() => null)));
   definitions.push(updatePlanTool());
   if (selection.applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
   if (selection.applyPatch === "function") definitions.push(applyPatchJsonTool());

@@ -39,16 +39,35 @@ export interface DispatchResult {
 
 export class ToolRouter {
   private readonly byName = new Map<string, ToolDefinition>();
+  private readonly all: ToolDefinition[];
 
   constructor(
-    readonly definitions: readonly ToolDefinition[],
+    definitions: readonly ToolDefinition[],
     private readonly gate: ApprovalGate = allowAll,
   ) {
+    this.all = [...definitions];
     for (const definition of definitions) this.byName.set(nameOf(definition), definition);
   }
 
+  get definitions(): readonly ToolDefinition[] {
+    return this.all;
+  }
+
+  /**
+   * Offer more tools from now on (MCP servers' tools once they started), after the others.
+   * A name already taken keeps its first definition.
+   */
+  addDefinitions(definitions: readonly ToolDefinition[]): void {
+    for (const definition of definitions) {
+      const name = nameOf(definition);
+      if (this.byName.has(name)) continue;
+      this.byName.set(name, definition);
+      this.all.push(definition);
+    }
+  }
+
   specs(): ToolSpec[] {
-    return this.definitions.map((definition) => definition.spec);
+    return this.all.map((definition) => definition.spec);
   }
 
   /** True when this call may run concurrently with the other calls of its response. */
@@ -60,7 +79,7 @@ export class ToolRouter {
     const invocation: ToolInvocation = {
       callId: call.call_id,
       toolName: callName(call),
-      payload: payloadOf(call),
+      payload: payloadOf(call, this.byName.get(callName(call))),
       turn,
     };
     try {
@@ -105,9 +124,11 @@ function callName(call: ToolCallItem): string {
   return call.type === "local_shell_call" ? "local_shell" : call.name;
 }
 
-function payloadOf(call: ToolCallItem): ToolPayload {
+function payloadOf(call: ToolCallItem, definition: ToolDefinition | undefined): ToolPayload {
   switch (call.type) {
     case "function_call":
+      // `mcp__server__tool` names are looked up, never parsed: sanitizing made them ambiguous.
+      if (definition?.mcpTool) return { kind: "mcp", ...definition.mcpTool, rawArguments: call.arguments };
       return { kind: "function", arguments: call.arguments };
     case "custom_tool_call":
       return { kind: "custom", input: call.input };

@@ -154,6 +154,8 @@ export interface ToolDefinition {
   handler: ToolHandler;
   /** May run concurrently with other parallel-safe calls of the same response. */
   supportsParallel: boolean;
+  /** An MCP server's tool: the router turns function calls of this name into `mcp` payloads. */
+  mcpTool?: { server: string; tool: string };
 }
 
 /**

@@ -81,6 +81,9 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(server.requests[0]?.toolNames).toEqual([
       "shell_command",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
       "update_plan",
       "apply_patch",
       "grep_files",
@@ -105,6 +108,9 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
     expect((await exec(["hi"])).code).toBe(0);
     expect(server.requests[0]?.toolNames).toEqual([
       "shell_command",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
       "update_plan",
       "apply_patch",
       "list_dir",
@@ -161,7 +167,14 @@ describe("tscodex exec: view_image", () => {
     await writeFakeConfig(home.path, { baseUrl: server.url, extra: "[tools]\nview_image = false\n" });
     server.enqueue(turn(message("ok")));
     expect((await exec(["hi"])).code).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual(["shell_command", "update_plan", "apply_patch"]);
+    expect(server.requests[0]?.toolNames).toEqual([
+      "shell_command",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
+      "update_plan",
+      "apply_patch",
+    ]);
   });
 });
 
@@ -173,12 +186,15 @@ describe("tscodex exec: web_search", () => {
     const tools = server.requests[0]?.body.tools as Record<string, unknown>[];
     expect(server.requests[0]?.toolNames).toEqual([
       "shell_command",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
       "update_plan",
       "apply_patch",
       "web_search",
       "view_image",
     ]);
-    expect(tools[3]).toEqual({ type: "web_search", external_web_access: true });
+    expect(tools[6]).toEqual({ type: "web_search", external_web_access: true });
     const events = result.stdout
       .trim()
       .split("\n")
@@ -215,6 +231,9 @@ describe("tscodex exec: --enable / --disable", () => {
     expect(server.requests[0]?.toolNames).toEqual([
       "exec_command",
       "write_stdin",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
       "update_plan",
       "apply_patch",
       "view_image",
@@ -225,7 +244,14 @@ describe("tscodex exec: --enable / --disable", () => {
     server.enqueue(turn(message("ok")));
     const result = await exec(["-c", "features.shell_tool=true", "--disable", "shell_tool", "hi"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual(["update_plan", "apply_patch", "view_image"]);
+    expect(server.requests[0]?.toolNames).toEqual([
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
+      "update_plan",
+      "apply_patch",
+      "view_image",
+    ]);
   });
 
   it("rejects a malformed feature name", async () => {

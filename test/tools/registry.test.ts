@@ -1,8 +1,8 @@
 /**
  * Tool selection against Codex 0.89's requests: for every captured configuration
  * (tool-specs/index.json, flags in cli-args.json) the tools we build come in Codex's order.
- * Tools that belong to other parts of tscodex (MCP resources, request_user_input, collab
- * agents) and Codex's test-only test_sync_tool are left out of the comparison.
+ * Tools that belong to other parts of tscodex (request_user_input, collab agents) and Codex's
+ * test-only test_sync_tool are left out of the comparison.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -13,9 +13,6 @@ import { buildToolDefinitions, selectTools, type ToolSelectionInput } from "../.
 
 const SPECS = new URL("../../../shared/reference/tool-specs/", import.meta.url);
 const ELSEWHERE = new Set([
-  "list_mcp_resources",
-  "list_mcp_resource_templates",
-  "read_mcp_resource",
   "request_user_input",
   "spawn_agent",
   "send_input",
@@ -127,6 +124,9 @@ describe("tscodex's own switches", () => {
     expect(all).toEqual([
       "exec_command",
       "write_stdin",
+      "list_mcp_resources",
+      "list_mcp_resource_templates",
+      "read_mcp_resource",
       "update_plan",
       "apply_patch",
       "grep_files",

@@ -8,7 +8,7 @@
  * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
  * "call_id","command"|"changes","cwd"?,"reason","decision"}}`, emitted when it is answered.
  */
-import type { Event, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import type { Event, EventOf, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
@@ -18,9 +18,14 @@ type JsonItem = { id: string; type: string } & Record<string, unknown>;
 export class ExecJsonWriter implements ExecRenderer {
   private nextItem = 0;
   private readonly commands = new Map<string, JsonItem>();
+  private readonly mcpCalls = new Map<string, JsonItem>();
   private todo: JsonItem | null = null;
 
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  /** `diagnostics`: where problems outside the JSONL stream go (an MCP server that failed to start). */
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly diagnostics: NodeJS.WritableStream = process.stderr,
+  ) {}
 
   start(info: RunInfo): void {
     this.write({ type: "thread.started", thread_id: info.threadId });
@@ -74,6 +79,17 @@ export class ExecJsonWriter implements ExecRenderer {
       case "web_search_end":
         this.completed(this.item("web_search", { query: event.query }));
         return;
+      case "mcp_tool_call_begin":
+      case "mcp_tool_call_end":
+        this.mcpCall(event);
+        return;
+      case "mcp_startup_update":
+        if (event.status.state === "failed") {
+          this.diagnostics.write(
+            `tscodex: MCP server '${event.server}' failed to start: ${event.status.error}\n`,
+          );
+        }
+        return;
       case "stream_error":
         this.completed(this.item("error", { message: event.message }));
         return;
@@ -106,6 +122,38 @@ export class ExecJsonWriter implements ExecRenderer {
     } else {
       this.write({ type: "turn.failed", error: { message: result.error ?? "turn interrupted" } });
     }
+  }
+
+  /** `mcp_tool_call`: started, then completed (status failed for an error or `isError`). */
+  private mcpCall(event: EventOf<"mcp_tool_call_begin"> | EventOf<"mcp_tool_call_end">): void {
+    const { server, tool, arguments: args } = event.invocation;
+    if (event.type === "mcp_tool_call_begin") {
+      const item = this.item("mcp_tool_call", {
+        server,
+        tool,
+        arguments: args,
+        result: null,
+        error: null,
+        status: "in_progress",
+      });
+      this.mcpCalls.set(event.call_id, item);
+      this.write({ type: "item.started", item });
+      return;
+    }
+    const started = this.mcpCalls.get(event.call_id);
+    this.mcpCalls.delete(event.call_id);
+    const item = started ?? this.item("mcp_tool_call", { server, tool, arguments: args });
+    if ("Err" in event.result) {
+      this.completed({ ...item, result: null, error: { message: event.result.Err }, status: "failed" });
+      return;
+    }
+    const { content, structuredContent, isError } = event.result.Ok;
+    this.completed({
+      ...item,
+      result: { content, structured_content: structuredContent ?? null },
+      error: null,
+      status: isError ? "failed" : "completed",
+    });
   }
 
   private plan(plan: PlanItem[]): void {

@@ -1,7 +1,8 @@
 /**
  * `tscodex exec`: one prompt, run to the end without a human.
- * Flow: options → config → checks (git repo, provider key) → thread → render events
- * (human on stderr, or JSONL on stdout) → final message on stdout → exit code.
+ * Flow: options → config → checks (git repo, provider key) → thread (new, or resumed from its
+ * rollout) → render events (human on stderr, or JSONL on stdout) → final message on stdout →
+ * rollout flushed → exit code.
  */
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -10,7 +11,8 @@ import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../c
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { ReviewDecision } from "../../protocol/events.js";
-import { createThread } from "../../session/create.js";
+import type { Thread } from "../../session/thread.js";
+import { ThreadManager } from "../../session/thread-manager.js";
 import type { ApprovalPolicy, SandboxMode } from "../../tools/types.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
@@ -34,7 +36,14 @@ export interface ExecCliOptions {
   color: string;
 }
 
-export async function runExec(promptArg: string | undefined, options: ExecCliOptions): Promise<number> {
+/** `tscodex exec resume [ID|--last]`: which stored thread to continue. */
+export type ResumeTarget = { id: string } | { last: true };
+
+export async function runExec(
+  promptArg: string | undefined,
+  options: ExecCliOptions,
+  resume?: ResumeTarget,
+): Promise<number> {
   const fail = (message: string) => {
     process.stderr.write(`tscodex: ${message}\n`);
     return 1;
@@ -73,7 +82,16 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy =
     options.askForApproval ?? (options.fullAuto ? "never" : (config.raw.approval_policy ?? "never"));
-  const thread = await createThread(config, { cwd, originator: "tscodex_exec", sandboxMode, approvalPolicy });
+  const manager = new ThreadManager({ config, source: "exec", originator: "tscodex_exec" });
+  let thread: Thread;
+  try {
+    const open = { cwd, sandboxMode, approvalPolicy };
+    thread = resume
+      ? await manager.resume("id" in resume ? resume.id : resume, open)
+      : await manager.start(open);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
 
   const renderer = options.json
     ? new ExecJsonWriter(process.stdout)
@@ -112,7 +130,8 @@ export async function runExec(promptArg: string | undefined, options: ExecCliOpt
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSigint);
-    thread.submit({ type: "shutdown" });
+    // Shuts the thread down and writes the rest of its rollout before the process exits.
+    await manager.close();
   }
 }
 

@@ -3,7 +3,7 @@
  * abridged output, patches, plans and messages as they happen, and the token count.
  * The final message itself goes to stdout (exec.ts) so `> answer.txt` works.
  */
-import type { Event, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
@@ -82,6 +82,25 @@ export class HumanRenderer implements ExecRenderer {
       case "web_search_end":
         this.section(magenta("web search"), event.query);
         return;
+      case "mcp_startup_update":
+        if (event.status.state === "failed") {
+          this.line(red(`MCP server '${event.server}' failed to start: ${event.status.error}`));
+        }
+        return;
+      case "mcp_tool_call_begin":
+        this.mcpHeader(event.invocation);
+        this.lastBegun = event.call_id;
+        return;
+      case "mcp_tool_call_end": {
+        if (this.lastBegun !== event.call_id) this.mcpHeader(event.invocation);
+        this.lastBegun = null;
+        const ok = "Ok" in event.result && !event.result.Ok.isError;
+        const seconds = (event.duration_ms / 1000).toFixed(2);
+        this.line(ok ? green(` succeeded in ${seconds}s:`) : red(` failed in ${seconds}s:`));
+        const body = "Ok" in event.result ? JSON.stringify(event.result.Ok.content) : event.result.Err;
+        this.line(dim(abridge(body)));
+        return;
+      }
       case "stream_error":
         this.line(
           this.paint.yellow(
@@ -114,6 +133,14 @@ export class HumanRenderer implements ExecRenderer {
     if (request.reason) this.line(`reason: ${request.reason}`);
     this.line(yellow(`→ ${decision} (answered by approvals.exec_outcome)`));
     this.lastBegun = null;
+  }
+
+  private mcpHeader(invocation: McpInvocation): void {
+    const { bold, magenta } = this.paint;
+    this.line("");
+    this.line(
+      `${bold(magenta("tool"))}\n${bold(`${invocation.server}.${invocation.tool}`)}(${JSON.stringify(invocation.arguments ?? {})})`,
+    );
   }
 
   private commandHeader(command: string[], cwd: string): void {

@@ -5,25 +5,17 @@
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../../version.js";
 import type { ExecCliOptions } from "./exec.js";
+import { registerMcpCommand } from "./mcp-command.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
+import type { SessionsAction, SessionsCliOptions } from "./sessions-command.js";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let exitCode = 0;
-  const program = new Command("tscodex")
-    .description("The Codex coding agent runtime, in TypeScript.")
-    .version(VERSION, "-V, --version")
-    .showHelpAfterError()
-    .enablePositionalOptions()
-    .exitOverride();
-
-  program
-    .command("exec")
-    .description("Run the agent non-interactively on one prompt; the final message goes to stdout")
-    .argument("[prompt]", "the task; read from stdin when omitted or '-'")
+/** The options `exec` and `exec resume` share. */
+function addExecOptions(command: Command): Command {
+  return command
     .option("-m, --model <model>", "model to use (default from config, else gpt-5.2-codex)")
     .option("-p, --profile <name>", "config profile from [profiles.<name>]")
     .option(
@@ -63,11 +55,99 @@ export async function main(argv: string[]): Promise<number> {
     .option("--json", "print events as JSON lines on stdout")
     .option("-o, --output-last-message <file>", "also write the final agent message to this file")
     .option("--skip-git-repo-check", "allow running outside a git repository")
-    .option("--color <when>", "colour human output: always, never, auto", "auto")
-    .action(async (prompt: string | undefined, options: ExecCliOptions) => {
-      const { runExec } = await import("./exec.js");
-      exitCode = await runExec(prompt, options);
-    });
+    .option("--color <when>", "colour human output: always, never, auto", "auto");
+}
+
+/** Options given after `resume` win over the same ones given before it; lists are joined. */
+function mergeExecOptions(parent: ExecCliOptions, own: ExecCliOptions): ExecCliOptions {
+  const merged: ExecCliOptions = { ...parent };
+  for (const [key, value] of Object.entries(own) as [keyof ExecCliOptions, unknown][]) {
+    const before = parent[key];
+    if (Array.isArray(value) && Array.isArray(before))
+      Object.assign(merged, { [key]: [...before, ...value] });
+    else if (value !== undefined && !(key === "color" && value === "auto"))
+      Object.assign(merged, { [key]: value });
+  }
+  return merged;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let exitCode = 0;
+  const program = new Command("tscodex")
+    .description("The Codex coding agent runtime, in TypeScript.")
+    .version(VERSION, "-V, --version")
+    .showHelpAfterError()
+    .enablePositionalOptions()
+    .exitOverride();
+
+  const exec = addExecOptions(
+    program
+      .command("exec")
+      .description("Run the agent non-interactively on one prompt; the final message goes to stdout")
+      .argument("[prompt]", "the task; read from stdin when omitted or '-'"),
+  ).action(async (prompt: string | undefined, options: ExecCliOptions) => {
+    const { runExec } = await import("./exec.js");
+    exitCode = await runExec(prompt, options);
+  });
+  // `exec resume`: options may come before `resume` (exec's) or after it (resume's own).
+  addExecOptions(
+    exec
+      .command("resume")
+      .description("Continue a stored thread with one more prompt (full history resent)")
+      .argument("[id]", "thread id (or a unique prefix); omit with --last")
+      .argument("[prompt]", "the next prompt; read from stdin when omitted or '-'"),
+  )
+    .option("--last", "resume the most recently created thread")
+    .action(
+      async (
+        id: string | undefined,
+        prompt: string | undefined,
+        options: ExecCliOptions & { last?: boolean },
+        command: Command,
+      ) => {
+        const { runExec } = await import("./exec.js");
+        const merged = mergeExecOptions(exec.opts<ExecCliOptions>(), command.opts<ExecCliOptions>());
+        if (options.last) {
+          // With --last the only positional is the prompt.
+          exitCode = await runExec(prompt ?? id, merged, { last: true });
+        } else if (!id) {
+          process.stderr.write("tscodex: exec resume needs a thread id or --last\n");
+          exitCode = 2;
+        } else {
+          exitCode = await runExec(prompt, merged, { id });
+        }
+      },
+    );
+
+  const sessions = program.command("sessions").description("List, show, fork and delete stored threads");
+  const runSessions = async (action: SessionsAction, id: string | undefined, options: SessionsCliOptions) => {
+    const { runSessionsCommand } = await import("./sessions-command.js");
+    exitCode = await runSessionsCommand(action, id, options);
+  };
+  sessions
+    .command("list")
+    .description("Stored threads, newest first: id, age, turns, tokens, cwd, first prompt")
+    .option("--json", "print a JSON array")
+    .option("-n, --limit <count>", "show at most this many", Number)
+    .action((options: SessionsCliOptions) => runSessions("list", undefined, options));
+  sessions
+    .command("show")
+    .description("One thread: metadata, then its history")
+    .argument("<id>", "thread id (or a unique prefix)")
+    .option("--json", "print the metadata, summary and history as JSON")
+    .action((id: string, options: SessionsCliOptions) => runSessions("show", id, options));
+  sessions
+    .command("delete")
+    .description("Delete a stored thread's rollout")
+    .argument("<id>", "thread id (or a unique prefix)")
+    .action((id: string, options: SessionsCliOptions) => runSessions("delete", id, options));
+  sessions
+    .command("fork")
+    .description("Copy a thread (its first N turns, default all) into a new thread; prints the new id")
+    .argument("<id>", "thread id (or a unique prefix)")
+    .option("--turns <count>", "copy only the first N turns", Number)
+    .option("--json", "print the new thread's id and path as JSON")
+    .action((id: string, options: SessionsCliOptions) => runSessions("fork", id, options));
 
   program
     .command("apply-patch")
@@ -112,6 +192,10 @@ export async function main(argv: string[]): Promise<number> {
       const { runSandboxCommand } = await import("./sandbox-command.js");
       exitCode = await runSandboxCommand(command, options);
     });
+
+  registerMcpCommand(program, (code) => {
+    exitCode = code;
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });

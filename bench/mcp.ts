@@ -1,0 +1,240 @@
+/**
+ * `npm run bench -- mcp`: MCP servers as tool sources (issue 6), with the stdio fixture server
+ * (test/support/mcp-fixture-server.ts) and the fake model server.
+ *
+ * - startup: McpClientManager.start → all ready (what a thread starts first thing), 1 and 5
+ *   servers, in process.
+ * - round trip: tools/call `echo` through the client manager (in process), and through the
+ *   whole `tscodex exec` loop ((run with 40 calls − one-turn run) / 40, one server, measured from
+ *   outside).
+ * - exec cold start with 0, 1 and 5 servers (wall time and peak RSS, bench/measure.py); Codex 0.89
+ *   side by side when its binary is found (bench/support/codex.ts).
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { McpClientManager } from "../src/mcp/client-manager.js";
+import {
+  type FakeModelServer,
+  functionCall,
+  message,
+  type ScriptEntry,
+  startFakeModelServer,
+  turn,
+} from "../test/support/fake-model-server.js";
+import { fixtureScript, fixtureToml } from "../test/support/mcp-fixture.js";
+import { findCodex } from "./support/codex.js";
+
+const run = promisify(execFile);
+const TSCODEX = join(process.cwd(), "bin/tscodex.js");
+const MEASURE = join(process.cwd(), "bench/measure.py");
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const CALLS = 40;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+async function serversToml(count: number): Promise<string> {
+  const names = Array.from({ length: count }, (_, i) => `s${i + 1}`);
+  return (await Promise.all(names.map((name) => fixtureToml({ name })))).join("\n");
+}
+
+function configToml(server: FakeModelServer, extra: string): string {
+  return [
+    'model = "gpt-5.2-codex"',
+    'model_provider = "fake"',
+    "[model_providers.fake]",
+    'name = "fake"',
+    `base_url = "${server.url}"`,
+    'wire_api = "responses"',
+    'env_key = "FAKE_KEY"',
+    "",
+    extra,
+  ].join("\n");
+}
+
+/**
+ * McpClientManager.start → every server ready: what createThread starts first thing and the
+ * first turn waits for. (createThread itself is not used: bundled, it cannot find prompts/.)
+ */
+async function startupOnce(count: number, script: string): Promise<number> {
+  const servers = Array.from({ length: count }, (_, i): [string, { command: string; args: string[] }] => [
+    `s${i + 1}`,
+    { command: process.execPath, args: [script] },
+  ]);
+  const started = performance.now();
+  const manager = McpClientManager.start(servers, { env: process.env, cwd: process.cwd() });
+  let failed = "";
+  await manager.whenReady((event) => {
+    if (event.type === "mcp_startup_complete" && event.failed.length > 0)
+      failed = JSON.stringify(event.failed);
+  });
+  const elapsed = performance.now() - started;
+  await manager.dispose();
+  if (failed) throw new Error(`startup failed: ${failed}`);
+  return elapsed;
+}
+
+async function startupScenario(count: number): Promise<number> {
+  const script = await fixtureScript();
+  await startupOnce(count, script); // warm the page cache
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await startupOnce(count, script));
+  return median(samples);
+}
+
+/** tools/call echo through the client manager, median of `count` sequential calls. */
+async function managerRoundTrip(count: number): Promise<number> {
+  const script = await fixtureScript();
+  const manager = McpClientManager.start([["fixture", { command: process.execPath, args: [script] }]], {
+    env: process.env,
+    cwd: process.cwd(),
+  });
+  await manager.ready;
+  const signal = new AbortController().signal;
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      await manager.callTool("fixture", "echo", { text: `call ${i}` }, signal);
+      samples.push(performance.now() - started);
+    }
+  } finally {
+    await manager.dispose();
+  }
+  return median(samples);
+}
+
+interface Agent {
+  name: string;
+  argv: string[];
+  home: string;
+  env: Record<string, string>;
+}
+
+interface Sample {
+  wallMs: number;
+  rssMb: number;
+}
+
+async function measureOnce(agent: Agent, server: FakeModelServer, script: ScriptEntry[], cwd: string) {
+  server.reset();
+  server.enqueue(...script);
+  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: agent.home, FAKE_KEY: "bench", ...agent.env },
+    maxBuffer: 1 << 20,
+  });
+  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
+  if (result.exit !== 0 || server.pending !== 0) {
+    throw new Error(
+      `${agent.name} failed (exit ${result.exit}, ${server.pending} unused):\n${result.stderr}`,
+    );
+  }
+  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024 };
+}
+
+async function execScenario(agent: Agent, server: FakeModelServer, script: () => ScriptEntry[], cwd: string) {
+  await measureOnce(agent, server, script(), cwd);
+  const samples: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await measureOnce(agent, server, script(), cwd));
+  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+}
+
+const oneTurn = (): ScriptEntry[] => [turn(message("ok"))];
+const mcpCalls = (): ScriptEntry[] => [
+  ...Array.from({ length: CALLS }, (_, i) =>
+    turn(functionCall("mcp__s1__echo", { text: `${i}` }, `call_${i}`)),
+  ),
+  turn(message("done")),
+];
+
+async function makeAgents(server: FakeModelServer, work: string, servers: number): Promise<Agent[]> {
+  const toml = configToml(server, servers > 0 ? await serversToml(servers) : "");
+  const agents: Agent[] = [];
+  const tsHome = join(work, `ts-home-${servers}`);
+  await mkdir(tsHome, { recursive: true });
+  await writeFile(join(tsHome, "config.toml"), toml);
+  const args = ["exec", "--skip-git-repo-check", "--full-auto", "bench task"];
+  agents.push({
+    name: "tscodex",
+    argv: [process.execPath, TSCODEX, ...args],
+    home: tsHome,
+    env: { TSCODEX_HOME: tsHome },
+  });
+  const codex = findCodex();
+  if (codex) {
+    const codexHome = join(work, `codex-home-${servers}`);
+    await mkdir(codexHome, { recursive: true });
+    await writeFile(join(codexHome, "config.toml"), toml);
+    agents.push({
+      name: "codex-0.89",
+      argv: [codex, ...args],
+      home: codexHome,
+      env: { CODEX_HOME: codexHome },
+    });
+  }
+  return agents;
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-mcp-"));
+  const server = await startFakeModelServer();
+  const raw: Record<string, unknown> = {};
+  const rows: Record<string, Record<string, string>> = {};
+  try {
+    const one = await startupScenario(1);
+    const five = await startupScenario(5);
+    const roundTrip = await managerRoundTrip(200);
+    raw.inProcess = { startup1Ms: one, startup5Ms: five, toolCallRoundTripMs: roundTrip };
+    console.log(`MCP in process (median of ${RUNS} runs; stdio fixture servers)`);
+    console.table({
+      "MCP startup → ready, 1 server": { value: `${one.toFixed(0)} ms` },
+      "MCP startup → ready, 5 servers in parallel": { value: `${five.toFixed(0)} ms` },
+      "tools/call round trip (client manager)": { value: `${roundTrip.toFixed(2)} ms` },
+    });
+    const bare = await makeAgents(server, work, 0);
+    const withOne = await makeAgents(server, work, 1);
+    const withFive = await makeAgents(server, work, 5);
+    for (const [index, agent] of bare.entries()) {
+      const one = withOne[index] as Agent;
+      const five = withFive[index] as Agent;
+      const cold = await execScenario(agent, server, oneTurn, work);
+      const coldOne = await execScenario(one, server, oneTurn, work);
+      const coldFive = await execScenario(five, server, oneTurn, work);
+      const calls = await execScenario(one, server, mcpCalls, work);
+      const perCall = (calls.wallMs - coldOne.wallMs) / CALLS;
+      raw[agent.name] = {
+        cold,
+        coldOneServer: coldOne,
+        coldFiveServers: coldFive,
+        calls,
+        perCallMs: perCall,
+      };
+      rows[agent.name] = {
+        "one-turn exec, no MCP": `${cold.wallMs.toFixed(0)} ms, ${cold.rssMb.toFixed(0)} MB`,
+        "… 1 MCP server": `${coldOne.wallMs.toFixed(0)} ms, ${coldOne.rssMb.toFixed(0)} MB`,
+        "… 5 MCP servers": `${coldFive.wallMs.toFixed(0)} ms, ${coldFive.rssMb.toFixed(0)} MB`,
+        "MCP tool call round trip (exec)": `${perCall.toFixed(1)} ms/call`,
+      };
+      process.stderr.write(`measured ${agent.name}\n`);
+    }
+  } finally {
+    await server.close();
+    await rm(work, { recursive: true, force: true });
+  }
+  console.log(`exec with MCP servers (median of ${RUNS} runs)`);
+  console.table(rows);
+  if (!raw["codex-0.89"]) {
+    console.log("codex 0.89 not found: set CODEX_BIN for side-by-side numbers");
+  }
+  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
+  await writeFile(join(process.cwd(), "bench/results/mcp.json"), `${JSON.stringify(raw, null, 2)}\n`);
+}
+
+await main();

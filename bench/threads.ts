@@ -1,0 +1,206 @@
+/**
+ * `npm run bench -- threads`: loading a long thread back. A generated 1,000-turn rollout (a user
+ * prompt, a reasoning summary, a shell call with ~1 KB of output and an answer per turn) is
+ * (1) read and replayed in process (time, heap, RSS), (2) shown by `tscodex sessions show --json`
+ * and (3) continued by `tscodex exec resume ID "continue"` against the fake model server — whole
+ * CLI runs measured from outside (wall time, peak RSS via bench/measure.py), next to a fresh
+ * one-turn `exec` as the baseline.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Event } from "../src/protocol/events.js";
+import { emptyUsage, userMessage } from "../src/protocol/items.js";
+import { RolloutRecorder } from "../src/session/rollout.js";
+import { readRollout } from "../src/session/rollout-reader.js";
+import { uuidv7 } from "../src/util/ids.js";
+import { message, startFakeModelServer, turn } from "../test/support/fake-model-server.js";
+
+const run = promisify(execFile);
+const TSCODEX = join(process.cwd(), "bin/tscodex.js");
+const MEASURE = join(process.cwd(), "bench/measure.py");
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const TURNS = 1000;
+
+interface Sample {
+  wallMs: number;
+  rssMb: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function turnEvents(i: number): Event[] {
+  const usage = { ...emptyUsage(), input_tokens: 1000 + i, output_tokens: 50, total_tokens: 1050 + i };
+  const output = `line ${i}: ${"lorem ipsum dolor sit amet ".repeat(36)}`;
+  return [
+    { type: "turn_started", turn_id: String(i), model_context_window: 272_000 },
+    { type: "raw_response_item", item: userMessage(`step ${i}: please look at module ${i} and fix it`) },
+    { type: "user_message", message: `step ${i}`, images: [] },
+    {
+      type: "raw_response_item",
+      item: { type: "reasoning", summary: [{ type: "summary_text", text: `Thinking about ${i}` }] },
+    },
+    {
+      type: "raw_response_item",
+      item: {
+        type: "function_call",
+        name: "shell_command",
+        arguments: JSON.stringify({ command: `cat src/m${i}.ts` }),
+        call_id: `call_${i}`,
+      },
+    },
+    { type: "raw_response_item", item: { type: "function_call_output", call_id: `call_${i}`, output } },
+    {
+      type: "raw_response_item",
+      item: {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: `Fixed module ${i}. ${"ok ".repeat(60)}` }],
+      },
+    },
+    { type: "token_count", last: usage, total: usage, model_context_window: 272_000 },
+    { type: "turn_complete", turn_id: String(i), last_agent_message: "done", usage },
+  ];
+}
+
+async function generate(home: string, cwd: string): Promise<{ id: string; path: string; writeMs: number }> {
+  const id = uuidv7();
+  const started = performance.now();
+  const recorder = await RolloutRecorder.create(home, {
+    id,
+    created: new Date().toISOString(),
+    cwd,
+    model: "gpt-5.2-codex",
+    provider: "fake",
+    approval_policy: "never",
+    sandbox_mode: "read-only",
+    source: "bench",
+  });
+  recorder.recordEvent({
+    type: "raw_response_item",
+    item: userMessage("<environment_context>\n</environment_context>"),
+  });
+  for (let i = 0; i < TURNS; i++) {
+    for (const event of turnEvents(i)) recorder.recordEvent(event);
+    // One flush per turn, as a live thread would write.
+    await recorder.flush();
+  }
+  await recorder.close();
+  return { id, path: recorder.path, writeMs: performance.now() - started };
+}
+
+async function inProcess(path: string) {
+  const rssBefore = process.memoryUsage().rss;
+  const times: number[] = [];
+  let items = 0;
+  let heapMb = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    const stored = await readRollout(path);
+    times.push(performance.now() - started);
+    heapMb = Math.max(heapMb, (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20);
+    items = stored.history.length;
+  }
+  return {
+    loadMs: median(times),
+    items,
+    heapDeltaMb: heapMb,
+    rssGrowthMb: (process.memoryUsage().rss - rssBefore) / 2 ** 20,
+  };
+}
+
+async function measure(argv: string[], cwd: string, home: string): Promise<Sample> {
+  const { stdout } = await run("python3", [MEASURE, "--", process.execPath, TSCODEX, ...argv], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "bench" },
+    maxBuffer: 1 << 20,
+  });
+  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
+  if (result.exit !== 0)
+    throw new Error(`tscodex ${argv.join(" ")} failed (exit ${result.exit}):\n${result.stderr}`);
+  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024 };
+}
+
+async function repeat(once: () => Promise<Sample>): Promise<Sample> {
+  await once(); // warm the page cache
+  const samples: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await once());
+  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+}
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), "tscodex-bench-threads-"));
+  const home = join(root, "home");
+  const work = join(root, "work");
+  await mkdir(work, { recursive: true });
+  execFileSync("git", ["init", "-q", work]);
+  const server = await startFakeModelServer();
+  try {
+    await mkdir(home, { recursive: true });
+    await writeFile(
+      join(home, "config.toml"),
+      `model = "gpt-5.2-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${server.url}"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n`,
+    );
+    const generated = await generate(home, work);
+    const sizeMb = (await stat(generated.path)).size / 2 ** 20;
+    const loaded = await inProcess(generated.path);
+    const show = await repeat(() => measure(["sessions", "show", generated.id, "--json"], work, home));
+    const answer = async (argv: string[]) => {
+      server.reset();
+      server.enqueue(turn(message("ok")));
+      return measure(argv, work, home);
+    };
+    // Each resume appends a turn; 1,000 vs 1,006 turns makes no measurable difference.
+    const resume = await repeat(() => answer(["exec", "resume", generated.id, "continue"]));
+    const requestMb = Buffer.byteLength(server.requests.at(-1)?.rawBody ?? "") / 2 ** 20;
+    const fresh = await repeat(() => answer(["exec", "hello"]));
+    const results = {
+      turns: TURNS,
+      rolloutMb: sizeMb,
+      writeMsTotal: generated.writeMs,
+      inProcess: loaded,
+      sessionsShow: show,
+      execResume: { ...resume, requestMb },
+      freshExecBaseline: fresh,
+    };
+    console.log(
+      `threads benchmark: a ${TURNS}-turn rollout (${sizeMb.toFixed(1)} MB), median of ${RUNS} runs`,
+    );
+    console.table({
+      "write (1 flush per turn)": { time: `${generated.writeMs.toFixed(0)} ms total`, memory: "" },
+      "load + replay in process": {
+        time: `${loaded.loadMs.toFixed(1)} ms (${loaded.items} items)`,
+        memory: `heap +${loaded.heapDeltaMb.toFixed(0)} MB, RSS +${loaded.rssGrowthMb.toFixed(0)} MB`,
+      },
+      "tscodex sessions show --json": {
+        time: `${show.wallMs.toFixed(0)} ms`,
+        memory: `${show.rssMb.toFixed(0)} MB peak RSS`,
+      },
+      "tscodex exec resume (1 turn)": {
+        time: `${resume.wallMs.toFixed(0)} ms (request ${requestMb.toFixed(1)} MB)`,
+        memory: `${resume.rssMb.toFixed(0)} MB peak RSS`,
+      },
+      "baseline: fresh exec (1 turn)": {
+        time: `${fresh.wallMs.toFixed(0)} ms`,
+        memory: `${fresh.rssMb.toFixed(0)} MB peak RSS`,
+      },
+    });
+    await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
+    await writeFile(
+      join(process.cwd(), "bench/results/threads.json"),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,61 @@
+/**
+ * `tscodex mcp list|get|add|remove`: the `[mcp_servers.*]` entries of `$TSCODEX_HOME/config.toml`.
+ * Only the command definitions live here; the work (mcp-actions.ts) is loaded when one runs.
+ */
+import type { Command } from "commander";
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Options of `tscodex mcp add`. */
+export interface McpAddOptions {
+  env: string[];
+  url?: string;
+  bearerTokenEnvVar?: string;
+  cwd?: string;
+  startupTimeoutSec?: string;
+  toolTimeoutSec?: string;
+}
+
+/** Adds the `mcp` command group to `program`; `setExitCode` receives each action's exit code. */
+export function registerMcpCommand(program: Command, setExitCode: (code: number) => void): void {
+  const mcp = program.command("mcp").description("Manage the MCP servers tscodex uses as tool sources");
+  const actions = () => import("./mcp-actions.js");
+  mcp
+    .command("list")
+    .description("The configured MCP servers")
+    .option("--json", "print a JSON array")
+    .action(async (options: { json?: boolean }) => {
+      setExitCode(await (await actions()).listServers(options));
+    });
+  mcp
+    .command("get")
+    .description("One MCP server's configuration")
+    .argument("<name>", "server name")
+    .option("--json", "print JSON")
+    .action(async (name: string, options: { json?: boolean }) => {
+      setExitCode(await (await actions()).getServer(name, options));
+    });
+  mcp
+    .command("add")
+    .description("Add (or replace) an MCP server: `add NAME -- COMMAND [ARGS...]` or `add NAME --url URL`")
+    .argument("<name>", "server name (letters, digits, '_' and '-')")
+    .argument("[command...]", "stdio server: the command and its arguments (after --)")
+    .option("--env <KEY=VALUE>", "environment variable for a stdio server; repeatable", collect, [])
+    .option("--cwd <dir>", "working directory for a stdio server")
+    .option("--url <url>", "Streamable HTTP server URL")
+    .option("--bearer-token-env-var <name>", "environment variable holding a bearer token for --url")
+    .option("--startup-timeout-sec <seconds>", "how long the server may take to start (default 10)")
+    .option("--tool-timeout-sec <seconds>", "how long one tool call may take (default 60)")
+    .action(async (name: string, command: string[], options: McpAddOptions) => {
+      setExitCode(await (await actions()).addServer(name, command, options));
+    });
+  mcp
+    .command("remove")
+    .description("Remove an MCP server")
+    .argument("<name>", "server name")
+    .action(async (name: string) => {
+      setExitCode(await (await actions()).removeServer(name));
+    });
+}

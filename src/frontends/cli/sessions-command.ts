@@ -1,0 +1,170 @@
+/**
+ * `tscodex sessions list|show|delete|fork`: stored threads ($TSCODEX_HOME/sessions), read from
+ * their rollouts. Human output is a table on stdout; `--json` prints machine-readable JSON.
+ */
+import { resolve } from "node:path";
+import { tscodexHome } from "../../config/load.js";
+import { messageText, type ResponseItem } from "../../protocol/items.js";
+import { RolloutError, readRollout, type StoredThread } from "../../session/rollout-reader.js";
+import {
+  deleteRollout,
+  findRollout,
+  forkRollout,
+  listThreads,
+  type ThreadSummary,
+} from "../../session/rollout-store.js";
+
+export type SessionsAction = "list" | "show" | "delete" | "fork";
+
+export interface SessionsCliOptions {
+  json?: boolean;
+  limit?: number;
+  turns?: number;
+}
+
+/** Runs one sessions sub-command; returns the exit code. */
+export async function runSessionsCommand(
+  action: SessionsAction,
+  id: string | undefined,
+  options: SessionsCliOptions,
+  home: string = resolve(tscodexHome()),
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const print = (text: string) => out.write(`${text}\n`);
+  try {
+    switch (action) {
+      case "list": {
+        const threads = await listThreads(
+          home,
+          options.limit && options.limit > 0 ? options.limit : undefined,
+        );
+        if (options.json) print(JSON.stringify(threads, null, 2));
+        else print(threads.length === 0 ? "no stored threads" : listTable(threads, Date.now()));
+        return 0;
+      }
+      case "show": {
+        const path = await findRollout(home, id ?? "");
+        if (!path) return missing(id);
+        const stored = await readRollout(path);
+        if (options.json) print(JSON.stringify(showJson(stored), null, 2));
+        else print(showText(stored));
+        return 0;
+      }
+      case "delete":
+        if (!(await deleteRollout(home, id ?? ""))) return missing(id);
+        print(`deleted ${id}`);
+        return 0;
+      case "fork": {
+        if (options.turns !== undefined && !(Number.isInteger(options.turns) && options.turns >= 0))
+          return failure("--turns must be a whole number ≥ 0");
+        const forked = await forkRollout(
+          home,
+          id ?? "",
+          options.turns !== undefined ? { turns: options.turns } : {},
+        );
+        print(options.json ? JSON.stringify(forked) : forked.id);
+        return 0;
+      }
+    }
+  } catch (error) {
+    if (error instanceof RolloutError) return failure(error.message);
+    throw error;
+  }
+}
+
+function missing(id: string | undefined): number {
+  return failure(`no stored thread with id ${id ?? ""}`);
+}
+
+function failure(message: string): number {
+  process.stderr.write(`tscodex: ${message}\n`);
+  return 1;
+}
+
+/** "42s", "5m", "3h", "2d": how long ago `iso` was. */
+export function age(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function listTable(threads: ThreadSummary[], now: number): string {
+  const rows = threads.map((thread) => [
+    thread.id,
+    age(thread.updated, now),
+    String(thread.turns),
+    String(thread.usage.total_tokens),
+    thread.cwd,
+    oneLine(thread.firstPrompt ?? "", 60),
+  ]);
+  const header = ["ID", "AGE", "TURNS", "TOKENS", "CWD", "FIRST PROMPT"];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const format = (row: string[]) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [format(header), ...rows.map(format)].join("\n");
+}
+
+function showJson(stored: StoredThread) {
+  return {
+    meta: stored.meta,
+    updated: stored.updated,
+    turns: stored.turns,
+    usage: stored.usage,
+    first_prompt: stored.firstPrompt,
+    compactions: stored.compactions,
+    skipped_lines: stored.skippedLines,
+    history: stored.history,
+  };
+}
+
+function showText(stored: StoredThread): string {
+  const { meta } = stored;
+  const lines = [
+    `thread   ${meta.id}${meta.forked_from ? ` (forked from ${meta.forked_from})` : ""}`,
+    `created  ${meta.created} (updated ${stored.updated})`,
+    `cwd      ${meta.cwd}`,
+    `model    ${meta.model} (provider ${meta.provider}, source ${meta.source})`,
+    `policy   approval ${meta.approval_policy}, sandbox ${meta.sandbox_mode}`,
+    `turns    ${stored.turns}, tokens ${stored.usage.total_tokens} (input ${stored.usage.input_tokens}, output ${stored.usage.output_tokens})`,
+  ];
+  if (stored.compactions > 0) lines.push(`compacted ${stored.compactions} time(s)`);
+  if (stored.skippedLines > 0) lines.push(`skipped  ${stored.skippedLines} unreadable line(s)`);
+  lines.push("");
+  for (const item of stored.history) {
+    const line = describeItem(item);
+    if (line) lines.push(line);
+  }
+  return lines.join("\n");
+}
+
+function describeItem(item: ResponseItem): string | null {
+  switch (item.type) {
+    case "message":
+      return `${item.role}: ${oneLine(messageText(item), 200)}`;
+    case "function_call":
+      return `tool ${item.name}(${oneLine(item.arguments, 160)})`;
+    case "custom_tool_call":
+      return `tool ${item.name}: ${oneLine(item.input, 160)}`;
+    case "local_shell_call":
+      return `tool local_shell: ${oneLine(item.action.command.join(" "), 160)}`;
+    case "function_call_output":
+    case "custom_tool_call_output": {
+      const text = typeof item.output === "string" ? item.output : "[content items]";
+      return `  → ${oneLine(text, 160)}`;
+    }
+    case "reasoning":
+      return null;
+    case "web_search_call":
+      return `web search: ${item.action?.query ?? ""}`;
+  }
+}

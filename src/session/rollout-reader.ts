@@ -1,0 +1,201 @@
+/**
+ * Reading rollouts back: a parse boundary, so every line is validated. A line that does not parse
+ * (a torn last line after a crash, a hand edit) is skipped and counted, never fatal.
+ * Flow: text → lines (split on "\n") → validated RolloutLine[] → replay → StoredThread.
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
+import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
+
+const usageSchema = z.object({
+  input_tokens: z.number(),
+  cached_input_tokens: z.number(),
+  output_tokens: z.number(),
+  reasoning_output_tokens: z.number(),
+  total_tokens: z.number(),
+});
+
+const textPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+
+// Loose objects: the fields the runtime relies on are checked, extra fields pass through.
+const responseItemSchema = z.discriminatedUnion("type", [
+  z.looseObject({
+    type: z.literal("message"),
+    role: z.enum(["user", "assistant", "developer", "system"]),
+    content: z.array(textPart),
+  }),
+  z.looseObject({ type: z.literal("reasoning"), summary: z.array(textPart) }),
+  z.looseObject({
+    type: z.literal("function_call"),
+    name: z.string(),
+    arguments: z.string(),
+    call_id: z.string(),
+  }),
+  z.looseObject({
+    type: z.literal("custom_tool_call"),
+    name: z.string(),
+    input: z.string(),
+    call_id: z.string(),
+  }),
+  z.looseObject({
+    type: z.literal("local_shell_call"),
+    call_id: z.string(),
+    status: z.string(),
+    action: z.looseObject({ command: z.array(z.string()) }),
+  }),
+  z.looseObject({ type: z.literal("web_search_call") }),
+  z.looseObject({
+    type: z.literal("function_call_output"),
+    call_id: z.string(),
+    output: z.union([z.string(), z.array(textPart)]),
+  }),
+  z.looseObject({ type: z.literal("custom_tool_call_output"), call_id: z.string(), output: z.string() }),
+]);
+
+const metaSchema = z.looseObject({
+  id: z.string().min(1),
+  created: z.string(),
+  cwd: z.string(),
+  model: z.string(),
+  provider: z.string(),
+  approval_policy: z.string(),
+  sandbox_mode: z.string(),
+  source: z.string(),
+  instructions: z.string().optional(),
+  forked_from: z.string().optional(),
+});
+
+const eventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("turn_started"), turn_id: z.string() }),
+  z.object({ type: z.literal("turn_complete"), turn_id: z.string(), usage: usageSchema }),
+  z.object({ type: z.literal("turn_aborted"), turn_id: z.string() }),
+  z.object({ type: z.literal("turn_failed"), turn_id: z.string(), message: z.string() }),
+  z.object({ type: z.literal("token_count"), last: usageSchema.nullable(), total: usageSchema }),
+  z.object({ type: z.literal("user_message"), message: z.string() }),
+]);
+
+const lineSchema = z.discriminatedUnion("type", [
+  z.object({ timestamp: z.string(), type: z.literal("session_meta"), payload: metaSchema }),
+  z.object({ timestamp: z.string(), type: z.literal("response_item"), payload: responseItemSchema }),
+  z.object({ timestamp: z.string(), type: z.literal("event"), payload: eventSchema }),
+  z.object({
+    timestamp: z.string(),
+    type: z.literal("compacted"),
+    payload: z.object({ summary: z.string(), replacement_history: z.array(responseItemSchema) }),
+  }),
+]);
+
+export class RolloutError extends Error {
+  override name = "RolloutError";
+}
+
+/** Validated lines of a rollout text; `skipped` counts lines that did not parse. */
+export function parseRollout(text: string): { lines: RolloutLine[]; skipped: number } {
+  const lines: RolloutLine[] = [];
+  let skipped = 0;
+  for (const raw of text.split("\n")) {
+    if (raw.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      skipped += 1;
+      continue;
+    }
+    const parsed = lineSchema.safeParse(value);
+    if (!parsed.success) {
+      skipped += 1;
+      continue;
+    }
+    // The schema checks what the runtime relies on; the item types carry the same fields.
+    lines.push(parsed.data as RolloutLine);
+  }
+  return { lines, skipped };
+}
+
+/** A stored thread, replayed: the history a resumed thread continues from, and its summary. */
+export interface StoredThread {
+  path: string;
+  meta: SessionMeta;
+  history: ResponseItem[];
+  /** Turns started (a resumed thread numbers its next turn after these). */
+  turns: number;
+  usage: TokenUsage;
+  /** Usage of the last model response (for auto-compaction after a resume). */
+  lastUsage: TokenUsage | null;
+  firstPrompt: string | null;
+  /** ISO time of the last line. */
+  updated: string;
+  compactions: number;
+  skippedLines: number;
+  lines: RolloutLine[];
+}
+
+/** Replay validated lines into a StoredThread; throws RolloutError without a metadata line. */
+export function replayRollout(path: string, lines: RolloutLine[], skippedLines = 0): StoredThread {
+  const first = lines[0];
+  if (first?.type !== "session_meta") throw new RolloutError(`${path}: no session metadata line`);
+  const stored: StoredThread = {
+    path,
+    meta: first.payload,
+    history: [],
+    turns: 0,
+    usage: emptyUsage(),
+    lastUsage: null,
+    firstPrompt: null,
+    updated: first.timestamp,
+    compactions: 0,
+    skippedLines,
+    lines,
+  };
+  for (const line of lines) {
+    stored.updated = line.timestamp;
+    if (line.type === "response_item") stored.history.push(line.payload);
+    else if (line.type === "compacted") {
+      stored.history = [...line.payload.replacement_history];
+      stored.compactions += 1;
+      stored.lastUsage = null;
+    } else if (line.type === "event") applyEvent(stored, line.payload);
+  }
+  return stored;
+}
+
+function applyEvent(stored: StoredThread, event: RolloutEvent): void {
+  switch (event.type) {
+    case "turn_started":
+      stored.turns += 1;
+      return;
+    case "token_count":
+      // Totals restart at 0 in each process, so sum the per-response usage instead.
+      if (event.last) stored.usage = addUsage(stored.usage, event.last);
+      stored.lastUsage = event.last;
+      return;
+    case "user_message":
+      stored.firstPrompt ??= event.message;
+      return;
+    default:
+      return;
+  }
+}
+
+/** Read and replay one rollout file. */
+export async function readRollout(path: string): Promise<StoredThread> {
+  const text = await readFile(path, "utf8");
+  const { lines, skipped } = parseRollout(text);
+  return replayRollout(path, lines, skipped);
+}
+
+/** The lines of the first `turns` turns (metadata and what precedes turn 1 included). */
+export function linesUpToTurn(lines: RolloutLine[], turns: number): RolloutLine[] {
+  let started = 0;
+  const kept: RolloutLine[] = [];
+  for (const line of lines) {
+    if (line.type === "event" && line.payload.type === "turn_started") {
+      started += 1;
+      if (started > turns) break;
+    }
+    kept.push(line);
+  }
+  return kept;
+}

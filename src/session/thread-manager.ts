@@ -1,0 +1,225 @@
+/**
+ * ThreadManager: the live threads of one process, each recorded to its rollout.
+ * Responsibilities: start threads; load stored ones on demand (resume, fork); keep one live
+ * Thread per id; expire idle threads from memory (never from disk) after a TTL; flush and close
+ * every rollout on close(). The library, the CLI and the servers all go through it.
+ */
+import type { Config } from "../config/load.js";
+import { uuidv7 } from "../util/ids.js";
+import { type CreateThreadOptions, createThread } from "./create.js";
+import { RolloutRecorder, type SessionMeta } from "./rollout.js";
+import { readRollout, type StoredThread } from "./rollout-reader.js";
+import {
+  deleteRollout,
+  findRollout,
+  forkRollout,
+  listThreads,
+  newestRollout,
+  type ThreadSummary,
+} from "./rollout-store.js";
+import type { Thread } from "./thread.js";
+
+/** Default idle time before a live thread leaves memory: 30 minutes. */
+export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
+
+export interface ThreadManagerOptions {
+  config: Config;
+  /** Recorded as the rollout's `source`: "exec", "sdk", "mcp-server"… */
+  source: string;
+  /** `originator` header of the model requests. */
+  originator: string;
+  /** Idle time before a thread leaves memory (default $TSCODEX_SESSION_TTL_MS, else 30 min). */
+  ttlMs?: number;
+  /** false: record nothing (threads cannot be resumed). Default true. */
+  persist?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What a thread is opened with; `originator` comes from the manager. */
+export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId">>;
+
+interface LiveThread {
+  thread: Thread;
+  recorder: RolloutRecorder | null;
+  busy: boolean;
+  lastActive: number;
+}
+
+export class ThreadManager {
+  private readonly live = new Map<string, LiveThread>();
+  private readonly opening = new Map<string, Promise<Thread>>();
+  private readonly ttlMs: number;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: ThreadManagerOptions) {
+    const env = options.env ?? process.env;
+    const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
+    this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : DEFAULT_SESSION_TTL_MS);
+  }
+
+  /** Live threads in memory now. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** A new thread, recorded from its first line. */
+  async start(options: OpenThreadOptions = {}, id: string = uuidv7()): Promise<Thread> {
+    return this.open(id, options, null);
+  }
+
+  /**
+   * Thread `id` (a unique prefix works) or, with "last", the newest stored thread: the live one
+   * if it is in memory, else loaded from its rollout. Throws when there is no such thread.
+   */
+  async resume(id: string | { last: true }, options: OpenThreadOptions = {}): Promise<Thread> {
+    const home = this.options.config.home;
+    const path = typeof id === "string" ? await findRollout(home, id) : await newestRollout(home);
+    if (!path) {
+      const live = typeof id === "string" ? this.live.get(id) : undefined;
+      if (live) return this.touch(live);
+      throw new Error(
+        typeof id === "string" ? `no stored thread with id ${id}` : "no stored thread to resume",
+      );
+    }
+    const stored = await readRollout(path);
+    const live = this.live.get(stored.meta.id);
+    if (live) return this.touch(live);
+    const pending = this.opening.get(stored.meta.id);
+    if (pending) return pending;
+    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, stored);
+  }
+
+  /** The live thread `id`, without loading anything. */
+  peek(id: string): Thread | undefined {
+    return this.live.get(id)?.thread;
+  }
+
+  /** Copy the first `turns` turns (default all) of thread `id` into a new live thread. */
+  async fork(
+    id: string,
+    forkOptions: { turns?: number; newId?: string } = {},
+    options: OpenThreadOptions = {},
+  ): Promise<Thread> {
+    // A live source may have lines still queued: write them before copying the file.
+    for (const entry of this.live.values()) if (entry.thread.id.startsWith(id)) await entry.recorder?.flush();
+    const forked = await forkRollout(this.options.config.home, id, forkOptions);
+    return this.resume(forked.id, options);
+  }
+
+  /** Stored threads, newest first. */
+  list(limit?: number): Promise<ThreadSummary[]> {
+    return listThreads(this.options.config.home, limit);
+  }
+
+  /** Drop thread `id` from memory and from disk; false when it was stored nowhere. */
+  async delete(id: string): Promise<boolean> {
+    const live = this.live.get(id);
+    if (live) await this.evict(id, live);
+    return deleteRollout(this.options.config.home, id);
+  }
+
+  /** Shut every live thread down and flush its rollout. */
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+    await Promise.all([...this.live].map(([id, entry]) => this.evict(id, entry)));
+  }
+
+  private async open(id: string, options: OpenThreadOptions, stored: StoredThread | null): Promise<Thread> {
+    const opening = this.openNow(id, options, stored);
+    this.opening.set(id, opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  private async openNow(
+    id: string,
+    options: OpenThreadOptions,
+    stored: StoredThread | null,
+  ): Promise<Thread> {
+    const { config } = this.options;
+    const thread = await createThread(config, {
+      cwd: process.cwd(),
+      ...options,
+      originator: this.options.originator,
+      threadId: id,
+      ...(this.options.env ? { env: this.options.env } : {}),
+    });
+    if (stored) thread.restore(stored);
+    let recorder: RolloutRecorder | null = null;
+    if (this.options.persist !== false) {
+      const recorderOptions = { fsync: config.raw.rollout_fsync ?? false };
+      recorder = stored
+        ? await RolloutRecorder.append(stored.path, recorderOptions)
+        : await RolloutRecorder.create(config.home, this.meta(thread, options), recorderOptions);
+      recorder.attach(thread);
+    }
+    const entry: LiveThread = { thread, recorder, busy: false, lastActive: Date.now() };
+    thread.subscribe((event) => {
+      if (event.type === "turn_started") entry.busy = true;
+      if (event.type === "turn_complete" || event.type === "turn_aborted" || event.type === "turn_failed") {
+        entry.busy = false;
+        entry.lastActive = Date.now();
+      }
+    });
+    this.live.set(id, entry);
+    this.startSweeper();
+    return thread;
+  }
+
+  private meta(thread: Thread, options: OpenThreadOptions): SessionMeta {
+    const { config } = this.options;
+    const instructions = options.baseInstructions ?? config.baseInstructions;
+    return {
+      id: thread.id,
+      created: new Date().toISOString(),
+      cwd: thread.cwd,
+      model: options.model ?? config.model,
+      provider: config.provider.id,
+      approval_policy: options.approvalPolicy ?? config.approvalPolicy,
+      sandbox_mode: options.sandboxMode ?? config.sandboxMode,
+      source: this.options.source,
+      ...(instructions !== undefined ? { instructions } : {}),
+    };
+  }
+
+  private touch(entry: LiveThread): Thread {
+    entry.lastActive = Date.now();
+    return entry.thread;
+  }
+
+  private startSweeper(): void {
+    if (this.sweeper) return;
+    const period = Math.min(Math.max(this.ttlMs / 2, 10), 60_000);
+    this.sweeper = setInterval(() => this.sweep(), period);
+    // Idle expiry must never keep the process alive.
+    this.sweeper.unref();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.live) {
+      if (!entry.busy && now - entry.lastActive >= this.ttlMs) void this.evict(id, entry);
+    }
+    if (this.live.size === 0 && this.sweeper) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
+  }
+
+  private async evict(id: string, entry: LiveThread): Promise<void> {
+    if (this.live.get(id) !== entry) return;
+    this.live.delete(id);
+    const done = new Promise<void>((resolve) => {
+      entry.thread.subscribe((event) => {
+        if (event.type === "shutdown_complete") resolve();
+      });
+    });
+    entry.thread.submit({ type: "shutdown" });
+    await done;
+    await entry.recorder?.close();
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * MCP server tools as tscodex tools: one definition per `mcp__{server}__{tool}`, whose handler
+ * takes `mcp` payloads (the router maps a function call of that name to one), emits
+ * mcp_tool_call_begin/end, calls the server within its tool_timeout_sec, and renders the result
+ * for the model (mcp/render.ts). Also the glue a Thread uses to wait for startup and to close
+ * the servers (McpStartup).
+ */
+import { z } from "zod";
+import type { McpToolEntry } from "../mcp/client-manager.js";
+import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/render.js";
+import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
+import type { Event, McpInvocation } from "../protocol/events.js";
+import { ArgumentsError, parseToolArguments } from "./json-args.js";
+import type { ToolRouter } from "./router.js";
+import { type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
+
+/** What the MCP tools need from the client manager. */
+export interface McpToolSource {
+  tools(): McpToolEntry[];
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<McpCallResult>;
+}
+
+/** What a Thread needs from its MCP servers. */
+export interface McpStartup {
+  /**
+   * Emits the startup events (so far and to come) and resolves when startup is over, with the
+   * servers' tools offered from then on; resolves early when `signal` aborts. Never rejects.
+   */
+  whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
+  /** Closes every server. Never rejects. */
+  dispose(): Promise<void>;
+}
+
+/** The manager side of McpStartup. */
+export interface McpManagerLike extends McpToolSource {
+  whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Offer the servers' tools through `router` once startup is over. */
+export function attachMcpTools(manager: McpManagerLike, router: ToolRouter): McpStartup {
+  let added = false;
+  return {
+    async whenReady(emit, signal) {
+      await manager.whenReady(emit, signal);
+      if (added || signal?.aborted) return;
+      added = true;
+      router.addDefinitions(manager.tools().map((entry) => mcpToolDefinition(entry, manager)));
+    },
+    async dispose() {
+      await manager.dispose().catch(() => {});
+    },
+  };
+}
+
+/** serde_json's view of the raw arguments: any JSON value (error texts as Codex's). */
+const anyJson = z.unknown();
+
+/** The tool for one server tool: its sanitized schema, and a handler calling the server. */
+export function mcpToolDefinition(entry: McpToolEntry, source: McpToolSource): ToolDefinition {
+  return {
+    spec: {
+      type: "function",
+      name: entry.name,
+      description: entry.description,
+      strict: false,
+      parameters: sanitizeInputSchema(entry.inputSchema),
+    },
+    // Codex runs MCP calls one at a time; servers may not expect concurrency.
+    supportsParallel: false,
+    mcpTool: { server: entry.server, tool: entry.tool },
+    handler: {
+      kinds: ["mcp"],
+      isMutating: () => false,
+      handle: (invocation) => callMcpTool(invocation, source),
+    },
+  };
+}
+
+async function callMcpTool(invocation: ToolInvocation, source: McpToolSource): Promise<ToolOutput> {
+  const { payload, turn } = invocation;
+  if (payload.kind !== "mcp")
+    throw ToolError.respond(`${invocation.toolName} handler received unsupported payload`);
+  const args = parseArguments(payload.rawArguments);
+  const mcpInvocation: McpInvocation = {
+    server: payload.server,
+    tool: payload.tool,
+    arguments: args ?? null,
+  };
+  turn.emit({ type: "mcp_tool_call_begin", call_id: invocation.callId, invocation: mcpInvocation });
+  const started = performance.now();
+  const end = (result: { Ok: McpCallResult } | { Err: string }) =>
+    turn.emit({
+      type: "mcp_tool_call_end",
+      call_id: invocation.callId,
+      invocation: mcpInvocation,
+      duration_ms: Math.round(performance.now() - started),
+      result,
+    });
+  let result: McpCallResult;
+  try {
+    result = await source.callTool(payload.server, payload.tool, args, turn.signal);
+  } catch (error) {
+    const message = `tool call failed for \`${payload.server}/${payload.tool}\`: ${describeMcpError(error)}`;
+    end({ Err: message });
+    throw ToolError.respond(message, { cause: error });
+  }
+  end({ Ok: result });
+  return renderCallResult(result);
+}
+
+/** Empty means no arguments; otherwise a JSON object (bad JSON answers as Codex: `err: {serde}`). */
+function parseArguments(raw: string): Record<string, unknown> | undefined {
+  if (raw.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = parseToolArguments(raw, anyJson);
+  } catch (error) {
+    if (error instanceof ArgumentsError) throw ToolError.respond(`err: ${error.message}`, { cause: error });
+    throw error;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw ToolError.respond("err: MCP tool arguments must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

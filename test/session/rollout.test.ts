@@ -1,0 +1,182 @@
+/**
+ * Rollout files: the recorder's lines, reading back (torn and invalid lines skipped), appends after
+ * a torn line, the store's lookups and fork.
+ */
+import { appendFile, readFile } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Event } from "../../src/protocol/events.js";
+import { emptyUsage, userMessage } from "../../src/protocol/items.js";
+import { RolloutRecorder, rolloutPath, type SessionMeta } from "../../src/session/rollout.js";
+import { linesUpToTurn, parseRollout, readRollout } from "../../src/session/rollout-reader.js";
+import { findRollout, forkRollout, listThreads, rolloutFiles } from "../../src/session/rollout-store.js";
+import { uuidv7 } from "../../src/util/ids.js";
+import { type TempDir, tmpdir } from "../support/tmpdir.js";
+
+let home: TempDir;
+beforeEach(async () => {
+  home = await tmpdir("tscodex-rollout-");
+});
+afterEach(() => home.cleanup());
+
+function meta(id = uuidv7()): SessionMeta {
+  return {
+    id,
+    created: new Date().toISOString(),
+    cwd: "/repo",
+    model: "gpt-5.2-codex",
+    provider: "fake",
+    approval_policy: "never",
+    sandbox_mode: "read-only",
+    source: "test",
+  };
+}
+
+const usage = { ...emptyUsage(), input_tokens: 10, output_tokens: 2, total_tokens: 12 };
+
+function turnEvents(turnId: string, prompt: string, answer: string): Event[] {
+  return [
+    { type: "turn_started", turn_id: turnId, model_context_window: null },
+    { type: "raw_response_item", item: userMessage(prompt) },
+    { type: "user_message", message: prompt, images: [] },
+    {
+      type: "raw_response_item",
+      item: { type: "message", role: "assistant", content: [{ type: "output_text", text: answer }] },
+    },
+    { type: "token_count", last: usage, total: usage, model_context_window: null },
+    { type: "turn_complete", turn_id: turnId, last_agent_message: answer, usage },
+  ];
+}
+
+async function recordThread(turns: number, id = uuidv7()): Promise<RolloutRecorder> {
+  const recorder = await RolloutRecorder.create(home.path, meta(id));
+  for (let i = 0; i < turns; i++)
+    for (const event of turnEvents(String(i), `prompt ${i}`, `answer ${i}`)) recorder.recordEvent(event);
+  await recorder.close();
+  return recorder;
+}
+
+describe("RolloutRecorder", () => {
+  it("writes the metadata line first, then items and key events, one JSON object per line", async () => {
+    const recorder = await recordThread(2);
+    expect(recorder.path).toMatch(
+      /sessions\/\d{4}\/\d{2}\/\d{2}\/rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-f-]{36}\.jsonl$/,
+    );
+    const lines = (await readFile(recorder.path, "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0].type).toBe("session_meta");
+    expect(lines.map((line) => (line.type === "event" ? line.payload.type : line.type))).toEqual([
+      "session_meta",
+      ...Array(2)
+        .fill([
+          "turn_started",
+          "response_item",
+          "user_message",
+          "response_item",
+          "token_count",
+          "turn_complete",
+        ])
+        .flat(),
+    ]);
+    const stored = await readRollout(recorder.path);
+    expect(stored).toMatchObject({ turns: 2, firstPrompt: "prompt 0", skippedLines: 0, compactions: 0 });
+    expect(stored.usage.total_tokens).toBe(24);
+    expect(stored.history).toHaveLength(4);
+  });
+
+  it("ignores events it does not keep (deltas, command output)", async () => {
+    const recorder = await RolloutRecorder.create(home.path, meta());
+    recorder.recordEvent({ type: "agent_message_delta", delta: "x" });
+    await recorder.close();
+    expect((await readFile(recorder.path, "utf8")).trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("tolerates a torn last line, and appending after it starts a fresh line", async () => {
+    const recorder = await recordThread(1);
+    await appendFile(recorder.path, '{"timestamp":"x","type":"resp');
+    expect((await readRollout(recorder.path)).skippedLines).toBe(1);
+    const again = await RolloutRecorder.append(recorder.path);
+    for (const event of turnEvents("1", "after crash", "fine")) again.recordEvent(event);
+    await again.close();
+    const stored = await readRollout(recorder.path);
+    expect(stored.turns).toBe(2);
+    expect(stored.skippedLines).toBe(1);
+    expect(stored.history).toHaveLength(4);
+  });
+
+  it("skips lines that are JSON but not rollout lines", () => {
+    const text = [
+      JSON.stringify({ timestamp: "t", type: "session_meta", payload: meta() }),
+      JSON.stringify({
+        timestamp: "t",
+        type: "response_item",
+        payload: { type: "function_call", name: "x" },
+      }),
+      JSON.stringify({ timestamp: "t", type: "mystery", payload: {} }),
+      "",
+    ].join("\n");
+    const { lines, skipped } = parseRollout(text);
+    expect(lines).toHaveLength(1);
+    expect(skipped).toBe(2);
+  });
+
+  it("replays a compaction as the new history", async () => {
+    const recorder = await recordThread(1);
+    const again = await RolloutRecorder.append(recorder.path);
+    again.recordEvent({
+      type: "context_compacted",
+      summary: "s",
+      replacement_history: [userMessage("only this")],
+    });
+    again.recordEvent({ type: "raw_response_item", item: userMessage("then this") });
+    await again.close();
+    const stored = await readRollout(recorder.path);
+    expect(stored.history).toEqual([userMessage("only this"), userMessage("then this")]);
+    expect(stored.compactions).toBe(1);
+  });
+
+  it("flushes lines recorded in one tick with one write and in order", async () => {
+    const recorder = await RolloutRecorder.create(home.path, meta());
+    for (let i = 0; i < 500; i++)
+      recorder.recordEvent({ type: "raw_response_item", item: userMessage(`m${i}`) });
+    await recorder.flush();
+    const stored = await readRollout(recorder.path);
+    expect(stored.history.map((item) => (item.type === "message" ? item.content[0] : null))).toEqual(
+      Array.from({ length: 500 }, (_, i) => ({ type: "input_text", text: `m${i}` })),
+    );
+    await recorder.close();
+  });
+});
+
+describe("rollout store", () => {
+  it("finds by id or unique prefix, lists newest first, forks a prefix of turns", async () => {
+    const a = await recordThread(3, uuidv7(Date.now() - 5000));
+    const b = await recordThread(1);
+    const ids = (await listThreads(home.path)).map((thread) => thread.id);
+    expect(ids).toHaveLength(2);
+    expect(await rolloutFiles(home.path)).toEqual([b.path, a.path]);
+    const aId = /-([0-9a-f-]{36})\.jsonl$/.exec(a.path)?.[1] ?? "";
+    expect(await findRollout(home.path, aId)).toBe(a.path);
+    expect(await findRollout(home.path, aId.slice(0, 30))).toBe(a.path);
+    expect(await findRollout(home.path, "ffffffff")).toBeNull();
+
+    const forked = await forkRollout(home.path, aId, { turns: 2 });
+    const stored = await readRollout(forked.path);
+    expect(stored.meta).toMatchObject({ id: forked.id, forked_from: aId });
+    expect(stored.turns).toBe(2);
+    expect(stored.history).toHaveLength(4);
+    const all = await forkRollout(home.path, aId);
+    expect((await readRollout(all.path)).turns).toBe(3);
+    expect(rolloutPath(home.path, "x", new Date(2025, 0, 2, 3, 4, 5))).toMatch(
+      /2025\/01\/02\/rollout-2025-01-02T03-04-05-x\.jsonl$/,
+    );
+  });
+
+  it("cuts lines before the (N+1)th turn", async () => {
+    const recorder = await recordThread(3);
+    const { lines } = parseRollout(await readFile(recorder.path, "utf8"));
+    expect(linesUpToTurn(lines, 0)).toHaveLength(1);
+    expect(linesUpToTurn(lines, 1)).toHaveLength(7);
+  });
+});

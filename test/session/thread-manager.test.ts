@@ -1,0 +1,147 @@
+/**
+ * ThreadManager against the fake model server: threads recorded as they run, resumed by a fresh
+ * manager (another process's view), expired from memory after the TTL, forked, deleted; and the
+ * library's resumeThread / forkThread / listThreads on top of it.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load.js";
+import { Tscodex } from "../../src/index.js";
+import { messageText, type ResponseItem } from "../../src/protocol/items.js";
+import { findRollout } from "../../src/session/rollout-store.js";
+import { ThreadManager } from "../../src/session/thread-manager.js";
+import { writeFakeConfig } from "../support/cli.js";
+import {
+  delay,
+  type FakeModelServer,
+  message,
+  startFakeModelServer,
+  turn,
+  usage,
+} from "../support/fake-model-server.js";
+import { type TempDir, tmpdir } from "../support/tmpdir.js";
+
+let server: FakeModelServer;
+let home: TempDir;
+let work: TempDir;
+const env = () => ({ FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: home.path });
+
+beforeAll(async () => {
+  server = await startFakeModelServer();
+});
+afterAll(() => server.close());
+beforeEach(async () => {
+  server.reset();
+  home = await tmpdir("tscodex-home-");
+  work = await tmpdir("tscodex-work-");
+  await writeFakeConfig(home.path, { baseUrl: server.url });
+});
+afterEach(async () => {
+  await home.cleanup();
+  await work.cleanup();
+});
+
+async function manager(options: { ttlMs?: number } = {}): Promise<ThreadManager> {
+  const config = await loadConfig({ home: home.path, env: env() });
+  return new ThreadManager({ config, source: "test", originator: "test", env: env(), ...options });
+}
+
+const texts = (input: ResponseItem[]) =>
+  input.map((item) => (item.type === "message" ? `${item.role}: ${messageText(item)}` : item.type));
+
+describe("ThreadManager", () => {
+  it("records a thread and resumes it from disk in a fresh manager with the full history", async () => {
+    const first = await manager();
+    const thread = await first.start({ cwd: work.path });
+    server.enqueue(turn(message("hello back"), usage({ input: 30, output: 3 })));
+    expect((await thread.run({ text: "hello" })).status).toBe("completed");
+    await first.close();
+    expect(first.size).toBe(0);
+
+    const second = await manager();
+    const resumed = await second.resume(thread.id);
+    expect(resumed.id).toBe(thread.id);
+    expect(resumed.cwd).toBe(work.path);
+    expect(resumed.totalUsage.total_tokens).toBe(33);
+    server.enqueue(turn(message("still here")));
+    const result = await resumed.run({ text: "again" });
+    expect(result.turnId).toBe("1");
+    expect(texts(server.requests[1]?.input ?? []).slice(-3)).toEqual([
+      "user: hello",
+      "assistant: hello back",
+      "user: again",
+    ]);
+    // A second resume of a live thread returns the same object.
+    expect(await second.resume(thread.id)).toBe(resumed);
+    await second.close();
+  });
+
+  it("expires idle threads from memory, not from disk, and loads them again on demand", async () => {
+    const threads = await manager({ ttlMs: 40 });
+    const thread = await threads.start({ cwd: work.path });
+    server.enqueue(turn(message("one")));
+    await thread.run({ text: "x" });
+    expect(threads.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(threads.size).toBe(0);
+    expect(threads.peek(thread.id)).toBeUndefined();
+    expect(await findRollout(home.path, thread.id)).not.toBeNull();
+    const again = await threads.resume(thread.id);
+    expect(again).not.toBe(thread);
+    expect(again.history.some((item) => item.type === "message" && messageText(item) === "one")).toBe(true);
+    await threads.close();
+  });
+
+  it("keeps a busy thread past its TTL", async () => {
+    const threads = await manager({ ttlMs: 20 });
+    const thread = await threads.start({ cwd: work.path });
+    server.enqueue(turn(delay(150), message("slow")));
+    await thread.run({ text: "x" });
+    expect(threads.peek(thread.id)).toBe(thread);
+    await threads.close();
+  });
+
+  it("forks and deletes", async () => {
+    const threads = await manager();
+    const thread = await threads.start({ cwd: work.path });
+    server.enqueue(turn(message("a1")), turn(message("a2")));
+    await thread.run({ text: "q1" });
+    await thread.run({ text: "q2" });
+    const fork = await threads.fork(thread.id, { turns: 1 });
+    expect(fork.id).not.toBe(thread.id);
+    expect(texts(fork.history).filter((line) => line.startsWith("user: q"))).toEqual(["user: q1"]);
+    expect((await threads.list()).map((summary) => summary.id).sort()).toEqual([thread.id, fork.id].sort());
+    expect(await threads.delete(thread.id)).toBe(true);
+    expect(threads.peek(thread.id)).toBeUndefined();
+    expect((await threads.list()).map((summary) => summary.id)).toEqual([fork.id]);
+    await expect(threads.resume(thread.id)).rejects.toThrow(/no stored thread/);
+    await threads.close();
+  });
+});
+
+describe("library: resumeThread, forkThread, listThreads", () => {
+  it("continues a stored thread from a new Tscodex instance", async () => {
+    const agent = new Tscodex({ home: home.path, env: env() });
+    const thread = agent.startThread({ cwd: work.path });
+    server.enqueue(turn(message("first answer")));
+    await thread.run("first question");
+    await agent.close();
+
+    const later = new Tscodex({ home: home.path, env: env() });
+    expect((await later.listThreads()).map((summary) => summary.id)).toEqual([thread.id]);
+    server.enqueue(turn(message("second answer")));
+    const resumed = later.resumeThread(thread.id);
+    expect((await resumed.run("second question")).finalResponse).toBe("second answer");
+    expect(texts(server.requests[1]?.input ?? [])).toContain("assistant: first answer");
+
+    const fork = await later.forkThread(thread.id, { turns: 1 });
+    server.enqueue(turn(message("fork answer")));
+    await fork.run("fork question");
+    const forkInput = texts(server.requests[2]?.input ?? []);
+    expect(forkInput).toContain("assistant: first answer");
+    expect(forkInput).not.toContain("user: second question");
+    await expect(later.forkThread("ffffffff-0000-7000-8000-000000000000")).rejects.toThrow(
+      /no stored thread/,
+    );
+    await later.close();
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * A small MCP server for tests, on the SDK's low-level Server (so schemas go out exactly as
+ * written here). Tools:
+ * - `echo {text, n?}` → text `echo: {text}`
+ * - `fail` → `isError: true` with text `it failed`
+ * - `throws` → a JSON-RPC error -32000 `boom`
+ * - `image` → text `an image:` and a 4×3 PNG
+ * - `structured` → structuredContent `{ok: true}`
+ * - `slow {ms?}` → waits `ms` (default 60 s), then `done`
+ * - `loose {…}` → its input schema leaves out `type` fields; answers with its arguments
+ * - `dotted.name` → `dotted`
+ * Resources: `fixture://readme` (text/plain `fixture readme body`); template `fixture://notes/{id}`.
+ *
+ * Over stdio (`runStdioFixture`, built into a script by mcp-fixture.ts), `FIXTURE_MODE` picks a
+ * misbehaviour: `crash` (exits at startup, complaining on stderr), `hang` (never answers);
+ * `FIXTURE_PIDFILE` names a file each server appends its pid to.
+ * Over Streamable HTTP: `startHttpFixture()` on 127.0.0.1, an ephemeral port.
+ */
+import { appendFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
+export const TINY_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==";
+
+/** The `loose` tool's input schema, as the server lists it (nested `type`s missing on purpose). */
+export const LOOSE_SCHEMA = {
+  type: "object",
+  properties: {
+    query: { description: "what to look for" },
+    limit: { type: "integer", minimum: 1 },
+    tags: { items: { enum: ["a", "b"] } },
+    options: { properties: { deep: { type: "boolean" } } },
+    mode: { enum: [1, 2] },
+  },
+  required: ["query"],
+} as const;
+
+const TOOLS = [
+  {
+    name: "echo",
+    description: "Echo the text back.",
+    inputSchema: {
+      type: "object",
+      properties: { text: { type: "string" }, n: { type: "integer" } },
+      required: ["text"],
+    },
+  },
+  { name: "fail", description: "Always reports an error.", inputSchema: { type: "object" } },
+  { name: "throws", description: "Always answers with a JSON-RPC error.", inputSchema: { type: "object" } },
+  { name: "image", description: "Returns a tiny PNG.", inputSchema: { type: "object" } },
+  {
+    name: "structured",
+    description: "Returns structured content.",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+  },
+  {
+    name: "slow",
+    description: "Waits, then answers.",
+    inputSchema: { type: "object", properties: { ms: { type: "number" } } },
+  },
+  { name: "loose", description: "A schema without types.", inputSchema: LOOSE_SCHEMA },
+  { name: "dotted.name", description: "A name with a dot.", inputSchema: { type: "object" } },
+];
+
+const text = (value: string) => ({ type: "text" as const, text: value });
+
+async function callTool(
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  switch (name) {
+    case "echo":
+      return { content: [text(`echo: ${String(args.text)}`)] };
+    case "fail":
+      return { content: [text("it failed")], isError: true };
+    case "throws":
+      // A plain object with a code: the SDK sends code and message as they are.
+      throw Object.assign(new Error("boom"), { code: -32000 });
+    case "image":
+      return { content: [text("an image:"), { type: "image", data: TINY_PNG, mimeType: "image/png" }] };
+    case "structured":
+      return { content: [text('{"ok":true}')], structuredContent: { ok: true } };
+    case "slow":
+      await sleep(typeof args.ms === "number" ? args.ms : 60_000, undefined, { signal }).catch(() => {});
+      return { content: [text("done")] };
+    case "loose":
+      return { content: [text(JSON.stringify(args))] };
+    case "dotted.name":
+      return { content: [text("dotted")] };
+    default:
+      throw Object.assign(new Error(`unknown tool ${name}`), { code: -32602 });
+  }
+}
+
+/** A fixture server instance, not connected yet. */
+export function createFixtureServer(): Server {
+  const server = new Server(
+    { name: "fixture", version: "1.0.0" },
+    { capabilities: { tools: {}, resources: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: "fixture://readme", name: "readme", mimeType: "text/plain" }],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [{ uriTemplate: "fixture://notes/{id}", name: "note", mimeType: "text/plain" }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (uri !== "fixture://readme") throw Object.assign(new Error(`no resource ${uri}`), { code: -32002 });
+    return { contents: [{ uri, mimeType: "text/plain", text: "fixture readme body" }] };
+  });
+  return server;
+}
+
+/** Serve over stdio; `FIXTURE_MODE` (crash | hang) makes it misbehave at startup. */
+export async function runStdioFixture(): Promise<void> {
+  // Tests check that no server outlives tscodex: each one notes its pid here.
+  if (process.env.FIXTURE_PIDFILE) appendFileSync(process.env.FIXTURE_PIDFILE, `${process.pid}\n`);
+  const mode = process.env.FIXTURE_MODE ?? "normal";
+  if (mode === "crash") {
+    process.stderr.write("fixture: crashing at startup\n");
+    process.exit(3);
+  }
+  if (mode === "hang") {
+    // Read nothing, answer nothing, stay alive until killed.
+    setInterval(() => {}, 60_000);
+    return;
+  }
+  await createFixtureServer().connect(new StdioServerTransport());
+}
+
+export interface HttpFixture {
+  /** e.g. http://127.0.0.1:41234/mcp */
+  url: string;
+  /** Requests received (method and the Authorization header), for checking headers. */
+  requests: { method: string; authorization: string | undefined }[];
+  close(): Promise<void>;
+}
+
+/** Serve over Streamable HTTP (stateless: one server per request) on 127.0.0.1. */
+export async function startHttpFixture(): Promise<HttpFixture> {
+  const requests: HttpFixture["requests"] = [];
+  const http = createServer((req, res) => {
+    requests.push({ method: req.method ?? "", authorization: req.headers.authorization });
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const server = createFixtureServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res))
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
