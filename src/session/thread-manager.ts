@@ -21,6 +21,8 @@ import type { Thread } from "./thread.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
+/** How long closing waits for a thread's shutdown before moving on. */
+const SHUTDOWN_BOUND_MS = 5_000;
 
 export interface ThreadManagerOptions {
   config: Config;
@@ -219,7 +221,14 @@ export class ThreadManager {
       });
     });
     entry.thread.submit({ type: "shutdown" });
-    await done;
+    // Bounded: a tool resource that will not close (a hung MCP server) must not hang the exit.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);
+      timer.unref();
+    });
+    await Promise.race([done, bound]);
+    clearTimeout(timer);
     await entry.recorder?.close();
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * The contract between the MCP server (server.ts: transports, tools/list, tools/call) and
+ * the tools it serves (one file each: codex.ts, codex-reply.ts, session tools, …).
+ * A tool never throws for a task failure: it returns `isError: true` with a clear text.
+ */
+import type { ThreadManager } from "../../session/thread-manager.js";
+
+/** JSON Schema as sent in tools/list. */
+export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
+
+/** The MCP CallToolResult shape (content + optional structuredContent). */
+export interface ServerToolResult {
+  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** What a tool call may use: the shared threads, progress, approvals, cancellation. */
+export interface ServerToolContext {
+  threads: ThreadManager;
+  /** Sends notifications/progress when the client gave a progressToken; otherwise a no-op. */
+  progress(message: string): void;
+  /** Asks the client via elicitation/create when it declared the capability; null otherwise. */
+  elicit?(request: { message: string; meta: Record<string, unknown> }): Promise<Record<string, unknown> | null>;
+  /** Aborted when the client cancels the request (notifications/cancelled) or disconnects. */
+  signal: AbortSignal;
+  /** Server-wide settings (defaults for codex calls, page size, …). */
+  settings: ServerSettings;
+}
+
+export interface ServerSettings {
+  /** TSCODEX_HOME-relative config overrides applied to every thread (from the CLI's -c). */
+  configOverrides: Record<string, unknown>;
+  /** Raw codex/event notifications alongside progress (off by default). */
+  rawEvents: boolean;
+}
+
+export interface ServerTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema?: JsonSchemaObject;
+  handle(args: Record<string, unknown>, context: ServerToolContext): Promise<ServerToolResult>;
+}
