@@ -13,11 +13,10 @@
  *   the mean request-to-request interval of the first 10 vs the last 10 patches (flatness).
  * Targets from the issue: ≤ 100 ms for the big patch, ≤ 10 ms per small patch, flat.
  */
-import { execFile } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { ResponseItem } from "../src/protocol/items.js";
 import {
   customToolCall,
@@ -28,12 +27,20 @@ import {
   type TurnPart,
   turn,
 } from "../test/support/fake-model-server.js";
+import {
+  type Agent,
+  benchRuns,
+  fakeProviderToml,
+  makeAgents,
+  measure as measureCommand,
+  median,
+  type Sample as RunSample,
+  repeat,
+  writeResults,
+} from "./support/bench.js";
 import { findCodex } from "./support/codex.js";
 
-const run = promisify(execFile);
-const TSCODEX = join(process.cwd(), "bin/tscodex.js");
-const MEASURE = join(process.cwd(), "bench/measure.py");
-const BASELINE_RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const BASELINE_RUNS = benchRuns(7);
 const RUNS = Math.max(3, Math.floor(BASELINE_RUNS / 2));
 
 const BIG_LINES = 20_000;
@@ -41,15 +48,10 @@ const BIG_HUNKS = 500;
 const MANY_FILES = 200;
 const SMALL_PATCHES = 50;
 
-interface Agent {
-  name: string;
-  argv: (prompt: string) => string[];
-  env: Record<string, string>;
-}
+/** Every exec run of this bench. */
+const EXEC_ARGS = ["exec", "--skip-git-repo-check", "--full-auto", "bench task"];
 
-interface Sample {
-  wallMs: number;
-  rssMb: number;
+interface Sample extends RunSample {
   /** performance.now() at the arrival of each model request. */
   arrivals: number[];
 }
@@ -152,42 +154,6 @@ function smallPatchesScenario(): Scenario {
 // ---------------------------------------------------------------------------------------------
 // Running
 
-async function makeAgents(server: FakeModelServer, root: string, codexBin: string | null): Promise<Agent[]> {
-  const config = [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "fake"',
-    "[model_providers.fake]",
-    'name = "fake"',
-    `base_url = "${server.url}"`,
-    'wire_api = "responses"',
-    'env_key = "FAKE_KEY"',
-    "",
-  ].join("\n");
-  const home = async (name: string): Promise<string> => {
-    const dir = join(root, name);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "config.toml"), config);
-    return dir;
-  };
-  const tsHome = await home("tscodex-home");
-  const agents: Agent[] = [
-    {
-      name: "tscodex",
-      argv: (prompt) => [process.execPath, TSCODEX, "exec", "--skip-git-repo-check", "--full-auto", prompt],
-      env: { HOME: tsHome, TSCODEX_HOME: tsHome },
-    },
-  ];
-  if (codexBin) {
-    const codexHome = await home("codex-home");
-    agents.push({
-      name: "codex-0.89",
-      argv: (prompt) => [codexBin, "exec", "--skip-git-repo-check", "--full-auto", prompt],
-      env: { HOME: codexHome, CODEX_HOME: codexHome },
-    });
-  }
-  return agents;
-}
-
 /** Successful patch outputs in the history of the last request. */
 function appliedPatches(input: readonly ResponseItem[]): number {
   return input.filter(
@@ -213,25 +179,14 @@ async function measureOnce(
     return turn(...parts);
   });
   server.enqueue(...entries);
-  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv("bench task")], {
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
-    maxBuffer: 1 << 20,
-  });
-  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
+  const result = await measureCommand(agent.argv(EXEC_ARGS), { cwd: work, env: agent.env });
   const applied = appliedPatches(server.requests.at(-1)?.input ?? []);
   if (result.exit !== 0 || server.pending !== 0 || applied !== scenario.patches) {
     throw new Error(
       `${agent.name} run failed (exit ${result.exit}, ${server.pending} turns unused, ${applied}/${scenario.patches} patches applied):\n${result.stderr}`,
     );
   }
-  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024, arrivals };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+  return { wallMs: result.wallMs, rssMb: result.rssMb, arrivals };
 }
 
 /** Mean of arrivals[k+1] − arrivals[k] for k in [from, to). */
@@ -257,9 +212,7 @@ async function measure(
   work: string,
   runs = RUNS,
 ): Promise<Summary> {
-  await measureOnce(agent, server, scenario, work); // warm the page cache
-  const samples: Sample[] = [];
-  for (let i = 0; i < runs; i++) samples.push(await measureOnce(agent, server, scenario, work));
+  const samples = await repeat(runs, () => measureOnce(agent, server, scenario, work)); // the first run warms the page cache
   const of = (f: (s: Sample) => number) => median(samples.map(f));
   const n = scenario.patches;
   return {
@@ -284,7 +237,7 @@ interface AgentResult {
 async function benchAgent(agent: Agent, server: FakeModelServer, root: string): Promise<AgentResult> {
   const work = join(root, `work-${agent.name}`);
   await mkdir(work, { recursive: true });
-  await run("git", ["init", "-q", work]);
+  execFileSync("git", ["init", "-q", work]);
   const baseline = await measure(agent, server, oneTurn, work, BASELINE_RUNS);
   const big = await measure(agent, server, bigScenario(), work);
   const many = await measure(agent, server, manyFilesScenario(), work);
@@ -319,7 +272,7 @@ async function main(): Promise<void> {
   const server = await startFakeModelServer();
   const results: Record<string, AgentResult> = {};
   try {
-    for (const agent of await makeAgents(server, root, codexBin)) {
+    for (const agent of await makeAgents(root, fakeProviderToml(server.url))) {
       results[agent.name] = await benchAgent(agent, server, root);
       process.stderr.write(`measured apply_patch for ${agent.name}\n`);
     }
@@ -352,11 +305,7 @@ async function main(): Promise<void> {
       "codex 0.89 not found: set CODEX_BIN or `npm install --no-save @openai/codex@0.89.0` for side-by-side numbers",
     );
   }
-  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-  await writeFile(
-    join(process.cwd(), "bench/results/apply-patch.json"),
-    `${JSON.stringify(results, null, 2)}\n`,
-  );
+  await writeResults("apply-patch", results);
 }
 
 await main();

@@ -11,11 +11,9 @@
  * calls without and with a tty (per call = (run − baseline) / 20); 20 sessions started by 20
  * parallel calls in one response (`sleep 5`, 250 ms yield), ended when the run ends.
  */
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { execCommandTool } from "../src/tools/builtin/exec-command.js";
 import { writeStdinTool } from "../src/tools/builtin/write-stdin.js";
 import { ResourceScope } from "../src/util/resource-scope.js";
@@ -28,23 +26,26 @@ import {
   startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
-import { findCodex } from "./support/codex.js";
+import {
+  type Agent,
+  benchRuns,
+  fakeProviderToml,
+  makeAgents,
+  measureScripted,
+  median,
+  medianSample,
+  repeat,
+  type Sample,
+  writeResults,
+} from "./support/bench.js";
 
-const run = promisify(execFile);
 /** $TSCODEX_CLI runs another build (e.g. a snapshot while dist/ is being rebuilt). */
-const TSCODEX = process.env.TSCODEX_CLI ?? join(process.cwd(), "bin/tscodex.js");
-const MEASURE = join(process.cwd(), "bench/measure.py");
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const TSCODEX = process.env.TSCODEX_CLI;
+const RUNS = benchRuns(5);
 const ROUND_TRIPS = 50;
 const SESSIONS = 20;
 /** No sandbox: Codex's unified exec needs its codex-linux-sandbox helper for any other mode. */
-const EXEC_ARGS = ["exec", "--skip-git-repo-check", "-s", "danger-full-access"];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
+const EXEC_ARGS = ["exec", "--skip-git-repo-check", "-s", "danger-full-access", "bench task"];
 
 async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
   const started = performance.now();
@@ -97,83 +98,23 @@ async function inProcess(cwd: string) {
 // ---------------------------------------------------------------------------------------------
 // Whole CLI
 
-interface Agent {
-  name: string;
-  argv: (prompt: string) => string[];
-  env: Record<string, string>;
-}
-
-interface Sample {
-  wallMs: number;
-  rssMb: number;
-}
-
-async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[]> {
-  const config = [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "fake"',
-    "[features]",
-    "unified_exec = true",
-    "[model_providers.fake]",
-    'name = "fake"',
-    `base_url = "${server.url}"`,
-    'wire_api = "responses"',
-    'env_key = "FAKE_KEY"',
-    "",
-  ].join("\n");
-  const home = async (name: string) => {
-    const path = join(work, name);
-    await mkdir(path, { recursive: true });
-    await writeFile(join(path, "config.toml"), config);
-    return path;
+async function scenario(
+  agent: Agent,
+  server: FakeModelServer,
+  script: () => ScriptEntry[],
+  cwd: string,
+): Promise<Sample> {
+  const once = async () => {
+    const result = await measureScripted(agent, server, script(), EXEC_ARGS, cwd);
+    const outputs =
+      server.requests.at(-1)?.input.filter((item) => item.type === "function_call_output") ?? [];
+    for (const item of outputs) {
+      if (!String(item.output).startsWith("Chunk ID: "))
+        throw new Error(`${agent.name}: ${String(item.output)}`);
+    }
+    return result;
   };
-  const tsHome = await home("tscodex-home");
-  const agents: Agent[] = [
-    {
-      name: "tscodex",
-      argv: (prompt) => [process.execPath, TSCODEX, ...EXEC_ARGS, prompt],
-      env: { TSCODEX_HOME: tsHome, HOME: tsHome },
-    },
-  ];
-  const codex = findCodex();
-  if (codex) {
-    const codexHome = await home("codex-home");
-    agents.push({
-      name: "codex-0.89",
-      argv: (prompt) => [codex, ...EXEC_ARGS, prompt],
-      env: { CODEX_HOME: codexHome, HOME: codexHome },
-    });
-  }
-  return agents;
-}
-
-async function measureOnce(agent: Agent, server: FakeModelServer, script: ScriptEntry[], cwd: string) {
-  server.reset();
-  server.enqueue(...script);
-  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv("bench task")], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
-    maxBuffer: 1 << 20,
-  });
-  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
-  if (result.exit !== 0 || server.pending !== 0) {
-    throw new Error(
-      `${agent.name} run failed (exit ${result.exit}, ${server.pending} turns unused):\n${result.stderr}`,
-    );
-  }
-  const outputs = server.requests.at(-1)?.input.filter((item) => item.type === "function_call_output") ?? [];
-  for (const item of outputs) {
-    if (!String(item.output).startsWith("Chunk ID: "))
-      throw new Error(`${agent.name}: ${String(item.output)}`);
-  }
-  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024 };
-}
-
-async function scenario(agent: Agent, server: FakeModelServer, script: () => ScriptEntry[], cwd: string) {
-  await measureOnce(agent, server, script(), cwd); // warm the page cache
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await measureOnce(agent, server, script(), cwd));
-  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+  return medianSample(await repeat(RUNS, once)); // the first run warms the page cache
 }
 
 const oneTurn = (): ScriptEntry[] => [turn(message("ok"))];
@@ -196,7 +137,9 @@ async function wholeCli(work: string) {
   const server = await startFakeModelServer();
   const raw: Record<string, unknown> = {};
   try {
-    for (const agent of await makeAgents(server, work)) {
+    const toml = fakeProviderToml(server.url, "[features]\nunified_exec = true\n");
+    const agents = await makeAgents(work, toml, { tscodex: TSCODEX });
+    for (const agent of agents) {
       const cold = await scenario(agent, server, oneTurn, work);
       const pipes = await scenario(agent, server, sequential(false), work);
       const tty = await scenario(agent, server, sequential(true), work);
@@ -244,11 +187,7 @@ async function main(): Promise<void> {
     if (!cli["codex-0.89"]) {
       console.log("codex 0.89 not found: set CODEX_BIN or `npm install --no-save @openai/codex@0.89.0`");
     }
-    await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-    await writeFile(
-      join(process.cwd(), "bench/results/exec-sessions.json"),
-      `${JSON.stringify({ inProcess: local, cli }, null, 2)}\n`,
-    );
+    await writeResults("exec-sessions", { inProcess: local, cli });
   } finally {
     await rm(work, { recursive: true, force: true });
   }

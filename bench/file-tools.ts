@@ -11,11 +11,10 @@
  *    model metadata lists it: we give it a models_cache.json (its own embedded model list with
  *    `experimental_supported_tools` set for gpt-5.2-codex), and put the bundled rg on its PATH.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { grepFilesTool } from "../src/tools/builtin/grep-files.js";
 import { ripgrepPath } from "../src/tools/files/ripgrep.js";
 import type { ToolInvocation } from "../src/tools/types.js";
@@ -28,29 +27,30 @@ import {
   turn,
 } from "../test/support/fake-model-server.js";
 import { turnContext } from "../test/tools/file-tools-support.js";
+import {
+  type Agent,
+  benchRuns,
+  fakeProviderToml,
+  makeAgents as makeBenchAgents,
+  measureScripted,
+  median,
+  repeat,
+  writeResults,
+} from "./support/bench.js";
 import { findCodex } from "./support/codex.js";
 
-const run = promisify(execFile);
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const MEASURE = join(process.cwd(), "bench/measure.py");
+const RUNS = benchRuns(5);
 const QUERIES = { rare: "NEEDLE_RARE", common: "common_token", none: "zzz_no_such_text" } as const;
 type Query = keyof typeof QUERIES;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 async function timed<T>(runs: number, fn: () => Promise<T>): Promise<number> {
-  await fn(); // warm the page cache
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
+  return median(
+    await repeat(runs, async () => {
+      const start = performance.now();
+      await fn();
+      return performance.now() - start;
+    }),
+  );
 }
 
 /** 100 × 10 directories of 100 small files; every 1000th has the rare word, every 3rd the common one. */
@@ -101,11 +101,8 @@ async function codexCommand(tree: string, pattern: string): Promise<number> {
   );
 }
 
-interface Agent {
-  name: string;
-  argv: string[];
-  env: Record<string, string>;
-}
+/** Every exec run of this bench (tscodex adds `--enable file_tools`). */
+const EXEC_ARGS = ["exec", "--skip-git-repo-check", "--full-auto"];
 
 /**
  * A private copy of the built CLI: other work in this tree may rebuild dist/ (which deletes it
@@ -121,42 +118,22 @@ async function snapshotCli(work: string): Promise<string> {
 }
 
 async function makeAgents(server: FakeModelServer, work: string): Promise<Agent[]> {
-  const tscodex = await snapshotCli(work);
-  const config = [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "fake"',
-    "[model_providers.fake]",
-    'name = "fake"',
-    `base_url = "${server.url}"`,
-    'wire_api = "responses"',
-    'env_key = "FAKE_KEY"',
-    "",
-  ].join("\n");
-  const tsHome = join(work, "tscodex-home");
-  await mkdir(tsHome, { recursive: true });
-  await writeFile(join(tsHome, "config.toml"), config);
-  const base = ["exec", "--skip-git-repo-check", "--full-auto"];
-  const agents: Agent[] = [
-    {
-      name: "tscodex",
-      argv: [process.execPath, tscodex, ...base, "--enable", "file_tools", "bench"],
-      env: { TSCODEX_HOME: tsHome, HOME: tsHome },
-    },
-  ];
-  const codex = findCodex();
-  if (!codex) return agents;
-  const codexHome = join(work, "codex-home");
-  await mkdir(codexHome, { recursive: true });
-  await writeFile(join(codexHome, "config.toml"), config);
-  await writeFile(join(codexHome, "models_cache.json"), await modelsCacheWithFileTools(codex));
-  const rgDir = dirname(await ripgrepPath());
-  agents.push({
-    name: "codex-0.89",
-    argv: [codex, ...base, "bench"],
-    env: { CODEX_HOME: codexHome, HOME: codexHome, PATH: `${rgDir}:${process.env.PATH ?? ""}` },
+  const agents = await makeBenchAgents(work, fakeProviderToml(server.url), {
+    tscodex: await snapshotCli(work),
   });
+  const codex = agents.find((agent) => agent.name === "codex-0.89");
+  const codexBin = findCodex();
+  if (codex && codexBin) {
+    await writeFile(join(codex.home, "models_cache.json"), await modelsCacheWithFileTools(codexBin));
+    const rgDir = dirname(await ripgrepPath());
+    codex.env.PATH = `${rgDir}:${process.env.PATH ?? ""}`;
+  }
   return agents;
 }
+
+/** The exec arguments of one run of `agent`. */
+const execArgs = (agent: Agent): string[] =>
+  agent.name === "tscodex" ? [...EXEC_ARGS, "--enable", "file_tools", "bench"] : [...EXEC_ARGS, "bench"];
 
 /** Codex's embedded model list (read from its binary), gpt-5.2-codex listing the file tools. */
 async function modelsCacheWithFileTools(codex: string): Promise<string> {
@@ -198,32 +175,17 @@ async function execRun(
   script: ScriptEntry[],
   cwd: string,
 ): Promise<number> {
-  server.reset();
-  server.enqueue(...script);
-  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
-    maxBuffer: 1 << 20,
-  });
-  const result = JSON.parse(stdout) as { wall_ms: number; exit: number; stderr: string };
+  const result = await measureScripted(agent, server, script, execArgs(agent), cwd);
   const output = server.requests.at(-1)?.input.find((item) => item.type === "function_call_output");
-  if (result.exit !== 0 || server.pending !== 0) {
-    throw new Error(
-      `${agent.name} failed (exit ${result.exit}, ${server.pending} turns unused):\n${result.stderr}`,
-    );
-  }
   if (script.length > 1 && (!output || String(output.output).startsWith("failed"))) {
     throw new Error(`${agent.name}: grep_files did not run: ${JSON.stringify(output)}`);
   }
-  return result.wall_ms;
+  return result.wallMs;
 }
 
 /** Median wall time of `exec` runs of one script (after a warm-up run). */
 async function execMedian(agent: Agent, server: FakeModelServer, script: () => ScriptEntry[], cwd: string) {
-  await execRun(agent, server, script(), cwd);
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await execRun(agent, server, script(), cwd));
-  return median(samples);
+  return median(await repeat(RUNS, () => execRun(agent, server, script(), cwd)));
 }
 
 const baselineScript = () => [turn(message("ok"))];
@@ -279,8 +241,7 @@ async function main(): Promise<void> {
   }
   console.log(`grep_files on 100k files (median of ${RUNS}; default limit 100)`);
   console.table(rows);
-  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-  await writeFile(join(process.cwd(), "bench/results/file-tools.json"), `${JSON.stringify(raw, null, 2)}\n`);
+  await writeResults("file-tools", raw);
 }
 
 await main();

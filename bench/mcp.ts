@@ -10,11 +10,9 @@
  * - exec cold start with 0, 1 and 5 servers (wall time and peak RSS, bench/measure.py); Codex 0.89
  *   side by side when its binary is found (bench/support/codex.ts).
  */
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { McpClientManager } from "../src/mcp/client-manager.js";
 import {
   type FakeModelServer,
@@ -25,37 +23,27 @@ import {
   turn,
 } from "../test/support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../test/support/mcp-fixture.js";
-import { findCodex } from "./support/codex.js";
+import {
+  type Agent,
+  benchRuns,
+  fakeProviderToml,
+  makeAgents,
+  measureScripted,
+  median,
+  medianSample,
+  repeat,
+  type Sample,
+  writeResults,
+} from "./support/bench.js";
 
-const run = promisify(execFile);
-const TSCODEX = join(process.cwd(), "bin/tscodex.js");
-const MEASURE = join(process.cwd(), "bench/measure.py");
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = benchRuns(7);
 const CALLS = 40;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
+/** Every exec run of this bench. */
+const EXEC_ARGS = ["exec", "--skip-git-repo-check", "--full-auto", "bench task"];
 
 async function serversToml(count: number): Promise<string> {
   const names = Array.from({ length: count }, (_, i) => `s${i + 1}`);
   return (await Promise.all(names.map((name) => fixtureToml({ name })))).join("\n");
-}
-
-function configToml(server: FakeModelServer, extra: string): string {
-  return [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "fake"',
-    "[model_providers.fake]",
-    'name = "fake"',
-    `base_url = "${server.url}"`,
-    'wire_api = "responses"',
-    'env_key = "FAKE_KEY"',
-    "",
-    extra,
-  ].join("\n");
 }
 
 /**
@@ -82,10 +70,7 @@ async function startupOnce(count: number, script: string): Promise<number> {
 
 async function startupScenario(count: number): Promise<number> {
   const script = await fixtureScript();
-  await startupOnce(count, script); // warm the page cache
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await startupOnce(count, script));
-  return median(samples);
+  return median(await repeat(RUNS, () => startupOnce(count, script)));
 }
 
 /** tools/call echo through the client manager, median of `count` sequential calls. */
@@ -110,40 +95,13 @@ async function managerRoundTrip(count: number): Promise<number> {
   return median(samples);
 }
 
-interface Agent {
-  name: string;
-  argv: string[];
-  home: string;
-  env: Record<string, string>;
-}
-
-interface Sample {
-  wallMs: number;
-  rssMb: number;
-}
-
-async function measureOnce(agent: Agent, server: FakeModelServer, script: ScriptEntry[], cwd: string) {
-  server.reset();
-  server.enqueue(...script);
-  const { stdout } = await run("python3", [MEASURE, "--", ...agent.argv], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: agent.home, FAKE_KEY: "bench", ...agent.env },
-    maxBuffer: 1 << 20,
-  });
-  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
-  if (result.exit !== 0 || server.pending !== 0) {
-    throw new Error(
-      `${agent.name} failed (exit ${result.exit}, ${server.pending} unused):\n${result.stderr}`,
-    );
-  }
-  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024 };
-}
-
-async function execScenario(agent: Agent, server: FakeModelServer, script: () => ScriptEntry[], cwd: string) {
-  await measureOnce(agent, server, script(), cwd);
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await measureOnce(agent, server, script(), cwd));
-  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+async function execScenario(
+  agent: Agent,
+  server: FakeModelServer,
+  script: () => ScriptEntry[],
+  cwd: string,
+): Promise<Sample> {
+  return medianSample(await repeat(RUNS, () => measureScripted(agent, server, script(), EXEC_ARGS, cwd)));
 }
 
 const oneTurn = (): ScriptEntry[] => [turn(message("ok"))];
@@ -154,32 +112,10 @@ const mcpCalls = (): ScriptEntry[] => [
   turn(message("done")),
 ];
 
-async function makeAgents(server: FakeModelServer, work: string, servers: number): Promise<Agent[]> {
-  const toml = configToml(server, servers > 0 ? await serversToml(servers) : "");
-  const agents: Agent[] = [];
-  const tsHome = join(work, `ts-home-${servers}`);
-  await mkdir(tsHome, { recursive: true });
-  await writeFile(join(tsHome, "config.toml"), toml);
-  const args = ["exec", "--skip-git-repo-check", "--full-auto", "bench task"];
-  agents.push({
-    name: "tscodex",
-    argv: [process.execPath, TSCODEX, ...args],
-    home: tsHome,
-    env: { TSCODEX_HOME: tsHome },
-  });
-  const codex = findCodex();
-  if (codex) {
-    const codexHome = join(work, `codex-home-${servers}`);
-    await mkdir(codexHome, { recursive: true });
-    await writeFile(join(codexHome, "config.toml"), toml);
-    agents.push({
-      name: "codex-0.89",
-      argv: [codex, ...args],
-      home: codexHome,
-      env: { CODEX_HOME: codexHome },
-    });
-  }
-  return agents;
+/** The agents, each with a home whose config.toml lists `servers` fixture servers. */
+async function agentsWith(server: FakeModelServer, work: string, servers: number): Promise<Agent[]> {
+  const toml = fakeProviderToml(server.url, servers > 0 ? await serversToml(servers) : "");
+  return makeAgents(work, toml, { suffix: `-${servers}` });
 }
 
 async function main(): Promise<void> {
@@ -198,9 +134,9 @@ async function main(): Promise<void> {
       "MCP startup → ready, 5 servers in parallel": { value: `${five.toFixed(0)} ms` },
       "tools/call round trip (client manager)": { value: `${roundTrip.toFixed(2)} ms` },
     });
-    const bare = await makeAgents(server, work, 0);
-    const withOne = await makeAgents(server, work, 1);
-    const withFive = await makeAgents(server, work, 5);
+    const bare = await agentsWith(server, work, 0);
+    const withOne = await agentsWith(server, work, 1);
+    const withFive = await agentsWith(server, work, 5);
     for (const [index, agent] of bare.entries()) {
       const one = withOne[index] as Agent;
       const five = withFive[index] as Agent;
@@ -233,8 +169,7 @@ async function main(): Promise<void> {
   if (!raw["codex-0.89"]) {
     console.log("codex 0.89 not found: set CODEX_BIN for side-by-side numbers");
   }
-  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-  await writeFile(join(process.cwd(), "bench/results/mcp.json"), `${JSON.stringify(raw, null, 2)}\n`);
+  await writeResults("mcp", raw);
 }
 
 await main();

@@ -16,6 +16,7 @@ import {
   prepareSandboxedCommand,
   type SandboxPolicy,
 } from "../src/policy/sandbox/index.js";
+import { median, writeResults } from "./support/bench.js";
 import { findCodex } from "./support/codex.js";
 
 const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 200);
@@ -27,12 +28,6 @@ interface Variant {
   argv: string[];
   env: Record<string, string>;
   samples: number[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 async function main(): Promise<void> {
@@ -127,8 +122,7 @@ async function main(): Promise<void> {
     console.log(`prepareSandboxedCommand (${backend}): ${us.toFixed(0)} µs per call`);
   }
   for (const line of skipped) console.log(`skipped ${line}`);
-  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-  await writeFile(join(process.cwd(), "bench/results/sandbox.json"), `${JSON.stringify(raw, null, 2)}\n`);
+  await writeResults("sandbox", raw);
 }
 
 await main();

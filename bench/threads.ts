@@ -6,34 +6,30 @@
  * CLI runs measured from outside (wall time, peak RSS via bench/measure.py), next to a fresh
  * one-turn `exec` as the baseline.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { Event } from "../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../src/protocol/items.js";
 import { RolloutRecorder } from "../src/session/rollout.js";
 import { readRollout } from "../src/session/rollout-reader.js";
 import { uuidv7 } from "../src/util/ids.js";
 import { message, startFakeModelServer, turn } from "../test/support/fake-model-server.js";
+import {
+  benchRuns,
+  fakeProviderToml,
+  measure as measureCommand,
+  median,
+  medianSample,
+  repeat as repeatRuns,
+  type Sample,
+  TSCODEX_BIN,
+  writeResults,
+} from "./support/bench.js";
 
-const run = promisify(execFile);
-const TSCODEX = join(process.cwd(), "bin/tscodex.js");
-const MEASURE = join(process.cwd(), "bench/measure.py");
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = benchRuns(5);
 const TURNS = 1000;
-
-interface Sample {
-  wallMs: number;
-  rssMb: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 function turnEvents(i: number): Event[] {
   const usage = { ...emptyUsage(), input_tokens: 1000 + i, output_tokens: 50, total_tokens: 1050 + i };
@@ -117,22 +113,17 @@ async function inProcess(path: string) {
 }
 
 async function measure(argv: string[], cwd: string, home: string): Promise<Sample> {
-  const { stdout } = await run("python3", [MEASURE, "--", process.execPath, TSCODEX, ...argv], {
+  const result = await measureCommand([process.execPath, TSCODEX_BIN, ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "bench" },
-    maxBuffer: 1 << 20,
+    env: { HOME: home, TSCODEX_HOME: home },
   });
-  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
   if (result.exit !== 0)
     throw new Error(`tscodex ${argv.join(" ")} failed (exit ${result.exit}):\n${result.stderr}`);
-  return { wallMs: result.wall_ms, rssMb: result.max_rss_kb / 1024 };
+  return { wallMs: result.wallMs, rssMb: result.rssMb };
 }
 
 async function repeat(once: () => Promise<Sample>): Promise<Sample> {
-  await once(); // warm the page cache
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await once());
-  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+  return medianSample(await repeatRuns(RUNS, once)); // the first run warms the page cache
 }
 
 async function main(): Promise<void> {
@@ -144,10 +135,7 @@ async function main(): Promise<void> {
   const server = await startFakeModelServer();
   try {
     await mkdir(home, { recursive: true });
-    await writeFile(
-      join(home, "config.toml"),
-      `model = "gpt-5.2-codex"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\nbase_url = "${server.url}"\nwire_api = "responses"\nenv_key = "FAKE_KEY"\n`,
-    );
+    await writeFile(join(home, "config.toml"), fakeProviderToml(server.url));
     const generated = await generate(home, work);
     const sizeMb = (await stat(generated.path)).size / 2 ** 20;
     const loaded = await inProcess(generated.path);
@@ -192,11 +180,7 @@ async function main(): Promise<void> {
         memory: `${fresh.rssMb.toFixed(0)} MB peak RSS`,
       },
     });
-    await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
-    await writeFile(
-      join(process.cwd(), "bench/results/threads.json"),
-      `${JSON.stringify(results, null, 2)}\n`,
-    );
+    await writeResults("threads", results);
   } finally {
     await server.close();
     await rm(root, { recursive: true, force: true });

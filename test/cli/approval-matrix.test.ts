@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   EXEC_REJECTED_BY_USER,
   NEVER_ESCALATION_EXEC_COMMAND,
@@ -22,44 +22,24 @@ import {
   RETRY_WITHOUT_SANDBOX_REASON,
 } from "../../src/policy/approval.js";
 import { detectSandboxBackend, landlockBackendStatus } from "../../src/policy/sandbox/index.js";
-import { runCli, writeFakeConfig } from "../support/cli.js";
-import {
-  customToolCall,
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 
 const backend = await detectSandboxBackend();
 const landlock = await landlockBackendStatus();
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
+const h = useExecHarness({ git: false });
 let outside: string;
 
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
 beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
   outside = await mkdtemp(join(existsSync("/var/tmp") ? "/var/tmp" : process.cwd(), ".tscodex-matrix-"));
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-  await mkdir(join(home.path, "rules"));
+  await mkdir(join(h.home, "rules"));
   await writeFile(
-    join(home.path, "rules", "ci.rules"),
+    join(h.home, "rules", "ci.rules"),
     'prefix_rule(pattern = ["git", "push"], decision = "forbidden", justification = "pushes go through CI")\n',
   );
-  await writeFile(join(work.path, "base.txt"), "alpha\n");
+  await writeFile(join(h.work, "base.txt"), "alpha\n");
 });
 afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
   await rm(outside, { recursive: true, force: true });
 });
 
@@ -72,7 +52,7 @@ const addFile = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+x\n*
 
 /** One model turn per scenario, in this order, then a final message. */
 function enqueueScenarios(): void {
-  server.enqueue(
+  h.server.enqueue(
     turn(functionCall("shell_command", shell("cat base.txt"), "safe")),
     turn(functionCall("shell_command", shell("touch inside.txt && echo made"), "unsafe_in")),
     turn(functionCall("shell_command", shell(`touch ${outside}/unsafe.txt`), "unsafe_out")),
@@ -98,12 +78,8 @@ async function runMatrix(policy: Policy | null, outcome: Outcome, extra: string[
   const args = ["exec", "--json", "--skip-git-repo-check", ...extra];
   if (policy) args.push("-a", policy);
   if (outcome === "approve") args.push("-c", 'approvals.exec_outcome="approve"');
-  const result = await runCli([...args, "run the scenarios"], {
-    cwd: work.path,
-    home: home.path,
-    env: { FAKE_KEY: "sk-test" },
-  });
-  expect(server.errors).toEqual([]);
+  const result = await h.cli([...args, "run the scenarios"]);
+  expect(h.server.errors).toEqual([]);
   expect(result.code).toBe(0);
   const events = result.stdout
     .split("\n")
@@ -120,13 +96,10 @@ async function runMatrix(policy: Policy | null, outcome: Outcome, extra: string[
 
 /** What the model received per call id (from the last request), wall times normalised. */
 function modelOutputs(): Record<string, string> {
-  const last = server.requests.at(-1);
   const outputs: Record<string, string> = {};
-  for (const item of last?.input ?? []) {
-    if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
-      const text = typeof item.output === "string" ? item.output : JSON.stringify(item.output);
-      outputs[item.call_id] = text.replace(/Wall time: [\d.]+ seconds/, "Wall time: T seconds");
-    }
+  for (const [callId, output] of Object.entries(h.outputs())) {
+    const text = typeof output === "string" ? output : JSON.stringify(output);
+    outputs[callId] = text.replace(/Wall time: [\d.]+ seconds/, "Wall time: T seconds");
   }
   return outputs;
 }
@@ -231,25 +204,22 @@ describe.skipIf(backend === "none")(
 
 describe.skipIf(backend === "none")("exec_command goes through the same policy", () => {
   const unified = (policy: Policy, outcome: Outcome) =>
-    runCli(
-      [
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "-s",
-        "workspace-write",
-        "-a",
-        policy,
-        "-c",
-        "features.unified_exec=true",
-        "-c",
-        `approvals.exec_outcome="${outcome}"`,
-        "go",
-      ],
-      { cwd: work.path, home: home.path, env: { FAKE_KEY: "sk-test" } },
-    );
+    h.cli([
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "-s",
+      "workspace-write",
+      "-a",
+      policy,
+      "-c",
+      "features.unified_exec=true",
+      "-c",
+      `approvals.exec_outcome="${outcome}"`,
+      "go",
+    ]);
   const script = () =>
-    server.enqueue(
+    h.server.enqueue(
       turn(
         functionCall(
           "exec_command",
@@ -307,52 +277,49 @@ describe("sandbox_backend", () => {
   ])(
     "a forced backend that cannot work: the model gets why, nothing runs ($backendChoice)",
     async ({ backendChoice, env, prefix }) => {
-      server.enqueue(
+      h.server.enqueue(
         turn(functionCall("shell_command", shell("touch ran.txt"), "call_1")),
         turn(message("done")),
       );
-      const result = await runCli(
+      const result = await h.cli(
         ["exec", "--skip-git-repo-check", "-c", `sandbox_backend="${backendChoice}"`, "go"],
-        { cwd: work.path, home: home.path, env: { FAKE_KEY: "sk-test", ...env } },
+        { env },
       );
       expect(result.code).toBe(0);
       const output = modelOutputs().call_1 ?? "";
       expect(output.startsWith(prefix)).toBe(true);
       expect(output).toContain("choose danger-full-access");
-      expect(existsSync(join(work.path, "ran.txt"))).toBe(false);
+      expect(existsSync(join(h.work, "ran.txt"))).toBe(false);
     },
   );
 
   it.skipIf(!landlock.available)(
     "the Landlock helper, forced: on-failure retries its denial too",
     async () => {
-      server.enqueue(
+      h.server.enqueue(
         turn(functionCall("shell_command", shell("touch in.txt"), "inside")),
         turn(functionCall("shell_command", shell(`touch ${outside}/ll.txt`), "outside")),
         turn(message("done")),
       );
-      const result = await runCli(
-        [
-          "exec",
-          "--json",
-          "--skip-git-repo-check",
-          "-s",
-          "workspace-write",
-          "-a",
-          "on-failure",
-          "-c",
-          'sandbox_backend="landlock"',
-          "-c",
-          'approvals.exec_outcome="approve"',
-          "go",
-        ],
-        { cwd: work.path, home: home.path, env: { FAKE_KEY: "sk-test" } },
-      );
+      const result = await h.cli([
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "-s",
+        "workspace-write",
+        "-a",
+        "on-failure",
+        "-c",
+        'sandbox_backend="landlock"',
+        "-c",
+        'approvals.exec_outcome="approve"',
+        "go",
+      ]);
       expect(result.code).toBe(0);
       expect(modelOutputs()).toEqual({ inside: ran(""), outside: ran("") });
       expect(result.stdout.match(/"type":"approval_request"/g)).toHaveLength(1);
       expect(result.stdout).toContain(`"call_id":"outside"`);
-      expect(existsSync(join(work.path, "in.txt"))).toBe(true);
+      expect(existsSync(join(h.work, "in.txt"))).toBe(true);
       expect(existsSync(join(outside, "ll.txt"))).toBe(true);
     },
   );
@@ -360,7 +327,7 @@ describe("sandbox_backend", () => {
 
 describe.skipIf(backend === "none")("exec defaults and human output", () => {
   it("no flags: read-only + never, so a patch is rejected even inside cwd (as Codex)", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(customToolCall("apply_patch", addFile("hello.txt"), "patch")),
       turn(functionCall("shell_command", shell("touch t.txt"), "touch")),
       // A heredoc patch through the shell is the same patch for the gate: no way around it.
@@ -373,49 +340,37 @@ describe.skipIf(backend === "none")("exec defaults and human output", () => {
       ),
       turn(message("done")),
     );
-    const result = await runCli(["exec", "--json", "--skip-git-repo-check", "write"], {
-      cwd: work.path,
-      home: home.path,
-      env: { FAKE_KEY: "sk-test" },
-    });
+    const result = await h.cli(["exec", "--json", "--skip-git-repo-check", "write"]);
     expect(result.code).toBe(0);
     const outputs = modelOutputs();
     expect(outputs.patch).toBe(PATCH_REJECTED_BY_SETTINGS);
     expect(outputs.heredoc).toBe(PATCH_REJECTED_BY_SETTINGS);
-    expect(existsSync(join(work.path, "via-shell.txt"))).toBe(false);
+    expect(existsSync(join(h.work, "via-shell.txt"))).toBe(false);
     expect(outputs.touch).toMatch(
       /^Exit code: 1\n.*\ntouch: cannot touch 't\.txt': (Read-only file system|Permission denied)\n$/s,
     );
-    expect(existsSync(join(work.path, "hello.txt"))).toBe(false);
+    expect(existsSync(join(h.work, "hello.txt"))).toBe(false);
     expect(result.stdout).not.toContain("approval_request");
   });
 
   it("--full-auto: workspace-write + never; human output shows answered questions", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("shell_command", shell("touch ok.txt"), "touch")),
       turn(customToolCall("apply_patch", addFile(`${outside}/p.txt`), "patch")),
       turn(message("done")),
     );
-    const auto = await runCli(["exec", "--full-auto", "--skip-git-repo-check", "go"], {
-      cwd: work.path,
-      home: home.path,
-      env: { FAKE_KEY: "sk-test" },
-    });
+    const auto = await h.cli(["exec", "--full-auto", "--skip-git-repo-check", "go"]);
     expect(auto.code).toBe(0);
     expect(modelOutputs()).toEqual({ touch: ran(""), patch: PATCH_REJECTED_BY_SETTINGS });
     expect(auto.stderr).toContain("approval: never");
     expect(auto.stderr).toContain("sandbox: workspace-write");
 
-    server.reset();
-    server.enqueue(
+    h.server.reset();
+    h.server.enqueue(
       turn(functionCall("shell_command", shell("touch asked.txt"), "ask")),
       turn(message("done")),
     );
-    const human = await runCli(["exec", "-a", "untrusted", "--skip-git-repo-check", "go"], {
-      cwd: work.path,
-      home: home.path,
-      env: { FAKE_KEY: "sk-test" },
-    });
+    const human = await h.cli(["exec", "-a", "untrusted", "--skip-git-repo-check", "go"]);
     expect(human.code).toBe(0);
     expect(human.stderr).toContain("approval requested (command)\n/bin/bash -lc 'touch asked.txt' in ");
     expect(human.stderr).toContain("→ denied (answered by approvals.exec_outcome)");

@@ -3,59 +3,16 @@
  * fake model server, with `features.unified_exec` on. Session ids are random, so each
  * write_stdin call is scripted from the previous request's function_call_output.
  */
-import { execFileSync } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ResponseItem } from "../../src/protocol/items.js";
-import { alive, parseEnvelope, readPid, waitFor } from "../exec/sessions-helpers.js";
-import { runCli, writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  hang,
-  message,
-  type RecordedRequest,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
-
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  execFileSync("git", ["init", "-q", work.path]);
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
+import { describe, expect, it } from "vitest";
+import { parseEnvelope } from "../exec/sessions-helpers.js";
+import { outputOf, useExecHarness } from "../support/exec-harness.js";
+import { functionCall, hang, message, type RecordedRequest, turn } from "../support/fake-model-server.js";
+import { alive, readPid, waitFor, withMarker } from "../support/processes.js";
 
 // Unsandboxed: these tests check processes by host pid and write pid files in cwd (the sandbox
 // has its own pid namespace and, by default, a read-only file system).
-const exec = (args: string[]) =>
-  runCli(["exec", "-s", "danger-full-access", "-c", "features.unified_exec=true", ...args], {
-    cwd: work.path,
-    home: home.path,
-    env: { FAKE_KEY: "sk-test" },
-  });
-
-function outputOf(input: readonly ResponseItem[], callId: string): string {
-  for (const item of input) {
-    if (item.type === "function_call_output" && item.call_id === callId) return String(item.output);
-  }
-  throw new Error(`no output for ${callId}`);
-}
+const h = useExecHarness({ execArgs: ["-s", "danger-full-access", "-c", "features.unified_exec=true"] });
 
 /** The session id an earlier call's reply announced. */
 const sessionOf = (request: RecordedRequest, callId: string) =>
@@ -67,14 +24,12 @@ const writeTo =
   (request: RecordedRequest) =>
     turn(functionCall("write_stdin", { session_id: sessionOf(request, startCall), ...args }, callId));
 
-const replies = (callIds: string[]) => {
-  const last = server.requests.at(-1)?.input ?? [];
-  return callIds.map((id) => parseEnvelope(outputOf(last, id)));
-};
+/** The parsed replies to these calls in the last request. */
+const replies = (callIds: string[]) => callIds.map((id) => parseEnvelope(h.outputOf(-1, id)));
 
 describe("tscodex exec with unified exec", () => {
   it("drives a Python REPL on a tty over several write_stdin calls", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("exec_command", { cmd: "python3 -i -q", tty: true, yield_time_ms: 250 }, "call_1")),
       // Python may still be starting: what is typed waits in the terminal until it reads.
       writeTo("call_1", "call_2", { chars: "print(6 * 7)\n", yield_time_ms: 3000 }),
@@ -84,10 +39,10 @@ describe("tscodex exec with unified exec", () => {
       writeTo("call_1", "call_6", { chars: "1\n", yield_time_ms: 250 }),
       turn(message("REPL done.")),
     );
-    const result = await exec(["use python"]);
-    expect(server.errors).toEqual([]);
+    const result = await h.exec(["use python"]);
+    expect(h.server.errors).toEqual([]);
     expect(result.code).toBe(0);
-    expect(server.requests[0]?.toolNames.slice(0, 2)).toEqual(["exec_command", "write_stdin"]);
+    expect(h.server.requests[0]?.toolNames.slice(0, 2)).toEqual(["exec_command", "write_stdin"]);
 
     const [start, first, , second, end] = replies(["call_1", "call_2", "call_3", "call_4", "call_5"]);
     const id = start?.sessionId;
@@ -99,22 +54,20 @@ describe("tscodex exec with unified exec", () => {
     expect(second?.output).toContain("print(x * 3)\r\n15\r\n");
     expect(second?.tokens).toBe(Math.ceil(Buffer.byteLength(second?.output ?? "") / 4));
     expect(end).toMatchObject({ exitCode: 0 });
-    expect(outputOf(server.requests.at(-1)?.input ?? [], "call_6")).toBe(
-      `write_stdin failed: Unknown process id ${id}`,
-    );
+    expect(h.outputOf(-1, "call_6")).toBe(`write_stdin failed: Unknown process id ${id}`);
   });
 
   it("polls a command without a tty to completion, and refuses to type into it", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("exec_command", { cmd: "sleep 0.5; echo finished", yield_time_ms: 250 }, "call_1")),
       writeTo("call_1", "call_2", { chars: "hi\n", yield_time_ms: 250 }),
       writeTo("call_1", "call_3", { chars: "", yield_time_ms: 10_000 }),
       turn(message("Finished.")),
     );
-    const result = await exec(["--json", "wait for it"]);
-    expect(server.errors).toEqual([]);
+    const result = await h.exec(["--json", "wait for it"]);
+    expect(h.server.errors).toEqual([]);
     expect(result.code).toBe(0);
-    const last = server.requests.at(-1)?.input ?? [];
+    const last = h.server.requests.at(-1)?.input ?? [];
     const [start, done] = replies(["call_1", "call_3"]);
     expect(start).toMatchObject({ exitCode: null, tokens: 0, output: "" });
     expect(start?.wallSeconds).toBeLessThan(0.5);
@@ -138,19 +91,19 @@ describe("tscodex exec with unified exec", () => {
   });
 
   it("kills a dev server and its children when the run ends", async () => {
-    const serverPid = join(work.path, "server.pid");
-    const childPid = join(work.path, "child.pid");
+    const serverPid = join(h.work, "h.server.pid");
+    const childPid = join(h.work, "child.pid");
     const cmd = [
       `echo $$ > ${serverPid}`,
       `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & echo $! > ${childPid}`,
       "while true; do echo tick; sleep 0.1; done",
     ].join("; ");
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("exec_command", { cmd, yield_time_ms: 300 }, "call_1")),
       turn(message("Server is up.")),
     );
-    const result = await exec(["start the dev server"]);
-    expect(server.errors).toEqual([]);
+    const result = await h.exec(["start the dev server"]);
+    expect(h.server.errors).toEqual([]);
     expect(result.code).toBe(0);
     const [start] = replies(["call_1"]);
     expect(start?.exitCode).toBeNull();
@@ -161,8 +114,8 @@ describe("tscodex exec with unified exec", () => {
   });
 
   it("kills its sessions when it is itself killed with SIGTERM", async () => {
-    const pidFile = join(work.path, "loop.pid");
-    server.enqueue(
+    const pidFile = join(h.work, "loop.pid");
+    h.server.enqueue(
       turn(
         functionCall(
           "exec_command",
@@ -172,17 +125,11 @@ describe("tscodex exec with unified exec", () => {
       ),
       turn(hang()),
     );
-    const result = await runCli(
-      ["exec", "-s", "danger-full-access", "-c", "features.unified_exec=true", "keep going"],
-      {
-        cwd: work.path,
-        home: home.path,
-        env: { FAKE_KEY: "sk-test" },
-        onSpawn: (child) => {
-          void server.waitForRequests(2).then(() => child.kill("SIGTERM"));
-        },
+    const result = await h.exec(["keep going"], {
+      onSpawn: (child) => {
+        void h.server.waitForRequests(2).then(() => child.kill("SIGTERM"));
       },
-    );
+    });
     expect(result.signal).toBe("SIGTERM");
     const pid = await readPid(pidFile);
     await waitFor(async () => !(await alive(pid)), 2000);
@@ -192,14 +139,11 @@ describe("tscodex exec with unified exec", () => {
     // The sandbox has its own pid namespace: find the processes on the host by a marker.
     const marker = `${Math.floor(Math.random() * 1e6)}.25`;
     const cmd = `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & exec sleep ${marker}`;
-    server.enqueue(turn(functionCall("exec_command", { cmd, yield_time_ms: 300 }, "call_1")), (request) =>
+    h.server.enqueue(turn(functionCall("exec_command", { cmd, yield_time_ms: 300 }, "call_1")), (request) =>
       turn(message(outputOf(request.input, "call_1"))),
     );
     let seen: number[] = [];
-    const result = await runCli(["exec", "--full-auto", "-c", "features.unified_exec=true", "serve"], {
-      cwd: work.path,
-      home: home.path,
-      env: { FAKE_KEY: "sk-test" },
+    const result = await h.cli(["exec", "--full-auto", "-c", "features.unified_exec=true", "serve"], {
       onSpawn: () => {
         void waitFor(async () => {
           seen = await withMarker(marker);
@@ -207,21 +151,10 @@ describe("tscodex exec with unified exec", () => {
         }, 10_000).catch(() => {});
       },
     });
-    expect(server.errors).toEqual([]);
+    expect(h.server.errors).toEqual([]);
     expect(result.code).toBe(0);
-    expect(parseEnvelope(outputOf(server.requests.at(-1)?.input ?? [], "call_1")).exitCode).toBeNull();
+    expect(parseEnvelope(h.outputOf(-1, "call_1")).exitCode).toBeNull();
     expect(seen.length).toBeGreaterThan(0);
     await waitFor(async () => (await withMarker(marker)).length === 0, 2000);
   });
 });
-
-/** Live processes (host pids) whose command line contains `marker`. */
-async function withMarker(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.includes(marker) && (await alive(Number(name)))) pids.push(Number(name));
-  }
-  return pids;
-}

@@ -1,60 +1,23 @@
 /**
  * `tscodex exec` end to end: the built CLI against the fake model server, on both wires.
  */
-import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ResponseItem } from "../../src/protocol/items.js";
-import { runCli, writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  reasoning,
-  startFakeModelServer,
-  turn,
-  usage,
-} from "../support/fake-model-server.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+import { callOutputs, useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, reasoning, turn, usage } from "../support/fake-model-server.js";
 import { zeroTiming } from "../support/timing.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { tmpdir } from "../support/tmpdir.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
+const h = useExecHarness();
 beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  execFileSync("git", ["init", "-q", work.path]);
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-  await writeFile(join(work.path, "AGENTS.md"), "# Project rules\nAlways be nice.\n");
+  await writeFile(join(h.work, "AGENTS.md"), "# Project rules\nAlways be nice.\n");
 });
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
-
-const exec = (args: string[], options: { stdin?: string } = {}) =>
-  runCli(["exec", ...args], { cwd: work.path, home: home.path, env: { FAKE_KEY: "sk-test" }, ...options });
-
-function outputs(input: ResponseItem[]): Record<string, unknown> {
-  const byCall: Record<string, unknown> = {};
-  for (const item of input) {
-    if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
-      byCall[item.call_id] = item.output;
-  }
-  return byCall;
-}
 
 /** The multi-turn task of the issue: parallel shell calls, a plan, a bad call, an unknown tool. */
 function enqueueTask(): void {
-  server.enqueue(
+  h.server.enqueue(
     turn(
       reasoning("Planning the work"),
       functionCall("shell_command", { command: "echo hello && exit 2" }, "call_1"),
@@ -84,14 +47,14 @@ function enqueueTask(): void {
 describe("tscodex exec on the Responses wire", () => {
   it("runs a multi-turn task and sends Codex's request layout and output strings", async () => {
     enqueueTask();
-    const result = await exec(["do the task"]);
+    const result = await h.exec(["do the task"]);
     expect(result.stderr).toContain("All done.");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("All done.\n");
-    expect(server.errors).toEqual([]);
-    expect(server.requests).toHaveLength(3);
+    expect(h.server.errors).toEqual([]);
+    expect(h.server.requests).toHaveLength(3);
 
-    const [first, second, third] = server.requests;
+    const [first, second, third] = h.server.requests;
     expect(first?.path).toBe("/v1/responses");
     expect(first?.headers).toMatchObject({
       authorization: "Bearer sk-test",
@@ -133,11 +96,11 @@ describe("tscodex exec on the Responses wire", () => {
     expect(texts[0]?.[1]).toContain("[sandbox_mode=read-only; approval_policy=never; network=restricted]");
     expect(texts[1]).toEqual([
       "user",
-      `# AGENTS.md instructions for ${work.path}\n\n<INSTRUCTIONS>\n# Project rules\nAlways be nice.\n\n</INSTRUCTIONS>`,
+      `# AGENTS.md instructions for ${h.work}\n\n<INSTRUCTIONS>\n# Project rules\nAlways be nice.\n\n</INSTRUCTIONS>`,
     ]);
     expect(texts[2]).toEqual([
       "user",
-      `<environment_context>\n  <cwd>${work.path}</cwd>\n  <shell>bash</shell>\n</environment_context>`,
+      `<environment_context>\n  <cwd>${h.work}</cwd>\n  <shell>bash</shell>\n</environment_context>`,
     ]);
     expect(texts[3]).toEqual(["user", "do the task"]);
 
@@ -151,11 +114,11 @@ describe("tscodex exec on the Responses wire", () => {
       "function_call_output",
     ]);
     expect(second?.input.some((item) => "id" in item && item.type === "function_call")).toBe(false);
-    expect(outputs(second?.input ?? [])).toEqual({
+    expect(timed(callOutputs(second?.input ?? []))).toEqual({
       call_1: "Exit code: 2\nWall time: 0 seconds\nOutput:\nhello\n",
       call_2: "Exit code: 0\nWall time: 0 seconds\nOutput:\na\nb",
     });
-    expect(outputs(third?.input ?? [])).toMatchObject({
+    expect(timed(callOutputs(third?.input ?? []))).toMatchObject({
       call_3: "Plan updated",
       call_4:
         "failed to parse function arguments: unknown variant `done`, expected one of `pending`, `in_progress`, `completed` at line 1 column 36",
@@ -167,7 +130,7 @@ describe("tscodex exec on the Responses wire", () => {
 
   it("--json emits Codex's exec event stream", async () => {
     enqueueTask();
-    const result = await exec(["--json", "do the task"]);
+    const result = await h.exec(["--json", "do the task"]);
     expect(result.code).toBe(0);
     const events = result.stdout
       .trim()
@@ -192,7 +155,10 @@ describe("tscodex exec on the Responses wire", () => {
       "item.completed:todo_list",
       "turn.completed",
     ]);
-    expect(events[0]).toEqual({ type: "thread.started", thread_id: server.requests[0]?.headers.session_id });
+    expect(events[0]).toEqual({
+      type: "thread.started",
+      thread_id: h.server.requests[0]?.headers.session_id,
+    });
     expect(events.find((event) => (event.item as { exit_code?: number })?.exit_code === 2)).toMatchObject({
       item: {
         command: "/bin/bash -lc 'echo hello && exit 2'",
@@ -212,13 +178,13 @@ describe("tscodex exec on the Responses wire", () => {
       "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
       "base64",
     );
-    await writeFile(join(work.path, "dot.png"), png);
-    server.enqueue(turn(message("seen")));
-    const last = join(work.path, "last.txt");
-    const result = await exec(["-i", "dot.png", "-o", last], { stdin: "describe the image\n" });
+    await writeFile(join(h.work, "dot.png"), png);
+    h.server.enqueue(turn(message("seen")));
+    const last = join(h.work, "last.txt");
+    const result = await h.exec(["-i", "dot.png", "-o", last], { stdin: "describe the image\n" });
     expect(result.code).toBe(0);
     expect(await readFile(last, "utf8")).toBe("seen");
-    const prompt = server.requests[0]?.input.at(-1);
+    const prompt = h.server.requests[0]?.input.at(-1);
     expect(prompt).toEqual({
       type: "message",
       role: "user",
@@ -234,7 +200,7 @@ describe("tscodex exec on the Responses wire", () => {
     try {
       const refused = await runCli(["exec", "hi"], {
         cwd: outside.path,
-        home: home.path,
+        home: h.home,
         env: { FAKE_KEY: "k" },
       });
       expect(refused.code).toBe(1);
@@ -250,30 +216,30 @@ describe("tscodex exec on the Responses wire", () => {
     } finally {
       await outside.cleanup();
     }
-    expect(server.requests).toHaveLength(0);
+    expect(h.server.requests).toHaveLength(0);
   });
 
   it("reports a bad config precisely", async () => {
-    await writeFile(join(home.path, "config.toml"), 'approval_policy = "sometimes"\n');
-    const result = await exec(["hi"]);
+    await writeFile(join(h.home, "config.toml"), 'approval_policy = "sometimes"\n');
+    const result = await h.exec(["hi"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${join(home.path, "config.toml")}: key 'approval_policy':`);
+    expect(result.stderr).toContain(`${join(h.home, "config.toml")}: key 'approval_policy':`);
   });
 });
 
 describe("tscodex exec on the chat wire", () => {
   it("runs the same task with chat messages and tool calls", async () => {
-    await writeFakeConfig(home.path, { baseUrl: server.url, wireApi: "chat" });
+    await h.writeConfig({ wireApi: "chat" });
     enqueueTask();
-    const result = await exec(["do the task"]);
+    const result = await h.exec(["do the task"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("All done.\n");
-    expect(server.requests.map((request) => request.path)).toEqual([
+    expect(h.server.requests.map((request) => request.path)).toEqual([
       "/v1/chat/completions",
       "/v1/chat/completions",
       "/v1/chat/completions",
     ]);
-    const first = server.requests[0];
+    const first = h.server.requests[0];
     expect(Object.keys(first?.body ?? {}).sort()).toEqual(["messages", "model", "stream", "tools"]);
     // On chat, apply_patch is offered as a function (Codex drops the custom tool).
     expect(first?.toolNames).toEqual([
@@ -287,7 +253,7 @@ describe("tscodex exec on the chat wire", () => {
     ]);
     expect(first?.messages.map((m) => m.role)).toEqual(["system", "developer", "user", "user", "user"]);
     expect(first?.messages.at(-1)).toEqual({ role: "user", content: "do the task" });
-    const third = server.requests[2]?.messages ?? [];
+    const third = h.server.requests[2]?.messages ?? [];
     const toolMessages = third.filter((m) => m.role === "tool");
     expect(toolMessages.map((m) => [m.tool_call_id, zeroTiming(m.content)])).toEqual([
       ["call_1", "Exit code: 2\nWall time: 0 seconds\nOutput:\nhello\n"],
@@ -305,3 +271,8 @@ describe("tscodex exec on the chat wire", () => {
     expect(assistantCalls[0]?.tool_calls).toHaveLength(2);
   });
 });
+
+/** Outputs with the wall time zeroed: a loaded machine may print 0.1 (the format is still checked). */
+function timed(outputs: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(outputs).map(([id, output]) => [id, zeroTiming(output)]));
+}

@@ -3,66 +3,29 @@
  * model server. Expected outputs are Codex 0.89's (reference tool-outputs/outputs.json and
  * request-examples/089-history-with-image-request.json), with the oracle's paths replaced.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { ResponseItem } from "../../src/protocol/items.js";
-import { runCli, writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-  webSearchCall,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, turn, webSearchCall } from "../support/fake-model-server.js";
 import { buildExpTools } from "../tools/file-tools-support.js";
 
 const TINY_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEElEQVR4nGP4z8AARww4OQD1MQv1NXv7ggAAAABJRU5ErkJggg==";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
+const h = useExecHarness({ execArgs: ["--full-auto"] });
 beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  execFileSync("git", ["init", "-q", work.path]);
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-  await buildExpTools(work.path);
-  await writeFile(join(work.path, "img.png"), Buffer.from(TINY_PNG, "base64"));
-  await writeFile(join(work.path, "notimage.txt"), "plain text\n");
+  await buildExpTools(h.work);
+  await writeFile(join(h.work, "img.png"), Buffer.from(TINY_PNG, "base64"));
+  await writeFile(join(h.work, "notimage.txt"), "plain text\n");
 });
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
-
-const exec = (args: string[]) =>
-  runCli(["exec", "--full-auto", ...args], { cwd: work.path, home: home.path, env: { FAKE_KEY: "sk-test" } });
-
-/** The output the model received for each call, by call id, from the last request. */
-function outputs(): Record<string, unknown> {
-  const byCall: Record<string, unknown> = {};
-  for (const item of server.requests.at(-1)?.input ?? []) {
-    if (item.type === "function_call_output") byCall[item.call_id] = item.output;
-  }
-  return byCall;
-}
 
 describe("tscodex exec: read_file, list_dir, grep_files", () => {
   it("offers them with --enable file_tools and answers as Codex does", async () => {
-    const at = (path: string) => join(work.path, path);
-    server.enqueue(
+    const at = (path: string) => join(h.work, path);
+    h.server.enqueue(
       turn(
         functionCall("read_file", { file_path: at("five.txt"), offset: 2, limit: 2 }, "call_slice"),
         functionCall(
@@ -77,9 +40,9 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
       ),
       turn(message("done")),
     );
-    const result = await exec(["--enable", "file_tools", "look around"]);
+    const result = await h.exec(["--enable", "file_tools", "look around"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual([
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "shell_command",
       "list_mcp_resources",
       "list_mcp_resource_templates",
@@ -91,7 +54,7 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
       "list_dir",
       "view_image",
     ]);
-    expect(outputs()).toEqual({
+    expect(h.outputs()).toEqual({
       call_slice: "L2: line2\nL3: line3",
       call_block:
         "L3: # helper docs\nL4: def outer():\nL5:     x = 1\nL6:     def inner():\nL7:         return x\nL8:     return inner()\nL9: \nL10: def other():\nL11:     pass",
@@ -103,10 +66,10 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
   });
 
   it("[tools] config turns them on one by one", async () => {
-    await writeFakeConfig(home.path, { baseUrl: server.url, extra: "[tools]\nlist_dir = true\n" });
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["hi"])).code).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual([
+    await h.writeConfig({ extra: "[tools]\nlist_dir = true\n" });
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["hi"])).code).toBe(0);
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "shell_command",
       "list_mcp_resources",
       "list_mcp_resource_templates",
@@ -121,17 +84,17 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
 
 describe("tscodex exec: view_image", () => {
   it("attaches the image to the next request, after the outputs, as the reference shows", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("view_image", { path: "img.png" }, "call_8")),
       turn(functionCall("view_image", { path: "notimage.txt" }, "call_12")),
       turn(functionCall("view_image", { path: "." }, "call_11")),
       turn(message("seen")),
     );
-    const result = await exec(["look at it"]);
+    const result = await h.exec(["look at it"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]?.toolNames.at(-1)).toBe("view_image");
+    expect(h.server.requests[0]?.toolNames.at(-1)).toBe("view_image");
     const tail = (index: number, count: number): ResponseItem[] =>
-      server.requests[index]?.input.slice(-count) ?? [];
+      h.server.requests[index]?.input.slice(-count) ?? [];
     expect(tail(1, 3)).toEqual([
       { type: "function_call", name: "view_image", arguments: '{"path":"img.png"}', call_id: "call_8" },
       { type: "function_call_output", call_id: "call_8", output: "attached local image path" },
@@ -149,7 +112,7 @@ describe("tscodex exec: view_image", () => {
         content: [
           {
             type: "input_text",
-            text: `Codex could not read the local image at \`${work.path}/notimage.txt\`: unsupported MIME type \`text/plain\``,
+            text: `Codex could not read the local image at \`${h.work}/notimage.txt\`: unsupported MIME type \`text/plain\``,
           },
         ],
       },
@@ -158,16 +121,16 @@ describe("tscodex exec: view_image", () => {
       {
         type: "function_call_output",
         call_id: "call_11",
-        output: `image path \`${work.path}/.\` is not a file`,
+        output: `image path \`${h.work}/.\` is not a file`,
       },
     ]);
   });
 
   it("is not offered with [tools] view_image = false", async () => {
-    await writeFakeConfig(home.path, { baseUrl: server.url, extra: "[tools]\nview_image = false\n" });
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["hi"])).code).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual([
+    await h.writeConfig({ extra: "[tools]\nview_image = false\n" });
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["hi"])).code).toBe(0);
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "shell_command",
       "list_mcp_resources",
       "list_mcp_resource_templates",
@@ -180,11 +143,11 @@ describe("tscodex exec: view_image", () => {
 
 describe("tscodex exec: web_search", () => {
   it("sends the native tool after apply_patch and reports the provider's searches", async () => {
-    server.enqueue(turn(webSearchCall("weather in Paris"), message("Sunny.")));
-    const result = await exec(["--json", "--enable", "web_search_request", "weather?"]);
+    h.server.enqueue(turn(webSearchCall("weather in Paris"), message("Sunny.")));
+    const result = await h.exec(["--json", "--enable", "web_search_request", "weather?"]);
     expect(result.code, result.stderr).toBe(0);
-    const tools = server.requests[0]?.body.tools as Record<string, unknown>[];
-    expect(server.requests[0]?.toolNames).toEqual([
+    const tools = h.server.requests[0]?.body.tools as Record<string, unknown>[];
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "shell_command",
       "list_mcp_resources",
       "list_mcp_resource_templates",
@@ -206,29 +169,29 @@ describe("tscodex exec: web_search", () => {
   });
 
   it("web_search_cached asks for cached results; the chat wire gets no web_search", async () => {
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["--enable", "web_search_cached", "hi"])).code).toBe(0);
-    const tools = server.requests[0]?.body.tools as Record<string, unknown>[];
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["--enable", "web_search_cached", "hi"])).code).toBe(0);
+    const tools = h.server.requests[0]?.body.tools as Record<string, unknown>[];
     expect(tools.find((tool) => tool.type === "web_search")).toEqual({
       type: "web_search",
       external_web_access: false,
     });
 
-    await writeFakeConfig(home.path, { baseUrl: server.url, wireApi: "chat" });
-    server.reset();
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["--enable", "web_search_request", "hi"])).code).toBe(0);
-    expect(server.requests[0]?.toolNames).not.toContain("web_search");
+    await h.writeConfig({ wireApi: "chat" });
+    h.server.reset();
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["--enable", "web_search_request", "hi"])).code).toBe(0);
+    expect(h.server.requests[0]?.toolNames).not.toContain("web_search");
   });
 });
 
 describe("tscodex exec: --enable / --disable", () => {
   it("--enable unified_exec swaps shell_command for exec_command + write_stdin", async () => {
     if (!existsSync(new URL("../../src/tools/builtin/exec-command.ts", import.meta.url))) return;
-    server.enqueue(turn(message("ok")));
-    const result = await exec(["--enable", "unified_exec", "hi"]);
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["--enable", "unified_exec", "hi"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual([
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "exec_command",
       "write_stdin",
       "list_mcp_resources",
@@ -241,10 +204,10 @@ describe("tscodex exec: --enable / --disable", () => {
   });
 
   it("--disable shell_tool leaves no shell tool; --disable wins over an earlier -c", async () => {
-    server.enqueue(turn(message("ok")));
-    const result = await exec(["-c", "features.shell_tool=true", "--disable", "shell_tool", "hi"]);
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["-c", "features.shell_tool=true", "--disable", "shell_tool", "hi"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests[0]?.toolNames).toEqual([
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "list_mcp_resources",
       "list_mcp_resource_templates",
       "read_mcp_resource",
@@ -255,7 +218,7 @@ describe("tscodex exec: --enable / --disable", () => {
   });
 
   it("rejects a malformed feature name", async () => {
-    const result = await exec(["--enable", "a.b", "hi"]);
+    const result = await h.exec(["--enable", "a.b", "hi"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("invalid feature name 'a.b'");
   });

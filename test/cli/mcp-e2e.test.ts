@@ -5,60 +5,23 @@
  * mcp-tools and misc-tools), except the deliberate differences of DESIGN.md: an `isError`
  * result carries a marker, a JSON-RPC error is one clean line.
  */
-import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runCli, writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
 import { startHttpFixture, TINY_PNG } from "../support/mcp-fixture-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { reaped } from "../support/processes.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
+const h = useExecHarness({ config: false, execArgs: ["--full-auto"] });
 beforeAll(async () => {
-  server = await startFakeModelServer();
   await fixtureScript();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  execFileSync("git", ["init", "-q", work.path]);
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
 });
 
 async function configure(mcpServers: string): Promise<void> {
-  await writeFakeConfig(home.path, { baseUrl: server.url, extra: mcpServers });
-}
-
-const exec = (args: string[], env: Record<string, string> = {}) =>
-  runCli(["exec", "--full-auto", ...args], {
-    cwd: work.path,
-    home: home.path,
-    env: { FAKE_KEY: "sk-test", ...env },
-  });
-
-/** The output the model received for each call, by call id, from the last request. */
-function outputs(): Record<string, unknown> {
-  const byCall: Record<string, unknown> = {};
-  for (const item of server.requests.at(-1)?.input ?? []) {
-    if (item.type === "function_call_output") byCall[item.call_id] = item.output;
-  }
-  return byCall;
+  await h.writeConfig({ extra: mcpServers });
 }
 
 type JsonEvent = { type: string; item?: Record<string, unknown> };
@@ -67,20 +30,6 @@ const jsonEvents = (stdout: string): JsonEvent[] =>
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as JsonEvent);
-
-/** Whether a process is gone (exited and reaped), polling up to `ms`. */
-async function gone(pid: number, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
 
 const FIXTURE_TOOLS = [
   "mcp__fixture__dotted_name",
@@ -96,7 +45,7 @@ const FIXTURE_TOOLS = [
 describe("tscodex exec with a stdio MCP server", () => {
   it("offers its tools after the built-in ones and answers calls as Codex does", async () => {
     await configure(await fixtureToml({ name: "fixture" }));
-    server.enqueue(
+    h.server.enqueue(
       turn(
         functionCall("mcp__fixture__echo", { text: "hello", n: 2 }, "call_1"),
         functionCall("mcp__fixture__fail", {}, "call_2"),
@@ -109,10 +58,10 @@ describe("tscodex exec with a stdio MCP server", () => {
       ),
       turn(message("done")),
     );
-    const result = await exec(["use the tools"]);
+    const result = await h.exec(["use the tools"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("done\n");
-    expect(server.requests[0]?.toolNames).toEqual([
+    expect(h.server.requests[0]?.toolNames).toEqual([
       "shell_command",
       "list_mcp_resources",
       "list_mcp_resource_templates",
@@ -122,7 +71,7 @@ describe("tscodex exec with a stdio MCP server", () => {
       "view_image",
       ...FIXTURE_TOOLS,
     ]);
-    expect(outputs()).toEqual({
+    expect(h.outputs()).toEqual({
       call_1: '[{"text":"echo: hello","type":"text"}]',
       // Deliberate difference: Codex shows an error result exactly like a success.
       call_2: 'MCP tool reported an error:\n[{"text":"it failed","type":"text"}]',
@@ -143,9 +92,9 @@ describe("tscodex exec with a stdio MCP server", () => {
 
   it("sends a schema without `type` fields sanitized, and no outputSchema", async () => {
     await configure(await fixtureToml({ name: "fixture" }));
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["hi"])).code).toBe(0);
-    const tools = server.requests[0]?.body.tools as Record<string, unknown>[];
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["hi"])).code).toBe(0);
+    const tools = h.server.requests[0]?.body.tools as Record<string, unknown>[];
     const loose = tools.find((tool) => tool.name === "mcp__fixture__loose");
     expect(loose).toEqual({
       type: "function",
@@ -171,7 +120,7 @@ describe("tscodex exec with a stdio MCP server", () => {
 
   it("answers the resource tools as Codex does", async () => {
     await configure(await fixtureToml({ name: "fixture" }));
-    server.enqueue(
+    h.server.enqueue(
       turn(
         functionCall("list_mcp_resources", {}, "call_7"),
         functionCall("list_mcp_resources", { server: "fixture" }, "call_8"),
@@ -183,10 +132,10 @@ describe("tscodex exec with a stdio MCP server", () => {
       ),
       turn(message("done")),
     );
-    const result = await exec(["browse"]);
+    const result = await h.exec(["browse"]);
     expect(result.code, result.stderr).toBe(0);
     const resource = { server: "fixture", mimeType: "text/plain", name: "readme", uri: "fixture://readme" };
-    expect(outputs()).toEqual({
+    expect(h.outputs()).toEqual({
       call_7: JSON.stringify({ resources: [resource] }),
       call_8: JSON.stringify({ server: "fixture", resources: [resource] }),
       call_9: JSON.stringify({
@@ -207,12 +156,12 @@ describe("tscodex exec with a stdio MCP server", () => {
 
   it("--json: mcp_tool_call items, started then completed, as the reference stream", async () => {
     await configure(await fixtureToml({ name: "fixture" }));
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("mcp__fixture__echo", { text: "hi" }, "call_6")),
       turn(functionCall("mcp__fixture__throws", {}, "call_7")),
       turn(message("done")),
     );
-    const result = await exec(["--json", "echo"]);
+    const result = await h.exec(["--json", "echo"]);
     expect(result.code, result.stderr).toBe(0);
     const items = jsonEvents(result.stdout).filter((event) => event.item?.type === "mcp_tool_call");
     expect(items).toEqual([
@@ -267,9 +216,9 @@ describe("tscodex exec with a stdio MCP server", () => {
         await fixtureToml({ name: "off", extra: ["enabled = false"] }),
       ].join("\n"),
     );
-    server.enqueue(turn(message("ok")));
-    expect((await exec(["hi"])).code).toBe(0);
-    expect(server.requests[0]?.toolNames.filter((name) => name.startsWith("mcp__"))).toEqual([
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["hi"])).code).toBe(0);
+    expect(h.server.requests[0]?.toolNames.filter((name) => name.startsWith("mcp__"))).toEqual([
       "mcp__fixture__echo",
       "mcp__fixture__fail",
       "mcp__fixture__image",
@@ -284,7 +233,7 @@ describe("tscodex exec with a stdio MCP server", () => {
 
 describe("tscodex exec with misbehaving MCP servers", () => {
   it("reports a server that crashes or hangs at startup and goes on without it; none outlives the run", async () => {
-    const pidfile = join(work.path, "..", `${work.path.split("/").at(-1)}-pids`);
+    const pidfile = join(h.work, "..", `${h.work.split("/").at(-1)}-pids`);
     const env = { FIXTURE_PIDFILE: pidfile };
     await configure(
       [
@@ -293,12 +242,12 @@ describe("tscodex exec with misbehaving MCP servers", () => {
         await fixtureToml({ name: "hang", mode: "hang", env, extra: ["startup_timeout_sec = 1"] }),
       ].join("\n"),
     );
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("mcp__fixture__echo", { text: "still here" }, "call_1")),
       turn(message("ok")),
     );
     const started = Date.now();
-    const result = await exec(["--json", "hi"]);
+    const result = await h.exec(["--json", "hi"]);
     expect(result.code, result.stderr).toBe(0);
     expect(Date.now() - started).toBeLessThan(8000);
     expect(result.stderr).toContain(
@@ -307,31 +256,31 @@ describe("tscodex exec with misbehaving MCP servers", () => {
     expect(result.stderr).toContain(
       "tscodex: MCP server 'hang' failed to start: did not start within 1 s; raise startup_timeout_sec under [mcp_servers.hang] if it needs longer",
     );
-    expect(server.requests[0]?.toolNames.filter((name) => name.startsWith("mcp__"))).toEqual(FIXTURE_TOOLS);
-    expect(outputs().call_1).toBe('[{"text":"echo: still here","type":"text"}]');
+    expect(h.server.requests[0]?.toolNames.filter((name) => name.startsWith("mcp__"))).toEqual(FIXTURE_TOOLS);
+    expect(h.outputs().call_1).toBe('[{"text":"echo: still here","type":"text"}]');
     const pids = (await readFile(pidfile, "utf8")).trim().split("\n").map(Number);
     expect(pids).toHaveLength(3);
-    for (const pid of pids) expect(await gone(pid), `pid ${pid} still running`).toBe(true);
+    for (const pid of pids) expect(await reaped(pid), `pid ${pid} still running`).toBe(true);
   });
 
   it("a tool that outlives tool_timeout_sec gets a clean error and the run goes on", async () => {
     await configure(await fixtureToml({ name: "fixture", extra: ["tool_timeout_sec = 0.5"] }));
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("mcp__fixture__slow", { ms: 30_000 }, "call_1")),
       turn(functionCall("mcp__fixture__echo", { text: "after" }, "call_2")),
       turn(message("ok")),
     );
     const started = Date.now();
-    const result = await exec(["wait"]);
+    const result = await h.exec(["wait"]);
     expect(result.code, result.stderr).toBe(0);
     expect(Date.now() - started).toBeLessThan(8000);
-    const first = server.requests[1]?.input.find(
+    const first = h.server.requests[1]?.input.find(
       (item) => item.type === "function_call_output" && item.call_id === "call_1",
     );
     expect(first).toMatchObject({
       output: "tool call failed for `fixture/slow`: timed out after 0.5 seconds (tool_timeout_sec)",
     });
-    expect(outputs().call_2).toBe('[{"text":"echo: after","type":"text"}]');
+    expect(h.outputs().call_2).toBe('[{"text":"echo: after","type":"text"}]');
   });
 });
 
@@ -348,17 +297,17 @@ describe("tscodex exec with a Streamable HTTP MCP server", () => {
           "",
         ].join("\n"),
       );
-      server.enqueue(
+      h.server.enqueue(
         turn(
           functionCall("mcp__web__echo", { text: "over http" }, "call_1"),
           functionCall("read_mcp_resource", { server: "web", uri: "fixture://readme" }, "call_2"),
         ),
         turn(message("ok")),
       );
-      const result = await exec(["hi"], { WEB_TOKEN: "secret-token" });
+      const result = await h.exec(["hi"], { env: { WEB_TOKEN: "secret-token" } });
       expect(result.code, result.stderr).toBe(0);
-      expect(server.requests[0]?.toolNames).toContain("mcp__web__echo");
-      expect(outputs()).toEqual({
+      expect(h.server.requests[0]?.toolNames).toContain("mcp__web__echo");
+      expect(h.outputs()).toEqual({
         call_1: '[{"text":"echo: over http","type":"text"}]',
         call_2: JSON.stringify({
           server: "web",
@@ -377,8 +326,8 @@ describe("tscodex exec with a Streamable HTTP MCP server", () => {
     await configure(
       '[mcp_servers.web]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "NO_SUCH_TOKEN"\n',
     );
-    server.enqueue(turn(message("ok")));
-    const result = await exec(["hi"]);
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["hi"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
       "MCP server 'web' failed to start: environment variable NO_SUCH_TOKEN (bearer_token_env_var of MCP server 'web') is not set",
@@ -387,7 +336,7 @@ describe("tscodex exec with a Streamable HTTP MCP server", () => {
 });
 
 describe("tscodex mcp list|get|add|remove", () => {
-  const mcp = (args: string[]) => runCli(["mcp", ...args], { cwd: work.path, home: home.path });
+  const mcp = (args: string[]) => runCli(["mcp", ...args], { cwd: h.work, home: h.home });
 
   it("edits config.toml, keeping its comments, and the servers it adds are used", async () => {
     await configure("# keep this comment\n");
@@ -405,7 +354,7 @@ describe("tscodex mcp list|get|add|remove", () => {
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("Added MCP server 'fixture'");
-    expect(await readFile(join(home.path, "config.toml"), "utf8")).toContain("# keep this comment");
+    expect(await readFile(join(h.home, "config.toml"), "utf8")).toContain("# keep this comment");
 
     result = await mcp(["add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "TOKEN"]);
     expect(result.code, result.stderr).toBe(0);
@@ -426,16 +375,16 @@ describe("tscodex mcp list|get|add|remove", () => {
 
     expect((await mcp(["remove", "web"])).code).toBe(0);
     expect((await mcp(["list", "--json"])).stdout).not.toContain('"web"');
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("mcp__fixture__echo", { text: "added" }, "call_1")),
       turn(message("ok")),
     );
-    expect((await exec(["hi"])).code).toBe(0);
-    expect(outputs().call_1).toBe('[{"text":"echo: added","type":"text"}]');
+    expect((await h.exec(["hi"])).code).toBe(0);
+    expect(h.outputs().call_1).toBe('[{"text":"echo: added","type":"text"}]');
   });
 
   it("says what is wrong", async () => {
-    await writeFile(join(home.path, "config.toml"), "");
+    await writeFile(join(h.home, "config.toml"), "");
     let result = await mcp(["remove", "nope"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("no MCP server named 'nope'");

@@ -1,37 +1,9 @@
-/** Shared by the exec-session tests: process liveness by pid, polling, a turn with a scope. */
-import { readFile } from "node:fs/promises";
+/** Shared by the exec-session tests: a turn with a scope, tool calls, reply envelopes; process liveness and polling (from ../support/processes.js). */
 import type { Event } from "../../src/protocol/events.js";
 import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
 
-/**
- * True while the process runs. PID 1 here does not reap orphans, so a killed orphan can stay
- * a zombie: state Z counts as dead.
- */
-export async function alive(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  if (stat === "") return false;
-  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-}
-
-/** Polls `check` until it holds (no fixed sleeps); throws after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > end) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Reads a pid a command wrote (a line ending in a newline). */
-export async function readPid(path: string, timeoutMs = 5000): Promise<number> {
-  let text = "";
-  await waitFor(async () => {
-    text = await readFile(path, "utf8").catch(() => "");
-    return text.endsWith("\n");
-  }, timeoutMs);
-  return Number(text.trim());
-}
+export { alive, readPid, waitFor } from "../support/processes.js";
 
 export interface TestTurn {
   context: TurnContext;

@@ -2,51 +2,22 @@
  * The library API end to end: `new Tscodex().startThread().runStreamed()` against the fake
  * model server, over real HTTP.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Event, Tscodex } from "../../src/index.js";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-  usage,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
+const h = useExecHarness({ git: false, key: "lib-key" });
 
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
-
-const agent = () =>
-  new Tscodex({
-    home: home.path,
-    env: { FAKE_KEY: "lib-key", PATH: process.env.PATH ?? "", HOME: home.path },
-  });
+const agent = () => new Tscodex({ home: h.home, env: h.libraryEnv() });
 
 describe("library API", () => {
   it("streams a turn's events and returns its result", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(functionCall("shell_command", { command: "echo from-lib" }, "call_1")),
       turn(message("finished"), usage({ input: 7, output: 3 })),
     );
-    const thread = agent().startThread({ cwd: work.path, sandboxMode: "danger-full-access" });
+    const thread = agent().startThread({ cwd: h.work, sandboxMode: "danger-full-access" });
     const stream = thread.runStreamed("run it");
     const events: Event[] = [];
     for await (const event of stream) events.push(event);
@@ -63,19 +34,19 @@ describe("library API", () => {
     expect(types.at(-1)).toBe("turn_complete");
     const end = events.find((event) => event.type === "exec_command_end");
     expect(end).toMatchObject({ exit_code: 0, aggregated_output: "from-lib\n" });
-    expect(server.requests[0]?.headers).toMatchObject({
+    expect(h.server.requests[0]?.headers).toMatchObject({
       originator: "tscodex_sdk",
       authorization: "Bearer lib-key",
     });
-    expect(server.requests[0]?.headers.session_id).toBe(thread.id);
+    expect(h.server.requests[0]?.headers.session_id).toBe(thread.id);
   });
 
   it("continues the thread with its full history on the next run", async () => {
-    server.enqueue(turn(message("first answer")), turn(message("second answer")));
-    const thread = agent().startThread({ cwd: work.path });
+    h.server.enqueue(turn(message("first answer")), turn(message("second answer")));
+    const thread = agent().startThread({ cwd: h.work });
     expect((await thread.run("one")).finalResponse).toBe("first answer");
     expect((await thread.run("two")).finalResponse).toBe("second answer");
-    const second = server.requests[1]?.input ?? [];
+    const second = h.server.requests[1]?.input ?? [];
     const texts = second
       .filter((item) => item.type === "message")
       .map((item) =>
@@ -87,7 +58,7 @@ describe("library API", () => {
   });
 
   it("fails a turn with a clear error when the provider is unusable", async () => {
-    const thread = new Tscodex({ home: home.path, env: {} }).startThread({ cwd: work.path });
+    const thread = new Tscodex({ home: h.home, env: {} }).startThread({ cwd: h.work });
     await expect(thread.run("hi")).rejects.toThrow(/no API key for model provider 'fake': set FAKE_KEY/);
   });
 });

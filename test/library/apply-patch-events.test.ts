@@ -6,44 +6,22 @@
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type Event, Tscodex } from "../../src/index.js";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  customToolCall,
-  type FakeModelServer,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { customToolCall, message, turn } from "../support/fake-model-server.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
+const h = useExecHarness({ git: false, key: "lib-key" });
 beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-  await writeFile(join(work.path, "base.txt"), "alpha\nbeta\ngamma\ndelta\n");
-  await writeFile(join(work.path, "old.txt"), "to be removed\n");
+  await writeFile(join(h.work, "base.txt"), "alpha\nbeta\ngamma\ndelta\n");
+  await writeFile(join(h.work, "old.txt"), "to be removed\n");
   git("init", "-q");
   snapshot();
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
 });
 
 function git(...args: string[]): string {
   return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
-    cwd: work.path,
+    cwd: h.work,
     encoding: "utf8",
   });
 }
@@ -64,11 +42,7 @@ function gitDiff(): string {
   return git("diff", "--full-index").replace(/^(index [0-9a-f]+\.\.[0-9a-f]+) \d{6}$/gm, "$1");
 }
 
-const agent = () =>
-  new Tscodex({
-    home: home.path,
-    env: { FAKE_KEY: "lib-key", PATH: process.env.PATH ?? "", HOME: home.path },
-  });
+const agent = () => new Tscodex({ home: h.home, env: h.libraryEnv() });
 
 async function collect(stream: AsyncIterable<Event>): Promise<Event[]> {
   const events: Event[] = [];
@@ -83,12 +57,12 @@ const PATCH_2 =
 
 describe("apply_patch events through the library", () => {
   it("emits begin/end per patch and a turn diff of both patches since turn start", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(customToolCall("apply_patch", PATCH_1, "call_1")),
       turn(customToolCall("apply_patch", PATCH_2, "call_2")),
       turn(message("patched")),
     );
-    const thread = agent().startThread({ cwd: work.path, sandboxMode: "workspace-write" });
+    const thread = agent().startThread({ cwd: h.work, sandboxMode: "workspace-write" });
     const stream = thread.runStreamed("patch twice");
     const events = await collect(stream);
     expect((await stream.result()).status).toBe("completed");
@@ -96,7 +70,7 @@ describe("apply_patch events through the library", () => {
     const patchEvents = events.filter(
       (event) => event.type === "patch_apply_begin" || event.type === "patch_apply_end",
     );
-    const path = (name: string) => join(work.path, name);
+    const path = (name: string) => join(h.work, name);
     expect(patchEvents).toMatchObject([
       {
         type: "patch_apply_begin",
@@ -147,13 +121,13 @@ describe("apply_patch events through the library", () => {
   });
 
   it("starts the next turn's diff from that turn's start", async () => {
-    server.enqueue(
+    h.server.enqueue(
       turn(customToolCall("apply_patch", PATCH_1, "call_1")),
       turn(message("first")),
       turn(customToolCall("apply_patch", PATCH_2, "call_2")),
       turn(message("second")),
     );
-    const thread = agent().startThread({ cwd: work.path, sandboxMode: "workspace-write" });
+    const thread = agent().startThread({ cwd: h.work, sandboxMode: "workspace-write" });
     await collect(thread.runStreamed("one"));
     snapshot();
     const events = await collect(thread.runStreamed("two"));

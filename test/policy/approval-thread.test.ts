@@ -3,51 +3,23 @@
  * `onApproval` and by `thread.approve`, the bounded wait, abort and interrupt, session memory
  * across turns, and per-turn policy overrides.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Event, Tscodex } from "../../src/index.js";
 import { EXEC_REJECTED_BY_USER } from "../../src/policy/approval.js";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
+const h = useExecHarness({ git: false, key: "k" });
 
 const agent = (config: Record<string, unknown> = {}) =>
-  new Tscodex({
-    home: home.path,
-    config,
-    env: { FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: home.path },
-  });
+  new Tscodex({ home: h.home, config, env: h.libraryEnv() });
 
 const touch = (callId: string, name = "x.txt") =>
   turn(functionCall("shell_command", { command: `touch ${name} && echo touched` }, callId));
 
 /** The output the model got for `callId`. */
 function outputOf(callId: string): unknown {
-  for (const request of server.requests) {
+  for (const request of h.server.requests) {
     for (const item of request.input) {
       if (item.type === "function_call_output" && item.call_id === callId) return item.output;
     }
@@ -60,10 +32,10 @@ const options = { sandboxMode: "danger-full-access" as const, approvalPolicy: "u
 
 describe("approval questions through a thread", () => {
   it("onApproval answers; the command runs", async () => {
-    server.enqueue(touch("call_1"), turn(message("done")));
+    h.server.enqueue(touch("call_1"), turn(message("done")));
     const seen: Event[] = [];
     const thread = agent().startThread({
-      cwd: work.path,
+      cwd: h.work,
       ...options,
       onApproval: (request) => {
         seen.push(request);
@@ -78,7 +50,7 @@ describe("approval questions through a thread", () => {
         call_id: "call_1",
         turn_id: "0",
         command: ["/bin/bash", "-lc", "touch x.txt && echo touched"],
-        cwd: work.path,
+        cwd: h.work,
         reason: null,
       },
     ]);
@@ -86,8 +58,8 @@ describe("approval questions through a thread", () => {
   });
 
   it("thread.approve answers from the event stream; approved_for_session holds across turns", async () => {
-    server.enqueue(touch("call_1"), turn(message("one")), touch("call_2"), turn(message("two")));
-    const thread = agent().startThread({ cwd: work.path, ...options });
+    h.server.enqueue(touch("call_1"), turn(message("one")), touch("call_2"), turn(message("two")));
+    const thread = agent().startThread({ cwd: h.work, ...options });
     const questions: string[] = [];
     const answer = async (prompt: string) => {
       const stream = thread.runStreamed(prompt);
@@ -106,8 +78,8 @@ describe("approval questions through a thread", () => {
   });
 
   it("an unanswered question is denied after approval_timeout_ms, with a warning", async () => {
-    server.enqueue(touch("call_1"), turn(message("gave up")));
-    const thread = agent({ approval_timeout_ms: 150 }).startThread({ cwd: work.path, ...options });
+    h.server.enqueue(touch("call_1"), turn(message("gave up")));
+    const thread = agent({ approval_timeout_ms: 150 }).startThread({ cwd: h.work, ...options });
     const events: Event[] = [];
     const started = performance.now();
     const stream = thread.runStreamed("touch it");
@@ -127,13 +99,13 @@ describe("approval questions through a thread", () => {
   });
 
   it("abort ends the turn as interrupted; so does an interrupt while a question waits", async () => {
-    server.enqueue(touch("call_1"));
-    const aborting = agent().startThread({ cwd: work.path, ...options, onApproval: () => "abort" });
+    h.server.enqueue(touch("call_1"));
+    const aborting = agent().startThread({ cwd: h.work, ...options, onApproval: () => "abort" });
     expect((await aborting.run("touch it")).status).toBe("interrupted");
 
-    server.reset();
-    server.enqueue(touch("call_1"));
-    const waiting = agent().startThread({ cwd: work.path, ...options });
+    h.server.reset();
+    h.server.enqueue(touch("call_1"));
+    const waiting = agent().startThread({ cwd: h.work, ...options });
     const stream = waiting.runStreamed("touch it");
     for await (const event of stream) {
       if (event.type === "exec_approval_request") await waiting.interrupt();
@@ -143,19 +115,19 @@ describe("approval questions through a thread", () => {
 
   it("writable roots: config roots, cwd, then /tmp and $TMPDIR unless excluded", async () => {
     const roots = async (config: Record<string, unknown>, tmp: string) => {
-      server.reset();
-      server.enqueue(turn(message("ok")));
-      const env = { FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: home.path, TMPDIR: tmp };
-      const thread = new Tscodex({ home: home.path, config, env }).startThread({
-        cwd: work.path,
+      h.server.reset();
+      h.server.enqueue(turn(message("ok")));
+      const env = { FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: h.home, TMPDIR: tmp };
+      const thread = new Tscodex({ home: h.home, config, env }).startThread({
+        cwd: h.work,
         sandboxMode: "workspace-write",
       });
       await thread.run("hi");
-      const text = JSON.stringify(server.requests[0]?.input ?? []);
+      const text = JSON.stringify(h.server.requests[0]?.input ?? []);
       return /Writable roots: ([^.]*)\./.exec(text)?.[1];
     };
     expect(await roots({ "sandbox_workspace_write.writable_roots": ["/srv/data"] }, "/var/tmp")).toBe(
-      `\`/srv/data\`, \`${work.path}\`, \`/tmp\`, \`/var/tmp\``,
+      `\`/srv/data\`, \`${h.work}\`, \`/tmp\`, \`/var/tmp\``,
     );
     expect(
       await roots(
@@ -165,14 +137,14 @@ describe("approval questions through a thread", () => {
         },
         "/var/tmp",
       ),
-    ).toBe(`\`${work.path}\``);
+    ).toBe(`\`${h.work}\``);
   });
 
   it("a later turn may change the approval policy; the permissions message is re-sent once", async () => {
-    server.enqueue(touch("call_1"), turn(message("one")), touch("call_2", "y.txt"), turn(message("two")));
+    h.server.enqueue(touch("call_1"), turn(message("one")), touch("call_2", "y.txt"), turn(message("two")));
     const asked: string[] = [];
     const thread = agent().startThread({
-      cwd: work.path,
+      cwd: h.work,
       sandboxMode: "danger-full-access",
       approvalPolicy: "never",
       onApproval: (request) => {
@@ -185,7 +157,7 @@ describe("approval questions through a thread", () => {
     expect(asked).toEqual(["call_2"]);
     expect(outputOf("call_1")).toMatch(/touched\n$/);
     expect(outputOf("call_2")).toBe(EXEC_REJECTED_BY_USER);
-    const permissions = (server.requests.at(-1)?.input ?? []).filter(
+    const permissions = (h.server.requests.at(-1)?.input ?? []).filter(
       (item) =>
         item.type === "message" &&
         item.role === "developer" &&

@@ -3,45 +3,20 @@
  * manager (another process's view), expired from memory after the TTL, forked, deleted; and the
  * library's resumeThread / forkThread / listThreads on top of it.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { findRollout } from "../../src/session/rollout-store.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  delay,
-  type FakeModelServer,
-  message,
-  startFakeModelServer,
-  turn,
-  usage,
-} from "../support/fake-model-server.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { delay, message, turn, usage } from "../support/fake-model-server.js";
 
-let server: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-const env = () => ({ FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: home.path });
-
-beforeAll(async () => {
-  server = await startFakeModelServer();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  server.reset();
-  home = await tmpdir("tscodex-home-");
-  work = await tmpdir("tscodex-work-");
-  await writeFakeConfig(home.path, { baseUrl: server.url });
-});
-afterEach(async () => {
-  await home.cleanup();
-  await work.cleanup();
-});
+const h = useExecHarness({ git: false, key: "k" });
+const env = () => h.libraryEnv();
 
 async function manager(options: { ttlMs?: number } = {}): Promise<ThreadManager> {
-  const config = await loadConfig({ home: home.path, env: env() });
+  const config = await loadConfig({ home: h.home, env: env() });
   return new ThreadManager({ config, source: "test", originator: "test", env: env(), ...options });
 }
 
@@ -51,8 +26,8 @@ const texts = (input: ResponseItem[]) =>
 describe("ThreadManager", () => {
   it("records a thread and resumes it from disk in a fresh manager with the full history", async () => {
     const first = await manager();
-    const thread = await first.start({ cwd: work.path });
-    server.enqueue(turn(message("hello back"), usage({ input: 30, output: 3 })));
+    const thread = await first.start({ cwd: h.work });
+    h.server.enqueue(turn(message("hello back"), usage({ input: 30, output: 3 })));
     expect((await thread.run({ text: "hello" })).status).toBe("completed");
     await first.close();
     expect(first.size).toBe(0);
@@ -60,12 +35,12 @@ describe("ThreadManager", () => {
     const second = await manager();
     const resumed = await second.resume(thread.id);
     expect(resumed.id).toBe(thread.id);
-    expect(resumed.cwd).toBe(work.path);
+    expect(resumed.cwd).toBe(h.work);
     expect(resumed.totalUsage.total_tokens).toBe(33);
-    server.enqueue(turn(message("still here")));
+    h.server.enqueue(turn(message("still here")));
     const result = await resumed.run({ text: "again" });
     expect(result.turnId).toBe("1");
-    expect(texts(server.requests[1]?.input ?? []).slice(-3)).toEqual([
+    expect(texts(h.server.requests[1]?.input ?? []).slice(-3)).toEqual([
       "user: hello",
       "assistant: hello back",
       "user: again",
@@ -77,14 +52,14 @@ describe("ThreadManager", () => {
 
   it("expires idle threads from memory, not from disk, and loads them again on demand", async () => {
     const threads = await manager({ ttlMs: 40 });
-    const thread = await threads.start({ cwd: work.path });
-    server.enqueue(turn(message("one")));
+    const thread = await threads.start({ cwd: h.work });
+    h.server.enqueue(turn(message("one")));
     await thread.run({ text: "x" });
     expect(threads.size).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(threads.size).toBe(0);
     expect(threads.peek(thread.id)).toBeUndefined();
-    expect(await findRollout(home.path, thread.id)).not.toBeNull();
+    expect(await findRollout(h.home, thread.id)).not.toBeNull();
     const again = await threads.resume(thread.id);
     expect(again).not.toBe(thread);
     expect(again.history.some((item) => item.type === "message" && messageText(item) === "one")).toBe(true);
@@ -93,8 +68,8 @@ describe("ThreadManager", () => {
 
   it("keeps a busy thread past its TTL", async () => {
     const threads = await manager({ ttlMs: 20 });
-    const thread = await threads.start({ cwd: work.path });
-    server.enqueue(turn(delay(150), message("slow")));
+    const thread = await threads.start({ cwd: h.work });
+    h.server.enqueue(turn(delay(150), message("slow")));
     await thread.run({ text: "x" });
     expect(threads.peek(thread.id)).toBe(thread);
     await threads.close();
@@ -102,8 +77,8 @@ describe("ThreadManager", () => {
 
   it("forks and deletes", async () => {
     const threads = await manager();
-    const thread = await threads.start({ cwd: work.path });
-    server.enqueue(turn(message("a1")), turn(message("a2")));
+    const thread = await threads.start({ cwd: h.work });
+    h.server.enqueue(turn(message("a1")), turn(message("a2")));
     await thread.run({ text: "q1" });
     await thread.run({ text: "q2" });
     const fork = await threads.fork(thread.id, { turns: 1 });
@@ -120,23 +95,23 @@ describe("ThreadManager", () => {
 
 describe("library: resumeThread, forkThread, listThreads", () => {
   it("continues a stored thread from a new Tscodex instance", async () => {
-    const agent = new Tscodex({ home: home.path, env: env() });
-    const thread = agent.startThread({ cwd: work.path });
-    server.enqueue(turn(message("first answer")));
+    const agent = new Tscodex({ home: h.home, env: env() });
+    const thread = agent.startThread({ cwd: h.work });
+    h.server.enqueue(turn(message("first answer")));
     await thread.run("first question");
     await agent.close();
 
-    const later = new Tscodex({ home: home.path, env: env() });
+    const later = new Tscodex({ home: h.home, env: env() });
     expect((await later.listThreads()).map((summary) => summary.id)).toEqual([thread.id]);
-    server.enqueue(turn(message("second answer")));
+    h.server.enqueue(turn(message("second answer")));
     const resumed = later.resumeThread(thread.id);
     expect((await resumed.run("second question")).finalResponse).toBe("second answer");
-    expect(texts(server.requests[1]?.input ?? [])).toContain("assistant: first answer");
+    expect(texts(h.server.requests[1]?.input ?? [])).toContain("assistant: first answer");
 
     const fork = await later.forkThread(thread.id, { turns: 1 });
-    server.enqueue(turn(message("fork answer")));
+    h.server.enqueue(turn(message("fork answer")));
     await fork.run("fork question");
-    const forkInput = texts(server.requests[2]?.input ?? []);
+    const forkInput = texts(h.server.requests[2]?.input ?? []);
     expect(forkInput).toContain("assistant: first answer");
     expect(forkInput).not.toContain("user: second question");
     await expect(later.forkThread("ffffffff-0000-7000-8000-000000000000")).rejects.toThrow(

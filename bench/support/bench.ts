@@ -1,0 +1,166 @@
+/**
+ * Shared by the benchmarks (bench/support/ is not itself run by `npm run bench`): run counts,
+ * medians, whole-CLI runs measured from outside by bench/measure.py (wall time and peak RSS
+ * from wait4), the agents compared (tscodex and, when found, Codex 0.89) with their homes, and
+ * the results file.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { FakeModelServer, ScriptEntry } from "../../test/support/fake-model-server.js";
+import { findCodex } from "./codex.js";
+
+const run = promisify(execFile);
+const MEASURE = join(process.cwd(), "bench/measure.py");
+
+/** The built CLI's entry point. */
+export const TSCODEX_BIN = join(process.cwd(), "bin/tscodex.js");
+
+/** $BENCH_RUNS, else `fallback`. */
+export function benchRuns(fallback: number): number {
+  return Number(process.env.BENCH_RUNS ?? fallback);
+}
+
+/** The median (the mean of the middle two for an even count; 0 for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** One whole-process run: wall time and peak RSS. */
+export interface Sample {
+  wallMs: number;
+  rssMb: number;
+}
+
+/** Wall time and RSS, each the median of its own. */
+export function medianSample(samples: readonly Sample[]): Sample {
+  return { wallMs: median(samples.map((s) => s.wallMs)), rssMb: median(samples.map((s) => s.rssMb)) };
+}
+
+/** Runs `once` one time to warm the page cache, then `runs` times; returns those samples. */
+export async function repeat<T>(runs: number, once: () => Promise<T>): Promise<T[]> {
+  await once();
+  const samples: T[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await once());
+  return samples;
+}
+
+/** A config.toml routing gpt-5.2-codex to the fake model server (key FAKE_KEY), then `tables`. */
+export function fakeProviderToml(baseUrl: string, tables = ""): string {
+  return [
+    'model = "gpt-5.2-codex"',
+    'model_provider = "fake"',
+    "[model_providers.fake]",
+    'name = "fake"',
+    `base_url = "${baseUrl}"`,
+    'wire_api = "responses"',
+    'env_key = "FAKE_KEY"',
+    "",
+    tables,
+  ].join("\n");
+}
+
+/** A CLI under comparison, with its own home. */
+export interface Agent {
+  name: "tscodex" | "codex-0.89";
+  /** The command line running it with `args` (e.g. `["exec", "--full-auto", "prompt"]`). */
+  argv: (args: string[]) => string[];
+  /** Its home (HOME too), holding config.toml. */
+  home: string;
+  env: Record<string, string>;
+}
+
+/**
+ * tscodex (`options.tscodex`, default the built CLI) and Codex 0.89 when found
+ * (bench/support/codex.ts), each with a home under `dir` (named with `options.suffix`) whose
+ * config.toml is `toml`.
+ */
+export async function makeAgents(
+  dir: string,
+  toml: string,
+  options: { tscodex?: string; suffix?: string } = {},
+): Promise<Agent[]> {
+  const home = async (name: string): Promise<string> => {
+    const path = join(dir, `${name}${options.suffix ?? ""}`);
+    await mkdir(path, { recursive: true });
+    await writeFile(join(path, "config.toml"), toml);
+    return path;
+  };
+  const tscodex = options.tscodex ?? TSCODEX_BIN;
+  const tsHome = await home("tscodex-home");
+  const agents: Agent[] = [
+    {
+      name: "tscodex",
+      argv: (args) => [process.execPath, tscodex, ...args],
+      home: tsHome,
+      env: { HOME: tsHome, TSCODEX_HOME: tsHome },
+    },
+  ];
+  const codex = findCodex();
+  if (codex) {
+    const codexHome = await home("codex-home");
+    agents.push({
+      name: "codex-0.89",
+      argv: (args) => [codex, ...args],
+      home: codexHome,
+      env: { HOME: codexHome, CODEX_HOME: codexHome },
+    });
+  }
+  return agents;
+}
+
+/** A measured run: its sample, exit code and stderr. */
+export interface Measured extends Sample {
+  exit: number;
+  stderr: string;
+}
+
+/** Runs `argv` under bench/measure.py in `cwd`, with PATH, FAKE_KEY=bench and `env`. */
+export async function measure(
+  argv: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<Measured> {
+  const { stdout } = await run("python3", [MEASURE, "--", ...argv], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...options.env },
+    maxBuffer: 1 << 20,
+  });
+  const result = JSON.parse(stdout) as { wall_ms: number; max_rss_kb: number; exit: number; stderr: string };
+  return {
+    wallMs: result.wall_ms,
+    rssMb: result.max_rss_kb / 1024,
+    exit: result.exit,
+    stderr: result.stderr,
+  };
+}
+
+/**
+ * Resets the server, queues `script`, and runs `agent` with `args` in `cwd`; throws unless it
+ * exited 0 having used every scripted turn.
+ */
+export async function measureScripted(
+  agent: Agent,
+  server: FakeModelServer,
+  script: ScriptEntry[],
+  args: string[],
+  cwd: string,
+): Promise<Measured> {
+  server.reset();
+  server.enqueue(...script);
+  const result = await measure(agent.argv(args), { cwd, env: agent.env });
+  if (result.exit !== 0 || server.pending !== 0) {
+    throw new Error(
+      `${agent.name} run failed (exit ${result.exit}, ${server.pending} turns unused):\n${result.stderr}`,
+    );
+  }
+  return result;
+}
+
+/** Writes bench/results/<name>.json. */
+export async function writeResults(name: string, data: unknown): Promise<void> {
+  await mkdir(join(process.cwd(), "bench/results"), { recursive: true });
+  await writeFile(join(process.cwd(), `bench/results/${name}.json`), `${JSON.stringify(data, null, 2)}\n`);
+}
