@@ -21,7 +21,10 @@ export interface ServerToolContext {
   /** Sends notifications/progress when the client gave a progressToken; otherwise a no-op. */
   progress(message: string): void;
   /** Asks the client via elicitation/create when it declared the capability; null otherwise. */
-  elicit?(request: { message: string; meta: Record<string, unknown> }): Promise<Record<string, unknown> | null>;
+  elicit?(request: {
+    message: string;
+    meta: Record<string, unknown>;
+  }): Promise<Record<string, unknown> | null>;
   /** Aborted when the client cancels the request (notifications/cancelled) or disconnects. */
   signal: AbortSignal;
   /** Server-wide settings (defaults for codex calls, page size, …). */
