@@ -1,6 +1,7 @@
 // Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
 // `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
 import { rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
@@ -17,8 +18,25 @@ await build({
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
   logLevel: "warning",
+  plugins: [withoutAjv()],
   banner: {
     // Bundled CommonJS dependencies may call require().
     js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
   },
 });
+
+/**
+ * The MCP SDK imports its ajv-based validator eagerly; we always pass our own
+ * (src/mcp/schema-validator.ts), so the bundle gets a stub instead of ajv's start-up cost.
+ */
+function withoutAjv() {
+  const stub = fileURLToPath(new URL("../src/mcp/ajv-provider-stub.ts", import.meta.url));
+  return {
+    name: "without-ajv",
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+        args.importer.includes("@modelcontextprotocol") ? { path: stub } : undefined,
+      );
+    },
+  };
+}

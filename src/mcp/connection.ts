@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerConfig, startupTimeoutMs } from "../config/mcp-servers.js";
 import { VERSION } from "../version.js";
 import { callToolResultSchema, describeMcpError, type McpCallResult } from "./render.js";
+import { acceptAllSchemas } from "./schema-validator.js";
 
 /** A tool as the server lists it (only what tscodex uses). */
 export interface McpServerTool {
@@ -84,7 +85,10 @@ export class McpConnection {
   ): Promise<McpConnection> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { transport, pid, stderr } = await createTransport(server, config, options);
-    const client = new Client({ name: "tscodex", version: VERSION }, { capabilities: {} });
+    const client = new Client(
+      { name: "tscodex", version: VERSION },
+      { capabilities: {}, jsonSchemaValidator: acceptAllSchemas },
+    );
     const connection = new McpConnection(server, client, transport, pid);
     stderr?.on("data", (chunk: Buffer | string) => {
       connection.stderrTail = (connection.stderrTail + chunk.toString()).slice(-STDERR_TAIL_BYTES);

@@ -37,8 +37,14 @@ export interface ThreadManagerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** What a thread is opened with; `originator` comes from the manager. */
-export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId">>;
+/**
+ * What a thread is opened with; `originator` comes from the manager. `config` replaces the
+ * manager's configuration for this thread only (e.g. an MCP `codex` call's own overrides); it
+ * must share the manager's home.
+ */
+export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId">> & {
+  config?: Config;
+};
 
 interface LiveThread {
   thread: Thread;
@@ -142,10 +148,11 @@ export class ThreadManager {
     options: OpenThreadOptions,
     stored: StoredThread | null,
   ): Promise<Thread> {
-    const { config } = this.options;
+    const { config: own, ...threadOptions } = options;
+    const config = own ?? this.options.config;
     const thread = await createThread(config, {
       cwd: process.cwd(),
-      ...options,
+      ...threadOptions,
       originator: this.options.originator,
       threadId: id,
       ...(this.options.env ? { env: this.options.env } : {}),
@@ -156,7 +163,7 @@ export class ThreadManager {
       const recorderOptions = { fsync: config.raw.rollout_fsync ?? false };
       recorder = stored
         ? await RolloutRecorder.append(stored.path, recorderOptions)
-        : await RolloutRecorder.create(config.home, this.meta(thread, options), recorderOptions);
+        : await RolloutRecorder.create(config.home, this.meta(thread, options, config), recorderOptions);
       recorder.attach(thread);
     }
     const entry: LiveThread = { thread, recorder, busy: false, lastActive: Date.now() };
@@ -172,8 +179,7 @@ export class ThreadManager {
     return thread;
   }
 
-  private meta(thread: Thread, options: OpenThreadOptions): SessionMeta {
-    const { config } = this.options;
+  private meta(thread: Thread, options: OpenThreadOptions, config: Config): SessionMeta {
     const instructions = options.baseInstructions ?? config.baseInstructions;
     return {
       id: thread.id,

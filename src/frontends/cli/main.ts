@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../../version.js";
+import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
@@ -191,6 +192,24 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (command: string[], options: SandboxCliOptions) => {
       const { runSandboxCommand } = await import("./sandbox-command.js");
       exitCode = await runSandboxCommand(command, options);
+    });
+
+  program
+    .command("mcp-server")
+    .description("Serve the codex / codex-reply MCP tools (stdio by default, or Streamable HTTP)")
+    .option("--http <port>", "serve Streamable HTTP on this port instead of stdio (0: any free port)")
+    .option("--host <host>", "address to listen on with --http", "127.0.0.1")
+    .option("--api-key-env <var>", "with --http: require `Authorization: Bearer <value of VAR>`")
+    .option(
+      "-c, --config <key=value>",
+      "override a config key for every thread (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
+    .option("--raw-events", "also send Codex's raw codex/event notifications during a call")
+    .action(async (options: McpServerCliOptions) => {
+      const { runMcpServer } = await import("../mcp-server/run.js");
+      exitCode = await runMcpServer(options);
     });
 
   registerMcpCommand(program, (code) => {

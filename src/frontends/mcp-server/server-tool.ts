@@ -29,6 +29,12 @@ export interface ServerToolContext {
   signal: AbortSignal;
   /** Server-wide settings (defaults for codex calls, page size, …). */
   settings: ServerSettings;
+  /** The JSON-RPC id of the tools/call being served (Codex's `codex_mcp_tool_call_id`). */
+  requestId?: string | number;
+  /** Sends any notification tied to this call (e.g. `codex/event` with --raw-events). */
+  notify?(method: string, params: Record<string, unknown>): void;
+  /** Every tool the server serves (tools.ts builds the list); read by listTools and help. */
+  listServerTools?: () => ServerTool[];
 }
 
 export interface ServerSettings {
@@ -36,6 +42,12 @@ export interface ServerSettings {
   configOverrides: Record<string, unknown>;
   /** Raw codex/event notifications alongside progress (off by default). */
   rawEvents: boolean;
+  /** The config home threads live in (per-call `config`/`profile` are loaded from it). */
+  home?: string;
+  /** The CLI's profile, if any (a call's `profile` wins). */
+  profile?: string;
+  /** Bound on an elicitation answer (config `approval_timeout_ms`); then the declared outcome. */
+  approvalTimeoutMs?: number;
 }
 
 export interface ServerTool {

@@ -1,0 +1,156 @@
+/**
+ * Streamable HTTP transport on node:http, one SDK transport + Server per MCP session.
+ * Checks, in order: Host and Origin must name this machine (DNS-rebinding protection: a web
+ * page must not reach a local agent through a hostile DNS name) → 403; the bearer key when one
+ * is configured → 401; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
+ * later requests name it, DELETE ends it. Requests of one session may run concurrently.
+ */
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpServer, type ServerRuntime } from "./server.js";
+
+export interface HttpOptions {
+  port: number;
+  host: string;
+  /** Required as `Authorization: Bearer <key>` when set. */
+  apiKey?: string;
+}
+
+export interface HttpServer {
+  /** e.g. http://127.0.0.1:8123/mcp */
+  url: string;
+  close(): Promise<void>;
+}
+
+const MCP_PATH = "/mcp";
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/** Listen on host:port and serve `runtime`; resolves once listening. */
+export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpServer> {
+  const sessions = new Map<string, Session>();
+  const allowed = allowedHostnames(options.host);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refusal = refuseHost(req, allowed);
+    if (refusal) return reply(res, 403, refusal);
+    if (options.apiKey && !hasBearer(req, options.apiKey)) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="tscodex-mcp-server"');
+      return reply(res, 401, "Unauthorized: missing or wrong bearer key");
+    }
+    if (new URL(req.url ?? "/", "http://local").pathname !== MCP_PATH)
+      return reply(res, 404, "Not found: use /mcp");
+
+    let body: unknown;
+    if (req.method === "POST") {
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        return reply(res, 400, "Parse error: the body is not JSON", -32700);
+      }
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session) return reply(res, 404, `Session not found: ${sessionId}`, -32001);
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== "POST" || !isInitializeRequest(body))
+      return reply(res, 400, "Bad request: no Mcp-Session-Id header (send initialize first)");
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, close: () => server.close() });
+      },
+    });
+    // Set before connect: the SDK chains its own onclose after ours.
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    const server = createMcpServer(runtime);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent)
+        reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    async close() {
+      await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */
+function allowedHostnames(host: string): Set<string> {
+  const names = new Set(LOCAL_HOSTS);
+  if (host !== "0.0.0.0" && host !== "::") names.add(host.includes(":") ? `[${host}]` : host.toLowerCase());
+  return names;
+}
+
+/** Why the request's Host or Origin is refused, or null when both are acceptable. */
+function refuseHost(req: IncomingMessage, allowed: Set<string>): string | null {
+  const host = req.headers.host;
+  if (!host || !allowed.has(hostname(`http://${host}`) ?? ""))
+    return `Forbidden: Host '${host ?? ""}' is not allowed`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !allowed.has(hostname(origin) ?? ""))
+    return `Forbidden: Origin '${origin}' is not allowed`;
+  return null;
+}
+
+function hostname(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+function hasBearer(req: IncomingMessage, key: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
+  const given = Buffer.from(match?.[1]?.trim() ?? "");
+  const expected = Buffer.from(key);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new Error("body too large");
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}

@@ -1,0 +1,140 @@
+/**
+ * Drive one turn of a thread for an MCP tool call.
+ * Flow: runStreamed → for each event of this turn: progress message, raw `codex/event` (when
+ * asked), approval requests → elicitation or the declared outcome → thread.approve → the turn's
+ * result → `{content, structuredContent: {threadId, content}}` (paginated), or `isError`.
+ * Contract: resolves for every turn (completed, failed, interrupted); never rejects.
+ * The thread serializes turns itself, so concurrent calls on one thread run one after another.
+ */
+import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
+import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
+import { decideApproval } from "./approvals.js";
+import { paginate } from "./pagination.js";
+import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
+import type { ServerToolContext, ServerToolResult } from "./server-tool.js";
+
+/** With no event for this long, a "still working" progress keeps client idle timers alive. */
+export const HEARTBEAT_MS = 10_000;
+
+export interface TurnRequest {
+  input: UserInput;
+  overrides?: TurnOverrides;
+  pageSize?: number;
+}
+
+/** Run one turn on `thread` and shape its outcome as a tool result. */
+export async function runTurn(
+  thread: Thread,
+  request: TurnRequest,
+  context: ServerToolContext,
+): Promise<ServerToolResult> {
+  const state = {
+    started: false,
+    cancelled: false,
+    abortedBy: null as string | null,
+    lastProgress: Date.now(),
+  };
+  const say = (message: string): void => {
+    state.lastProgress = Date.now();
+    context.progress(message);
+  };
+  const heartbeat = setInterval(() => {
+    if (Date.now() - state.lastProgress >= HEARTBEAT_MS) say("Still working…");
+  }, HEARTBEAT_MS);
+  // The client cancelled the call: stop our turn, but never a turn of another call queued before it.
+  const onCancel = (): void => {
+    state.cancelled = true;
+    if (state.started) thread.interrupt();
+  };
+  context.signal.addEventListener("abort", onCancel, { once: true });
+
+  try {
+    const stream = thread.runStreamed(request.input, request.overrides);
+    let turnId = "";
+    for await (const event of stream) {
+      if (event.type === "turn_started") {
+        state.started = true;
+        turnId = event.turn_id;
+        if (state.cancelled) thread.interrupt();
+      }
+      const message = progressMessage(event);
+      if (message) say(message);
+      if (context.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
+      if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
+        void answerApproval(thread, event, context, (decision) => {
+          if (decision === "abort") state.abortedBy = describeRequest(event);
+        });
+      }
+    }
+    return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize);
+  } catch (error) {
+    return errorResult(thread.id, `Turn failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearInterval(heartbeat);
+    context.signal.removeEventListener("abort", onCancel);
+  }
+}
+
+/** A tool result for thread `threadId` whose text is `text`. */
+export function threadResult(threadId: string, text: string, isError = false): ServerToolResult {
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: { threadId, content: text },
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function errorResult(threadId: string, text: string): ServerToolResult {
+  return threadResult(threadId, text, true);
+}
+
+async function answerApproval(
+  thread: Thread,
+  event: ApprovalRequestEvent,
+  context: ServerToolContext,
+  onDecision: (decision: ReviewDecision) => void,
+): Promise<void> {
+  const { decision } = await decideApproval(event, thread.id, context);
+  // Noted before answering: an abort ends the turn, and the result must say why.
+  onDecision(decision);
+  thread.approve(event.call_id, decision);
+}
+
+function toolResult(
+  threadId: string,
+  result: TurnResult,
+  abortedBy: string | null,
+  pageSize: number | undefined,
+): ServerToolResult {
+  if (result.status === "failed")
+    return errorResult(threadId, `Turn failed: ${result.error ?? "unknown error"}`);
+  if (result.status === "interrupted") {
+    return errorResult(
+      threadId,
+      abortedBy
+        ? `Turn aborted: the approval request for ${abortedBy} was answered with abort.`
+        : "Turn interrupted before it finished.",
+    );
+  }
+  const page = paginate(threadId, result.finalResponse ?? "", pageSize);
+  if (!page.nextPageToken) return threadResult(threadId, page.text);
+  const note = `\n\n[Result continues: call codex with pageToken "${page.nextPageToken}" for the next page.]`;
+  return {
+    content: [{ type: "text", text: page.text + note }],
+    structuredContent: { threadId, content: page.text, nextPageToken: page.nextPageToken },
+  };
+}
+
+function sendRawEvent(threadId: string, turnId: string, event: Event, context: ServerToolContext): void {
+  context.notify?.("codex/event", {
+    _meta: { requestId: context.requestId ?? null, threadId },
+    id: turnId,
+    msg: rawEventMessage(event),
+  });
+}
+
+function describeRequest(event: ApprovalRequestEvent): string {
+  return event.type === "exec_approval_request"
+    ? `\`${displayCommand(event.command)}\``
+    : `changes to ${Object.keys(event.changes).join(", ")}`;
+}

@@ -1,0 +1,192 @@
+/**
+ * The MCP server: one SDK `Server` per connection (stdio has one, Streamable HTTP one per
+ * session), all sharing one runtime (ThreadManager + settings + tools).
+ * Responsibilities: initialize (serverInfo, capabilities tools + logging), tools/list,
+ * tools/call → ServerTool.handle with a context (progress, elicitation, raw notifications,
+ * cancellation), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
+ * bad params -32602, tool failures `isError` results, a throwing tool an `isError` result too.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  LoggingLevelSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { type Config, loadConfig } from "../../config/load.js";
+import { parseOverride } from "../../config/overrides.js";
+import { acceptAllSchemas } from "../../mcp/schema-validator.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
+import { ThreadManager } from "../../session/thread-manager.js";
+import { VERSION } from "../../version.js";
+import type { ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
+import { serverTools } from "./tools.js";
+
+/** What every connection of one server process shares. */
+export interface ServerRuntime {
+  config: Config;
+  threads: ThreadManager;
+  settings: ServerSettings;
+  tools: ServerTool[];
+  /** Shut live threads down and flush their rollouts. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Raw `-c key=value` overrides. */
+  config?: string[];
+  profile?: string;
+  rawEvents?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Load config and open the thread manager (threads persist as rollouts under the home). */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
+  const overrides = (options.config ?? []).map(parseOverride);
+  const config = await loadConfig({
+    overrides,
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const threads = new ThreadManager({
+    config,
+    source: "mcp-server",
+    originator: "tscodex_mcp_server",
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const settings: ServerSettings = {
+    configOverrides: Object.fromEntries(overrides.map(({ path, value }) => [path.join("."), value])),
+    rawEvents: options.rawEvents ?? false,
+    home: config.home,
+    ...(options.profile ? { profile: options.profile } : {}),
+    approvalTimeoutMs: config.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+  };
+  return { config, threads, settings, tools: serverTools(), close: () => threads.close() };
+}
+
+const SERVER_INFO = { name: "tscodex-mcp-server", title: "tscodex", version: VERSION };
+
+/**
+ * Handlers are registered with a loose schema and check params themselves: the SDK turns a
+ * schema failure into -32603 (internal error); a client's bad params deserve -32602.
+ */
+function looseRequest<M extends string>(method: M) {
+  return z.object({ method: z.literal(method), params: z.unknown().optional() });
+}
+
+function parseParams<T extends z.ZodType>(schema: T, method: string, params: unknown): z.infer<T> {
+  const parsed = schema.safeParse(params ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `params.${issue.path.join(".")}` : "params";
+  throw Object.assign(new Error(`Invalid params for ${method}: ${where}: ${issue?.message ?? "invalid"}`), {
+    code: ErrorCode.InvalidParams,
+  });
+}
+
+const elicitAnswer = z.record(z.string(), z.unknown());
+
+/** A new SDK Server for one connection, serving the runtime's tools. */
+export function createMcpServer(runtime: ServerRuntime): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    jsonSchemaValidator: acceptAllSchemas,
+  });
+  server.setRequestHandler(looseRequest("tools/list"), (request) => {
+    parseParams(ListToolsRequestSchema.shape.params, "tools/list", request.params);
+    return { tools: runtime.tools.map(listEntry) };
+  });
+  server.setRequestHandler(looseRequest("tools/call"), (request, extra) => {
+    const params = parseParams(CallToolRequestSchema.shape.params, "tools/call", request.params);
+    const { name, arguments: args, _meta } = params;
+    const tool = runtime.tools.find((candidate) => candidate.name === name);
+    if (!tool) return errorResult(`Unknown tool '${name}'`);
+    const required = tool.inputSchema.required;
+    if (args === undefined && Array.isArray(required) && typeof required[0] === "string")
+      return errorResult(
+        `Missing arguments for ${name} tool-call; the \`${required[0]}\` field is required.`,
+      );
+
+    const progressToken = _meta?.progressToken;
+    let progress = 0;
+    const context: ServerToolContext = {
+      threads: runtime.threads,
+      settings: runtime.settings,
+      signal: extra.signal,
+      requestId: extra.requestId,
+      progress(message) {
+        if (progressToken === undefined) return;
+        progress += 1;
+        extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress, message },
+          })
+          .catch(() => {});
+      },
+      notify(method, params) {
+        extra.sendNotification({ method, params }).catch(() => {});
+      },
+      ...(server.getClientCapabilities()?.elicitation
+        ? {
+            elicit: ({ message, meta }) =>
+              extra.sendRequest(
+                {
+                  method: "elicitation/create",
+                  params: { message, requestedSchema: { type: "object", properties: {} }, ...meta },
+                },
+                elicitAnswer,
+                { timeout: elicitTimeout(runtime.settings) },
+              ),
+          }
+        : {}),
+    };
+    return callTool(tool, args ?? {}, context);
+  });
+  server.setRequestHandler(looseRequest("logging/setLevel"), (request) => {
+    parseParams(z.object({ level: LoggingLevelSchema }), "logging/setLevel", request.params);
+    return {};
+  });
+  return server;
+}
+
+/**
+ * The thread denies an unanswered question after the same bound; ours ends a little earlier
+ * so the declared outcome is answered by us, not raced by the thread's own timer.
+ */
+function elicitTimeout(settings: ServerSettings): number {
+  const bound = settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  return Math.max(1, bound - Math.min(250, bound / 10));
+}
+
+/** Run a tool; a throw (a bug) becomes an isError result, never a dead request or server. */
+async function callTool(
+  tool: ServerTool,
+  args: Record<string, unknown>,
+  context: ServerToolContext,
+): Promise<CallToolResult> {
+  try {
+    // Spread: the SDK's result type has an index signature our interface does not.
+    return { ...(await tool.handle(args, context)) };
+  } catch (error) {
+    return errorResult(
+      `Internal error in ${tool.name}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function listEntry(tool: ServerTool) {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+  };
+}
