@@ -239,7 +239,14 @@ async function startPty(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
   const terminal = await spawnPty({ file, args, cwd: spec.cwd, env: spec.env });
   terminal.onData((chunk) => sink.data("stdout", chunk));
   terminal.onExit(({ exitCode, signal }) => {
-    sink.exit(signal === null ? { exitCode, signal: null } : exitBySignal(signalName(signal)));
+    // node-pty hangs up a terminal whose output closed before it reaped the child, so a
+    // process already on its way out (cat after ^D) is often reported as "killed by SIGHUP"
+    // with exit code 0. Nothing else hangs up our terminals, so report a plain exit; the code
+    // a shell wrapper would have passed on is lost in that race (node-pty gives 0).
+    const hungUpByNodePty = signal === SIGHUP && exitCode === 0;
+    sink.exit(
+      signal === null || hungUpByNodePty ? { exitCode, signal: null } : exitBySignal(signalName(signal)),
+    );
   });
   return { pid: terminal.pid, write: (data) => terminal.write(data) };
 }
@@ -287,6 +294,8 @@ function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
     child.once("spawn", () => resolve({ pid: child.pid ?? -1 }));
   });
 }
+
+const SIGHUP = constants.signals.SIGHUP;
 
 function exitBySignal(signal: NodeJS.Signals | null): SessionExit {
   const number = signal ? (constants.signals[signal] ?? 0) : 0;
