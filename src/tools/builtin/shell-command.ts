@@ -8,7 +8,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
+import { commandRunParameters, escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
 
 const SUPPORTED_SHELLS = new Set(["bash", "zsh", "sh"]);
 let detectedShell: Promise<string> | undefined;
@@ -43,29 +43,11 @@ const parameters = z.object({
   command: z
     .string()
     .describe('The script to run, as one string, e.g. "ls -la src" or "npm test 2>&1 | tail -40".'),
-  justification: z
-    .string()
-    .optional()
-    .describe("With require_escalated: one sentence telling the user why this must run outside the sandbox."),
   login: z
     .boolean()
     .optional()
     .describe("Start a login shell so profile files are read (default true); false for a plain `-c` shell."),
-  sandbox_permissions: z
-    .string()
-    .optional()
-    .describe('"require_escalated" to ask the user to run this outside the sandbox; leave unset otherwise.'),
-  // u64 in Codex: a float or negative value gets serde's error, the schema still says number.
-  timeout_ms: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe("Stop the command after this many milliseconds (default 10000)."),
-  workdir: z
-    .string()
-    .optional()
-    .describe("Directory to run in; a relative path starts at the session's cwd."),
+  ...commandRunParameters,
 });
 
 const DESCRIPTION =

@@ -195,10 +195,8 @@ function attemptOutcome(result: ExecResult): AttemptOutcome | null {
   return { exitCode: result.exitCode, output: renderCaptured(result.aggregated) };
 }
 
-const shellParameters = z.object({
-  command: z
-    .array(z.string())
-    .describe('Program and arguments, e.g. ["ls", "-la"], or ["bash", "-lc", "npm test 2>&1 | tail -40"].'),
+/** Parameters every shell-style tool shares (Codex's names), beside each tool's own command. */
+export const commandRunParameters = {
   justification: z
     .string()
     .optional()
@@ -218,6 +216,13 @@ const shellParameters = z.object({
     .string()
     .optional()
     .describe("Directory to run in; a relative path starts at the session's cwd."),
+};
+
+const shellParameters = z.object({
+  command: z
+    .array(z.string())
+    .describe('Program and arguments, e.g. ["ls", "-la"], or ["bash", "-lc", "npm test 2>&1 | tail -40"].'),
+  ...commandRunParameters,
 });
 
 const SHELL_DESCRIPTION =
