@@ -51,6 +51,8 @@ export const toolsConfigSchema = z.looseObject({
   web_search: z.boolean().optional(),
   /** Offer view_image (default true). */
   view_image: z.boolean().optional(),
+  /** Offer update_plan (default true; the MCP `codex` tool's include-plan-tool=false turns it off). */
+  update_plan: z.boolean().optional(),
   /** Offer the file tools; each wins over `features.file_tools` and the model's metadata. */
   read_file: z.boolean().optional(),
   list_dir: z.boolean().optional(),

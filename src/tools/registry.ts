@@ -46,6 +46,7 @@ export interface ToolsSwitches {
   apply_patch?: ApplyPatchType | undefined;
   web_search?: boolean | undefined;
   view_image?: boolean | undefined;
+  update_plan?: boolean | undefined;
   read_file?: boolean | undefined;
   list_dir?: boolean | undefined;
   grep_files?: boolean | undefined;
@@ -74,6 +75,7 @@ export interface ToolSelection {
   /** The experimental file tools offered, in Codex's order. */
   fileTools: ExperimentalTool[];
   viewImage: boolean;
+  updatePlan: boolean;
 }
 
 export function selectTools(input: ToolSelectionInput): ToolSelection {
@@ -98,7 +100,15 @@ export function selectTools(input: ToolSelectionInput): ToolSelection {
   const fileTools = EXPERIMENTAL_TOOLS.filter(
     (name) => tools[name] ?? features.file_tools ?? modelTools.has(name),
   );
-  return { shellType, unifiedExec, applyPatch, webSearch, fileTools, viewImage: tools.view_image ?? true };
+  return {
+    shellType,
+    unifiedExec,
+    applyPatch,
+    webSearch,
+    fileTools,
+    viewImage: tools.view_image ?? true,
+    updatePlan: tools.update_plan ?? true,
+  };
 }
 
 const FILE_TOOLS: Record<ExperimentalTool, () => ToolDefinition> = {
@@ -118,7 +128,7 @@ export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[
   if (selection.shellType === "shell") definitions.push(shellTool());
   if (selection.shellType === "local_shell") definitions.push(localShellTool());
   definitions.push(...mcpResourceTools(input.mcpResources ?? (() => null)));
-  definitions.push(updatePlanTool());
+  if (selection.updatePlan) definitions.push(updatePlanTool());
   if (selection.applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
   if (selection.applyPatch === "function") definitions.push(applyPatchJsonTool());
   for (const name of selection.fileTools) definitions.push(FILE_TOOLS[name]());

@@ -131,6 +131,15 @@ describe("codex and codex-reply over stdio", () => {
     expect(model.requests[1]?.body.reasoning).toMatchObject({ effort: "medium" });
   });
 
+  it("leaves update_plan out when include-plan-tool is false", async () => {
+    const { client } = await connect();
+    model.enqueue(turn(message("no plan")), turn(message("with plan")));
+    await callTool(client, "codex", { prompt: "x", cwd: work.path, "include-plan-tool": false });
+    await callTool(client, "codex", { prompt: "y", cwd: work.path });
+    expect(model.requests[0]?.toolNames).not.toContain("update_plan");
+    expect(model.requests[1]?.toolNames).toContain("update_plan");
+  });
+
   it("answers bad calls with isError results in Codex's words", async () => {
     const { client } = await connect();
     const noArgs = await callTool(client, "codex", undefined);

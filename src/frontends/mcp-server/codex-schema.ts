@@ -42,7 +42,7 @@ export function codexInputSchema(): JsonSchemaObject {
       "developer-instructions": str("Added as a developer message at the start of the thread."),
       "compact-prompt": str("Prompt used when the thread's history is summarised."),
       "include-plan-tool": bool(
-        "Offer the update_plan tool (it is always offered; accepted for compatibility).",
+        "Offer the update_plan tool (default true; false leaves it out of this thread).",
       ),
       sessionId: str(
         "Continue this thread (a threadId) or a session name you chose; a new name starts a thread.",

@@ -165,6 +165,7 @@ async function callConfig(args: CodexArgs, context: ServerToolContext): Promise<
   const own = {
     ...(args.config ?? {}),
     ...(args["compact-prompt"] ? { compact_prompt: args["compact-prompt"] } : {}),
+    ...(args["include-plan-tool"] === false ? { "tools.update_plan": false } : {}),
   };
   if (Object.keys(own).length === 0 && !args.profile) return undefined;
   const { settings } = context;
