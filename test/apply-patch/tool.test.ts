@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -11,26 +12,8 @@ import { ToolError } from "../../src/tools/types.js";
 import { fakeTurn, invocation } from "./fake-turn.js";
 import { makeTempDir, zeroTiming } from "./support.js";
 
-const GRAMMAR = `start: begin_patch hunk+ end_patch
-begin_patch: "*** Begin Patch" LF
-end_patch: "*** End Patch" LF?
-
-hunk: add_hunk | delete_hunk | update_hunk
-add_hunk: "*** Add File: " filename LF add_line+
-delete_hunk: "*** Delete File: " filename LF
-update_hunk: "*** Update File: " filename LF change_move? change?
-
-filename: /(.+)/
-add_line: "+" /(.*)/ LF -> line
-
-change_move: "*** Move to: " filename LF
-change: (change_context | change_line)+ eof_line?
-change_context: ("@@" | "@@ " /(.+)/) LF
-change_line: ("+" | "-" | " ") /(.*)/ LF
-eof_line: "*** End of File" LF
-
-%import common.LF
-`;
+/** The grammar exactly as the real Codex sends it (reference capture). */
+const GRAMMAR = readFileSync(new URL("../../../shared/reference/apply_patch.lark", import.meta.url), "utf8");
 
 let dir = "";
 let cleanup: () => Promise<void> = async () => undefined;
