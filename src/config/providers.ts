@@ -27,10 +27,6 @@ export function builtinProviders(env: NodeJS.ProcessEnv): Record<string, Provide
   };
 }
 
-export class MissingApiKeyError extends Error {
-  override name = "MissingApiKeyError";
-}
-
 /** Resolve a provider config; `apiKey` stays undefined when the env var is unset. */
 export function resolveProvider(id: string, config: ProviderConfig, env: NodeJS.ProcessEnv): ProviderInfo {
   const headers: Record<string, string> = { ...(config.http_headers ?? {}) };

@@ -8,7 +8,13 @@
  * local_shell calls become function tool calls (a tool message must follow a matching tool call,
  * so a call cannot be dropped while its output stays). Only function tools are offered.
  */
-import type { InputContent, MessageItem, ResponseItem, TokenUsage } from "../protocol/items.js";
+import {
+  type InputContent,
+  type MessageItem,
+  messageText,
+  type ResponseItem,
+  type TokenUsage,
+} from "../protocol/items.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import { commonHeaders, endpointUrl, type WireRequest } from "./http.js";
 import {
@@ -96,9 +102,7 @@ function pushToolCall(messages: JsonObject[], id: string, name: string, args: st
 /** String content (text parts joined); a parts array only when the message carries images. */
 function messageContent(item: MessageItem): string | JsonObject[] {
   if (item.content.some((part) => part.type === "input_image")) return contentParts(item.content);
-  let text = "";
-  for (const part of item.content) if (part.type !== "input_image") text += part.text;
-  return text;
+  return messageText(item);
 }
 
 function contentParts(parts: MessageItem["content"] | InputContent[]): JsonObject[] {

@@ -94,6 +94,12 @@ export type ResponseItem =
 
 export type ToolCallItem = FunctionCallItem | CustomToolCallItem | LocalShellCallItem;
 
+export function isToolCall(item: ResponseItem): item is ToolCallItem {
+  return (
+    item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call"
+  );
+}
+
 export function userMessage(text: string, images: string[] = []): MessageItem {
   const content: InputContent[] = [{ type: "input_text", text }];
   for (const url of images) content.push({ type: "input_image", image_url: url });

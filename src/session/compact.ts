@@ -8,7 +8,8 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import type { ModelClient, Prompt, ResponseEvent, StreamOptions } from "../model/types.js";
-import { messageText, type ResponseItem, userMessage } from "../protocol/items.js";
+import { loadBuiltinPrompt } from "../prompt/base-instructions.js";
+import { type MessageItem, messageText, type ResponseItem, userMessage } from "../protocol/items.js";
 
 /** How the summary message opens, so the model (and a reader of the rollout) knows what it is. */
 export const SUMMARY_PREFIX = "Summary of the conversation so far:";
@@ -55,24 +56,9 @@ export async function compactionSettings(
   };
 }
 
-let builtinPrompt: Promise<string> | null = null;
-
-/** The built-in compaction prompt (prompts/compact.md, beside dist/ or src/). */
+/** The built-in compaction prompt (prompts/compact.md). */
 export function loadCompactPrompt(): Promise<string> {
-  builtinPrompt ??= (async () => {
-    for (const url of [
-      new URL("../prompts/compact.md", import.meta.url),
-      new URL("../../prompts/compact.md", import.meta.url),
-    ]) {
-      try {
-        return await readFile(url, "utf8");
-      } catch {
-        // try the next location
-      }
-    }
-    throw new Error("compaction prompt prompts/compact.md not found");
-  })();
-  return builtinPrompt;
+  return loadBuiltinPrompt("compact.md", "compaction prompt");
 }
 
 /** Ask the model for a summary of `history`; no tools are offered. Throws what the client throws. */
@@ -107,7 +93,7 @@ export async function summarize(
  */
 export function initialContext(history: readonly ResponseItem[]): ResponseItem[] {
   const end = history.findIndex(
-    (item) => isUserText(item) && userText(item).startsWith("<environment_context>"),
+    (item) => isUserText(item) && messageText(item).startsWith("<environment_context>"),
   );
   if (end < 0) return [];
   const prefix = history.slice(0, end + 1);
@@ -122,7 +108,7 @@ export function compactedHistory(history: readonly ResponseItem[], summary: stri
   for (let i = history.length - 1; i >= context.length && budget > 0; i--) {
     const item = history[i];
     if (!item || !isUserText(item)) continue;
-    const text = userText(item);
+    const text = messageText(item);
     // Earlier summaries and interruption notes are not the user's words.
     if (text.startsWith(SUMMARY_PREFIX) || text.startsWith("<turn_aborted>")) continue;
     kept.unshift(text.length <= budget ? item : userMessage(`${text.slice(0, budget)}\n[…truncated]`));
@@ -131,12 +117,8 @@ export function compactedHistory(history: readonly ResponseItem[], summary: stri
   return [...context, ...kept, userMessage(`${SUMMARY_PREFIX}\n${summary}`)];
 }
 
-function isUserText(item: ResponseItem): item is Extract<ResponseItem, { type: "message" }> {
+function isUserText(item: ResponseItem): item is MessageItem {
   return item.type === "message" && item.role === "user";
-}
-
-function userText(item: Extract<ResponseItem, { type: "message" }>): string {
-  return messageText(item);
 }
 
 /**

@@ -63,6 +63,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     backend: config.sandboxBackend,
   });
   const router = new ToolRouter(tools, options.gate ?? policy.gate);
+  const contextWindow = config.contextWindow ?? family.contextWindow;
   const services: ThreadServices = {
     client: createModelClient({
       provider: config.provider,
@@ -74,8 +75,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
     parallelToolCalls: family.supportsParallelToolCalls,
-    contextWindow: config.contextWindow ?? family.contextWindow,
-    compaction: await compactionSettings(config, config.contextWindow ?? family.contextWindow),
+    contextWindow,
+    compaction: await compactionSettings(config, contextWindow),
     truncation: family.truncation,
     projectDocMaxBytes: config.projectDocMaxBytes,
     shellPath,

@@ -89,12 +89,7 @@ export class ThreadManager {
         typeof id === "string" ? `no stored thread with id ${id}` : "no stored thread to resume",
       );
     }
-    const stored = await readRollout(path);
-    const live = this.live.get(stored.meta.id);
-    if (live) return this.touch(live);
-    const pending = this.opening.get(stored.meta.id);
-    if (pending) return pending;
-    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, stored);
+    return this.openStored(path, options);
   }
 
   /** The live thread `id`, without loading anything. */
@@ -111,7 +106,7 @@ export class ThreadManager {
     // A live source may have lines still queued: write them before copying the file.
     for (const entry of this.live.values()) if (entry.thread.id.startsWith(id)) await entry.recorder?.flush();
     const forked = await forkRollout(this.options.config.home, id, forkOptions);
-    return this.resume(forked.id, options);
+    return this.openStored(forked.path, options);
   }
 
   /** Stored threads, newest first. */
@@ -131,6 +126,16 @@ export class ThreadManager {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     await Promise.all([...this.live].map(([id, entry]) => this.evict(id, entry)));
+  }
+
+  /** The thread stored at `path`: the live one if it is in memory, else loaded from the file. */
+  private async openStored(path: string, options: OpenThreadOptions): Promise<Thread> {
+    const stored = await readRollout(path);
+    const live = this.live.get(stored.meta.id);
+    if (live) return this.touch(live);
+    const pending = this.opening.get(stored.meta.id);
+    if (pending) return pending;
+    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, stored);
   }
 
   private async open(id: string, options: OpenThreadOptions, stored: StoredThread | null): Promise<Thread> {

@@ -9,7 +9,15 @@
 
 import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
-import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
+import {
+  addUsage,
+  developerMessage,
+  emptyUsage,
+  isToolCall,
+  type ResponseItem,
+  type TokenUsage,
+  userMessage,
+} from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
 import { EventStream } from "../util/event-stream.js";
 import { ResourceScope, resourceKey } from "../util/resource-scope.js";
@@ -353,8 +361,7 @@ export class Thread {
     const before = permissionsMessage(this.permissions());
     this.settings = { ...this.settings, ...overrides };
     const after = permissionsMessage(this.permissions());
-    if (after !== before)
-      record({ type: "message", role: "developer", content: [{ type: "input_text", text: after }] });
+    if (after !== before) record(developerMessage(after));
   }
 
   private permissions() {
@@ -399,10 +406,7 @@ export class Thread {
     }
     for (let i = this.history.length - 1; i >= 0; i--) {
       const item = this.history[i];
-      if (!item) continue;
-      const isCall =
-        item.type === "function_call" || item.type === "custom_tool_call" || item.type === "local_shell_call";
-      if (isCall && !answered.has(item.call_id)) this.history.splice(i, 1);
+      if (item && isToolCall(item) && !answered.has(item.call_id)) this.history.splice(i, 1);
     }
   }
 }

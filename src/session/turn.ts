@@ -9,7 +9,7 @@ import type { ModelClient, ResponseEvent } from "../model/types.js";
 import {
   addUsage,
   emptyUsage,
-  type MessageItem,
+  isToolCall,
   messageText,
   type ResponseItem,
   type TokenUsage,
@@ -59,13 +59,7 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       deps.record(item);
       announceItem(item, context);
       if (item.type === "message" && item.role === "assistant") lastAgentMessage = messageText(item);
-      if (
-        item.type === "function_call" ||
-        item.type === "custom_tool_call" ||
-        item.type === "local_shell_call"
-      ) {
-        calls.push(item);
-      }
+      if (isToolCall(item)) calls.push(item);
     }
     if (calls.length === 0) return { lastAgentMessage, usage };
     const results = await dispatchAll(deps, calls);
@@ -139,7 +133,7 @@ function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnC
 /** Item-level events, sent once the response is final (never for a discarded attempt). */
 function announceItem(item: ResponseItem, context: TurnContext): void {
   if (item.type === "message" && item.role === "assistant") {
-    context.emit({ type: "agent_message", message: messageText(item as MessageItem) });
+    context.emit({ type: "agent_message", message: messageText(item) });
   } else if (item.type === "reasoning") {
     const text = item.summary.map((part) => part.text).join("\n\n");
     if (text) context.emit({ type: "agent_reasoning", text });

@@ -43,10 +43,6 @@ export class ResourceScope {
     return this.entries.get(key) as T | undefined;
   }
 
-  get disposed(): boolean {
-    return this.closed;
-  }
-
   /** Releases every resource, newest first, all of them even when one fails. Idempotent. */
   async dispose(): Promise<void> {
     this.closed = true;
