@@ -23,6 +23,9 @@ export interface CapturedText {
   totalLines: number;
 }
 
+/** Nothing captured. */
+export const EMPTY_TEXT: CapturedText = { head: "", tail: null, totalBytes: 0, totalChars: 0, totalLines: 0 };
+
 /** Overall cap of one captured stream: Codex keeps 1 MiB; we keep 512 KiB from each end. */
 export const DEFAULT_HEAD_BYTES = 512 * 1024;
 export const DEFAULT_TAIL_BYTES = 512 * 1024;

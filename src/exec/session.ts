@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { constants } from "node:os";
-import { type CapturedText, chunkStats, HeadTailBuffer } from "./head-tail-buffer.js";
+import { type CapturedText, chunkStats, EMPTY_TEXT, HeadTailBuffer } from "./head-tail-buffer.js";
 import { processState, signalSessions, waitUntilDead } from "./process-tree.js";
 import { spawnPty } from "./pty.js";
 
@@ -45,7 +45,6 @@ export type OutputListener = (stream: SessionStream, chunk: Buffer) => void;
 /** Transcript bounds per stream, for events only; the model reads the pending buffer. */
 const TRANSCRIPT_HEAD = 64 * 1024;
 const TRANSCRIPT_TAIL = 64 * 1024;
-const NOTHING: CapturedText = { head: "", tail: null, totalBytes: 0, totalChars: 0, totalLines: 0 };
 /** A background grandchild may hold the pipes open for ever; wait this long after the leader exits. */
 const PIPE_DRAIN_MS = 300;
 /** After SIGKILL, how long to wait for the exit to be observed before giving up on it. */
@@ -130,7 +129,7 @@ export class ExecSession {
     return {
       aggregated,
       stdout: this.out?.toText() ?? aggregated,
-      stderr: this.err?.toText() ?? NOTHING,
+      stderr: this.err?.toText() ?? EMPTY_TEXT,
     };
   }
 

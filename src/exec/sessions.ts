@@ -12,7 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import type { ScopedResource } from "../util/resource-scope.js";
-import type { CapturedText } from "./head-tail-buffer.js";
+import { type CapturedText, EMPTY_TEXT } from "./head-tail-buffer.js";
 import { signalSessionsSync } from "./process-tree.js";
 import { ExecSession, type ExecSessionSpec, type SessionExit, terminate } from "./session.js";
 
@@ -175,7 +175,7 @@ export class ExecSessionManager implements ScopedResource {
       .then(async (): Promise<InteractionResult> => {
         session.write(chars);
         const aborted = await waitForExit(session, deadline, signal);
-        if (aborted) return { output: EMPTY, exit: null, aborted };
+        if (aborted) return { output: EMPTY_TEXT, exit: null, aborted };
         const output = session.takeOutput();
         const exit = session.exit;
         if (exit && this.sessions.get(session.id) === session) this.sessions.delete(session.id);
@@ -243,8 +243,6 @@ export class ExecSessionManager implements ScopedResource {
     }
   }
 }
-
-const EMPTY: CapturedText = { head: "", tail: null, totalBytes: 0, totalChars: 0, totalLines: 0 };
 
 /** Resolves true when `signal` aborted first, false on exit or deadline. */
 function waitForExit(session: ExecSession, deadline: number, signal?: AbortSignal): Promise<boolean> {

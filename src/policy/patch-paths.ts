@@ -6,9 +6,8 @@
  * keeps them.
  */
 import { realpath } from "node:fs/promises";
-import { join, resolve, sep } from "node:path";
-
-const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
+import { join, resolve } from "node:path";
+import { CONTROL_DIRS, isWithin } from "./sandbox/layout.js";
 
 /** The roots as real paths; a root that does not exist (yet) is kept as its resolved path. */
 export async function realWritableRoots(roots: readonly string[]): Promise<string[]> {
@@ -32,10 +31,4 @@ export function pathsOutside(paths: readonly string[], roots: readonly string[])
 function isWritableUnder(path: string, root: string): boolean {
   if (!isWithin(path, root)) return false;
   return !CONTROL_DIRS.some((name) => isWithin(path, join(root, name)));
-}
-
-/** `path` is `root` or beneath it. */
-export function isWithin(path: string, root: string): boolean {
-  if (path === root || root === sep) return true;
-  return path.startsWith(root.endsWith(sep) ? root : root + sep);
 }

@@ -8,7 +8,7 @@ import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
 
 /** Kept read-only inside writable roots: a command must not plant git hooks or edit our config. */
-const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
+export const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
 
 export interface SandboxLayout {
   /** Real paths to mount (bwrap) or allow (Landlock) writable; outermost first. */

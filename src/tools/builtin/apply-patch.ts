@@ -22,6 +22,7 @@ import {
 } from "../../apply-patch/index.js";
 import { formatWallTime } from "../exec-output.js";
 import { ArgumentsError, parseToolArguments } from "../json-args.js";
+import { toParametersSchema } from "../json-schema.js";
 import {
   type ApprovalRequest,
   type ToolDefinition,
@@ -68,7 +69,9 @@ const JSON_DESCRIPTION = `Create, edit, rename and delete files by sending a pat
 
 ${FORMAT_GUIDE}`;
 
-const ArgsSchema = z.object({ input: z.string() });
+const ArgsSchema = z.object({
+  input: z.string().describe("The whole patch, from `*** Begin Patch` to `*** End Patch`."),
+});
 
 /** The outcome of an applied patch, for the shell tools' own envelope. */
 export interface InterceptedPatchResult {
@@ -100,17 +103,7 @@ export function applyPatchJsonTool(): ToolDefinition {
       name: "apply_patch",
       description: JSON_DESCRIPTION,
       strict: false,
-      parameters: {
-        type: "object",
-        properties: {
-          input: {
-            type: "string",
-            description: "The whole patch, from `*** Begin Patch` to `*** End Patch`.",
-          },
-        },
-        required: ["input"],
-        additionalProperties: false,
-      },
+      parameters: toParametersSchema(ArgsSchema),
     },
     handler,
     supportsParallel: false,

@@ -8,7 +8,6 @@
  * terminal's foreground job); sessions from earlier turns, such as a dev server, keep
  * running. All of them end with the thread.
  */
-import { resolve } from "node:path";
 import { z } from "zod";
 import { PtyUnavailableError } from "../../exec/pty.js";
 import type { ExecSession } from "../../exec/session.js";
@@ -23,6 +22,7 @@ import {
   type ToolInvocation,
   type ToolOutput,
 } from "../types.js";
+import { callCwd, commandRunParameters, endNotRun, escalationOf } from "./shell.js";
 import { userShellPath } from "./shell-command.js";
 import {
   clampYield,
@@ -36,10 +36,7 @@ import {
 
 const parameters = z.object({
   cmd: z.string().describe('The shell script to run, e.g. "npm run dev" or "python3 -i".'),
-  justification: z
-    .string()
-    .optional()
-    .describe("With require_escalated: one sentence telling the user why this must run outside the sandbox."),
+  justification: commandRunParameters.justification,
   login: z
     .boolean()
     .optional()
@@ -49,10 +46,7 @@ const parameters = z.object({
     .describe(
       "Keep at most about this many tokens of output in the reply (default 10000); the middle is cut.",
     ),
-  sandbox_permissions: z
-    .string()
-    .optional()
-    .describe('"require_escalated" to ask the user to run this outside the sandbox; leave unset otherwise.'),
+  sandbox_permissions: commandRunParameters.sandbox_permissions,
   shell: z.string().optional().describe("Path of the shell that runs `cmd` (default: the user's shell)."),
   tty: z
     .boolean()
@@ -60,10 +54,7 @@ const parameters = z.object({
     .describe(
       "Run on a pseudo-terminal so you can type into it later with write_stdin (REPLs, prompts). Default false: stdin is closed.",
     ),
-  workdir: z
-    .string()
-    .optional()
-    .describe("Directory to run in; a relative path starts at the session's cwd."),
+  workdir: commandRunParameters.workdir,
   yield_time_ms: withSerde(z.number().int().nonnegative(), { rust: "u64" })
     .optional()
     .describe(
@@ -104,7 +95,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
       const manager = sessionsOf(turn, managerOptions);
       const shell = args.shell ?? options.shellPath ?? (await userShellPath());
       const argv = [shell, args.login === false ? "-c" : "-lc", args.cmd];
-      const cwd = resolve(turn.cwd, args.workdir ?? "");
+      const cwd = callCwd(inv, args.workdir);
       const origin = { callId: inv.callId, turnId: turn.turnId, command: argv, cwd };
       let begun = false;
       const begin = (): void => {
@@ -167,8 +158,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
         command: argv,
         cwd,
         inv,
-        escalation:
-          args.sandbox_permissions === "require_escalated" ? { justification: args.justification } : null,
+        escalation: escalationOf(args),
         tool: "exec_command",
         runner: attempt,
         outcome: (done) => done.outcome,
@@ -176,7 +166,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
       });
       if (run.kind === "ran") return run.result.output;
       // Rejected after it was announced (asked and denied): close it as Codex does, exit -1.
-      return begun ? endWith(run.message, inv, origin, 0) : { content: run.message, success: false };
+      return begun ? endNotRun(run.message, inv, origin, 0) : { content: run.message, success: false };
     },
   });
 }
@@ -199,28 +189,5 @@ function failedToStart(
     message = formatSpawnError(error as NodeJS.ErrnoException);
   else if (error instanceof Error) message = `execution error: ${error.message}`;
   else throw ToolError.fatal(String(error));
-  return endWith(message, inv, origin, durationMs);
-}
-
-/** Announce the end of a command that did not run (exit -1); `message` is the model's output. */
-function endWith(
-  message: string,
-  inv: ToolInvocation,
-  origin: { command: string[]; cwd: string },
-  durationMs: number,
-): ToolOutput {
-  inv.turn.emit({
-    type: "exec_command_end",
-    call_id: inv.callId,
-    turn_id: inv.turn.turnId,
-    command: origin.command,
-    cwd: origin.cwd,
-    exit_code: -1,
-    duration_ms: Math.round(durationMs),
-    stdout: "",
-    stderr: message,
-    aggregated_output: message,
-    formatted_output: message,
-  });
-  return { content: message, success: false };
+  return endNotRun(message, inv, origin, durationMs);
 }

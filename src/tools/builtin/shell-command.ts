@@ -4,11 +4,11 @@
  */
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import { basename, isAbsolute, resolve } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import { z } from "zod";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { commandRunParameters, escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
+import { callCwd, commandRunParameters, escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
 
 const SUPPORTED_SHELLS = new Set(["bash", "zsh", "sh"]);
 let detectedShell: Promise<string> | undefined;
@@ -63,15 +63,14 @@ export function shellCommandTool(options: { shellPath?: string } = {}): ToolDefi
     supportsParallel: true,
     // A fact about the tool, not a verdict: the policy layer knows the safe commands.
     isMutating: () => true,
-    approvalRequest: (args, inv) =>
-      shellApprovalRequest(args.command, resolve(inv.turn.cwd, args.workdir ?? ""), inv),
+    approvalRequest: (args, inv) => shellApprovalRequest(args.command, callCwd(inv, args.workdir), inv),
     handle: async (args, inv) => {
       const shell = options.shellPath ?? (await userShellPath());
       return runShellCall(
         {
           command: args.command,
           argv: [shell, args.login === false ? "-c" : "-lc", args.command],
-          cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
+          cwd: callCwd(inv, args.workdir),
           timeoutMs: args.timeout_ms,
           envelope: "freeform",
           escalation: escalationOf(args),

@@ -63,6 +63,11 @@ export function escalationOf(args: {
   return args.sandbox_permissions === "require_escalated" ? { justification: args.justification } : null;
 }
 
+/** The directory a call runs in: its `workdir` resolved against the turn's cwd. */
+export function callCwd(inv: ToolInvocation, workdir: string | null | undefined): string {
+  return resolve(inv.turn.cwd, workdir ?? "");
+}
+
 /**
  * For shell tools' approvalRequest: a heredoc patch in the call is a patch for the gate (the
  * paths it writes), not a command; anything else is decided by the orchestrator when it runs.
@@ -131,19 +136,7 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
     : await runUnsupervised(begin, () => attempt(run.argv));
   if (orchestrated.kind === "rejected") {
     // Rejected after it was announced (asked and denied): close it as Codex does, exit -1.
-    if (begun) {
-      const text = orchestrated.message;
-      turn.emit({
-        type: "exec_command_end",
-        ...base,
-        exit_code: -1,
-        duration_ms: 0,
-        stdout: "",
-        stderr: text,
-        aggregated_output: text,
-        formatted_output: text,
-      });
-    }
+    if (begun) return endNotRun(orchestrated.message, inv, base, 0);
     return { content: orchestrated.message, success: false };
   }
   const result = orchestrated.result;
@@ -179,6 +172,29 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
       ? formatFreeformExecOutput(summary, turn.truncation)
       : formatLegacyExecOutput(summary, turn.truncation);
   return end(result.exitCode, formatted, result.exitCode === 0);
+}
+
+/** Announce the end of a command that did not run (exit -1); `message` is the model's output. */
+export function endNotRun(
+  message: string,
+  inv: ToolInvocation,
+  origin: { command: string[]; cwd: string },
+  durationMs: number,
+): ToolOutput {
+  inv.turn.emit({
+    type: "exec_command_end",
+    call_id: inv.callId,
+    turn_id: inv.turn.turnId,
+    command: origin.command,
+    cwd: origin.cwd,
+    exit_code: -1,
+    duration_ms: Math.round(durationMs),
+    stdout: "",
+    stderr: message,
+    aggregated_output: message,
+    formatted_output: message,
+  });
+  return { content: message, success: false };
 }
 
 async function runUnsupervised(
@@ -238,14 +254,13 @@ export function shellTool(): ToolDefinition {
     parameters: shellParameters,
     supportsParallel: true,
     isMutating: () => true,
-    approvalRequest: (args, inv) =>
-      shellApprovalRequest(args.command, resolve(inv.turn.cwd, args.workdir ?? ""), inv),
+    approvalRequest: (args, inv) => shellApprovalRequest(args.command, callCwd(inv, args.workdir), inv),
     handle: (args, inv) =>
       runShellCall(
         {
           command: args.command,
           argv: args.command,
-          cwd: resolve(inv.turn.cwd, args.workdir ?? ""),
+          cwd: callCwd(inv, args.workdir),
           timeoutMs: args.timeout_ms,
           envelope: "legacy",
           escalation: escalationOf(args),
@@ -269,7 +284,7 @@ function withLocalShell(functionHandler: ToolHandler): ToolHandler {
     approvalRequest: async (inv) => {
       if (inv.payload.kind !== "local_shell") return (await functionHandler.approvalRequest?.(inv)) ?? null;
       const { action } = inv.payload;
-      return shellApprovalRequest(action.command, resolve(inv.turn.cwd, action.working_directory ?? ""), inv);
+      return shellApprovalRequest(action.command, callCwd(inv, action.working_directory), inv);
     },
     handle: (inv) =>
       inv.payload.kind === "local_shell"
@@ -283,7 +298,7 @@ function runLocalShell(action: LocalShellAction, inv: ToolInvocation): Promise<T
     {
       command: action.command,
       argv: action.command,
-      cwd: resolve(inv.turn.cwd, action.working_directory ?? ""),
+      cwd: callCwd(inv, action.working_directory),
       timeoutMs: action.timeout_ms ?? undefined,
       env: action.env,
       envelope: "legacy",
