@@ -36,12 +36,17 @@ export function setAlias(name: string, threadId: string): void {
  * The thread `id` names (a thread id or a session alias): the live one, else loaded from its
  * rollout. `{ error }` when `id` cannot name a thread; null when there is no such thread.
  */
+/** Whether `id` has the form of a thread id (a UUID). */
+export function isThreadId(id: string): boolean {
+  return UUID.test(id);
+}
+
 export async function findThread(
   threads: ThreadManager,
   id: string,
 ): Promise<Thread | null | { error: string }> {
   const threadId = aliases.get(id) ?? id;
-  if (!UUID.test(threadId))
+  if (!isThreadId(threadId))
     return { error: `Failed to parse thread_id: '${id}' is not a thread id (a UUID)` };
   const live = threads.peek(threadId);
   if (live) return live;

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { z } from "zod";
-import { type Config, loadConfig } from "../../config/load.js";
+import type { Config } from "../../config/load.js";
 import { approvalPolicySchema, sandboxModeSchema } from "../../config/schema.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
@@ -15,14 +15,20 @@ import { startBackgroundTask } from "./background.js";
 import {
   CODEX_OUTPUT_SCHEMA,
   findThread,
+  isThreadId,
   plainError,
   sessionNotFound,
   setAlias,
 } from "./codex-reply-tool.js";
 import { codexInputSchema } from "./codex-schema.js";
 import { readPage } from "./pagination.js";
-import { runTurn, threadResult } from "./run-turn.js";
-import type { ServerTool, ServerToolContext, ServerToolResult } from "./server-tool.js";
+import { pagedResult, runTurn, threadResult } from "./run-turn.js";
+import {
+  loadSettingsConfig,
+  type ServerTool,
+  type ServerToolContext,
+  type ServerToolResult,
+} from "./server-tool.js";
 
 const PARSE_PREFIX = "Failed to parse configuration for Codex tool: ";
 
@@ -168,30 +174,13 @@ async function callConfig(args: CodexArgs, context: ServerToolContext): Promise<
     ...(args["include-plan-tool"] === false ? { "tools.update_plan": false } : {}),
   };
   if (Object.keys(own).length === 0 && !args.profile) return undefined;
-  const { settings } = context;
-  const profile = args.profile ?? settings.profile;
-  const merged = { ...settings.configOverrides, ...own };
-  return loadConfig({
-    ...(settings.home ? { home: settings.home } : {}),
-    ...(profile ? { profile } : {}),
-    overrides: Object.entries(merged).map(([key, value]) => ({ path: key.split("."), value })),
-  });
+  return loadSettingsConfig(context.settings, own, args.profile ?? context.settings.profile);
 }
 
 function nextPage(token: string, threadId: string | undefined): ServerToolResult {
   const page = readPage(token);
   if ("error" in page) return plainError(page.error);
-  const note = page.nextPageToken
-    ? `\n\n[Result continues: call codex with pageToken "${page.nextPageToken}" for the next page.]`
-    : "";
-  return {
-    content: [{ type: "text", text: page.text + note }],
-    structuredContent: {
-      threadId: threadId ?? "",
-      content: page.text,
-      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-    },
-  };
+  return pagedResult(threadId ?? "", page);
 }
 
 const IMAGE_TYPES: Record<string, string> = {
@@ -217,10 +206,6 @@ async function loadImages(image: string | string[] | undefined, cwd: string): Pr
       return `data:${mime};base64,${bytes.toString("base64")}`;
     }),
   );
-}
-
-function isThreadId(id: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 }
 
 /** Codex's wording for the first problem: a missing field, an unknown enum variant, a wrong type. */

@@ -9,7 +9,7 @@
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
 import { decideApproval } from "./approvals.js";
-import { paginate } from "./pagination.js";
+import { type Page, paginate } from "./pagination.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
 import type { ServerToolContext, ServerToolResult } from "./server-tool.js";
 
@@ -116,7 +116,11 @@ function toolResult(
         : "Turn interrupted before it finished.",
     );
   }
-  const page = paginate(threadId, result.finalResponse ?? "", pageSize);
+  return pagedResult(threadId, paginate(threadId, result.finalResponse ?? "", pageSize));
+}
+
+/** A codex result holding one page of an answer; a further page is announced in the text. */
+export function pagedResult(threadId: string, page: Page): ServerToolResult {
   if (!page.nextPageToken) return threadResult(threadId, page.text);
   const note = `\n\n[Result continues: call codex with pageToken "${page.nextPageToken}" for the next page.]`;
   return {

@@ -3,6 +3,7 @@
  * the tools it serves (one file each: codex.ts, codex-reply.ts, session tools, …).
  * A tool never throws for a task failure: it returns `isError: true` with a clear text.
  */
+import { type Config, loadConfig } from "../../config/load.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 
 /** JSON Schema as sent in tools/list. */
@@ -57,4 +58,21 @@ export interface ServerTool {
   inputSchema: JsonSchemaObject;
   outputSchema?: JsonSchemaObject;
   handle(args: Record<string, unknown>, context: ServerToolContext): Promise<ServerToolResult>;
+}
+
+/**
+ * The configuration of `settings` (home, profile, the CLI's -c overrides); a call's own
+ * `overrides` apply after the server's, and its `profile` replaces the server's.
+ */
+export function loadSettingsConfig(
+  settings: ServerSettings,
+  overrides: Record<string, unknown> = {},
+  profile: string | undefined = settings.profile,
+): Promise<Config> {
+  const merged = { ...settings.configOverrides, ...overrides };
+  return loadConfig({
+    ...(settings.home ? { home: settings.home } : {}),
+    ...(profile ? { profile } : {}),
+    overrides: Object.entries(merged).map(([key, value]) => ({ path: key.split("."), value })),
+  });
 }

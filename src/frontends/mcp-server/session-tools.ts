@@ -4,28 +4,34 @@
  * Responsibilities: validate arguments (zod), find threads live (ThreadManager) and stored
  * (rollouts), and answer every call with text content plus structuredContent matching the
  * declared outputSchema; failures are `isError` results whose structuredContent carries `error`.
- * A thread's state comes from its background task when it has one, else from its rollout (the
- * last turn's start/end events), so a restarted server still reports stored threads.
+ * Locating a thread and its last turn's state: thread-state.ts.
  */
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
-import { type Config, loadConfig } from "../../config/load.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "../../config/providers.js";
 import { messageText } from "../../protocol/items.js";
-import { readRollout, type StoredThread } from "../../session/rollout-reader.js";
-import { findRollout } from "../../session/rollout-store.js";
+import type { StoredThread } from "../../session/rollout-reader.js";
 import { DEFAULT_SESSION_TTL_MS } from "../../session/thread-manager.js";
 import { VERSION } from "../../version.js";
 import { forgetTask, taskStatus } from "./background.js";
 import { clampPageSize, forgetThread, paginate, readPage } from "./pagination.js";
 import type { JsonSchemaObject, ServerTool, ServerToolContext, ServerToolResult } from "./server-tool.js";
+import {
+  isRunning,
+  type Located,
+  locateThread,
+  ROLLOUT_ID,
+  serverConfig,
+  stateOf,
+  type TurnState,
+  turnState,
+} from "./thread-state.js";
 
 /** How long `cancel` waits for the interrupted turn to end before answering. */
 const CANCEL_WAIT_MS = 5_000;
 /** listSessions shows this much of each first prompt. */
 const PROMPT_PREVIEW = 200;
-const ROLLOUT_ID = /-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 const LIST_TOKEN = /^ls_([A-Za-z0-9_-]+)$/;
 
 type Structured = Record<string, unknown>;
@@ -49,7 +55,6 @@ const usage = z.object({
   reasoning_output_tokens: z.number(),
   total_tokens: z.number(),
 });
-const turnState = z.enum(["idle", "running", "completed", "failed", "interrupted"]);
 const session = z.object({
   id: z.string(),
   turns: z.number(),
@@ -310,65 +315,14 @@ function decodeListToken(token: string): string | null {
   return ROLLOUT_ID.test(name) ? name : null;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Locating a thread: live, stored, or only a background task
-
-interface Located {
-  id: string;
-  path: string | null;
-  stored: StoredThread | null;
-}
-
 /** Thread `id` (or a unique prefix) wherever it is; an error result when it is nowhere. */
 async function locate(id: string, context: ServerToolContext): Promise<Located | ServerToolResult> {
-  const home = (await serverConfig(context)).home;
-  let path: string | null;
-  try {
-    path = await findRollout(home, id);
-  } catch (cause) {
-    return fail(cause instanceof Error ? cause.message : String(cause), { threadId: id });
-  }
-  const fullId = (path && ROLLOUT_ID.exec(basename(path))?.[1]) ?? id;
-  if (!path && !context.threads.peek(fullId) && !taskStatus(fullId))
-    return fail(`Session not found for thread_id: ${id}`, { threadId: id });
-  const stored = path ? await readRollout(path) : null;
-  return { id: fullId, path, stored };
+  const found = await locateThread(id, context);
+  return "error" in found ? fail(found.error, { threadId: id }) : found;
 }
 
 function isResult(value: Located | ServerToolResult): value is ServerToolResult {
   return "content" in value;
-}
-
-/** The last turn's state from the rollout's events ("idle" before the first turn). */
-function lastTurnState(stored: StoredThread | null): z.infer<typeof turnState> {
-  let state: z.infer<typeof turnState> = "idle";
-  for (const line of stored?.lines ?? []) {
-    if (line.type !== "event") continue;
-    const event = line.payload;
-    if (event.type === "turn_started") state = "running";
-    else if (event.type === "turn_complete") state = "completed";
-    else if (event.type === "turn_failed") state = "failed";
-    else if (event.type === "turn_aborted") state = "interrupted";
-  }
-  return state;
-}
-
-/**
- * Whether a turn of thread `id` runs now: its background task runs, or it is live and its
- * rollout has a started turn without an end (a stored-only dangling turn is a crashed one).
- */
-async function isRunning(id: string, stored: StoredThread | null, path: string | null): Promise<boolean> {
-  if (taskStatus(id)?.state === "running") return true;
-  const current = stored ?? (path ? await readRollout(path).catch(() => null) : null);
-  return lastTurnState(current) === "running";
-}
-
-/** The state a client sees: a running turn only counts while the thread is live. */
-async function stateOf(found: Located, context: ServerToolContext): Promise<z.infer<typeof turnState>> {
-  if (await isRunning(found.id, found.stored, null)) {
-    return context.threads.peek(found.id) || taskStatus(found.id) ? "running" : "interrupted";
-  }
-  return lastTurnState(found.stored);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -460,7 +414,7 @@ function taskPage(threadId: string, result: ServerToolResult, pageSize: number |
 
 function pageResult(
   threadId: string,
-  state: z.infer<typeof turnState>,
+  state: TurnState,
   page: { text: string; nextPageToken?: string },
 ): ServerToolResult {
   const structured = {
@@ -484,7 +438,7 @@ function resultText(result: ServerToolResult): string {
 }
 
 /** The answer of a stored thread's last turn: its last assistant message, or what ended it. */
-function answerOf(stored: StoredThread | null, state: z.infer<typeof turnState>): string {
+function answerOf(stored: StoredThread | null, state: TurnState): string {
   if (state === "idle") return "The thread has no turns yet.";
   let answer = "";
   for (const item of stored?.history ?? []) {
@@ -512,14 +466,14 @@ async function cancel(args: { threadId: string }, context: ServerToolContext): P
   if (!thread || (await stateOf(found, context)) !== "running") {
     return fail(`No running turn to cancel in thread ${found.id}.`, { threadId: found.id, cancelled: false });
   }
-  const ended = new Promise<z.infer<typeof turnState>>((resolve) => {
+  const ended = new Promise<TurnState>((resolve) => {
     const timer = setTimeout(() => finish("running"), CANCEL_WAIT_MS);
     const unsubscribe = thread.subscribe((event) => {
       if (event.type === "turn_aborted") finish("interrupted");
       if (event.type === "turn_complete") finish("completed");
       if (event.type === "turn_failed") finish("failed");
     });
-    function finish(state: z.infer<typeof turnState>) {
+    function finish(state: TurnState) {
       clearTimeout(timer);
       unsubscribe();
       resolve(state);
@@ -619,28 +573,6 @@ function usageLine(entry: ServerTool): string {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-const configs = new WeakMap<object, Promise<Config>>();
-
-/** The server's config (home, profile, -c overrides from settings), loaded once per settings. */
-function serverConfig(context: ServerToolContext): Promise<Config> {
-  const settings = context.settings;
-  let loading = configs.get(settings);
-  if (!loading) {
-    loading = loadConfig({
-      ...(settings.home ? { home: settings.home } : {}),
-      ...(settings.profile ? { profile: settings.profile } : {}),
-      overrides: Object.entries(settings.configOverrides).map(([key, value]) => ({
-        path: key.split("."),
-        value,
-      })),
-    });
-    // A failed load is retried on the next call rather than cached.
-    loading.catch(() => configs.delete(settings));
-    configs.set(settings, loading);
-  }
-  return loading;
-}
 
 function sessionTtlMs(): number {
   const fromEnv = Number(process.env.TSCODEX_SESSION_TTL_MS);
