@@ -14,8 +14,7 @@
  * Targets from the issue: ≤ 100 ms for the big patch, ≤ 10 ms per small patch, flat.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ResponseItem } from "../src/protocol/items.js";
 import {
@@ -23,7 +22,6 @@ import {
   type FakeModelServer,
   message,
   type ScriptEntry,
-  startFakeModelServer,
   type TurnPart,
   turn,
 } from "../test/support/fake-model-server.js";
@@ -36,6 +34,7 @@ import {
   median,
   type Sample as RunSample,
   repeat,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 import { findCodex } from "./support/codex.js";
@@ -268,18 +267,13 @@ function row(r: AgentResult): Record<string, string> {
 
 async function main(): Promise<void> {
   const codexBin = findCodex();
-  const root = await mkdtemp(join(tmpdir(), "tscodex-bench-ap-"));
-  const server = await startFakeModelServer();
   const results: Record<string, AgentResult> = {};
-  try {
+  await withTempDirAndServer("tscodex-bench-ap-", async (root, server) => {
     for (const agent of await makeAgents(root, fakeProviderToml(server.url))) {
       results[agent.name] = await benchAgent(agent, server, root);
       process.stderr.write(`measured apply_patch for ${agent.name}\n`);
     }
-  } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
-  }
+  });
   console.log(
     `apply_patch benchmarks (median of ${RUNS} runs, baseline ${BASELINE_RUNS}; "+" = over the one-turn baseline; round trip = request to request)`,
   );

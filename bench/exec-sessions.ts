@@ -11,9 +11,6 @@
  * calls without and with a tty (per call = (run − baseline) / 20); 20 sessions started by 20
  * parallel calls in one response (`sleep 5`, 250 ms yield), ended when the run ends.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { execCommandTool } from "../src/tools/builtin/exec-command.js";
 import { writeStdinTool } from "../src/tools/builtin/write-stdin.js";
 import { ResourceScope } from "../src/util/resource-scope.js";
@@ -23,7 +20,6 @@ import {
   functionCall,
   message,
   type ScriptEntry,
-  startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
 import {
@@ -36,6 +32,8 @@ import {
   medianSample,
   repeat,
   type Sample,
+  withFakeModelServer,
+  withTempDir,
   writeResults,
 } from "./support/bench.js";
 
@@ -134,9 +132,8 @@ const concurrent = (): ScriptEntry[] => [
 ];
 
 async function wholeCli(work: string) {
-  const server = await startFakeModelServer();
   const raw: Record<string, unknown> = {};
-  try {
+  await withFakeModelServer(async (server) => {
     const toml = fakeProviderToml(server.url, "[features]\nunified_exec = true\n");
     const agents = await makeAgents(work, toml, { tscodex: TSCODEX });
     for (const agent of agents) {
@@ -152,15 +149,12 @@ async function wholeCli(work: string) {
       };
       process.stderr.write(`measured ${agent.name}\n`);
     }
-  } finally {
-    await server.close();
-  }
+  });
   return raw;
 }
 
 async function main(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-"));
-  try {
+  await withTempDir("tscodex-bench-", async (work) => {
     const local = await inProcess(work);
     console.log(`exec sessions in process (median of ${ROUND_TRIPS} calls)`);
     console.table({
@@ -188,9 +182,7 @@ async function main(): Promise<void> {
       console.log("codex 0.89 not found: set CODEX_BIN or `npm install --no-save @openai/codex@0.89.0`");
     }
     await writeResults("exec-sessions", { inProcess: local, cli });
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -7,15 +7,11 @@
  * Scenarios (issue 2): one-turn cold start; 50 sequential shell_command `true` calls
  * (per-call round trip = (run − one-turn run) / 50); a command printing 50 MB.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type FakeModelServer,
   functionCall,
   message,
   type ScriptEntry,
-  startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
 import {
@@ -27,6 +23,7 @@ import {
   medianSample,
   repeat,
   type Sample,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 
@@ -61,11 +58,9 @@ const bigOutput = (): ScriptEntry[] => [
 ];
 
 async function main(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-"));
-  const server = await startFakeModelServer();
   const rows: Record<string, Record<string, string>> = {};
   const raw: Record<string, unknown> = {};
-  try {
+  await withTempDirAndServer("tscodex-bench-", async (work, server) => {
     for (const agent of await makeAgents(work, fakeProviderToml(server.url))) {
       const cold = await scenario(agent, server, oneTurn, work, RUNS);
       const few = Math.max(3, Math.floor(RUNS / 2));
@@ -83,10 +78,7 @@ async function main(): Promise<void> {
       };
       process.stderr.write(`measured ${agent.name}\n`);
     }
-  } finally {
-    await server.close();
-    await rm(work, { recursive: true, force: true });
-  }
+  });
   console.log(`exec benchmarks (median of ${RUNS} runs; fake model server on loopback)`);
   console.table(rows);
   const ts = raw.tscodex as { cold: Sample; perCallMs: number; big: Sample } | undefined;

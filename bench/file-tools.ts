@@ -12,8 +12,7 @@
  *    `experimental_supported_tools` set for gpt-5.2-codex), and put the bundled rg on its PATH.
  */
 import { spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { grepFilesTool } from "../src/tools/builtin/grep-files.js";
 import { ripgrepPath } from "../src/tools/files/ripgrep.js";
@@ -23,7 +22,6 @@ import {
   functionCall,
   message,
   type ScriptEntry,
-  startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
 import { turnContext } from "../test/tools/file-tools-support.js";
@@ -35,6 +33,7 @@ import {
   measureScripted,
   median,
   repeat,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 import { findCodex } from "./support/codex.js";
@@ -195,12 +194,10 @@ const grepScript = (pattern: string, tree: string) => () => [
 ];
 
 async function main(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-files-"));
-  const tree = join(work, "tree");
-  const server = await startFakeModelServer();
   const raw: Record<string, unknown> = {};
   const rows: Record<string, Record<string, string>> = {};
-  try {
+  await withTempDirAndServer("tscodex-bench-files-", async (work, server) => {
+    const tree = join(work, "tree");
     const generated = performance.now();
     await generateTree(tree);
     process.stderr.write(
@@ -235,10 +232,7 @@ async function main(): Promise<void> {
         "codex 0.89 not found (set CODEX_BIN): end-to-end comparison skipped; rg command shown instead",
       );
     }
-  } finally {
-    await server.close();
-    await rm(work, { recursive: true, force: true });
-  }
+  });
   console.log(`grep_files on 100k files (median of ${RUNS}; default limit 100)`);
   console.table(rows);
   await writeResults("file-tools", raw);

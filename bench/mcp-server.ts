@@ -8,24 +8,18 @@
  *   server's peak RSS (VmHWM from /proc).
  * Targets (issue 7): initialize ≤ 150 ms, one-turn call ≤ 40 ms, 10 concurrent ≤ 400 ms and ≤ 100 MB.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type FakeModelServer,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../test/support/fake-model-server.js";
+import { type FakeModelServer, message, turn } from "../test/support/fake-model-server.js";
 import {
   type Agent,
   benchRuns,
   fakeProviderToml,
   makeAgents,
   median,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 
@@ -123,9 +117,7 @@ async function concurrent(agent: Agent, server: FakeModelServer, cwd: string, th
 }
 
 async function main(): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), "tscodex-bench-mcp-server-"));
-  const server = await startFakeModelServer();
-  try {
+  await withTempDirAndServer("tscodex-bench-mcp-server-", async (root, server) => {
     // Codex 0.89 otherwise first fetches its model list from chatgpt.com (~3 s to fail offline).
     const agents = await makeAgents(
       root,
@@ -147,10 +139,7 @@ async function main(): Promise<void> {
     if (agents.length === 1) console.log("codex-0.89: binary not found (set CODEX_BIN); tscodex only");
     console.log("targets: initialize <= 150 ms, one-turn <= 40 ms, 10 concurrent <= 400 ms and <= 100 MB");
     await writeResults("mcp-server", { runs: RUNS, ...results });
-  } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

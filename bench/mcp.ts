@@ -10,16 +10,12 @@
  * - exec cold start with 0, 1 and 5 servers (wall time and peak RSS, bench/measure.py); Codex 0.89
  *   side by side when its binary is found (bench/support/codex.ts).
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { McpClientManager } from "../src/mcp/client-manager.js";
 import {
   type FakeModelServer,
   functionCall,
   message,
   type ScriptEntry,
-  startFakeModelServer,
   turn,
 } from "../test/support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../test/support/mcp-fixture.js";
@@ -33,6 +29,7 @@ import {
   medianSample,
   repeat,
   type Sample,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 
@@ -119,11 +116,9 @@ async function agentsWith(server: FakeModelServer, work: string, servers: number
 }
 
 async function main(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), "tscodex-bench-mcp-"));
-  const server = await startFakeModelServer();
   const raw: Record<string, unknown> = {};
   const rows: Record<string, Record<string, string>> = {};
-  try {
+  await withTempDirAndServer("tscodex-bench-mcp-", async (work, server) => {
     const one = await startupScenario(1);
     const five = await startupScenario(5);
     const roundTrip = await managerRoundTrip(200);
@@ -160,10 +155,7 @@ async function main(): Promise<void> {
       };
       process.stderr.write(`measured ${agent.name}\n`);
     }
-  } finally {
-    await server.close();
-    await rm(work, { recursive: true, force: true });
-  }
+  });
   console.log(`exec with MCP servers (median of ${RUNS} runs)`);
   console.table(rows);
   if (!raw["codex-0.89"]) {

@@ -7,15 +7,14 @@
  * one-turn `exec` as the baseline.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Event } from "../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../src/protocol/items.js";
 import { RolloutRecorder } from "../src/session/rollout.js";
 import { readRollout } from "../src/session/rollout-reader.js";
 import { uuidv7 } from "../src/util/ids.js";
-import { message, startFakeModelServer, turn } from "../test/support/fake-model-server.js";
+import { message, turn } from "../test/support/fake-model-server.js";
 import {
   benchRuns,
   fakeProviderToml,
@@ -25,6 +24,7 @@ import {
   repeat as repeatRuns,
   type Sample,
   TSCODEX_BIN,
+  withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
 
@@ -127,13 +127,11 @@ async function repeat(once: () => Promise<Sample>): Promise<Sample> {
 }
 
 async function main(): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), "tscodex-bench-threads-"));
-  const home = join(root, "home");
-  const work = join(root, "work");
-  await mkdir(work, { recursive: true });
-  execFileSync("git", ["init", "-q", work]);
-  const server = await startFakeModelServer();
-  try {
+  await withTempDirAndServer("tscodex-bench-threads-", async (root, server) => {
+    const home = join(root, "home");
+    const work = join(root, "work");
+    await mkdir(work, { recursive: true });
+    execFileSync("git", ["init", "-q", work]);
     await mkdir(home, { recursive: true });
     await writeFile(join(home, "config.toml"), fakeProviderToml(server.url));
     const generated = await generate(home, work);
@@ -181,10 +179,7 @@ async function main(): Promise<void> {
       },
     });
     await writeResults("threads", results);
-  } finally {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

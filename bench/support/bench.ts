@@ -1,14 +1,19 @@
 /**
  * Shared by the benchmarks (bench/support/ is not itself run by `npm run bench`): run counts,
  * medians, whole-CLI runs measured from outside by bench/measure.py (wall time and peak RSS
- * from wait4), the agents compared (tscodex and, when found, Codex 0.89) with their homes, and
- * the results file.
+ * from wait4), the agents compared (tscodex and, when found, Codex 0.89) with their homes, the
+ * temp dir and fake model server a bench runs in, and the results file.
  */
 import { execFile } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { FakeModelServer, ScriptEntry } from "../../test/support/fake-model-server.js";
+import {
+  type FakeModelServer,
+  type ScriptEntry,
+  startFakeModelServer,
+} from "../../test/support/fake-model-server.js";
 import { findCodex } from "./codex.js";
 
 const run = promisify(execFile);
@@ -46,6 +51,34 @@ export async function repeat<T>(runs: number, once: () => Promise<T>): Promise<T
   const samples: T[] = [];
   for (let i = 0; i < runs; i++) samples.push(await once());
   return samples;
+}
+
+/** Runs `body` in a fresh temp dir named `prefix…`, removed after it whatever happens. */
+export async function withTempDir<T>(prefix: string, body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    return await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `body` with a started fake model server, closed after it whatever happens. */
+export async function withFakeModelServer<T>(body: (server: FakeModelServer) => Promise<T>): Promise<T> {
+  const server = await startFakeModelServer();
+  try {
+    return await body(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** withTempDir and withFakeModelServer together: the server is closed first, then the dir removed. */
+export function withTempDirAndServer<T>(
+  prefix: string,
+  body: (dir: string, server: FakeModelServer) => Promise<T>,
+): Promise<T> {
+  return withTempDir(prefix, (dir) => withFakeModelServer((server) => body(dir, server)));
 }
 
 /** A config.toml routing gpt-5.2-codex to the fake model server (key FAKE_KEY), then `tables`. */

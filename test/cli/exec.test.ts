@@ -9,6 +9,7 @@ import { callOutputs, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, reasoning, turn, usage } from "../support/fake-model-server.js";
 import { zeroTiming } from "../support/timing.js";
 import { tmpdir } from "../support/tmpdir.js";
+import { DEFAULT_TOOLS } from "../support/tool-names.js";
 
 const h = useExecHarness();
 beforeEach(async () => {
@@ -75,15 +76,7 @@ describe("tscodex exec on the Responses wire", () => {
       prompt_cache_key: sessionId,
     });
     expect(first?.body.instructions).toMatch(/^You are tscodex, a coding agent/);
-    expect(first?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-      "view_image",
-    ]);
+    expect(first?.toolNames).toEqual(DEFAULT_TOOLS);
 
     // Input layout: permissions, AGENTS.md, environment, prompt.
     const texts = (first?.input ?? []).map((item) =>
@@ -242,15 +235,7 @@ describe("tscodex exec on the chat wire", () => {
     const first = h.server.requests[0];
     expect(Object.keys(first?.body ?? {}).sort()).toEqual(["messages", "model", "stream", "tools"]);
     // On chat, apply_patch is offered as a function (Codex drops the custom tool).
-    expect(first?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-      "view_image",
-    ]);
+    expect(first?.toolNames).toEqual(DEFAULT_TOOLS);
     expect(first?.messages.map((m) => m.role)).toEqual(["system", "developer", "user", "user", "user"]);
     expect(first?.messages.at(-1)).toEqual({ role: "user", content: "do the task" });
     const third = h.server.requests[2]?.messages ?? [];

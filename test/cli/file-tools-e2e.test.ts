@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { ResponseItem } from "../../src/protocol/items.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn, webSearchCall } from "../support/fake-model-server.js";
+import { BASE_TOOLS, MCP_RESOURCE_TOOLS } from "../support/tool-names.js";
 import { buildExpTools } from "../tools/file-tools-support.js";
 
 const TINY_PNG =
@@ -43,12 +44,7 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
     const result = await h.exec(["--enable", "file_tools", "look around"]);
     expect(result.code, result.stderr).toBe(0);
     expect(h.server.requests[0]?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
+      ...BASE_TOOLS,
       "grep_files",
       "read_file",
       "list_dir",
@@ -69,16 +65,7 @@ describe("tscodex exec: read_file, list_dir, grep_files", () => {
     await h.writeConfig({ extra: "[tools]\nlist_dir = true\n" });
     h.server.enqueue(turn(message("ok")));
     expect((await h.exec(["hi"])).code).toBe(0);
-    expect(h.server.requests[0]?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-      "list_dir",
-      "view_image",
-    ]);
+    expect(h.server.requests[0]?.toolNames).toEqual([...BASE_TOOLS, "list_dir", "view_image"]);
   });
 });
 
@@ -130,14 +117,7 @@ describe("tscodex exec: view_image", () => {
     await h.writeConfig({ extra: "[tools]\nview_image = false\n" });
     h.server.enqueue(turn(message("ok")));
     expect((await h.exec(["hi"])).code).toBe(0);
-    expect(h.server.requests[0]?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-    ]);
+    expect(h.server.requests[0]?.toolNames).toEqual(BASE_TOOLS);
   });
 });
 
@@ -147,16 +127,7 @@ describe("tscodex exec: web_search", () => {
     const result = await h.exec(["--json", "--enable", "web_search_request", "weather?"]);
     expect(result.code, result.stderr).toBe(0);
     const tools = h.server.requests[0]?.body.tools as Record<string, unknown>[];
-    expect(h.server.requests[0]?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-      "web_search",
-      "view_image",
-    ]);
+    expect(h.server.requests[0]?.toolNames).toEqual([...BASE_TOOLS, "web_search", "view_image"]);
     expect(tools[6]).toEqual({ type: "web_search", external_web_access: true });
     const events = result.stdout
       .trim()
@@ -194,9 +165,7 @@ describe("tscodex exec: --enable / --disable", () => {
     expect(h.server.requests[0]?.toolNames).toEqual([
       "exec_command",
       "write_stdin",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
+      ...MCP_RESOURCE_TOOLS,
       "update_plan",
       "apply_patch",
       "view_image",
@@ -208,9 +177,7 @@ describe("tscodex exec: --enable / --disable", () => {
     const result = await h.exec(["-c", "features.shell_tool=true", "--disable", "shell_tool", "hi"]);
     expect(result.code, result.stderr).toBe(0);
     expect(h.server.requests[0]?.toolNames).toEqual([
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
+      ...MCP_RESOURCE_TOOLS,
       "update_plan",
       "apply_patch",
       "view_image",

@@ -14,6 +14,7 @@ import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
 import { startHttpFixture, TINY_PNG } from "../support/mcp-fixture-server.js";
 import { reaped } from "../support/processes.js";
+import { DEFAULT_TOOLS } from "../support/tool-names.js";
 
 const h = useExecHarness({ config: false, execArgs: ["--full-auto"] });
 beforeAll(async () => {
@@ -61,16 +62,7 @@ describe("tscodex exec with a stdio MCP server", () => {
     const result = await h.exec(["use the tools"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("done\n");
-    expect(h.server.requests[0]?.toolNames).toEqual([
-      "shell_command",
-      "list_mcp_resources",
-      "list_mcp_resource_templates",
-      "read_mcp_resource",
-      "update_plan",
-      "apply_patch",
-      "view_image",
-      ...FIXTURE_TOOLS,
-    ]);
+    expect(h.server.requests[0]?.toolNames).toEqual([...DEFAULT_TOOLS, ...FIXTURE_TOOLS]);
     expect(h.outputs()).toEqual({
       call_1: '[{"text":"echo: hello","type":"text"}]',
       // Deliberate difference: Codex shows an error result exactly like a success.

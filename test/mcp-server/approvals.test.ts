@@ -4,57 +4,24 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decisionFromAnswer } from "../../src/frontends/mcp-server/approvals.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  customToolCall,
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { callTool, connectStdio, type ElicitHandler, type StdioSession } from "../support/mcp-client.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
+import { callTool } from "../support/mcp-client.js";
+import { useMcpHarness } from "../support/mcp-harness.js";
 
-let model: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-const sessions: StdioSession[] = [];
-
-beforeAll(async () => {
-  model = await startFakeModelServer();
-});
-afterAll(() => model.close());
-beforeEach(async () => {
-  model.reset();
-  home = await tmpdir("tscodex-mcp-home-");
-  work = await tmpdir("tscodex-mcp-work-");
-  await writeFakeConfig(home.path, { baseUrl: model.url, extra: "approval_timeout_ms = 1500" });
-});
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((session) => session.close()));
-  await home.cleanup();
-  await work.cleanup();
-});
-
-async function connect(onElicit?: ElicitHandler): Promise<StdioSession> {
-  const session = await connectStdio({ home: home.path, cwd: work.path }, onElicit ? { onElicit } : {});
-  sessions.push(session);
-  return session;
-}
+const h = useMcpHarness({ extraConfig: "approval_timeout_ms = 1500" });
 
 const untrusted = () => ({
   prompt: "touch it",
-  cwd: work.path,
+  cwd: h.work,
   sandbox: "danger-full-access",
   "approval-policy": "untrusted",
 });
 
 function enqueueTouch(file: string): void {
-  model.enqueue(
+  h.model.enqueue(
     turn(functionCall("shell_command", { command: `touch ${file}` }, "call_1")),
     turn(message("done")),
   );
@@ -72,23 +39,25 @@ function outputOf(input: ResponseItem[] | undefined, callId: string): unknown {
 describe("approvals via elicitation", () => {
   it("asks with Codex's fields and runs the command when accepted", async () => {
     const asked: Record<string, unknown>[] = [];
-    const { client } = await connect((params) => {
-      asked.push(params);
-      return { action: "accept", content: {} };
+    const { client } = await h.connect({
+      onElicit: (params) => {
+        asked.push(params);
+        return { action: "accept", content: {} };
+      },
     });
     enqueueTouch("approved.txt");
     const result = await callTool(client, "codex", untrusted());
     expect(result.text).toBe("done");
-    expect(existsSync(join(work.path, "approved.txt"))).toBe(true);
+    expect(existsSync(join(h.work, "approved.txt"))).toBe(true);
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
-      message: `Allow Codex to run \`/bin/bash -lc 'touch approved.txt'\` in \`${work.path}\`?`,
+      message: `Allow Codex to run \`/bin/bash -lc 'touch approved.txt'\` in \`${h.work}\`?`,
       requestedSchema: { type: "object", properties: {} },
       threadId: result.threadId,
       codex_elicitation: "exec-approval",
       codex_call_id: "call_1",
       codex_command: ["/bin/bash", "-lc", "touch approved.txt"],
-      codex_cwd: work.path,
+      codex_cwd: h.work,
       codex_parsed_cmd: [{ type: "unknown", cmd: "touch approved.txt" }],
     });
     expect(typeof asked[0]?.codex_mcp_tool_call_id).toBe("string");
@@ -96,21 +65,23 @@ describe("approvals via elicitation", () => {
   });
 
   it("does not run a declined command and tells the model", async () => {
-    const { client } = await connect(() => ({ action: "decline" }));
+    const { client } = await h.connect({ onElicit: () => ({ action: "decline" }) });
     enqueueTouch("denied.txt");
     const result = await callTool(client, "codex", untrusted());
     expect(result.result.isError).toBeFalsy();
-    expect(existsSync(join(work.path, "denied.txt"))).toBe(false);
-    expect(outputOf(model.requests[1]?.input, "call_1")).toBe("exec command rejected by user");
+    expect(existsSync(join(h.work, "denied.txt"))).toBe(false);
+    expect(outputOf(h.model.requests[1]?.input, "call_1")).toBe("exec command rejected by user");
   });
 
   it("asks before a patch and applies it when approved (approved_for_session in content)", async () => {
     const asked: Record<string, unknown>[] = [];
-    const { client } = await connect((params) => {
-      asked.push(params);
-      return { action: "accept", content: { decision: "approved_for_session" } };
+    const { client } = await h.connect({
+      onElicit: (params) => {
+        asked.push(params);
+        return { action: "accept", content: { decision: "approved_for_session" } };
+      },
     });
-    model.enqueue(
+    h.model.enqueue(
       turn(
         customToolCall(
           "apply_patch",
@@ -123,52 +94,54 @@ describe("approvals via elicitation", () => {
     // danger-full-access would write without asking; workspace-write + untrusted asks for every patch.
     const result = await callTool(client, "codex", { ...untrusted(), sandbox: "workspace-write" });
     expect(result.text).toBe("patched");
-    expect(existsSync(join(work.path, "new.txt"))).toBe(true);
+    expect(existsSync(join(h.work, "new.txt"))).toBe(true);
     expect(asked[0]).toMatchObject({
       message: "Allow Codex to apply proposed code changes?",
       codex_elicitation: "patch-approval",
-      codex_changes: { [join(work.path, "new.txt")]: { type: "add", content: "x\n" } },
+      codex_changes: { [join(h.work, "new.txt")]: { type: "add", content: "x\n" } },
     });
   });
 
   it("ends the turn with an isError result when the client cancels (abort)", async () => {
-    const { client } = await connect(() => ({ action: "cancel" }));
-    model.enqueue(turn(functionCall("shell_command", { command: "touch aborted.txt" }, "call_1")));
+    const { client } = await h.connect({ onElicit: () => ({ action: "cancel" }) });
+    h.model.enqueue(turn(functionCall("shell_command", { command: "touch aborted.txt" }, "call_1")));
     const result = await callTool(client, "codex", untrusted());
     expect(result.result.isError).toBe(true);
     expect(result.text).toBe(
       "Turn aborted: the approval request for `touch aborted.txt` was answered with abort.",
     );
-    expect(existsSync(join(work.path, "aborted.txt"))).toBe(false);
+    expect(existsSync(join(h.work, "aborted.txt"))).toBe(false);
     // The thread is still usable.
-    model.enqueue(turn(message("after abort")));
+    h.model.enqueue(turn(message("after abort")));
     const next = await callTool(client, "codex-reply", { threadId: result.threadId, prompt: "go on" });
     expect(next.text).toBe("after abort");
   });
 
   it("applies the declared outcome (denied) for a client without elicitation", async () => {
-    const { client } = await connect();
+    const { client } = await h.connect();
     enqueueTouch("nobody.txt");
     const progress: string[] = [];
     const result = await callTool(client, "codex", untrusted(), progress);
     expect(result.text).toBe("done");
-    expect(existsSync(join(work.path, "nobody.txt"))).toBe(false);
-    expect(outputOf(model.requests[1]?.input, "call_1")).toBe("exec command rejected by user");
+    expect(existsSync(join(h.work, "nobody.txt"))).toBe(false);
+    expect(outputOf(h.model.requests[1]?.input, "call_1")).toBe("exec command rejected by user");
     expect(progress).toContain("Waiting for approval to run `touch nobody.txt`");
   });
 
   it("denies when the client does not answer within approval_timeout_ms", async () => {
     let asked = 0;
-    const { client } = await connect(() => {
-      asked += 1;
-      return new Promise(() => {});
+    const { client } = await h.connect({
+      onElicit: () => {
+        asked += 1;
+        return new Promise(() => {});
+      },
     });
     enqueueTouch("late.txt");
     const result = await callTool(client, "codex", untrusted());
     // The question went out, nobody answered, and the bounded wait denied it.
     expect(asked).toBe(1);
     expect(result.text).toBe("done");
-    expect(existsSync(join(work.path, "late.txt"))).toBe(false);
+    expect(existsSync(join(h.work, "late.txt"))).toBe(false);
   });
 });
 

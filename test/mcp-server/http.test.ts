@@ -4,45 +4,22 @@
  * and an elicitation over the call's SSE stream.
  */
 import { request as httpRequest } from "node:http";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { callTool, connectHttp, type HttpServerProcess, startHttpServer } from "../support/mcp-client.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { useMcpHarness } from "../support/mcp-harness.js";
 
 const KEY = "secret-key-123";
 const AUTH = { Authorization: `Bearer ${KEY}` };
 
-let model: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
+const h = useMcpHarness();
 let server: HttpServerProcess;
 
-beforeAll(async () => {
-  model = await startFakeModelServer();
-});
-afterAll(() => model.close());
+// Registered after the harness: starts once home and work exist, stops before they are removed.
 beforeEach(async () => {
-  model.reset();
-  home = await tmpdir("tscodex-mcp-home-");
-  work = await tmpdir("tscodex-mcp-work-");
-  await writeFakeConfig(home.path, { baseUrl: model.url });
-  server = await startHttpServer({ home: home.path, cwd: work.path, env: { MCP_KEY: KEY } }, [
-    "--api-key-env",
-    "MCP_KEY",
-  ]);
+  server = await startHttpServer({ ...h.serverEnv(), env: { MCP_KEY: KEY } }, ["--api-key-env", "MCP_KEY"]);
 });
-afterEach(async () => {
-  await server.stop();
-  await home.cleanup();
-  await work.cleanup();
-});
+afterEach(() => server.stop());
 
 /** A raw POST of an initialize request with the given headers; resolves with the status. */
 function rawPost(headers: Record<string, string>): Promise<number> {
@@ -92,15 +69,15 @@ describe("mcp-server --http", () => {
   it("runs codex and codex-reply, several calls of one session at once", async () => {
     const { client, transport } = await connectHttp(server.url, { headers: AUTH });
     try {
-      model.enqueue(turn(message("a")), turn(message("b")));
+      h.model.enqueue(turn(message("a")), turn(message("b")));
       const [one, two] = await Promise.all([
-        callTool(client, "codex", { prompt: "one", cwd: work.path }),
-        callTool(client, "codex", { prompt: "two", cwd: work.path }),
+        callTool(client, "codex", { prompt: "one", cwd: h.work }),
+        callTool(client, "codex", { prompt: "two", cwd: h.work }),
       ]);
       expect([one.text, two.text].sort()).toEqual(["a", "b"]);
       expect(one.threadId).not.toBe(two.threadId);
 
-      model.enqueue(turn(message("again")));
+      h.model.enqueue(turn(message("again")));
       const progress: string[] = [];
       const reply = await callTool(
         client,
@@ -153,13 +130,13 @@ describe("mcp-server --http", () => {
       },
     });
     try {
-      model.enqueue(
+      h.model.enqueue(
         turn(functionCall("shell_command", { command: "touch http.txt" }, "call_1")),
         turn(message("done")),
       );
       const result = await callTool(client, "codex", {
         prompt: "touch",
-        cwd: work.path,
+        cwd: h.work,
         sandbox: "danger-full-access",
         "approval-policy": "untrusted",
       });

@@ -5,17 +5,10 @@
  * `{decision}` answers), and `codex/event` notifications behind --raw-events.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { writeFakeConfig } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  functionCall,
-  message,
-  startFakeModelServer,
-  turn,
-} from "../support/fake-model-server.js";
-import { RawStdioClient, type WireMessage } from "../support/mcp-client.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { describe, expect, it } from "vitest";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
+import type { WireMessage } from "../support/mcp-client.js";
+import { useMcpHarness } from "../support/mcp-harness.js";
 
 /** Codex 0.89's recorded transcripts (shared team reference; the checks skip where it is absent). */
 const REFERENCE = process.env.TSCODEX_REFERENCE_DIR ?? "/work/shared/reference/mcp-server";
@@ -36,36 +29,11 @@ function transcript(name: string): Recorded[] {
 type ToolEntry = { name: string; inputSchema: SchemaShape; outputSchema?: SchemaShape };
 type SchemaShape = { properties: Record<string, { type?: string; enum?: string[] }>; required?: string[] };
 
-let model: FakeModelServer;
-let home: TempDir;
-let work: TempDir;
-const clients: RawStdioClient[] = [];
-
-beforeAll(async () => {
-  model = await startFakeModelServer();
-});
-afterAll(() => model.close());
-beforeEach(async () => {
-  model.reset();
-  home = await tmpdir("tscodex-mcp-home-");
-  work = await tmpdir("tscodex-mcp-work-");
-  await writeFakeConfig(home.path, { baseUrl: model.url });
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await home.cleanup();
-  await work.cleanup();
-});
-
-function rawClient(args: string[] = []): RawStdioClient {
-  const client = new RawStdioClient({ home: home.path, cwd: work.path }, args);
-  clients.push(client);
-  return client;
-}
+const h = useMcpHarness();
 
 describe("the MCP wire", () => {
   it("answers every request: initialize, ping, unknown methods, bad params, logging/setLevel", async () => {
-    const client = rawClient();
+    const client = h.rawClient();
     const init = await client.initialize({ elicitation: {} });
     expect(init.result).toMatchObject({
       protocolVersion: "2025-06-18",
@@ -94,7 +62,7 @@ describe("the MCP wire", () => {
       const recorded = transcript("probe.jsonl").find((line) => line.dir === "<-" && line.msg.id === 2);
       const reference = (recorded?.msg.result as { tools: ToolEntry[] } | undefined)?.tools ?? [];
       expect(reference.length).toBe(2);
-      const client = rawClient();
+      const client = h.rawClient();
       await client.initialize();
       const ours = ((await client.request(1, "tools/list", {})).result as { tools: ToolEntry[] }).tools;
       for (const want of reference) {
@@ -116,7 +84,7 @@ describe("the MCP wire", () => {
   it.skipIf(!haveReference)("gives the recorded error texts for the recorded bad calls", async () => {
     const lines = transcript("session.jsonl");
     const start = lines.findIndex((line) => line.dir === "mark" && String(line.msg) === "08-errors");
-    const client = rawClient();
+    const client = h.rawClient();
     await client.initialize();
     let checked = 0;
     for (const line of lines.slice(start + 1)) {
@@ -139,9 +107,9 @@ describe("the MCP wire", () => {
   });
 
   it("takes Codex-style {decision} answers and returns the recorded result shape", async () => {
-    const client = rawClient();
+    const client = h.rawClient();
     await client.initialize({ elicitation: {} });
-    model.enqueue(
+    h.model.enqueue(
       turn(functionCall("shell_command", { command: "touch approved.txt && echo touched" }, "call_1")),
       turn(message("approved done")),
     );
@@ -152,7 +120,7 @@ describe("the MCP wire", () => {
         name: "codex",
         arguments: {
           prompt: "touch it",
-          cwd: work.path,
+          cwd: h.work,
           sandbox: "danger-full-access",
           "approval-policy": "untrusted",
         },
@@ -175,23 +143,23 @@ describe("the MCP wire", () => {
       content: [{ type: "text", text: "approved done" }],
       structuredContent: { threadId: result.structuredContent.threadId, content: "approved done" },
     });
-    const ran = model.requests[1]?.input.find((item) => item.type === "function_call_output");
+    const ran = h.model.requests[1]?.input.find((item) => item.type === "function_call_output");
     expect(JSON.stringify(ran)).toContain("touched");
   });
 
   it("sends codex/event notifications only with --raw-events", async () => {
-    const plain = rawClient();
+    const plain = h.rawClient();
     await plain.initialize();
-    model.enqueue(turn(message("quiet")));
-    await plain.request(1, "tools/call", { name: "codex", arguments: { prompt: "x", cwd: work.path } });
+    h.model.enqueue(turn(message("quiet")));
+    await plain.request(1, "tools/call", { name: "codex", arguments: { prompt: "x", cwd: h.work } });
     expect(plain.messages.some((m) => m.method === "codex/event")).toBe(false);
 
-    const raw = rawClient(["--raw-events"]);
+    const raw = h.rawClient(["--raw-events"]);
     await raw.initialize();
-    model.enqueue(turn(message("loud")));
+    h.model.enqueue(turn(message("loud")));
     const reply = await raw.request(7, "tools/call", {
       name: "codex",
-      arguments: { prompt: "x", cwd: work.path },
+      arguments: { prompt: "x", cwd: h.work },
     });
     const threadId = (reply.result as { structuredContent: { threadId: string } }).structuredContent.threadId;
     const events = raw.messages.filter((m) => m.method === "codex/event").map((m) => m.params as WireMessage);
