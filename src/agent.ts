@@ -15,10 +15,10 @@
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "./protocol/events.js";
+import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { ThreadSummary } from "./session/rollout-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
-import type { ApprovalPolicy, SandboxMode } from "./tools/types.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
 

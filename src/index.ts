@@ -9,6 +9,7 @@ export {
 export { type Config, loadConfig } from "./config/load.js";
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
+export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 export type { SessionMeta } from "./session/rollout.js";
 export type { ThreadSummary } from "./session/rollout-store.js";
 export type { TurnResult, TurnStatus, UserInput } from "./session/thread.js";
@@ -17,5 +18,5 @@ export {
   ThreadManager,
   type ThreadManagerOptions,
 } from "./session/thread-manager.js";
-export type { ApprovalPolicy, SandboxMode, ToolDefinition } from "./tools/types.js";
+export type { ToolDefinition } from "./tools/types.js";
 export { VERSION } from "./version.js";

@@ -114,7 +114,7 @@ export interface Agent {
 export async function makeAgents(
   dir: string,
   toml: string,
-  options: { tscodex?: string; suffix?: string } = {},
+  options: { tscodex?: string | undefined; suffix?: string | undefined } = {},
 ): Promise<Agent[]> {
   const home = async (name: string): Promise<string> => {
     const path = join(dir, `${name}${options.suffix ?? ""}`);

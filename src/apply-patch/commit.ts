@@ -19,7 +19,7 @@ interface WriteOp {
   text: string;
   mode: number | null;
   before: FileSnapshot;
-  temp?: string;
+  temp?: string | undefined;
 }
 
 interface DeleteOp {

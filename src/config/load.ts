@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
-import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {

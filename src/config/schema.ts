@@ -3,10 +3,8 @@
  * carries over. Unknown keys are kept (later features read them) but known keys are typed.
  */
 import { z } from "zod";
+import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
 import { mcpServersSchema } from "./mcp-servers.js";
-
-export const approvalPolicySchema = z.enum(["untrusted", "on-failure", "on-request", "never"]);
-export const sandboxModeSchema = z.enum(["read-only", "workspace-write", "danger-full-access"]);
 
 const stringMap = z.record(z.string(), z.string());
 

@@ -9,6 +9,7 @@
  * The child runs as a session leader (setsid) with the terminal as its controlling tty, so
  * its pid is also its process group id and its session id.
  */
+import { errorMessage } from "../util/errors.js";
 
 /** How a terminal process ended. `signal` is null when it exited on its own. */
 export interface PtyExit {
@@ -76,7 +77,7 @@ export function loadPty(): Promise<NodePtyModule> {
     (module) => module as unknown as NodePtyModule,
     (error: unknown) => {
       throw new PtyUnavailableError(
-        `tty sessions need @lydell/node-pty, which could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+        `tty sessions need @lydell/node-pty, which could not be loaded: ${errorMessage(error)}`,
         { cause: error },
       );
     },

@@ -10,6 +10,7 @@
  */
 import { type McpServerConfig, toolTimeoutMs } from "../config/mcp-servers.js";
 import type { Event, McpStartupStatus } from "../protocol/events.js";
+import { errorMessage } from "../util/errors.js";
 import { type ConnectOptions, McpConnection, type McpPage, type McpRecord } from "./connection.js";
 import { assignToolNames, type NamedTool } from "./naming.js";
 import type { McpCallResult } from "./render.js";
@@ -183,7 +184,7 @@ export class McpClientManager {
         this.update(name, { state: "cancelled" });
         return;
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.failures.push({ server: name, error: message });
       this.update(name, { state: "failed", error: message });
     }

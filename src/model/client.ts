@@ -10,6 +10,7 @@
  * Every retry is announced through `onRetry` before its backoff sleep.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { errorMessage } from "../util/errors.js";
 import { buildChatRequest, mapChatStream } from "./chat.js";
 import {
   abortedError,
@@ -168,7 +169,7 @@ async function httpError(response: HttpResponse): Promise<ModelError> {
 function toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
   if (signal?.aborted) return abortedError();
   if (error instanceof ModelError) return error;
-  return streamError(error instanceof Error ? error.message : String(error), { cause: error });
+  return streamError(errorMessage(error), { cause: error });
 }
 
 /** Exponential backoff with ±10% jitter; `retry` counts from 1. */

@@ -4,7 +4,7 @@
  * (reference: models/models-embedded-089.json and tool-specs/089/cfg-model-*.json).
  * Unknown slugs get the conservative legacy set, as Codex does.
  */
-import type { TruncationPolicy } from "../tools/types.js";
+import type { TruncationPolicy } from "../protocol/policy.js";
 
 export type ShellType = "shell_command" | "shell" | "local_shell" | "none";
 export type ApplyPatchType = "freeform" | "function" | "none";

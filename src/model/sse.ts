@@ -5,6 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { errorMessage } from "../util/errors.js";
 import { ModelError } from "./types.js";
 
 /** One SSE message. `event` is undefined when the server sent only `data:` lines (chat wire). */
@@ -42,7 +43,7 @@ export async function* readSse(body: Readable, idleTimeoutMs: number): AsyncGene
         next = await chunks.next();
       } catch (error) {
         if (error instanceof ModelError) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         throw streamError(reason, { cause: error });
       } finally {
         clearTimeout(timer);

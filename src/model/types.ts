@@ -86,7 +86,7 @@ export interface ProviderInfo {
   baseUrl: string;
   wireApi: WireApi;
   /** Bearer token; omitted when the provider needs none (Ollama). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   httpHeaders: Record<string, string>;
   queryParams: Record<string, string>;
   /** Retries of a failed HTTP request (429, 5xx, connection errors). Codex default 4. */

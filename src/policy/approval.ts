@@ -19,7 +19,7 @@
  * otherwise a patch within the writable roots applies, and one outside them is asked about,
  * or rejected under `never` (read-only has no writable roots, so there every patch is outside).
  */
-import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { describePattern, type ExecPolicy, type PrefixRule } from "./exec-policy.js";
 import { isKnownSafeCommand, shellScriptOf } from "./safe-commands.js";
 import { parseSimpleScript, splitScriptLoosely } from "./shell-parse.js";

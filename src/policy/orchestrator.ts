@@ -39,18 +39,20 @@ import {
 } from "./sandbox/index.js";
 
 export interface OrchestratorOptions {
-  rules?: ExecPolicy;
+  rules?: ExecPolicy | undefined;
   /** Config `sandbox_backend`; "auto" (default) lets the sandbox runtime pick. */
-  backend?: SandboxBackendChoice;
+  backend?: SandboxBackendChoice | undefined;
   /** Session memory; share it with the thread's gate. */
   store?: ApprovalStore;
   /** Test seams: the sandbox wrapper and the denial heuristic. */
-  prepare?: (
-    argv: string[],
-    cwd: string,
-    policy: SandboxPolicy,
-    options: PrepareOptions,
-  ) => Promise<PreparedCommand>;
+  prepare?:
+    | ((
+        argv: string[],
+        cwd: string,
+        policy: SandboxPolicy,
+        options: PrepareOptions,
+      ) => Promise<PreparedCommand>)
+    | undefined;
   isDenial?: (exitCode: number, output: string) => boolean;
 }
 

@@ -2,7 +2,7 @@
  * The developer message that tells the model what it may do. The bracketed facts line
  * keeps the machine-checkable part (mode, policy, network) in one place.
  */
-import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 
 export interface PermissionsInput {
   sandboxMode: SandboxMode;

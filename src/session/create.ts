@@ -11,10 +11,10 @@ import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { attachMcpTools } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import { type ApprovalGate, ToolRouter } from "../tools/router.js";
-import type { ApprovalPolicy, SandboxMode } from "../tools/types.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
 import { compactionSettings } from "./compact.js";
@@ -25,14 +25,14 @@ export interface CreateThreadOptions {
   cwd: string;
   /** `originator` header: who drives the agent (exec, mcp-server, an SDK user). */
   originator: string;
-  approvalPolicy?: ApprovalPolicy;
-  sandboxMode?: SandboxMode;
-  model?: string;
-  baseInstructions?: string;
-  developerInstructions?: string;
-  gate?: ApprovalGate;
-  threadId?: string;
-  env?: NodeJS.ProcessEnv;
+  approvalPolicy?: ApprovalPolicy | undefined;
+  sandboxMode?: SandboxMode | undefined;
+  model?: string | undefined;
+  baseInstructions?: string | undefined;
+  developerInstructions?: string | undefined;
+  gate?: ApprovalGate | undefined;
+  threadId?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {

@@ -1,8 +1,9 @@
 /** What a Thread is built from: the model client, the tools and the fixed prompt parts. */
 import type { ModelClient } from "../model/types.js";
+import type { TruncationPolicy } from "../protocol/policy.js";
 import type { McpStartup } from "../tools/mcp.js";
 import type { ToolRouter } from "../tools/router.js";
-import type { CommandOrchestrator, TruncationPolicy } from "../tools/types.js";
+import type { CommandOrchestrator } from "../tools/types.js";
 import type { CompactionSettings } from "./compact.js";
 
 export interface ThreadServices {

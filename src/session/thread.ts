@@ -18,7 +18,9 @@ import {
   type TokenUsage,
   userMessage,
 } from "../protocol/items.js";
-import type { ApprovalPolicy, SandboxMode, TurnContext } from "../tools/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import type { TurnContext } from "../tools/types.js";
+import { errorMessage } from "../util/errors.js";
 import { EventStream } from "../util/event-stream.js";
 import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
@@ -284,7 +286,7 @@ export class Thread {
         record(userMessage(turnAbortedMessage(op.turnId)));
         this.emit({ type: "turn_aborted", turn_id: op.turnId, reason: "interrupted" });
       } else {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         result.status = "failed";
         result.error = message;
         this.emit({ type: "error", message });
@@ -313,7 +315,7 @@ export class Thread {
       if (!abort.signal.aborted)
         this.emit({
           type: "error",
-          message: `compaction failed: ${error instanceof Error ? error.message : String(error)}`,
+          message: `compaction failed: ${errorMessage(error)}`,
         });
     } finally {
       this.running = null;

@@ -17,6 +17,7 @@ import {
 } from "../protocol/items.js";
 import type { DispatchResult, ToolRouter } from "../tools/router.js";
 import type { TurnContext } from "../tools/types.js";
+import { errorMessage } from "../util/errors.js";
 
 export interface TurnDeps {
   client: ModelClient;
@@ -175,7 +176,7 @@ async function dispatchOne(
     return await router.dispatch(call, context);
   } catch (error) {
     if (context.signal.aborted) return abortedResult(call);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { output: outputFor(call, `fatal error: ${message}`), followUp: [], fatal: message };
   }
 }

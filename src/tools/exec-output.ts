@@ -7,6 +7,7 @@
  */
 import { constants } from "node:os";
 import type { CapturedText } from "../exec/head-tail-buffer.js";
+import type { TruncationPolicy } from "../protocol/policy.js";
 import {
   capturedFromString,
   countLines,
@@ -14,7 +15,6 @@ import {
   prependText,
   truncateText,
 } from "./truncate.js";
-import type { TruncationPolicy } from "./types.js";
 
 /** The facts of a finished command that the envelopes show. */
 export interface ExecSummary {

@@ -7,6 +7,7 @@
  */
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
+import { errorMessage } from "../util/errors.js";
 import {
   type ApprovalRequest,
   type ToolDefinition,
@@ -92,7 +93,7 @@ export class ToolRouter {
       if (error instanceof ToolError && error.kind === "respond") {
         return { output: toOutputItem(call, { content: error.message, success: false }), followUp: [] };
       }
-      throw error instanceof ToolError ? error : ToolError.fatal(describe(error), { cause: error });
+      throw error instanceof ToolError ? error : ToolError.fatal(errorMessage(error), { cause: error });
     }
   }
 
@@ -149,6 +150,3 @@ function toOutputItem(call: ToolCallItem, output: ToolOutput): ResponseItem {
   return { type: "function_call_output", call_id: call.call_id, output: output.content };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -10,7 +10,7 @@
  * exactly as if it had been held whole: the totals describe the whole stream.
  */
 import type { CapturedText } from "../exec/head-tail-buffer.js";
-import type { TruncationPolicy } from "./types.js";
+import type { TruncationPolicy } from "../protocol/policy.js";
 
 const BYTES_PER_TOKEN = 4;
 

@@ -4,14 +4,9 @@
  */
 import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
+import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import type { ResourceScope } from "../util/resource-scope.js";
-
-export type ApprovalPolicy = "untrusted" | "on-failure" | "on-request" | "never";
-export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
-
-/** How output meant for the model is cut down (from model metadata; reference section 4). */
-export type TruncationPolicy = { mode: "tokens"; limit: number } | { mode: "bytes"; limit: number };
 
 /** What the environment of spawned commands is built from (config `shell_environment_policy`). */
 export interface ShellEnvironment {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { countNewlines, HeadTailBuffer } from "../../src/exec/head-tail-buffer.js";
+import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { capturedFromString, truncateText } from "../../src/tools/truncate.js";
-import type { TruncationPolicy } from "../../src/tools/types.js";
 
 /** Writes `bytes` in chunks of varying sizes (splitting characters at times). */
 function writeChunked(buffer: HeadTailBuffer, bytes: Buffer, seed = 7): void {

@@ -19,8 +19,9 @@ import type { PrefixRule } from "../../src/policy/exec-policy.js";
 import { PolicyGate } from "../../src/policy/gate.js";
 import { pathsOutside, realWritableRoots } from "../../src/policy/patch-paths.js";
 import type { Event } from "../../src/protocol/events.js";
+import type { ApprovalPolicy, SandboxMode } from "../../src/protocol/policy.js";
 import { PendingApprovals } from "../../src/session/approvals.js";
-import type { ApprovalPolicy, ApprovalRequest, SandboxMode } from "../../src/tools/types.js";
+import type { ApprovalRequest } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 import { invocationFor, policyTurn } from "./support.js";
 

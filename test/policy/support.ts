@@ -1,12 +1,7 @@
 /** A TurnContext for policy tests: chosen policies, recorded events and scripted approval answers. */
 import type { Event, ReviewDecision } from "../../src/protocol/events.js";
-import type {
-  ApprovalPolicy,
-  ApprovalQuestion,
-  SandboxMode,
-  ToolInvocation,
-  TurnContext,
-} from "../../src/tools/types.js";
+import type { ApprovalPolicy, SandboxMode } from "../../src/protocol/policy.js";
+import type { ApprovalQuestion, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 
 export interface PolicyTurn extends TurnContext {
   readonly events: Event[];
@@ -17,7 +12,7 @@ export interface PolicyTurn extends TurnContext {
 
 export interface PolicyTurnOptions {
   cwd?: string;
-  approvalPolicy?: ApprovalPolicy;
+  approvalPolicy?: ApprovalPolicy | undefined;
   sandboxMode?: SandboxMode;
   writableRoots?: string[];
   /** Answers, in order; when they run out the answer is "denied". */

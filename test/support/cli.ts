@@ -72,7 +72,7 @@ export interface FakeProviderConfig {
   baseUrl: string;
   wireApi?: "responses" | "chat";
   model?: string;
-  extra?: string;
+  extra?: string | undefined;
 }
 
 /** Write a config.toml that routes the default provider to the fake model server. */

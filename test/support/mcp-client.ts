@@ -152,7 +152,10 @@ export async function connectHttp(
 }
 
 /** One JSON-RPC message, as read or written on the wire. */
-export type WireMessage = Record<string, unknown> & { id?: number | string; method?: string };
+export type WireMessage = Record<string, unknown> & {
+  id?: number | string | undefined;
+  method?: string | undefined;
+};
 
 /** A raw stdio client: write lines, wait for messages (replies, notifications, server requests). */
 export class RawStdioClient {

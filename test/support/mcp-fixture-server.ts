@@ -166,7 +166,7 @@ export async function startHttpFixture(): Promise<HttpFixture> {
       return;
     }
     const server = createFixtureServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({});
     res.on("close", () => {
       void transport.close();
       void server.close();

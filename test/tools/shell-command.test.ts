@@ -3,8 +3,9 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
+import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { shellCommandTool } from "../../src/tools/builtin/shell-command.js";
-import type { ToolInvocation, TruncationPolicy, TurnContext } from "../../src/tools/types.js";
+import type { ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 let dir: TempDir;

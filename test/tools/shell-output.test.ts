@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import {
   formatAborted,
   formatDurationSeconds,
@@ -9,7 +10,6 @@ import {
   formatWallTime,
   legacyJson,
 } from "../../src/tools/exec-output.js";
-import type { TruncationPolicy } from "../../src/tools/types.js";
 
 const TOKENS: TruncationPolicy = { mode: "tokens", limit: 10_000 };
 const BYTES: TruncationPolicy = { mode: "bytes", limit: 10_000 };

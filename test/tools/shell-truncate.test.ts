@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { formatFreeformExecOutput, formatLegacyExecOutput } from "../../src/tools/exec-output.js";
 import {
   capturedFromString,
@@ -7,7 +8,6 @@ import {
   prependText,
   truncateText,
 } from "../../src/tools/truncate.js";
-import type { TruncationPolicy } from "../../src/tools/types.js";
 
 const TOKENS: TruncationPolicy = { mode: "tokens", limit: 10_000 };
 const BYTES: TruncationPolicy = { mode: "bytes", limit: 10_000 };

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import type { LocalShellAction } from "../../src/protocol/items.js";
+import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { localShellTool, shellTool } from "../../src/tools/builtin/shell.js";
-import type { ToolInvocation, ToolPayload, TruncationPolicy, TurnContext } from "../../src/tools/types.js";
+import type { ToolInvocation, ToolPayload, TurnContext } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 let dir: TempDir;

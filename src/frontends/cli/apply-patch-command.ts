@@ -4,6 +4,7 @@
  * the tree unchanged.
  */
 import { applyPatch, PatchError } from "../../apply-patch/index.js";
+import { errorMessage } from "../../util/errors.js";
 
 export interface ApplyPatchCommandOptions {
   /** Directory the patch's relative paths resolve against. */
@@ -19,7 +20,7 @@ export async function runApplyPatchCommand(opts: ApplyPatchCommandOptions): Prom
   try {
     text = await readAll(opts.stdin);
   } catch (error) {
-    opts.stderr.write(`failed to read the patch from stdin: ${describe(error)}\n`);
+    opts.stderr.write(`failed to read the patch from stdin: ${errorMessage(error)}\n`);
     return 1;
   }
   try {
@@ -28,7 +29,7 @@ export async function runApplyPatchCommand(opts: ApplyPatchCommandOptions): Prom
     return 0;
   } catch (error) {
     // PatchError messages are complete; anything else (an unexpected I/O error) gets its text.
-    opts.stderr.write(`${error instanceof PatchError ? error.message : describe(error)}\n`);
+    opts.stderr.write(`${error instanceof PatchError ? error.message : errorMessage(error)}\n`);
     return 1;
   }
 }
@@ -39,6 +40,3 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

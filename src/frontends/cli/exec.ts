@@ -11,9 +11,9 @@ import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../c
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { ReviewDecision } from "../../protocol/events.js";
+import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
-import type { ApprovalPolicy, SandboxMode } from "../../tools/types.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 

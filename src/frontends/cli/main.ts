@@ -3,6 +3,7 @@
  * for what it uses.
  */
 import { Command, CommanderError, Option } from "commander";
+import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
@@ -220,7 +221,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    process.stderr.write(`tscodex: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`tscodex: ${errorMessage(error)}\n`);
     return 1;
   }
   return exitCode;

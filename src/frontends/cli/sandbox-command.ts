@@ -17,7 +17,7 @@ import {
   type SandboxPolicy,
   SandboxUnavailableError,
 } from "../../policy/sandbox/index.js";
-import type { SandboxMode } from "../../tools/types.js";
+import type { SandboxMode } from "../../protocol/policy.js";
 
 export interface SandboxCliOptions {
   fullAuto?: boolean;

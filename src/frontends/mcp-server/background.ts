@@ -5,6 +5,8 @@
  * One task per thread is remembered (the latest); finished tasks are kept until `forgetTask`
  * or until more than MAX_FINISHED have finished since (oldest first).
  */
+
+import { errorMessage } from "../../util/errors.js";
 import type { ServerToolResult } from "./server-tool.js";
 
 export type TaskState = "running" | "completed" | "failed";
@@ -77,6 +79,6 @@ function settle(threadId: string, task: Task, state: TaskState, result: ServerTo
 }
 
 function failure(error: unknown): ServerToolResult {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { content: [{ type: "text", text: `Background task failed: ${message}` }], isError: true };
 }

@@ -2,10 +2,8 @@
  * The `codex` tool's input schema as sent in tools/list: Codex's fields (names as
  * reference/mcp-server records; descriptions ours) and the compatibility spellings.
  */
+import { APPROVAL_POLICIES, SANDBOX_MODES } from "../../protocol/policy.js";
 import type { JsonSchemaObject } from "./server-tool.js";
-
-const APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"];
-const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"];
 
 const str = (description: string) => ({ type: "string", description });
 const bool = (description: string) => ({ type: "boolean", description });
@@ -18,14 +16,14 @@ export function codexInputSchema(): JsonSchemaObject {
       prompt: str("The task for the agent, as a user would type it."),
       "approval-policy": {
         type: "string",
-        enum: APPROVAL_POLICIES,
+        enum: [...APPROVAL_POLICIES],
         description:
           "When commands need the client's approval: untrusted (all but known-safe), on-failure (re-run " +
           "unsandboxed after a sandbox denial), on-request (the model asks), never. Default on-request.",
       },
       sandbox: {
         type: "string",
-        enum: SANDBOX_MODES,
+        enum: [...SANDBOX_MODES],
         description:
           "What commands may touch: read-only (default), workspace-write (cwd and /tmp), danger-full-access.",
       },
@@ -60,7 +58,11 @@ export function codexInputSchema(): JsonSchemaObject {
         "Fetch the next page of an earlier result (its nextPageToken); the prompt is then ignored.",
       ),
       background: bool("Return at once with the threadId and run the turn in the background."),
-      approvalPolicy: { type: "string", enum: APPROVAL_POLICIES, description: "Alias of approval-policy." },
+      approvalPolicy: {
+        type: "string",
+        enum: [...APPROVAL_POLICIES],
+        description: "Alias of approval-policy.",
+      },
       workingDirectory: str("Alias of cwd."),
       baseInstructions: str("Alias of base-instructions."),
     },

@@ -8,9 +8,10 @@ import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { z } from "zod";
 import type { Config } from "../../config/load.js";
-import { approvalPolicySchema, sandboxModeSchema } from "../../config/schema.js";
+import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
+import { errorMessage } from "../../util/errors.js";
 import { startBackgroundTask } from "./background.js";
 import {
   CODEX_OUTPUT_SCHEMA,
@@ -86,7 +87,7 @@ async function handleCodex(
   try {
     images = await loadImages(args.image, cwd);
   } catch (error) {
-    return plainError(error instanceof Error ? error.message : String(error));
+    return plainError(errorMessage(error));
   }
   const overrides = turnOverrides(args);
   const thread = await openThread(args, cwd, overrides, context);

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "../../util/errors.js";
 import { createMcpServer, type ServerRuntime } from "./server.js";
 
 export interface HttpOptions {
@@ -82,8 +83,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
 
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent)
-        reply(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) reply(res, 500, `Internal error: ${errorMessage(error)}`);
       else res.end();
     });
   });

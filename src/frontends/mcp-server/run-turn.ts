@@ -8,6 +8,7 @@
  */
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
+import { errorMessage } from "../../util/errors.js";
 import { decideApproval } from "./approvals.js";
 import { type Page, paginate } from "./pagination.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
@@ -68,7 +69,7 @@ export async function runTurn(
     }
     return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize);
   } catch (error) {
-    return errorResult(thread.id, `Turn failed: ${error instanceof Error ? error.message : String(error)}`);
+    return errorResult(thread.id, `Turn failed: ${errorMessage(error)}`);
   } finally {
     clearInterval(heartbeat);
     context.signal.removeEventListener("abort", onCancel);

@@ -20,6 +20,7 @@ import { parseOverride } from "../../config/overrides.js";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
 import type { ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
 import { serverTools } from "./tools.js";
@@ -171,9 +172,7 @@ async function callTool(
     // Spread: the SDK's result type has an index signature our interface does not.
     return { ...(await tool.handle(args, context)) };
   } catch (error) {
-    return errorResult(
-      `Internal error in ${tool.name}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    return errorResult(`Internal error in ${tool.name}: ${errorMessage(error)}`);
   }
 }
 

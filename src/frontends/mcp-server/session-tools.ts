@@ -13,6 +13,7 @@ import { builtinProviders, missingKeyMessage, resolveProvider } from "../../conf
 import { messageText } from "../../protocol/items.js";
 import type { StoredThread } from "../../session/rollout-reader.js";
 import { DEFAULT_SESSION_TTL_MS } from "../../session/thread-manager.js";
+import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
 import { forgetTask, taskStatus } from "./background.js";
 import { clampPageSize, forgetThread, paginate, readPage } from "./pagination.js";
@@ -213,7 +214,7 @@ function tool<I extends z.ZodObject, O extends z.ZodObject>(
       return await handle(parsed.data, context);
     } catch (cause) {
       // A tool failure is a result, never a JSON-RPC error.
-      const message = cause instanceof Error ? cause.message : String(cause);
+      const message = errorMessage(cause);
       return fail(`${name} failed: ${message}`, errorShape(name, args));
     }
   };

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { Config } from "../../config/load.js";
 import { readRollout, type StoredThread } from "../../session/rollout-reader.js";
 import { findRollout } from "../../session/rollout-store.js";
+import { errorMessage } from "../../util/errors.js";
 import { taskStatus } from "./background.js";
 import { loadSettingsConfig, type ServerToolContext } from "./server-tool.js";
 
@@ -34,7 +35,7 @@ export async function locateThread(
   try {
     path = await findRollout(home, id);
   } catch (cause) {
-    return { error: cause instanceof Error ? cause.message : String(cause) };
+    return { error: errorMessage(cause) };
   }
   const fullId = (path && ROLLOUT_ID.exec(basename(path))?.[1]) ?? id;
   if (!path && !context.threads.peek(fullId) && !taskStatus(fullId))

@@ -20,6 +20,7 @@ import {
   turnDiffTrackerFor,
   VERIFICATION_PREFIX,
 } from "../../apply-patch/index.js";
+import { errorMessage } from "../../util/errors.js";
 import { formatWallTime } from "../exec-output.js";
 import { ArgumentsError, parseToolArguments } from "../json-args.js";
 import { toParametersSchema } from "../json-schema.js";
@@ -209,7 +210,7 @@ async function verify(text: string, cwd: string): Promise<PatchPlan> {
   } catch (error) {
     if (error instanceof PatchError) throw ToolError.respond(error.message, { cause: error });
     // An unexpected I/O failure while reading is still the model's to handle, not the turn's end.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw ToolError.respond(`${VERIFICATION_PREFIX}${message}`, { cause: error });
   }
 }
@@ -232,7 +233,7 @@ async function execute(
   try {
     applied = await commitPatch(plan);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     turn.emit({
       type: "patch_apply_end",
       call_id: callId,

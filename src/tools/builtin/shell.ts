@@ -52,7 +52,7 @@ export interface ShellRun {
   /** freeform: shell_command's text envelope; legacy: the JSON one. */
   envelope: "freeform" | "legacy";
   /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
-  escalation?: { justification?: string | undefined } | null;
+  escalation?: { justification?: string | undefined } | null | undefined;
 }
 
 /** The `escalation` of a call from its `sandbox_permissions` and `justification` arguments. */
