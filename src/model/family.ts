@@ -79,6 +79,11 @@ const LEGACY: Omit<ModelFamily, "slug"> = {
   defaultVerbosity: null,
 };
 
+/** The slugs whose families are known (not guessed from a prefix), in Codex's list order. */
+export function knownModelSlugs(): string[] {
+  return KNOWN.map((family) => family.slug);
+}
+
 /** Look a slug up: exact match first, then the longest known prefix (dated snapshots). */
 export function findModelFamily(slug: string): ModelFamily {
   const exact = KNOWN.find((family) => family.slug === slug);

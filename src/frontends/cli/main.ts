@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
+import type { AppServerCliOptions } from "../app-server/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
@@ -211,6 +212,30 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (options: McpServerCliOptions) => {
       const { runMcpServer } = await import("../mcp-server/run.js");
       exitCode = await runMcpServer(options);
+    });
+
+  const appServer = program
+    .command("app-server")
+    .description("Serve Codex's app-server JSON-RPC protocol to an app (stdio by default, or WebSocket)")
+    .option("--listen <url>", "stdio:// or ws://HOST:PORT (0: any free port)", "stdio://")
+    .option("--api-key-env <var>", "with ws://: require `Authorization: Bearer <value of VAR>`")
+    .option(
+      "-c, --config <key=value>",
+      "override a config key for every thread (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
+    .action(async (options: AppServerCliOptions) => {
+      const { runAppServer } = await import("../app-server/run.js");
+      exitCode = await runAppServer(options);
+    });
+  appServer
+    .command("generate-json-schema")
+    .description("Write the protocol's JSON Schema files (from the schemas that validate messages)")
+    .requiredOption("-o, --out <dir>", "directory to write into")
+    .action(async (options: { out: string }) => {
+      const { runGenerateJsonSchema } = await import("../app-server/protocol/json-schema.js");
+      exitCode = await runGenerateJsonSchema(options);
     });
 
   registerMcpCommand(program, (code) => {

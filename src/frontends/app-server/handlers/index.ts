@@ -1,0 +1,35 @@
+/** The handler of every client method, type-checked against the method table. */
+import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import type { HandlerContext } from "../session.js";
+import { commandExec } from "./command-exec.js";
+import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
+import { initialize, mcpServerStatusList, modelList } from "./info.js";
+import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
+import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
+import { turnInterrupt, turnStart } from "./turns.js";
+
+export type Handler<M extends ClientMethod> = (
+  params: ParamsOf<M>,
+  context: HandlerContext,
+) => Promise<ResultOf<M>>;
+
+export const handlers: { [M in ClientMethod]: Handler<M> } = {
+  initialize,
+  "thread/start": threadStart,
+  "thread/resume": threadResume,
+  "thread/fork": threadFork,
+  "thread/archive": threadArchive,
+  "thread/rollback": threadRollback,
+  "thread/list": threadList,
+  "thread/loaded/list": threadLoadedList,
+  "thread/read": threadRead,
+  "turn/start": turnStart,
+  "turn/interrupt": turnInterrupt,
+  "model/list": modelList,
+  "mcpServerStatus/list": mcpServerStatusList,
+  "config/mcpServer/reload": mcpServerReload,
+  "config/read": configRead,
+  "config/value/write": configValueWrite,
+  "config/batchWrite": configBatchWrite,
+  "command/exec": commandExec,
+};

@@ -1,0 +1,188 @@
+/**
+ * thread/start, thread/resume, thread/fork, thread/archive and thread/rollback: open a thread
+ * (new, stored, or copied), make the calling client follow it, and answer with the thread and
+ * the settings it runs with. thread/start and thread/fork announce the new thread with
+ * `thread/started` after the reply, as Codex does.
+ */
+import { resolve } from "node:path";
+import type { Config } from "../../../config/load.js";
+import type { ClientToolSpec } from "../../../protocol/client-tools.js";
+import { readRollout } from "../../../session/rollout-reader.js";
+import type { Thread } from "../../../session/thread.js";
+import type { OpenThreadOptions } from "../../../session/thread-manager.js";
+import { errorMessage } from "../../../util/errors.js";
+import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
+import type { HandlerContext } from "../session.js";
+import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
+import { archiveThread, requireRollout, rollbackThread } from "../thread-files.js";
+import { checkThreadId } from "../thread-id.js";
+import { newRolloutPath, newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
+import { clientToolsOf } from "./client-tools.js";
+
+type SettingsParams = ParamsOf<"thread/start">;
+
+/** The thread's own configuration when it brings `config` or `modelProvider`; else the server's. */
+async function threadConfig(context: HandlerContext, params: Partial<SettingsParams>): Promise<Config> {
+  const extra = {
+    ...(params.config ?? {}),
+    ...(params.modelProvider ? { model_provider: params.modelProvider } : {}),
+  };
+  if (Object.keys(extra).length === 0) return context.runtime.config;
+  try {
+    return await context.runtime.configWith(extra);
+  } catch (error) {
+    throw RpcError.invalidParams(`Invalid request: config: ${errorMessage(error)}`);
+  }
+}
+
+/** Thread options from the settings params (only what was given). */
+function openOptions(params: Partial<SettingsParams>, config: Config, tools: ClientToolSpec[] | undefined) {
+  const options: OpenThreadOptions = {
+    config,
+    ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
+    ...(params.model ? { model: params.model } : {}),
+    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+    ...(params.baseInstructions ? { baseInstructions: params.baseInstructions } : {}),
+    ...(params.developerInstructions ? { developerInstructions: params.developerInstructions } : {}),
+    ...(tools ? { clientTools: tools } : {}),
+  };
+  return options;
+}
+
+/** What the client is told the thread runs with: the params given, else the config. */
+function settingsOf(
+  context: HandlerContext,
+  thread: Thread,
+  params: Partial<SettingsParams>,
+  config: Config,
+  base?: ChannelSettings,
+): ChannelSettings {
+  const defaults = base ?? context.runtime.defaultSettings(thread.cwd, config);
+  return {
+    ...defaults,
+    cwd: thread.cwd,
+    ...(params.model ? { model: params.model } : {}),
+    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+    ...(params.modelProvider ? { modelProvider: params.modelProvider } : {}),
+  };
+}
+
+/** Open through `open`, turning core failures (a tool name clash, a bad cwd) into -32602. */
+async function opening(open: () => Promise<Thread>): Promise<Thread> {
+  try {
+    return await open();
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    throw RpcError.invalidParams(`Invalid request: ${errorMessage(error)}`);
+  }
+}
+
+function announce(
+  context: HandlerContext,
+  channel: ThreadChannel,
+  thread: ResultOf<"thread/start">["thread"],
+) {
+  context.session.follow(channel);
+  context.after(() => context.session.send(encodeNotification("thread/started", { thread })));
+}
+
+export async function threadStart(
+  params: ParamsOf<"thread/start">,
+  context: HandlerContext,
+): Promise<ResultOf<"thread/start">> {
+  const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
+  const config = await threadConfig(context, params);
+  const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
+  const thread = await opening(() => context.runtime.threads.start(options));
+  const settings = settingsOf(context, thread, params, config);
+  const channel = context.runtime.adopt(thread, settings);
+  const view = newThreadView(thread.id, await newRolloutPath(config.home, thread.id), settings);
+  announce(context, channel, view);
+  return openedResponse(view, settings);
+}
+
+export async function threadResume(
+  params: ParamsOf<"thread/resume">,
+  context: HandlerContext,
+): Promise<ResultOf<"thread/resume">> {
+  const { runtime } = context;
+  const tools = clientToolsOf(params.dynamicTools, context.session, "thread/resume");
+  let id = params.threadId;
+  if (params.path) {
+    const stored = await readRollout(resolve(params.path)).catch(() => null);
+    if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
+    id = stored.meta.id;
+  }
+  checkThreadId(id);
+  const config = await threadConfig(context, params);
+  const channel = await runtime.open(id, openOptions(params, config, tools));
+  const thread = channel.thread;
+  if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
+  // A thread that was already live keeps its tools; the client's new set applies from its next turn.
+  if (tools) channel.nextTurnTools = tools;
+  channel.settings = settingsOf(context, thread, params, config, channel.settings);
+  context.session.follow(channel);
+  const stored = await readRollout(await requireRollout(runtime.config.home, id));
+  const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
+  return openedResponse(view, channel.settings);
+}
+
+export async function threadFork(
+  params: ParamsOf<"thread/fork">,
+  context: HandlerContext,
+): Promise<ResultOf<"thread/fork">> {
+  const { runtime } = context;
+  let id = params.threadId;
+  if (params.path) {
+    const stored = await readRollout(resolve(params.path)).catch(() => null);
+    if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
+    id = stored.meta.id;
+  }
+  checkThreadId(id);
+  await requireRollout(runtime.config.home, id);
+  const config = await threadConfig(context, params);
+  const thread = await opening(() => runtime.threads.fork(id, {}, openOptions(params, config, undefined)));
+  const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
+  const channel = runtime.adopt(thread, settings);
+  const stored = await readRollout(await requireRollout(runtime.config.home, thread.id));
+  const view = storedThreadView(stored, { includeTurns: true });
+  announce(context, channel, view);
+  return openedResponse(view, settings);
+}
+
+export async function threadArchive(
+  params: ParamsOf<"thread/archive">,
+  context: HandlerContext,
+): Promise<ResultOf<"thread/archive">> {
+  checkThreadId(params.threadId);
+  refuseWhileRunning(context, params.threadId);
+  await archiveThread(context.runtime.threads, context.runtime.config.home, params.threadId);
+  return {};
+}
+
+export async function threadRollback(
+  params: ParamsOf<"thread/rollback">,
+  context: HandlerContext,
+): Promise<ResultOf<"thread/rollback">> {
+  const { runtime } = context;
+  checkThreadId(params.threadId);
+  if (params.numTurns < 1) throw RpcError.invalidParams("Invalid request: `numTurns` must be at least 1");
+  refuseWhileRunning(context, params.threadId);
+  const home = runtime.config.home;
+  await rollbackThread(runtime.threads, home, params.threadId, params.numTurns);
+  const channel = await runtime.open(params.threadId);
+  context.session.follow(channel);
+  const stored = await readRollout(await requireRollout(home, params.threadId));
+  return { thread: storedThreadView(stored, { includeTurns: true }) };
+}
+
+function refuseWhileRunning(context: HandlerContext, id: string): void {
+  const running = context.runtime.channel(id)?.running;
+  if (running)
+    throw RpcError.invalidRequest(
+      `thread ${id} is running turn ${running}; interrupt it first (turn/interrupt)`,
+    );
+}

@@ -1,0 +1,113 @@
+/**
+ * turn/start and turn/interrupt. A turn starts on a loaded thread (one that left memory is
+ * loaded again from its rollout); the reply comes first, then the turn's notifications. Per-turn
+ * settings (policies, sandbox, cwd, model, reasoning, output schema, client tools) hold from that
+ * turn on, except the output schema, which holds for that turn only.
+ */
+import { resolve } from "node:path";
+import { imageFileToDataUrl } from "../../../prompt/images.js";
+import type { TurnOverrides, UserInput } from "../../../session/thread.js";
+import { errorMessage } from "../../../util/errors.js";
+import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
+import { RpcError } from "../protocol/jsonrpc.js";
+import type { HandlerContext } from "../session.js";
+import type { ChannelSettings } from "../thread-channel.js";
+import { checkThreadId } from "../thread-id.js";
+import { clientToolsOf } from "./client-tools.js";
+
+export async function turnStart(
+  params: ParamsOf<"turn/start">,
+  context: HandlerContext,
+): Promise<ResultOf<"turn/start">> {
+  const tools = clientToolsOf(params.dynamicTools, context.session, "turn/start");
+  const channel = await context.runtime.open(params.threadId);
+  context.session.follow(channel);
+  const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
+  const input = await userInputOf(params.input, cwd);
+  const clientTools = tools ?? channel.nextTurnTools;
+  channel.nextTurnTools = undefined;
+  const overrides: TurnOverrides = {
+    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy) : {}),
+    ...(params.cwd ? { cwd } : {}),
+    ...(params.model ? { model: params.model } : {}),
+    ...(params.effort ? { effort: params.effort } : {}),
+    ...(params.summary ? { summary: params.summary } : {}),
+    ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
+    ...(clientTools ? { clientTools } : {}),
+  };
+  channel.settings = applied(channel.settings, overrides);
+  const { turnId, begin } = channel.startTurn(context.session, echoed(params.input), input, overrides);
+  context.after(begin);
+  return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
+}
+
+export async function turnInterrupt(
+  params: ParamsOf<"turn/interrupt">,
+  context: HandlerContext,
+): Promise<ResultOf<"turn/interrupt">> {
+  checkThreadId(params.threadId);
+  const channel = context.runtime.channel(params.threadId);
+  if (!channel) throw RpcError.invalidRequest(`thread not found: ${params.threadId}`);
+  // Codex leaves this unanswered; every request gets an answer here.
+  if (!channel.interrupt(params.turnId))
+    throw RpcError.invalidRequest(`no running turn ${params.turnId} on thread ${params.threadId}`);
+  return {};
+}
+
+/** The core's input: the texts joined by blank lines, images as URLs (local files read in). */
+async function userInputOf(items: UserInputWire[], cwd: string): Promise<UserInput> {
+  if (items.length === 0) throw RpcError.invalidParams("Invalid request: `input` is empty");
+  const texts: string[] = [];
+  const images: string[] = [];
+  for (const item of items) {
+    if (item.type === "text") texts.push(item.text);
+    else if (item.type === "image") images.push(item.url);
+    else {
+      try {
+        images.push(await imageFileToDataUrl(resolve(cwd, item.path)));
+      } catch (error) {
+        throw RpcError.invalidParams(`Invalid request: localImage: ${errorMessage(error)}`);
+      }
+    }
+  }
+  return { text: texts.join("\n\n"), ...(images.length ? { images } : {}) };
+}
+
+/** The input as the userMessage item shows it (text items with their text_elements). */
+function echoed(items: UserInputWire[]): UserInputWire[] {
+  return items.map((item) =>
+    item.type === "text" ? { ...item, text_elements: item.text_elements ?? [] } : item,
+  );
+}
+
+/**
+ * Codex's sandbox policy → the core's mode and network switch. An external sandbox means the
+ * process is already confined: commands run without ours.
+ */
+function sandboxOverrides(policy: SandboxPolicy): TurnOverrides {
+  switch (policy.type) {
+    case "dangerFullAccess":
+      return { sandboxMode: "danger-full-access" };
+    case "externalSandbox":
+      return { sandboxMode: "danger-full-access", networkAccess: policy.networkAccess === "enabled" };
+    case "readOnly":
+      return { sandboxMode: "read-only" };
+    case "workspaceWrite":
+      return { sandboxMode: "workspace-write", networkAccess: policy.networkAccess ?? false };
+  }
+}
+
+/** The settings after a turn's overrides (`writableRoots` of a turn are not applied: the core keeps the thread's). */
+function applied(settings: ChannelSettings, overrides: TurnOverrides): ChannelSettings {
+  return {
+    ...settings,
+    ...(overrides.approvalPolicy ? { approvalPolicy: overrides.approvalPolicy } : {}),
+    ...(overrides.sandboxMode ? { sandboxMode: overrides.sandboxMode } : {}),
+    ...(overrides.networkAccess !== undefined ? { networkAccess: overrides.networkAccess } : {}),
+    ...(overrides.cwd ? { cwd: overrides.cwd } : {}),
+    ...(overrides.model ? { model: overrides.model } : {}),
+    ...(overrides.effort ? { reasoningEffort: overrides.effort } : {}),
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * The client → server methods we serve: for each, the schema its params are validated with and
+ * the schema of its result, plus the type names `generate-json-schema` files them under (Codex's
+ * names, so a client generated from Codex's schema finds the same files).
+ * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
+ */
+import { z } from "zod";
+import {
+  askForApproval,
+  dynamicToolSpec,
+  reasoningEffort,
+  reasoningSummary,
+  sandboxPolicy,
+  thread,
+  threadOpenedResponse,
+  threadSettingsParams,
+  turn,
+  userInput,
+} from "./common.js";
+
+const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
+
+const initializeParams = z.object({
+  clientInfo,
+  capabilities: z.object({ experimentalApi: z.boolean().optional() }).nullish(),
+});
+const initializeResponse = z.object({
+  userAgent: z.string(),
+  codexHome: z.string(),
+  platformFamily: z.string(),
+  platformOs: z.string(),
+});
+
+const threadId = z.string();
+/** Beyond Codex 0.89: client tools (0.169's experimental `dynamicTools`). */
+const dynamicTools = z.array(dynamicToolSpec).nullish();
+
+const threadStartParams = z.object({
+  ...threadSettingsParams,
+  dynamicTools,
+  experimentalRawEvents: z.boolean().optional(),
+});
+
+const threadResumeParams = z.object({
+  threadId,
+  /** A rollout path; wins over threadId when given. */
+  path: z.string().nullish(),
+  ...threadSettingsParams,
+  /** Beyond Codex: re-declare the client tools (they are kept in the rollout too). */
+  dynamicTools,
+});
+
+const threadForkParams = z.object({ threadId, path: z.string().nullish(), ...threadSettingsParams });
+
+const paging = { cursor: z.string().nullish(), limit: z.number().int().nonnegative().nullish() };
+
+const threadListParams = z.object({
+  ...paging,
+  archived: z.boolean().nullish(),
+  modelProviders: z.array(z.string()).nullish(),
+  sortKey: z.enum(["created_at", "updated_at"]).nullish(),
+});
+const threadListResponse = z.object({ data: z.array(thread), nextCursor: z.string().nullable() });
+
+const threadLoadedListResponse = z.object({ data: z.array(z.string()), nextCursor: z.string().nullable() });
+
+const threadReadParams = z.object({ threadId, includeTurns: z.boolean().optional() });
+const threadOnly = z.object({ thread });
+
+const threadRollbackParams = z.object({ threadId, numTurns: z.number().int().nonnegative() });
+
+const turnStartParams = z.object({
+  threadId,
+  input: z.array(userInput),
+  cwd: z.string().nullish(),
+  approvalPolicy: askForApproval.nullish(),
+  sandboxPolicy: sandboxPolicy.nullish(),
+  model: z.string().nullish(),
+  effort: reasoningEffort.nullish(),
+  summary: reasoningSummary.nullish(),
+  /** JSON Schema the final message must match. */
+  outputSchema: z.record(z.string(), z.unknown()).nullish(),
+  /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
+  dynamicTools,
+});
+const turnOnly = z.object({ turn });
+
+const turnInterruptParams = z.object({ threadId, turnId: z.string() });
+
+const reasoningEffortOption = z.object({ reasoningEffort, description: z.string() });
+const model = z
+  .object({
+    id: z.string(),
+    model: z.string(),
+    displayName: z.string(),
+    description: z.string(),
+    supportedReasoningEfforts: z.array(reasoningEffortOption),
+    defaultReasoningEffort: reasoningEffort,
+    isDefault: z.boolean(),
+  })
+  .meta({ id: "Model" });
+const modelListResponse = z.object({ data: z.array(model), nextCursor: z.string().nullable() });
+
+const mcpTool = z.object({
+  name: z.string(),
+  title: z.string().nullish(),
+  description: z.string().nullish(),
+  inputSchema: z.unknown(),
+});
+const mcpServerStatus = z
+  .object({
+    name: z.string(),
+    tools: z.record(z.string(), mcpTool),
+    resources: z.array(z.record(z.string(), z.unknown())),
+    resourceTemplates: z.array(z.record(z.string(), z.unknown())),
+    authStatus: z.enum(["unsupported", "notLoggedIn", "bearerToken", "oAuth"]),
+  })
+  .meta({ id: "McpServerStatus" });
+const mcpServerStatusResponse = z.object({
+  data: z.array(mcpServerStatus),
+  nextCursor: z.string().nullable(),
+});
+
+const layerMetadata = z
+  .object({
+    name: z.object({ type: z.literal("user"), file: z.string() }),
+    version: z.string(),
+  })
+  .meta({ id: "ConfigLayerMetadata" });
+const configReadParams = z.object({ cwd: z.string().nullish(), includeLayers: z.boolean().optional() });
+const configReadResponse = z.object({
+  config: z.record(z.string(), z.unknown()),
+  origins: z.record(z.string(), layerMetadata),
+  layers: z.array(layerMetadata.extend({ config: z.unknown() })).nullish(),
+});
+
+const mergeStrategy = z.enum(["replace", "upsert"]).meta({ id: "MergeStrategy" });
+const configEdit = z.object({ keyPath: z.string().min(1), value: z.unknown(), mergeStrategy });
+const configValueWriteParams = configEdit.extend({
+  filePath: z.string().nullish(),
+  expectedVersion: z.string().nullish(),
+});
+const configBatchWriteParams = z.object({
+  edits: z.array(configEdit),
+  filePath: z.string().nullish(),
+  expectedVersion: z.string().nullish(),
+});
+const configWriteResponse = z.object({
+  status: z.enum(["ok", "okOverridden"]),
+  version: z.string(),
+  filePath: z.string(),
+  overriddenMetadata: z.unknown().nullable(),
+});
+
+const commandExecParams = z.object({
+  command: z.array(z.string()).min(1, "command must name a program"),
+  cwd: z.string().nullish(),
+  sandboxPolicy: sandboxPolicy.nullish(),
+  timeoutMs: z.number().int().nonnegative().nullish(),
+});
+const commandExecResponse = z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() });
+
+const empty = z.object({});
+
+/** One served method: params and result schemas, and Codex's type names for them. */
+interface MethodSpec {
+  params: z.ZodType;
+  result: z.ZodType;
+  paramsName: string | null;
+  resultName: string;
+  /** Codex files initialize under v1/. */
+  dir?: "v1" | "v2";
+}
+
+function method<P extends z.ZodType, R extends z.ZodType>(
+  params: P,
+  result: R,
+  paramsName: string | null,
+  resultName: string,
+  dir: "v1" | "v2" = "v2",
+) {
+  return { params, result, paramsName, resultName, dir } satisfies MethodSpec;
+}
+
+/** Every client request the server answers, by method name. */
+export const clientRequests = {
+  initialize: method(initializeParams, initializeResponse, "InitializeParams", "InitializeResponse", "v1"),
+  "thread/start": method(threadStartParams, threadOpenedResponse, "ThreadStartParams", "ThreadStartResponse"),
+  "thread/resume": method(
+    threadResumeParams,
+    threadOpenedResponse,
+    "ThreadResumeParams",
+    "ThreadResumeResponse",
+  ),
+  "thread/fork": method(threadForkParams, threadOpenedResponse, "ThreadForkParams", "ThreadForkResponse"),
+  "thread/archive": method(z.object({ threadId }), empty, "ThreadArchiveParams", "ThreadArchiveResponse"),
+  "thread/rollback": method(
+    threadRollbackParams,
+    threadOnly,
+    "ThreadRollbackParams",
+    "ThreadRollbackResponse",
+  ),
+  "thread/list": method(threadListParams, threadListResponse, "ThreadListParams", "ThreadListResponse"),
+  "thread/loaded/list": method(
+    z.object(paging),
+    threadLoadedListResponse,
+    "ThreadLoadedListParams",
+    "ThreadLoadedListResponse",
+  ),
+  "thread/read": method(threadReadParams, threadOnly, "ThreadReadParams", "ThreadReadResponse"),
+  "turn/start": method(turnStartParams, turnOnly, "TurnStartParams", "TurnStartResponse"),
+  "turn/interrupt": method(turnInterruptParams, empty, "TurnInterruptParams", "TurnInterruptResponse"),
+  "model/list": method(z.object(paging), modelListResponse, "ModelListParams", "ModelListResponse"),
+  "mcpServerStatus/list": method(
+    z.object(paging),
+    mcpServerStatusResponse,
+    "ListMcpServerStatusParams",
+    "ListMcpServerStatusResponse",
+  ),
+  "config/mcpServer/reload": method(empty, empty, null, "McpServerRefreshResponse"),
+  "config/read": method(configReadParams, configReadResponse, "ConfigReadParams", "ConfigReadResponse"),
+  "config/value/write": method(
+    configValueWriteParams,
+    configWriteResponse,
+    "ConfigValueWriteParams",
+    "ConfigWriteResponse",
+  ),
+  "config/batchWrite": method(
+    configBatchWriteParams,
+    configWriteResponse,
+    "ConfigBatchWriteParams",
+    "ConfigWriteResponse",
+  ),
+  "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
+};
+
+export type ClientMethod = keyof typeof clientRequests;
+export type ParamsOf<M extends ClientMethod> = z.output<(typeof clientRequests)[M]["params"]>;
+export type ResultOf<M extends ClientMethod> = z.input<(typeof clientRequests)[M]["result"]>;
+
+export const CLIENT_METHODS = Object.keys(clientRequests) as ClientMethod[];
+
+export function isClientMethod(name: string): name is ClientMethod {
+  return Object.hasOwn(clientRequests, name);
+}
+
+/** Client → server notifications we understand (others are ignored, as notifications get no reply). */
+export const clientNotifications = { initialized: z.object({}).optional() };

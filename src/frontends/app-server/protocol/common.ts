@@ -1,0 +1,265 @@
+/**
+ * The app-server's wire vocabulary (Codex's v2 protocol, camelCase): threads, turns, items,
+ * policies, token usage and client (dynamic) tools. One zod source serves three purposes:
+ * validating what clients send, typing what we send, and `generate-json-schema`. Schemas with a
+ * `meta({ id })` become named definitions in the generated JSON Schema, as Codex's do.
+ * Shapes follow reference/app-server schema-089 (v2), plus 0.169's dynamicTools.
+ */
+import { z } from "zod";
+import { approvalPolicySchema, sandboxModeSchema } from "../../../protocol/policy.js";
+
+export const askForApproval = approvalPolicySchema.meta({ id: "AskForApproval" });
+export const sandboxMode = sandboxModeSchema.meta({ id: "SandboxMode" });
+
+export const reasoningEffort = z
+  .enum(["none", "minimal", "low", "medium", "high", "xhigh"])
+  .meta({ id: "ReasoningEffort" });
+export const reasoningSummary = z
+  .enum(["auto", "concise", "detailed", "none"])
+  .meta({ id: "ReasoningSummary" });
+
+/** The sandbox a turn runs under (turn/start `sandboxPolicy`, and every thread response). */
+export const sandboxPolicy = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("dangerFullAccess") }),
+    z.object({ type: z.literal("readOnly") }),
+    z.object({
+      type: z.literal("externalSandbox"),
+      networkAccess: z.enum(["restricted", "enabled"]).optional(),
+    }),
+    z.object({
+      type: z.literal("workspaceWrite"),
+      writableRoots: z.array(z.string()).optional(),
+      networkAccess: z.boolean().optional(),
+      excludeTmpdirEnvVar: z.boolean().optional(),
+      excludeSlashTmp: z.boolean().optional(),
+    }),
+  ])
+  .meta({ id: "SandboxPolicy" });
+export type SandboxPolicy = z.infer<typeof sandboxPolicy>;
+
+const textElement = z
+  .object({
+    byteRange: z.object({ start: z.number().int().nonnegative(), end: z.number().int().nonnegative() }),
+    placeholder: z.string().nullish(),
+  })
+  .meta({ id: "TextElement" });
+
+/** One piece of a user's turn input. */
+export const userInput = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string(), text_elements: z.array(textElement).optional() }),
+    z.object({ type: z.literal("image"), url: z.string() }),
+    z.object({ type: z.literal("localImage"), path: z.string() }),
+  ])
+  .meta({ id: "UserInput" });
+export type UserInputWire = z.infer<typeof userInput>;
+
+/** How a command line reads, one entry per simple command (for display). */
+export const commandAction = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("read"), command: z.string(), name: z.string(), path: z.string() }),
+    z.object({ type: z.literal("listFiles"), command: z.string(), path: z.string().nullable() }),
+    z.object({
+      type: z.literal("search"),
+      command: z.string(),
+      query: z.string().nullable(),
+      path: z.string().nullable(),
+    }),
+    z.object({ type: z.literal("unknown"), command: z.string() }),
+  ])
+  .meta({ id: "CommandAction" });
+export type CommandAction = z.infer<typeof commandAction>;
+
+const commandExecutionStatus = z
+  .enum(["inProgress", "completed", "failed", "declined"])
+  .meta({ id: "CommandExecutionStatus" });
+const patchApplyStatus = z
+  .enum(["inProgress", "completed", "failed", "declined"])
+  .meta({ id: "PatchApplyStatus" });
+const toolCallStatus = z.enum(["inProgress", "completed", "failed"]).meta({ id: "McpToolCallStatus" });
+
+export const fileUpdateChange = z
+  .object({
+    path: z.string(),
+    kind: z.discriminatedUnion("type", [
+      z.object({ type: z.literal("add") }),
+      z.object({ type: z.literal("delete") }),
+      z.object({ type: z.literal("update"), move_path: z.string().nullish() }),
+    ]),
+    diff: z.string(),
+  })
+  .meta({ id: "FileUpdateChange" });
+export type FileUpdateChange = z.infer<typeof fileUpdateChange>;
+
+/** What a client tool answers: text and images the model reads (0.169's DynamicToolCallResponse). */
+export const dynamicToolContentItem = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("inputText"), text: z.string() }),
+    z.object({ type: z.literal("inputImage"), imageUrl: z.string() }),
+  ])
+  .meta({ id: "DynamicToolCallOutputContentItem" });
+
+/** A tool the client brings (0.169's FunctionDynamicToolSpec); the client runs it. */
+export const dynamicToolSpec = z
+  .object({
+    type: z.literal("function").optional(),
+    name: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[a-zA-Z0-9_-]+$/, "letters, digits, `_` and `-` only"),
+    description: z.string(),
+    /** Any JSON Schema; sanitized before the model sees it. */
+    inputSchema: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "DynamicToolSpec" });
+export type DynamicToolSpec = z.infer<typeof dynamicToolSpec>;
+
+/** An entry of a turn: what the user said, what the agent did and said. */
+export const threadItem = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("userMessage"), id: z.string(), content: z.array(userInput) }),
+    z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+    z.object({
+      type: z.literal("reasoning"),
+      id: z.string(),
+      summary: z.array(z.string()),
+      content: z.array(z.string()),
+    }),
+    z.object({
+      type: z.literal("commandExecution"),
+      id: z.string(),
+      command: z.string(),
+      cwd: z.string(),
+      processId: z.string().nullable(),
+      status: commandExecutionStatus,
+      commandActions: z.array(commandAction),
+      aggregatedOutput: z.string().nullable(),
+      exitCode: z.number().int().nullable(),
+      durationMs: z.number().int().nullable(),
+    }),
+    z.object({
+      type: z.literal("fileChange"),
+      id: z.string(),
+      changes: z.array(fileUpdateChange),
+      status: patchApplyStatus,
+    }),
+    z.object({
+      type: z.literal("mcpToolCall"),
+      id: z.string(),
+      server: z.string(),
+      tool: z.string(),
+      status: toolCallStatus,
+      arguments: z.unknown(),
+      result: z
+        .object({ content: z.array(z.record(z.string(), z.unknown())), structuredContent: z.unknown() })
+        .nullable(),
+      error: z.object({ message: z.string() }).nullable(),
+      durationMs: z.number().int().nullable(),
+    }),
+    z.object({
+      type: z.literal("dynamicToolCall"),
+      id: z.string(),
+      namespace: z.string().nullable(),
+      tool: z.string(),
+      arguments: z.unknown(),
+      status: toolCallStatus,
+      contentItems: z.array(dynamicToolContentItem).nullable(),
+      success: z.boolean().nullable(),
+      durationMs: z.number().int().nullable(),
+    }),
+    z.object({ type: z.literal("webSearch"), id: z.string(), query: z.string() }),
+  ])
+  .meta({ id: "ThreadItem" });
+export type ThreadItem = z.infer<typeof threadItem>;
+export type ItemOf<T extends ThreadItem["type"]> = Extract<ThreadItem, { type: T }>;
+
+export const turnError = z
+  .object({
+    message: z.string(),
+    codexErrorInfo: z.unknown().nullable(),
+    additionalDetails: z.string().nullable(),
+  })
+  .meta({ id: "TurnError" });
+export type TurnError = z.infer<typeof turnError>;
+
+export const turnStatus = z
+  .enum(["completed", "interrupted", "failed", "inProgress"])
+  .meta({ id: "TurnStatus" });
+
+export const turn = z
+  .object({
+    id: z.string(),
+    items: z.array(threadItem),
+    status: turnStatus,
+    error: turnError.nullable(),
+  })
+  .meta({ id: "Turn" });
+export type Turn = z.infer<typeof turn>;
+
+export const thread = z
+  .object({
+    id: z.string(),
+    preview: z.string(),
+    modelProvider: z.string(),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+    path: z.string(),
+    cwd: z.string(),
+    cliVersion: z.string(),
+    source: z.enum(["cli", "vscode", "exec", "appServer", "unknown"]),
+    gitInfo: z
+      .object({ sha: z.string().nullable(), branch: z.string().nullable(), originUrl: z.string().nullable() })
+      .nullable(),
+    turns: z.array(turn),
+  })
+  .meta({ id: "Thread" });
+export type ThreadWire = z.infer<typeof thread>;
+
+export const tokenUsageBreakdown = z
+  .object({
+    totalTokens: z.number().int(),
+    inputTokens: z.number().int(),
+    cachedInputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    reasoningOutputTokens: z.number().int(),
+  })
+  .meta({ id: "TokenUsageBreakdown" });
+
+export const threadTokenUsage = z
+  .object({
+    total: tokenUsageBreakdown,
+    last: tokenUsageBreakdown,
+    modelContextWindow: z.number().int().nullable(),
+  })
+  .meta({ id: "ThreadTokenUsage" });
+
+export const turnPlanStep = z
+  .object({ step: z.string(), status: z.enum(["pending", "inProgress", "completed"]) })
+  .meta({ id: "TurnPlanStep" });
+
+/** What thread/start, thread/resume and thread/fork answer. */
+export const threadOpenedResponse = z.object({
+  thread,
+  model: z.string(),
+  modelProvider: z.string(),
+  cwd: z.string(),
+  approvalPolicy: askForApproval,
+  sandbox: sandboxPolicy,
+  reasoningEffort: reasoningEffort.nullable(),
+});
+export type ThreadOpenedResponse = z.infer<typeof threadOpenedResponse>;
+
+/** Settings a thread may be opened with (thread/start, thread/resume, thread/fork). */
+export const threadSettingsParams = {
+  cwd: z.string().nullish(),
+  model: z.string().nullish(),
+  modelProvider: z.string().nullish(),
+  approvalPolicy: askForApproval.nullish(),
+  sandbox: sandboxMode.nullish(),
+  /** Config overrides for this thread: dotted keys (`"model_reasoning_effort"`) → values. */
+  config: z.record(z.string(), z.unknown()).nullish(),
+  baseInstructions: z.string().nullish(),
+  developerInstructions: z.string().nullish(),
+};

@@ -1,0 +1,97 @@
+/**
+ * `tscodex app-server`: Codex's JSON-RPC v2 app-server protocol over stdio (default) or
+ * WebSocket (`--listen ws://HOST:PORT`). Serves until stdin ends (stdio) or SIGINT/SIGTERM;
+ * then every thread shuts down (running turns are interrupted, their processes stopped) and the
+ * rollouts are flushed, so a restarted server resumes them. Returns the exit code.
+ *
+ * Module map: protocol/ (zod schemas: validation, types, generate-json-schema), rpc-peer.ts
+ * (JSON-RPC endpoint), session.ts (one connection: handshake, dispatch), handlers/ (one file per
+ * method group), runtime.ts (shared config, ThreadManager, channels), thread-channel.ts +
+ * event-mapper.ts (events → notifications), server-requests.ts (approvals and client tool calls
+ * with bounded waits), transport-stdio.ts / transport-websocket.ts.
+ */
+import { ConfigError } from "../../config/load.js";
+import { ConfigOverrideError } from "../../config/overrides.js";
+import { AppServerRuntime } from "./runtime.js";
+
+export interface AppServerCliOptions {
+  listen: string;
+  apiKeyEnv?: string;
+  config: string[];
+}
+
+type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
+
+/** `stdio://` or `ws://HOST:PORT` (port 0: any free port). */
+export function parseListen(url: string): Listen | string {
+  if (url === "stdio://" || url === "stdio") return { kind: "stdio" };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `--listen: '${url}' is not a URL (use stdio:// or ws://127.0.0.1:PORT)`;
+  }
+  const port = Number(parsed.port || "-1");
+  if (parsed.protocol !== "ws:" || !(Number.isInteger(port) && port >= 0 && port < 65536))
+    return `--listen: '${url}' must be stdio:// or ws://HOST:PORT`;
+  return { kind: "ws", host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+/** Run the server; resolves with the exit code once it has stopped. */
+export async function runAppServer(options: AppServerCliOptions): Promise<number> {
+  const listen = parseListen(options.listen);
+  if (typeof listen === "string") return fail(listen);
+  const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
+  if (options.apiKeyEnv && !apiKey)
+    return fail(`--api-key-env: the variable ${options.apiKeyEnv} is not set`);
+  if (apiKey && listen.kind === "stdio") return fail("--api-key-env needs --listen ws://HOST:PORT");
+
+  let runtime: AppServerRuntime;
+  try {
+    runtime = await AppServerRuntime.create({ config: options.config });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
+    throw error;
+  }
+  guardProcess();
+  if (runtime.config.providerProblem)
+    process.stderr.write(`tscodex app-server: warning: ${runtime.config.providerProblem}\n`);
+  const stop = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  try {
+    if (listen.kind === "stdio") {
+      const { serveStdio } = await import("./transport-stdio.js");
+      const connection = serveStdio(runtime);
+      await Promise.race([connection.done, stop]);
+      connection.close();
+    } else {
+      const { serveWebSocket } = await import("./transport-websocket.js");
+      const server = await serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey });
+      process.stderr.write(`tscodex app-server: listening on ${server.url}\n`);
+      await stop;
+      await server.close();
+    }
+  } finally {
+    await runtime.close();
+  }
+  return 0;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`tscodex app-server: ${message}\n`);
+  return 2;
+}
+
+/** A failing turn or tool must not take every client's threads down with it. */
+function guardProcess(): void {
+  const report = (error: unknown): void => {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`tscodex app-server: unexpected error (serving on): ${text}\n`);
+  };
+  process.on("uncaughtException", report);
+  process.on("unhandledRejection", report);
+  // stdout is the protocol channel in stdio mode: a closed pipe must not throw later.
+  process.stdout.on("error", () => {});
+}

@@ -1,0 +1,141 @@
+/**
+ * What every connection of one `tscodex app-server` process shares: the configuration (reloaded
+ * on request), the ThreadManager, and one ThreadChannel per thread a client opened.
+ * Threads outlive connections: a client that reconnects (or another one) resumes them by id,
+ * and a restarted server loads them from their rollouts.
+ */
+import { type Config, loadConfig } from "../../config/load.js";
+import { type ConfigOverride, parseOverride } from "../../config/overrides.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
+import type { Thread } from "../../session/thread.js";
+import { type OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
+import { RpcError } from "./protocol/jsonrpc.js";
+import type { QuestionHost } from "./server-requests.js";
+import { type ChannelSettings, ThreadChannel } from "./thread-channel.js";
+import { checkThreadId } from "./thread-id.js";
+
+export interface RuntimeOptions {
+  /** Raw `-c key=value` overrides for every thread. */
+  config?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The `originator` of our model requests and the rollouts' `source`. */
+export const ORIGINATOR = "tscodex_app_server";
+export const SOURCE = "app-server";
+
+export class AppServerRuntime implements QuestionHost {
+  private readonly channels = new Map<string, ThreadChannel>();
+
+  private constructor(
+    private current: Config,
+    readonly threads: ThreadManager,
+    private readonly overrides: ConfigOverride[],
+    readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  static async create(options: RuntimeOptions = {}): Promise<AppServerRuntime> {
+    const overrides = (options.config ?? []).map(parseOverride);
+    const env = options.env ?? process.env;
+    const config = await loadConfig({ overrides, env });
+    const threads = new ThreadManager({ config, source: SOURCE, originator: ORIGINATOR, env });
+    return new AppServerRuntime(config, threads, overrides, env);
+  }
+
+  /** The server's configuration (config.toml + the CLI's -c), as last loaded. */
+  get config(): Config {
+    return this.current;
+  }
+
+  /** Read config.toml again: threads opened from now on use it. */
+  async reloadConfig(): Promise<Config> {
+    this.current = await this.configWith({});
+    return this.current;
+  }
+
+  /** The server's configuration with a thread's own overrides (dotted keys) applied last. */
+  configWith(extra: Record<string, unknown>): Promise<Config> {
+    const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
+    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env });
+  }
+
+  /** Whether the server's -c flags set `keyPath` (or a table holding it): a file edit does not show. */
+  overridden(keyPath: string): boolean {
+    return this.overrides.some(({ path }) => {
+      const key = path.join(".");
+      return keyPath === key || keyPath.startsWith(`${key}.`);
+    });
+  }
+
+  approvalBoundMs(): number {
+    const bound = this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    // Ours ends first, so the declared outcome is ours and not raced by the thread's own timer.
+    return Math.max(1, bound - Math.min(250, bound / 10));
+  }
+
+  /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
+  adopt(thread: Thread, settings: ChannelSettings): ThreadChannel {
+    let channel = this.channels.get(thread.id);
+    if (channel) channel.settings = settings;
+    else {
+      channel = new ThreadChannel(thread.id, settings, this);
+      this.channels.set(thread.id, channel);
+    }
+    channel.bind(thread);
+    return channel;
+  }
+
+  /** The channel of thread `id` if a client opened it in this process. */
+  channel(id: string): ThreadChannel | undefined {
+    return this.channels.get(id);
+  }
+
+  /**
+   * Thread `id` ready for a turn: its channel with a live thread, loading the thread from its
+   * rollout when it left memory (idle expiry) or this process never had it.
+   * Throws Codex's "invalid thread id" / "thread not found" errors.
+   */
+  async open(id: string, options: OpenThreadOptions = {}): Promise<ThreadChannel> {
+    checkThreadId(id);
+    const channel = this.channels.get(id);
+    const live = this.threads.peek(id);
+    if (channel && live) {
+      channel.bind(live);
+      return channel;
+    }
+    let thread: Thread;
+    try {
+      thread = await this.threads.resume(id, { config: this.current, ...options });
+    } catch {
+      throw RpcError.invalidRequest(`thread not found: ${id}`);
+    }
+    if (thread.id !== id) throw RpcError.invalidRequest(`thread not found: ${id}`);
+    return this.adopt(thread, channel?.settings ?? this.defaultSettings(thread.cwd));
+  }
+
+  /** Ids of the threads in memory now that a client opened. */
+  loadedThreads(): string[] {
+    return [...this.channels.values()]
+      .filter((channel) => channel.thread !== null)
+      .map((channel) => channel.id);
+  }
+
+  /** What a thread opened with no settings of its own runs with. */
+  defaultSettings(cwd: string, config: Config = this.current): ChannelSettings {
+    return {
+      model: config.model,
+      modelProvider: config.provider.id,
+      cwd,
+      approvalPolicy: config.approvalPolicy,
+      sandboxMode: config.sandboxMode,
+      networkAccess: config.sandboxWorkspaceWrite.networkAccess,
+      writableRoots: config.sandboxWorkspaceWrite.writableRoots,
+      reasoningEffort: config.reasoningEffort ?? null,
+    };
+  }
+
+  /** Shut every thread down (running turns end, processes stop) and flush the rollouts. */
+  close(): Promise<void> {
+    return this.threads.close();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Questions a turn asks its client, as server → client JSON-RPC requests:
+ * `item/commandExecution/requestApproval`, `item/fileChange/requestApproval` and (client tools)
+ * `item/tool/call`. Each goes to the client that started the turn and has a bounded wait with a
+ * declared outcome:
+ * - approvals: no client, no answer in time, an error reply or an unreadable answer → decline;
+ *   our bound ends a little before the core's own (approval_timeout_ms), so we decide, not it;
+ * - tool calls: a JSON-RPC error reply → a failed result the model reads
+ *   ("dynamic tool request failed: …"); no client → a failed result at once; no answer → the
+ *   core's bound (client_tool_timeout_ms) ends the call with a failed result.
+ * A turn that ends (interrupt, disconnect) cancels its open questions; late answers are ignored.
+ */
+import type { ApprovalRequestEvent, ReviewDecision } from "../../protocol/events.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import type { ClientLink } from "./client-link.js";
+import { commandActions, proposedAmendment } from "./command-actions.js";
+import type { ServerRequestResult } from "./protocol/server-messages.js";
+import type { ThreadChannel } from "./thread-channel.js";
+
+/** The bounds questions wait within. */
+export interface QuestionHost {
+  /** How long an approval question waits for the client. */
+  approvalBoundMs(): number;
+}
+
+/** What applies when an approval gets no usable answer. */
+export const DECLARED_APPROVAL: ReviewDecision = "denied";
+
+type ApprovalAnswer = ServerRequestResult<"item/commandExecution/requestApproval">["decision"];
+
+/** Codex's decisions → the core's. An execpolicy amendment is taken as "for this session". */
+export function reviewDecision(answer: ApprovalAnswer): ReviewDecision {
+  if (typeof answer === "object") return "approved_for_session";
+  switch (answer) {
+    case "accept":
+      return "approved";
+    case "acceptForSession":
+      return "approved_for_session";
+    case "decline":
+      return "denied";
+    case "cancel":
+      return "abort";
+  }
+}
+
+/** Ask `owner` about `event` and answer the thread; never rejects. */
+export function answerApproval(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: ApprovalRequestEvent,
+): void {
+  void decide(host, channel, owner, event).then((decision) => {
+    if (decision === null) return;
+    if (decision === "denied" || decision === "abort")
+      channel.showDeclined(event.call_id, decision === "abort");
+    channel.thread?.approve(event.call_id, decision);
+  });
+}
+
+async function decide(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: ApprovalRequestEvent,
+): Promise<ReviewDecision | null> {
+  if (!owner) return DECLARED_APPROVAL;
+  const common = { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
+  const pending =
+    event.type === "exec_approval_request"
+      ? owner.request(
+          "item/commandExecution/requestApproval",
+          {
+            ...common,
+            command: shellQuote(event.command),
+            cwd: event.cwd,
+            commandActions: commandActions(event.command),
+            proposedExecpolicyAmendment: proposedAmendment(event.command),
+          },
+          host.approvalBoundMs(),
+        )
+      : owner.request(
+          "item/fileChange/requestApproval",
+          { ...common, grantRoot: event.grant_root },
+          host.approvalBoundMs(),
+        );
+  channel.track(event.turn_id, pending);
+  const outcome = await pending.outcome;
+  // The turn is over (interrupted, or its client left and it is being interrupted): the core
+  // answers the question itself (abort), so there is nothing left to say.
+  if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
+  if (outcome.kind !== "result") return DECLARED_APPROVAL;
+  return reviewDecision(outcome.value.decision);
+}

@@ -1,0 +1,139 @@
+/**
+ * One client connection: its JSON-RPC peer, the handshake state (`initialize`, then the
+ * `initialized` notification), its capabilities, and the threads it follows.
+ * Dispatch order for a request: unknown method (-32601) → not initialized / already initialized
+ * (-32600, Codex's messages) → params (-32602) → the handler. Closing the session interrupts the
+ * turns it started and ends every question waiting on it.
+ */
+import type { z } from "zod";
+import type { ClientLink, PendingRequest } from "./client-link.js";
+import { handlers } from "./handlers/index.js";
+import { parseParams } from "./params.js";
+import {
+  CLIENT_METHODS,
+  type ClientMethod,
+  clientRequests,
+  isClientMethod,
+} from "./protocol/client-requests.js";
+import { ErrorCode, RpcError } from "./protocol/jsonrpc.js";
+import {
+  type ServerRequestMethod,
+  type ServerRequestParams,
+  type ServerRequestResult,
+  serverRequests,
+} from "./protocol/server-messages.js";
+import { type MessageSink, type Reply, RpcPeer } from "./rpc-peer.js";
+import type { AppServerRuntime } from "./runtime.js";
+import type { ThreadChannel } from "./thread-channel.js";
+
+let nextSessionId = 1;
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+  title?: string | null | undefined;
+}
+
+/** What a handler gets besides its params. */
+export interface HandlerContext {
+  runtime: AppServerRuntime;
+  session: ClientSession;
+  /** Run `action` once the reply is sent. */
+  after(action: () => void): void;
+}
+
+export class ClientSession implements ClientLink {
+  readonly id = nextSessionId++;
+  private readonly peer: RpcPeer;
+  private readonly followed = new Set<ThreadChannel>();
+  private readonly closing = new AbortController();
+  clientInfo: ClientInfo | null = null;
+  experimentalApi = false;
+
+  constructor(
+    readonly runtime: AppServerRuntime,
+    sink: MessageSink,
+  ) {
+    this.peer = new RpcPeer(sink, {
+      request: (method, params) => this.dispatch(method, params),
+      notification: () => {
+        // `initialized` needs no action; unknown notifications cannot be answered.
+      },
+    });
+  }
+
+  get open(): boolean {
+    return this.peer.isOpen;
+  }
+
+  /** Aborted when the connection closes (stops what the client started outside turns). */
+  get signal(): AbortSignal {
+    return this.closing.signal;
+  }
+
+  get initialized(): boolean {
+    return this.clientInfo !== null;
+  }
+
+  /** One incoming message (a line, a frame). */
+  receive(text: string): void {
+    this.peer.receive(text);
+  }
+
+  send(text: string): void {
+    this.peer.send(text);
+  }
+
+  request<M extends ServerRequestMethod>(
+    method: M,
+    params: ServerRequestParams<M>,
+    timeoutMs: number,
+  ): PendingRequest<ServerRequestResult<M>> {
+    // Each method's result schema parses to ServerRequestResult<M>; the table lookup loses that link.
+    const schema = serverRequests[method].result as unknown as z.ZodType<ServerRequestResult<M>>;
+    return this.peer.request(method, params, schema, timeoutMs);
+  }
+
+  /** Receive `channel`'s notifications (idempotent). */
+  follow(channel: ThreadChannel): void {
+    this.followed.add(channel);
+    channel.attach(this);
+  }
+
+  /** The client is gone: its turns are interrupted, its open questions end. */
+  close(): void {
+    if (!this.peer.isOpen) return;
+    this.peer.close();
+    this.closing.abort();
+    for (const channel of this.followed) channel.detach(this);
+    this.followed.clear();
+  }
+
+  private async dispatch(method: string, rawParams: unknown): Promise<Reply> {
+    if (!isClientMethod(method)) {
+      const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");
+      throw new RpcError(
+        ErrorCode.MethodNotFound,
+        `Method not found: unknown variant \`${method}\`, expected one of ${known}`,
+      );
+    }
+    if (method === "initialize" && this.initialized) throw RpcError.invalidRequest("Already initialized");
+    if (method !== "initialize" && !this.initialized) throw RpcError.invalidRequest("Not initialized");
+    const afters: (() => void)[] = [];
+    const context: HandlerContext = { runtime: this.runtime, session: this, after: (a) => afters.push(a) };
+    const result = await run(method, rawParams, context);
+    return {
+      result,
+      after: () => {
+        for (const action of afters) action();
+      },
+    };
+  }
+}
+
+/** Validate `raw` for `method` and run its handler. */
+function run<M extends ClientMethod>(method: M, raw: unknown, context: HandlerContext): Promise<unknown> {
+  const params = parseParams(clientRequests[method].params, raw);
+  const handler = handlers[method] as (params: unknown, context: HandlerContext) => Promise<unknown>;
+  return handler(params, context);
+}

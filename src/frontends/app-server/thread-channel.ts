@@ -1,0 +1,181 @@
+/**
+ * A thread as the app-server serves it: the live core Thread (re-bound when it is loaded
+ * again), the clients subscribed to it, and the turns clients started on it.
+ * Responsibilities: map the thread's events to notifications once and send them to every
+ * subscriber; send each question of a turn (approval, client tool call) to the client that
+ * started that turn; end a departed client's turns; cancel a turn's open questions when it ends.
+ */
+import type { ClientToolSpec } from "../../protocol/client-tools.js";
+import type { Event } from "../../protocol/events.js";
+import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
+import type { Thread, TurnOverrides, UserInput } from "../../session/thread.js";
+import type { ClientLink, PendingRequest } from "./client-link.js";
+import { EventMapper } from "./event-mapper.js";
+import type { UserInputWire } from "./protocol/common.js";
+import { encodeNotification } from "./protocol/jsonrpc.js";
+import { answerApproval, type QuestionHost } from "./server-requests.js";
+
+/** What the server reports about a thread (the core keeps its own copy; this is the client's view). */
+export interface ChannelSettings {
+  model: string;
+  modelProvider: string;
+  cwd: string;
+  approvalPolicy: ApprovalPolicy;
+  sandboxMode: SandboxMode;
+  networkAccess: boolean;
+  writableRoots: string[];
+  reasoningEffort: string | null;
+}
+
+interface TurnEntry {
+  owner: ClientLink;
+  input: UserInputWire[];
+  questions: Set<PendingRequest<unknown>>;
+}
+
+export class ThreadChannel {
+  private current: Thread | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private readonly subscribers = new Set<ClientLink>();
+  private readonly turns = new Map<string, TurnEntry>();
+  private readonly mapper: EventMapper;
+  private runningTurn: string | null = null;
+  /** Client tools a resume re-declared for a thread that was already live: its next turn's set. */
+  nextTurnTools: ClientToolSpec[] | undefined;
+
+  constructor(
+    readonly id: string,
+    public settings: ChannelSettings,
+    private readonly host: QuestionHost,
+  ) {
+    this.mapper = new EventMapper(id, (turnId) => this.turns.get(turnId)?.input);
+  }
+
+  /** The live core thread, or null once it was shut down (idle expiry, archive). */
+  get thread(): Thread | null {
+    return this.current;
+  }
+
+  /** The turn running now, if any. */
+  get running(): string | null {
+    return this.runningTurn;
+  }
+
+  /** Serve `thread` (a newly loaded Thread object for this id). */
+  bind(thread: Thread): void {
+    if (this.current === thread) return;
+    this.unsubscribe?.();
+    this.current = thread;
+    this.unsubscribe = thread.subscribe((event) => this.onEvent(event));
+  }
+
+  /** `client` receives this thread's notifications from now on. */
+  attach(client: ClientLink): void {
+    this.subscribers.add(client);
+  }
+
+  /** `client` went away: no more notifications, and the turns it started are interrupted. */
+  detach(client: ClientLink): void {
+    this.subscribers.delete(client);
+    const running = this.runningTurn;
+    if (running && this.turns.get(running)?.owner === client) this.current?.interrupt();
+  }
+
+  hasSubscriber(client: ClientLink): boolean {
+    return this.subscribers.has(client);
+  }
+
+  /**
+   * Register a turn `owner` starts; `begin()` submits it (call it after the turn/start reply,
+   * so turn/started follows the reply). Returns the turn id.
+   */
+  startTurn(
+    owner: ClientLink,
+    input: UserInputWire[],
+    userInput: UserInput,
+    overrides: TurnOverrides,
+  ): { turnId: string; begin(): void } {
+    const thread = this.requireThread();
+    const turnId = thread.newTurnId();
+    this.turns.set(turnId, { owner, input, questions: new Set() });
+    return {
+      turnId,
+      begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, overrides }),
+    };
+  }
+
+  /** Interrupt turn `turnId` if it is the running one. */
+  interrupt(turnId: string): boolean {
+    if (this.runningTurn !== turnId || !this.current) return false;
+    this.current.interrupt();
+    return true;
+  }
+
+  /** Send `notifications` (already mapped) to every subscriber. */
+  broadcast(notifications: readonly { method: string; params: unknown }[]): void {
+    for (const { method, params } of notifications) {
+      const text = encodeNotification(method, params);
+      for (const client of this.subscribers) if (client.open) client.send(text);
+    }
+  }
+
+  /** The client declined call `callId`: show its item as declined (see EventMapper.declined). */
+  showDeclined(callId: string, cancel: boolean): void {
+    this.broadcast(this.mapper.declined(callId, cancel));
+  }
+
+  /** Keep `question` open until its turn ends (then it is cancelled). */
+  track(turnId: string, question: PendingRequest<unknown>): void {
+    const entry = this.turns.get(turnId);
+    if (entry) entry.questions.add(question);
+    else question.cancel();
+  }
+
+  private requireThread(): Thread {
+    if (!this.current) throw new Error(`thread ${this.id} is not loaded`);
+    return this.current;
+  }
+
+  private onEvent(event: Event): void {
+    if (event.type === "turn_started") this.turnStarted(event.turn_id);
+    this.broadcast(this.mapper.map(event));
+    switch (event.type) {
+      case "exec_approval_request":
+      case "apply_patch_approval_request":
+        answerApproval(this.host, this, this.ownerOf(event.turn_id), event);
+        return;
+      case "turn_complete":
+      case "turn_aborted":
+      case "turn_failed":
+        this.turnEnded(event.turn_id);
+        return;
+      case "shutdown_complete":
+        this.unsubscribe?.();
+        this.unsubscribe = null;
+        this.current = null;
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The connected client that started turn `turnId`, if it is still here. */
+  ownerOf(turnId: string): ClientLink | null {
+    const owner = this.turns.get(turnId)?.owner;
+    return owner?.open ? owner : null;
+  }
+
+  private turnStarted(turnId: string): void {
+    this.runningTurn = turnId;
+    const entry = this.turns.get(turnId);
+    // Queued by a client that left before it began: it must not run unattended.
+    if (entry && !entry.owner.open) this.current?.interrupt();
+  }
+
+  private turnEnded(turnId: string): void {
+    if (this.runningTurn === turnId) this.runningTurn = null;
+    const entry = this.turns.get(turnId);
+    this.turns.delete(turnId);
+    for (const question of entry?.questions ?? []) question.cancel();
+  }
+}

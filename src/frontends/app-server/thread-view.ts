@@ -1,0 +1,181 @@
+/**
+ * Threads as the client sees them (Codex's `Thread`, `Turn`): built from the rollout a thread is
+ * stored in. A turn's items are what Codex 0.89 shows when reading a thread back: the user's
+ * message, the reasoning summaries and the agent's messages (tool calls are not replayed).
+ * Turn ids are the thread's own; item ids are the model's where it gave one, else `item-N`.
+ */
+import { readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { rolloutPath } from "../../session/rollout.js";
+import type { StoredThread } from "../../session/rollout-reader.js";
+import { findRollout } from "../../session/rollout-store.js";
+import { VERSION } from "../../version.js";
+import { contentOf } from "./event-mapper.js";
+import type {
+  SandboxPolicy,
+  ThreadItem,
+  ThreadOpenedResponse,
+  ThreadWire,
+  Turn,
+  TurnError,
+} from "./protocol/common.js";
+import type { ChannelSettings } from "./thread-channel.js";
+
+/** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
+function seconds(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000);
+}
+
+/** Codex's SessionSource for our rollouts' `source`: app-server threads show as "vscode", as Codex's do. */
+function sourceOf(source: string): ThreadWire["source"] {
+  if (source === "app-server") return "vscode";
+  if (source === "exec" || source === "cli") return source;
+  return "unknown";
+}
+
+/** `stored` as a Thread; with `includeTurns`, its turns (`runningTurn`: the one in progress now). */
+export function storedThreadView(
+  stored: StoredThread,
+  options: { includeTurns?: boolean; runningTurn?: string | null } = {},
+): ThreadWire {
+  return {
+    id: stored.meta.id,
+    preview: stored.firstPrompt ?? "",
+    modelProvider: stored.meta.provider,
+    createdAt: seconds(stored.meta.created),
+    updatedAt: seconds(stored.updated),
+    path: stored.path,
+    cwd: stored.meta.cwd,
+    cliVersion: VERSION,
+    source: sourceOf(stored.meta.source),
+    gitInfo: null,
+    turns: options.includeTurns ? turnsOf(stored, options.runningTurn ?? null) : [],
+  };
+}
+
+/** A thread that was just created (nothing stored yet but its metadata). */
+export function newThreadView(id: string, path: string, settings: ChannelSettings): ThreadWire {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    id,
+    preview: "",
+    modelProvider: settings.modelProvider,
+    createdAt: now,
+    updatedAt: now,
+    path,
+    cwd: settings.cwd,
+    cliVersion: VERSION,
+    source: "vscode",
+    gitInfo: null,
+    turns: [],
+  };
+}
+
+/** The reply to thread/start, thread/resume and thread/fork. */
+export function openedResponse(thread: ThreadWire, settings: ChannelSettings): ThreadOpenedResponse {
+  return {
+    thread,
+    model: settings.model,
+    modelProvider: settings.modelProvider,
+    cwd: settings.cwd,
+    approvalPolicy: settings.approvalPolicy,
+    sandbox: sandboxPolicyOf(settings),
+    reasoningEffort: effortOf(settings.reasoningEffort),
+  };
+}
+
+function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"] {
+  const known = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
+  return known.find((candidate) => candidate === effort) ?? null;
+}
+
+/** The settings' sandbox as Codex's SandboxPolicy. */
+export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
+  switch (settings.sandboxMode) {
+    case "danger-full-access":
+      return { type: "dangerFullAccess" };
+    case "read-only":
+      return { type: "readOnly" };
+    case "workspace-write":
+      return {
+        type: "workspaceWrite",
+        writableRoots: settings.writableRoots,
+        networkAccess: settings.networkAccess,
+        excludeTmpdirEnvVar: false,
+        excludeSlashTmp: false,
+      };
+  }
+}
+
+/**
+ * Where a thread created a moment ago is stored: its rollout is in today's (or, just after
+ * midnight, yesterday's) day directory, so only that directory is read.
+ */
+export async function newRolloutPath(home: string, id: string): Promise<string> {
+  const now = Date.now();
+  for (const when of [now, now - 60_000]) {
+    const dir = dirname(rolloutPath(home, id, new Date(when)));
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const name = names.find((entry) => entry.endsWith(`-${id}.jsonl`));
+    if (name) return join(dir, name);
+  }
+  return (await findRollout(home, id)) ?? "";
+}
+
+function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
+  const turns: Turn[] = [];
+  let current: Turn | null = null;
+  let items = 0;
+  const itemId = (id: string | undefined): string => id ?? `item-${++items}`;
+  for (const line of stored.lines) {
+    if (line.type === "event") {
+      const event = line.payload;
+      if (event.type === "turn_started") {
+        current = { id: event.turn_id, items: [], status: "inProgress", error: null };
+        turns.push(current);
+      } else if (current && event.type === "user_message") {
+        current.items.push({
+          type: "userMessage",
+          id: itemId(undefined),
+          content: contentOf(event.message, []),
+        });
+      } else if (current && event.type === "turn_complete") current.status = "completed";
+      else if (current && event.type === "turn_aborted") current.status = "interrupted";
+      else if (current && event.type === "turn_failed") {
+        current.status = "failed";
+        current.error = errorOf(event.message);
+      }
+      continue;
+    }
+    if (!current || line.type !== "response_item") continue;
+    const item = itemOf(line.payload, itemId);
+    if (item) current.items.push(item);
+  }
+  // A turn without an end is running only if it is the live one; otherwise it died with its process.
+  for (const turn of turns)
+    if (turn.status === "inProgress" && turn.id !== runningTurn) turn.status = "interrupted";
+  return turns;
+}
+
+function itemOf(
+  item: StoredThread["history"][number],
+  itemId: (id: string | undefined) => string,
+): ThreadItem | null {
+  if (item.type === "message" && item.role === "assistant") {
+    const text = item.content.map((part) => ("text" in part ? part.text : "")).join("");
+    return { type: "agentMessage", id: itemId(item.id), text };
+  }
+  if (item.type === "reasoning" && item.summary.length > 0) {
+    return {
+      type: "reasoning",
+      id: itemId(item.id),
+      summary: item.summary.map((part) => part.text),
+      content: (item.content ?? []).map((part) => part.text),
+    };
+  }
+  return null;
+}
+
+function errorOf(message: string): TurnError {
+  return { message, codexErrorInfo: null, additionalDetails: null };
+}

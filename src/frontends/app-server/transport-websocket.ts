@@ -1,0 +1,107 @@
+/**
+ * The WebSocket transport (`--listen ws://HOST:PORT`): one JSON-RPC message per text frame, one
+ * client session per connection, every session sharing the runtime's threads.
+ * The upgrade is refused, before any WebSocket exists, when Host or Origin does not name this
+ * machine (403) or the bearer key is missing or wrong (401), as the MCP server's HTTP transport
+ * does. A plain HTTP request gets 426. A connection that closes ends its session (its turns are
+ * interrupted).
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { allowedHostnames, hasBearer, refuseHost } from "../shared/http-guard.js";
+import type { AppServerRuntime } from "./runtime.js";
+import { ClientSession } from "./session.js";
+import { MAX_LINE_BYTES } from "./transport-stdio.js";
+
+export interface WebSocketOptions {
+  host: string;
+  port: number;
+  /** Required as `Authorization: Bearer <key>` when set. */
+  apiKey?: string | undefined;
+}
+
+export interface WebSocketListener {
+  /** e.g. ws://127.0.0.1:4501 */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listen on host:port; resolves once listening. */
+export async function serveWebSocket(
+  runtime: AppServerRuntime,
+  options: WebSocketOptions,
+): Promise<WebSocketListener> {
+  const allowed = allowedHostnames(options.host);
+  const sockets = new Set<WebSocket>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
+  const http = createServer((req, res) => {
+    const refusal = refusalOf(req, allowed, options.apiKey);
+    const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
+    res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
+  });
+
+  http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refusal = refusalOf(req, allowed, options.apiKey);
+    if (refusal) {
+      const [status, text] = refusal;
+      const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="tscodex-app-server"\r\n' : "";
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : "Forbidden"}\r\n${extra}` +
+          `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
+      );
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
+  });
+
+  const connect = (ws: WebSocket): void => {
+    sockets.add(ws);
+    const session = new ClientSession(runtime, {
+      send: (text) => {
+        if (ws.readyState === ws.OPEN) ws.send(text);
+      },
+    });
+    // Text and binary frames alike carry one UTF-8 JSON message.
+    ws.on("message", (data) => session.receive(textOf(data)));
+    ws.on("error", () => ws.terminate());
+    ws.on("close", () => {
+      sockets.delete(ws);
+      session.close();
+    });
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `ws://${shownHost}:${port}`,
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** [status, text] when the request must be refused, else null. */
+function refusalOf(
+  req: IncomingMessage,
+  allowed: Set<string>,
+  apiKey: string | undefined,
+): [number, string] | null {
+  const refusal = refuseHost(req.headers, allowed);
+  if (refusal) return [403, refusal];
+  if (apiKey && !hasBearer(req.headers, apiKey)) return [401, "Unauthorized: missing or wrong bearer key"];
+  return null;
+}
+
+function textOf(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data).toString("utf8");
+}
