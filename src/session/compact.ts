@@ -38,10 +38,10 @@ export async function compactionSettings(
   config: Config,
   contextWindow: number | null,
 ): Promise<CompactionSettings> {
-  const { compact_prompt, experimental_compact_prompt_file, model_auto_compact_token_limit } = config.raw;
-  let prompt = compact_prompt;
-  if (!prompt && experimental_compact_prompt_file) {
-    const path = resolve(config.home, experimental_compact_prompt_file);
+  const { prompt: configured, promptFile, autoTokenLimit } = config.compaction;
+  let prompt = configured;
+  if (!prompt && promptFile) {
+    const path = resolve(config.home, promptFile);
     try {
       prompt = await readFile(path, "utf8");
     } catch (error) {
@@ -52,7 +52,7 @@ export async function compactionSettings(
   }
   return {
     prompt: prompt ?? (await loadCompactPrompt()),
-    autoLimit: autoCompactLimit(contextWindow, model_auto_compact_token_limit),
+    autoLimit: autoCompactLimit(contextWindow, autoTokenLimit),
   };
 }
 

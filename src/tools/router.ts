@@ -16,6 +16,7 @@ import {
   type ToolOutput,
   type ToolPayload,
   type TurnContext,
+  toolName,
 } from "./types.js";
 
 /**
@@ -30,8 +31,6 @@ export interface ApprovalGate {
   check(invocation: ToolInvocation, request: ApprovalRequest | null): Promise<ApprovalVerdict>;
 }
 
-export const allowAll: ApprovalGate = { check: async () => ({ allowed: true }) };
-
 export interface DispatchResult {
   output: ResponseItem;
   /** Extra history after the outputs (e.g. an image the model asked to see). */
@@ -44,27 +43,14 @@ export class ToolRouter {
 
   constructor(
     definitions: readonly ToolDefinition[],
-    private readonly gate: ApprovalGate = allowAll,
+    private readonly gate: ApprovalGate,
   ) {
     this.all = [...definitions];
-    for (const definition of definitions) this.byName.set(nameOf(definition), definition);
+    for (const definition of definitions) this.byName.set(toolName(definition), definition);
   }
 
   get definitions(): readonly ToolDefinition[] {
     return this.all;
-  }
-
-  /**
-   * Offer more tools from now on (MCP servers' tools once they started), after the others.
-   * A name already taken keeps its first definition.
-   */
-  addDefinitions(definitions: readonly ToolDefinition[]): void {
-    for (const definition of definitions) {
-      const name = nameOf(definition);
-      if (this.byName.has(name)) continue;
-      this.byName.set(name, definition);
-      this.all.push(definition);
-    }
   }
 
   specs(): ToolSpec[] {
@@ -116,11 +102,6 @@ export class ToolRouter {
   }
 }
 
-function nameOf(definition: ToolDefinition): string {
-  const { spec } = definition;
-  return spec.type === "function" || spec.type === "custom" ? spec.name : spec.type;
-}
-
 function callName(call: ToolCallItem): string {
   return call.type === "local_shell_call" ? "local_shell" : call.name;
 }
@@ -149,4 +130,3 @@ function toOutputItem(call: ToolCallItem, output: ToolOutput): ResponseItem {
   }
   return { type: "function_call_output", call_id: call.call_id, output: output.content };
 }
-

@@ -2,6 +2,8 @@
  * The tool system's contracts. A tool is a spec (what the model sees) plus a handler
  * (what runs). Handlers state facts (`isMutating`); the router and the policy layer decide.
  */
+import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
@@ -27,23 +29,31 @@ export interface TurnContext {
   readonly truncation: TruncationPolicy;
   /** Aborted when the turn is interrupted; handlers pass it to whatever they spawn. */
   readonly signal: AbortSignal;
-  /**
-   * State that lives as long as the thread (e.g. exec sessions) and is disposed when it shuts
-   * down. Absent when a handler runs outside a thread; tools that need it say so.
-   */
-  readonly resources?: ResourceScope;
+  /** State that lives as long as the thread (e.g. exec sessions), disposed when it shuts down. */
+  readonly resources: ResourceScope;
   /**
    * Ask the user (through the front-end) to approve a command or a patch. Bounded: resolves
    * with the declared outcome ("denied") when nobody answers in time and with "abort" when the
-   * turn is interrupted; never rejects. Absent outside a thread: callers treat that as denied.
+   * turn is interrupted; never rejects.
    */
-  requestApproval?(question: ApprovalQuestion): Promise<ReviewDecision>;
+  requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
+  /** Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts). */
+  readonly orchestrator: CommandOrchestrator;
   /**
-   * Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts).
-   * Absent outside a thread (handler tests): commands then run as given.
+   * Ask the front-end's client to run one of its tools. Bounded: resolves with a failed result
+   * when the client does not answer in time or the turn is interrupted; never rejects.
    */
-  readonly orchestrator?: CommandOrchestrator;
+  callClientTool(call: ClientToolCall): Promise<ClientToolResult>;
+  /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
+  readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;
+}
+
+/** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */
+export interface ClientToolCall {
+  callId: string;
+  tool: string;
+  arguments: unknown;
 }
 
 /** A question for the user: may this command run, may this patch be applied? */
@@ -151,6 +161,14 @@ export interface ToolDefinition {
   supportsParallel: boolean;
   /** An MCP server's tool: the router turns function calls of this name into `mcp` payloads. */
   mcpTool?: { server: string; tool: string };
+  /** A client's tool (see tools/client-tools.ts). */
+  clientTool?: boolean;
+}
+
+/** The name calls use: a function or custom tool's name, else the spec type (local_shell, web_search). */
+export function toolName(definition: ToolDefinition): string {
+  const { spec } = definition;
+  return spec.type === "function" || spec.type === "custom" ? spec.name : spec.type;
 }
 
 /**

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { turnDiffTrackerFor } from "../../src/apply-patch/index.js";
 import {
   applyInterceptedPatch,
   applyPatchFreeformTool,
@@ -175,7 +174,7 @@ describe("apply_patch handler", () => {
     expect(last).toContain(`diff --git a/${f} b/${f}\nindex `);
     expect(last).toContain(`--- a/${f}\n+++ b/${f}\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n`);
     expect(last).toContain(`new file mode 100644`);
-    expect(turnDiffTrackerFor(turn).unifiedDiff()).toBe(last);
+    expect(turn.diffTracker.unifiedDiff()).toBe(last);
     // Reverting everything empties the diff (and it is still published).
     await run(
       "*** Begin Patch\n*** Update File: f.txt\n@@\n-ONE\n+one\n@@\n-THREE\n+three\n*** Delete File: g.txt\n*** End Patch",

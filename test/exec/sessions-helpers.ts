@@ -2,6 +2,7 @@
 import type { Event } from "../../src/protocol/events.js";
 import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
+import { testTurnContext } from "../support/turn-context.js";
 
 export { alive, readPid, waitFor } from "../support/processes.js";
 
@@ -15,20 +16,15 @@ export interface TestTurn {
 export function testTurn(scope: ResourceScope, cwd: string, turnId = "turn-1"): TestTurn {
   const events: Event[] = [];
   const abort = new AbortController();
-  const context: TurnContext = {
-    threadId: "thread-1",
-    turnId,
+  const context = testTurnContext({
     cwd,
-    approvalPolicy: "never",
-    sandboxMode: "danger-full-access",
+    turnId,
     networkAccess: true,
-    writableRoots: [],
-    shellEnvironment: { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" } },
     truncation: { mode: "tokens", limit: 10_000 },
-    signal: abort.signal,
     resources: scope,
+    abort,
     emit: (event) => events.push(event),
-  };
+  });
   return { context, events, abort };
 }
 

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
-import { ToolError, type ToolInvocation, type ToolPayload, type TurnContext } from "../../src/tools/types.js";
+import { ToolError, type ToolInvocation, type ToolPayload } from "../../src/tools/types.js";
+import { testTurnContext } from "../support/turn-context.js";
 
 function invocation(payload: ToolPayload, events: Event[] = []): ToolInvocation {
-  const turn: TurnContext = {
-    threadId: "thread",
-    turnId: "turn",
-    cwd: "/tmp",
-    approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
-    shellEnvironment: { env: {} },
-    truncation: { mode: "bytes", limit: 10_000 },
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
-  };
+  const turn = testTurnContext({ sandboxMode: "read-only", emit: (event) => events.push(event) });
   return { callId: "call_1", toolName: "update_plan", payload, turn };
 }
 

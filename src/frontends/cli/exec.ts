@@ -81,7 +81,7 @@ export async function runExec(
     options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy =
-    options.askForApproval ?? (options.fullAuto ? "never" : (config.raw.approval_policy ?? "never"));
+    options.askForApproval ?? (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never"));
   const manager = new ThreadManager({ config, source: "exec", originator: "tscodex_exec" });
   let thread: Thread;
   try {

@@ -17,7 +17,6 @@ import {
   type PatchPlan,
   parsePatch,
   planPatch,
-  turnDiffTrackerFor,
   VERIFICATION_PREFIX,
 } from "../../apply-patch/index.js";
 import { errorMessage } from "../../util/errors.js";
@@ -254,8 +253,7 @@ async function execute(
     success: true,
     changes: applied.changes,
   });
-  const tracker = turnDiffTrackerFor(turn);
-  await tracker.record(applied);
-  turn.emit({ type: "turn_diff", unified_diff: tracker.unifiedDiff() });
+  await turn.diffTracker.record(applied);
+  turn.emit({ type: "turn_diff", unified_diff: turn.diffTracker.unifiedDiff() });
   return { output: applied.summary, exitCode: 0 };
 }

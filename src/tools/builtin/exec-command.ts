@@ -149,11 +149,6 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
         return { output: { content, success }, outcome };
       };
 
-      // Outside a thread (handler tests) there is no policy: the command runs as given.
-      if (!turn.orchestrator) {
-        begin();
-        return (await attempt(argv)).output;
-      }
       const run = await turn.orchestrator.run({
         command: argv,
         cwd,

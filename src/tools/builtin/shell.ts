@@ -122,18 +122,15 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
           turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
       },
     });
-  // Outside a thread (handler tests) there is no policy: the command runs as given.
-  const orchestrated: OrchestratedResult<ExecResult> = turn.orchestrator
-    ? await turn.orchestrator.run({
-        command: run.argv,
-        cwd: run.cwd,
-        inv,
-        escalation: run.escalation,
-        runner: attempt,
-        outcome: attemptOutcome,
-        onStart: begin,
-      })
-    : await runUnsupervised(begin, () => attempt(run.argv));
+  const orchestrated: OrchestratedResult<ExecResult> = await turn.orchestrator.run({
+    command: run.argv,
+    cwd: run.cwd,
+    inv,
+    escalation: run.escalation,
+    runner: attempt,
+    outcome: attemptOutcome,
+    onStart: begin,
+  });
   if (orchestrated.kind === "rejected") {
     // Rejected after it was announced (asked and denied): close it as Codex does, exit -1.
     if (begun) return endNotRun(orchestrated.message, inv, base, 0);
@@ -195,14 +192,6 @@ export function endNotRun(
     formatted_output: message,
   });
   return { content: message, success: false };
-}
-
-async function runUnsupervised(
-  begin: () => void,
-  attempt: () => Promise<ExecResult>,
-): Promise<OrchestratedResult<ExecResult>> {
-  begin();
-  return { kind: "ran", result: await attempt(), sandboxed: false };
 }
 
 /** A finished attempt's facts for sandbox-denial detection (none when it never ran or was stopped). */
