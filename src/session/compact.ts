@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
-import type { ModelClient, Prompt, ResponseEvent, StreamOptions } from "../model/types.js";
+import type { ModelClient, Prompt } from "../model/types.js";
 import { loadBuiltinPrompt } from "../prompt/base-instructions.js";
 import { type MessageItem, messageText, type ResponseItem, userMessage } from "../protocol/items.js";
 
@@ -119,21 +119,4 @@ export function compactedHistory(history: readonly ResponseItem[], summary: stri
 
 function isUserText(item: ResponseItem): item is MessageItem {
   return item.type === "message" && item.role === "user";
-}
-
-/**
- * A client that compacts before a request when `due()` says so, then sends the compacted history.
- * Wrapping the client keeps the turn loop unaware of compaction.
- */
-export function withAutoCompaction(
-  client: ModelClient,
-  hooks: { due(): boolean; compact(signal?: AbortSignal): Promise<readonly ResponseItem[]> },
-): ModelClient {
-  return {
-    async *stream(prompt: Prompt, options?: StreamOptions): AsyncIterable<ResponseEvent> {
-      let request = prompt;
-      if (hooks.due()) request = { ...prompt, input: [...(await hooks.compact(options?.signal))] };
-      yield* client.stream(request, options);
-    },
-  };
 }

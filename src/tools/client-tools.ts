@@ -10,8 +10,8 @@ import { z } from "zod";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { InputContent } from "../protocol/items.js";
-import { ArgumentsError, parseToolArguments } from "./json-args.js";
-import { type ToolDefinition, ToolError, type ToolHandler, type ToolOutput } from "./types.js";
+import { parseFunctionArguments } from "./define-tool.js";
+import { runsAsIs, type ToolDefinition, type ToolHandler, type ToolOutput } from "./types.js";
 
 /** Put before the text of a call the client reported as failed. */
 export const CLIENT_TOOL_FAILED_MARKER = "The client reported that this tool call failed:\n";
@@ -35,35 +35,19 @@ export function clientToolDefinitions(specs: readonly ClientToolSpec[]): ToolDef
 
 const anyJson = z.unknown();
 
+// No approval: the client that offers a tool has consented to its calls. Calls never overlap
+// (supportsParallel is false), as Codex runs dynamic tools as mutating calls.
 const handler: ToolHandler = {
   kinds: ["function"],
-  // Mutating, so calls never overlap; the gate asks nothing of client tools: the client that
-  // offers a tool has consented to its calls.
-  isMutating: () => true,
-  async handle(invocation) {
-    const { payload, turn } = invocation;
-    if (payload.kind !== "function") throw ToolError.respond(`${invocation.toolName} takes a function call`);
-    const args = parseArguments(payload.arguments);
-    const result = await turn.callClientTool({
-      callId: invocation.callId,
-      tool: invocation.toolName,
-      arguments: args,
-    });
-    return toToolOutput(result);
+  async prepare(invocation) {
+    const { payload, turn, callId, toolName } = invocation;
+    const empty = payload.kind === "function" && payload.arguments.trim() === "";
+    const args = empty ? {} : parseFunctionArguments(toolName, invocation, anyJson);
+    return runsAsIs(async () =>
+      toToolOutput(await turn.callClientTool({ callId, tool: toolName, arguments: args })),
+    );
   },
 };
-
-function parseArguments(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return parseToolArguments(raw, anyJson);
-  } catch (error) {
-    if (error instanceof ArgumentsError) {
-      throw ToolError.respond(`failed to parse function arguments: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
 
 /** The model's view of a client's answer. */
 export function toToolOutput(result: ClientToolResult): ToolOutput {

@@ -11,7 +11,7 @@ import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/r
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { Event, McpInvocation } from "../protocol/events.js";
 import { ArgumentsError, parseToolArguments } from "./json-args.js";
-import { type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
+import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
 
 /** What the MCP tools need from the client manager. */
 export interface McpToolSource {
@@ -79,8 +79,7 @@ export function mcpToolDefinition(entry: McpToolEntry, source: McpToolSource): T
     mcpTool: { server: entry.server, tool: entry.tool },
     handler: {
       kinds: ["mcp"],
-      isMutating: () => false,
-      handle: (invocation) => callMcpTool(invocation, source),
+      prepare: async (invocation) => runsAsIs(() => callMcpTool(invocation, source)),
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The router: the one place a model's tool call becomes a tool output.
- * Flow: look up the handler → check the payload kind → if mutating, let the handler describe
- * the call (approvalRequest) and ask the approval gate → handle → convert to the output item
- * for the wire. ToolError `respond` and argument problems become outputs the model can act on;
+ * Flow: look up the handler → check the payload kind → prepare (validate and plan) → if the
+ * call would change something, ask the approval gate → run → convert to the output item for
+ * the wire. ToolError `respond` and argument problems become outputs the model can act on;
  * anything else ends the turn (fatal).
  */
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
@@ -25,10 +25,10 @@ import {
  */
 export type ApprovalVerdict = { allowed: true; asked?: boolean } | { allowed: false; message: string };
 
-/** Decides whether a mutating call may run. The policy layer supplies the real one. */
+/** Decides whether a call that would change something may run. The policy layer supplies it. */
 export interface ApprovalGate {
-  /** `request`: what the call would do, from the handler's approvalRequest (null if it has none). */
-  check(invocation: ToolInvocation, request: ApprovalRequest | null): Promise<ApprovalVerdict>;
+  /** `request`: what the call would change, from its prepared call. */
+  check(invocation: ToolInvocation, request: ApprovalRequest): Promise<ApprovalVerdict>;
 }
 
 export interface DispatchResult {
@@ -92,13 +92,11 @@ export class ToolRouter {
         `tool ${invocation.toolName} cannot take a ${invocation.payload.kind} call; call it as ${handler.kinds.join(" or ")}`,
       );
     }
-    if (handler.isMutating(invocation)) {
-      const request = (await handler.approvalRequest?.(invocation)) ?? null;
-      const verdict = await this.gate.check(invocation, request);
-      if (!verdict.allowed) throw ToolError.respond(verdict.message);
-      invocation.approval = { asked: verdict.asked ?? false };
-    }
-    return handler.handle(invocation);
+    const prepared = await handler.prepare(invocation);
+    if (!prepared.approval) return prepared.run({ asked: false });
+    const verdict = await this.gate.check(invocation, prepared.approval);
+    if (!verdict.allowed) throw ToolError.respond(verdict.message);
+    return prepared.run({ asked: verdict.asked ?? false });
   }
 }
 

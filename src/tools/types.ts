@@ -1,6 +1,7 @@
 /**
  * The tool system's contracts. A tool is a spec (what the model sees) plus a handler
- * (what runs). Handlers state facts (`isMutating`); the router and the policy layer decide.
+ * (what runs). A handler prepares each call: it validates and plans it, states what it would
+ * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
 import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
@@ -109,26 +110,36 @@ export type ToolPayload =
 export type ToolKind = ToolPayload["kind"];
 
 export interface ToolInvocation {
-  callId: string;
-  toolName: string;
-  payload: ToolPayload;
-  turn: TurnContext;
-  /** Set by the router once the approval gate allowed a mutating call. */
-  approval?: ApprovalOutcome;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly payload: ToolPayload;
+  /** The turn's context: policies, signal, events, and per-turn state such as the diff tracker. */
+  readonly turn: TurnContext;
 }
 
 /**
- * What a mutating call would do, for the approval gate to auto-approve, ask about or reject.
- * `patch`: `paths` are absolute real paths (symlinks resolved), move sources and destinations
- * included. `exec`: the command as it would run.
+ * What a call would change, for the approval gate to allow, ask about or reject before it runs:
+ * a patch's changes and the absolute real paths it writes (symlinks resolved, move sources and
+ * destinations included). Commands are not described here: the orchestrator decides them when
+ * they run, since only then can it retry after a sandbox denial.
  */
-export type ApprovalRequest =
-  | { kind: "patch"; changes: Record<string, FileChange>; paths: string[] }
-  | { kind: "exec"; command: string[]; cwd: string };
+export interface ApprovalRequest {
+  kind: "patch";
+  changes: Record<string, FileChange>;
+  paths: string[];
+}
 
 /** How an allowed call was allowed: `asked` when a human (or client) approved it. */
 export interface ApprovalOutcome {
   asked: boolean;
+}
+
+/** A call checked and planned by its handler, ready for the gate and then to run. */
+export interface PreparedCall {
+  /** What the call would change; absent when there is nothing for the gate to decide. */
+  approval?: ApprovalRequest | undefined;
+  /** Run the call; `approved` says how the gate allowed it (never called when it refused). */
+  run(approved: ApprovalOutcome): Promise<ToolOutput>;
 }
 
 /** A handler's answer. `content` goes to the model as the call's output. */
@@ -142,16 +153,18 @@ export interface ToolOutput {
 export interface ToolHandler {
   /** Which payload kinds this handler accepts (a mismatch is an error for the model). */
   readonly kinds: readonly ToolKind[];
-  isMutating(invocation: ToolInvocation): boolean;
   /**
-   * Describe a mutating call for the approval gate; called by the router before the gate,
-   * with the same invocation object later passed to `handle`. Throw ToolError.respond when the
-   * call cannot run at all (e.g. a patch that does not verify): the model gets the text and
-   * nobody is asked. Absent or null: the gate sees only the invocation.
+   * Check and plan one call. Throw ToolError.respond when it cannot run at all (bad arguments,
+   * a patch that does not verify): the model gets the text and nobody is asked. The prepared
+   * call carries everything `run` needs (parsed arguments, plans), so nothing is parsed twice.
+   * In `run`, throw ToolError for failures; anything else thrown is treated as fatal.
    */
-  approvalRequest?(invocation: ToolInvocation): Promise<ApprovalRequest | null>;
-  /** Throw ToolError for failures; anything else thrown is treated as fatal. */
-  handle(invocation: ToolInvocation): Promise<ToolOutput>;
+  prepare(invocation: ToolInvocation): Promise<PreparedCall>;
+}
+
+/** A prepared call that needs no approval. */
+export function runsAsIs(run: () => Promise<ToolOutput>): PreparedCall {
+  return { run };
 }
 
 export interface ToolDefinition {

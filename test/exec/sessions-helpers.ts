@@ -1,8 +1,9 @@
 /** Shared by the exec-session tests: a turn with a scope, tool calls, reply envelopes; process liveness and polling (from ../support/processes.js). */
+
 import type { Event } from "../../src/protocol/events.js";
 import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
-import { testTurnContext } from "../support/turn-context.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 export { alive, readPid, waitFor } from "../support/processes.js";
 
@@ -44,7 +45,7 @@ export async function callTool(
     turn,
   };
   try {
-    const output = await tool.handler.handle(invocation);
+    const output = await runHandler(tool.handler, invocation);
     return String(output.content);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

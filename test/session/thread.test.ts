@@ -7,7 +7,7 @@ import type { ModelClient } from "../../src/model/types.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
 import { Thread } from "../../src/session/thread.js";
-import { type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
+import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 
@@ -20,16 +20,16 @@ function echoTool(
     supportsParallel: opts.parallel,
     handler: {
       kinds: ["function"],
-      isMutating: () => false,
-      async handle(inv: ToolInvocation) {
-        const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as {
-          n: number;
-        };
-        opts.log?.push(`start ${args.n}`);
-        await new Promise((resolve) => setTimeout(resolve, opts.delayMs?.(args) ?? 0));
-        opts.log?.push(`end ${args.n}`);
-        return { content: `echo ${args.n}` };
-      },
+      prepare: async (inv: ToolInvocation) =>
+        runsAsIs(async () => {
+          const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as {
+            n: number;
+          };
+          opts.log?.push(`start ${args.n}`);
+          await new Promise((resolve) => setTimeout(resolve, opts.delayMs?.(args) ?? 0));
+          opts.log?.push(`end ${args.n}`);
+          return { content: `echo ${args.n}` };
+        }),
     },
   };
 }
@@ -102,10 +102,10 @@ describe("Thread turn loop", () => {
       ...echoTool("bad", { parallel: false }),
       handler: {
         kinds: ["function"],
-        isMutating: () => false,
-        handle: async () => {
-          throw new ToolError(`broken ${kind}`, kind);
-        },
+        prepare: async () =>
+          runsAsIs(async () => {
+            throw new ToolError(`broken ${kind}`, kind);
+          }),
       },
     });
     const soft = scriptedClient([
@@ -166,12 +166,14 @@ describe("Thread turn loop", () => {
       ...echoTool("block", { parallel: false }),
       handler: {
         kinds: ["function"],
-        isMutating: () => false,
-        handle: (inv) =>
-          new Promise((resolve) => {
-            started();
-            inv.turn.signal.addEventListener("abort", () => resolve({ content: "killed" }));
-          }),
+        prepare: async (inv) =>
+          runsAsIs(
+            () =>
+              new Promise((resolve) => {
+                started();
+                inv.turn.signal.addEventListener("abort", () => resolve({ content: "killed" }));
+              }),
+          ),
       },
     };
     const client = scriptedClient([() => [call("block", {}, "c1"), completed()]]);

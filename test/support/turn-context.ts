@@ -14,6 +14,9 @@ import type {
   CommandOrchestrator,
   OrchestratedCommand,
   OrchestratedResult,
+  ToolHandler,
+  ToolInvocation,
+  ToolOutput,
   TurnContext,
 } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
@@ -92,4 +95,10 @@ export function testTurnContext(options: TestTurnOptions = {}): TestTurn {
       forward?.(event);
     },
   };
+}
+
+/** Prepare and run a call as the router does when the gate allows it without asking. */
+export async function runHandler(handler: ToolHandler, invocation: ToolInvocation): Promise<ToolOutput> {
+  const prepared = await handler.prepare(invocation);
+  return prepared.run({ asked: false });
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import type { ToolDefinition, ToolInvocation, ToolOutput, TurnContext } from "../../src/tools/types.js";
 import { ToolError } from "../../src/tools/types.js";
-import { testTurnContext } from "../support/turn-context.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 const OUTPUTS = new URL("../../../shared/reference/tool-outputs/outputs.json", import.meta.url);
 
@@ -55,7 +55,7 @@ export async function callTool(
     turn: turnContext(cwd, overrides),
   };
   try {
-    const output = await tool.handler.handle(invocation);
+    const output = await runHandler(tool.handler, invocation);
     expect(typeof output.content).toBe("string");
     return { text: output.content as string, output };
   } catch (error) {

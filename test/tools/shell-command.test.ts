@@ -6,7 +6,7 @@ import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { shellCommandTool } from "../../src/tools/builtin/shell-command.js";
 import type { ToolInvocation } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
-import { testTurnContext } from "../support/turn-context.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -40,7 +40,7 @@ async function call(args: Record<string, unknown> | string, options: Parameters<
     payload: { kind: "function", arguments: typeof args === "string" ? args : JSON.stringify(args) },
     turn: context,
   };
-  const output = await tool.handler.handle(invocation);
+  const output = await runHandler(tool.handler, invocation);
   return { text: absorbJitter(String(output.content)), success: output.success, events };
 }
 

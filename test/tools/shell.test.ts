@@ -6,7 +6,7 @@ import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { localShellTool, shellTool } from "../../src/tools/builtin/shell.js";
 import type { ToolInvocation, ToolPayload } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
-import { testTurnContext } from "../support/turn-context.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -27,7 +27,7 @@ async function invoke(payload: ToolPayload, truncation: TruncationPolicy = BYTES
   });
   const toolName = payload.kind === "local_shell" ? "local_shell" : "shell";
   const invocation: ToolInvocation = { callId: "call-1", toolName, payload, turn: context };
-  const output = await shellTool().handler.handle(invocation);
+  const output = await runHandler(shellTool().handler, invocation);
   // A quick command may take 0.1–0.4 s on a loaded machine; the reference says 0.0 (timeouts keep theirs).
   const raw = String(output.content);
   const text = raw.includes('"exit_code":124')

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
 import { ToolError, type ToolInvocation, type ToolPayload } from "../../src/tools/types.js";
-import { testTurnContext } from "../support/turn-context.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 function invocation(payload: ToolPayload, events: Event[] = []): ToolInvocation {
   const turn = testTurnContext({ sandboxMode: "read-only", emit: (event) => events.push(event) });
@@ -56,8 +56,8 @@ describe("update_plan", () => {
       ],
     });
     const inv = call(args, events);
-    expect(tool.handler.isMutating(inv)).toBe(false);
-    await expect(tool.handler.handle(inv)).resolves.toEqual({ content: "Plan updated" });
+    expect((await tool.handler.prepare(inv)).approval).toBeUndefined();
+    await expect(runHandler(tool.handler, inv)).resolves.toEqual({ content: "Plan updated" });
     expect(events).toEqual([
       {
         type: "plan_update",
@@ -72,8 +72,8 @@ describe("update_plan", () => {
 
   it("accepts an empty plan and a missing or null explanation", async () => {
     const events: Event[] = [];
-    await tool.handler.handle(call('{"plan":[],"explanation":null}', events));
-    await tool.handler.handle(call('{"plan":[]}', events));
+    await runHandler(tool.handler, call('{"plan":[],"explanation":null}', events));
+    await runHandler(tool.handler, call('{"plan":[]}', events));
     expect(events).toEqual([
       { type: "plan_update", explanation: null, plan: [] },
       { type: "plan_update", explanation: null, plan: [] },
@@ -94,14 +94,13 @@ describe("update_plan", () => {
   ])("answers %s like Codex", async (args, expected) => {
     const events: Event[] = [];
     const inv = call(args, events);
-    expect(tool.handler.isMutating(inv)).toBe(true);
-    expect(await respondMessage(tool.handler.handle(inv))).toBe(expected);
+    expect(await respondMessage(runHandler(tool.handler, inv))).toBe(expected);
     expect(events).toEqual([]);
   });
 
   it("rejects other payload kinds", async () => {
     const inv = invocation({ kind: "custom", input: "x" });
-    expect(await respondMessage(tool.handler.handle(inv))).toBe(
+    expect(await respondMessage(runHandler(tool.handler, inv))).toBe(
       "update_plan handler received unsupported payload",
     );
   });

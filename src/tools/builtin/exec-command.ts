@@ -87,8 +87,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
     description: DESCRIPTION,
     parameters,
     supportsParallel: true,
-    // A fact about the tool, not a verdict: the policy layer knows the safe commands.
-    isMutating: () => true,
+    // Commands are judged when they run (policy/orchestrator.ts), not here.
     handle: async (args, inv) => {
       const started = performance.now();
       const { turn } = inv;
