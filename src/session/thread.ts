@@ -19,7 +19,6 @@ import {
   type TokenUsage,
   userMessage,
 } from "../protocol/items.js";
-import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { ToolRouter } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
 import type { TurnContext } from "../tools/types.js";
@@ -30,76 +29,19 @@ import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
-import type { ModelChoice, ThreadServices } from "./services.js";
+import { type Op, type TurnResult, turnAbortedMessage } from "./ops.js";
+import type { ThreadServices } from "./services.js";
+import {
+  applyTurnOverrides,
+  permissionsOf,
+  type ThreadSettings,
+  type TurnOverrides,
+  type UserInput,
+} from "./settings.js";
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
 
-export interface ThreadSettings {
-  cwd: string;
-  approvalPolicy: ApprovalPolicy;
-  sandboxMode: SandboxMode;
-  networkAccess: boolean;
-  /** Extra writable roots (workspace-write), before cwd and the temp roots. */
-  writableRoots: string[];
-  /**
-   * Temp directories writable in workspace-write, after cwd. Default ["/tmp"]; config
-   * `sandbox_workspace_write.exclude_slash_tmp` drops /tmp, and $TMPDIR joins unless
-   * `exclude_tmpdir_env_var`.
-   */
-  tempRoots?: string[];
-  /** The client's tools (Codex's dynamic tools), offered from the first turn on. */
-  clientTools?: ClientToolSpec[];
-  /** A client tool hides a built-in or MCP tool of the same name instead of being refused (proxy). */
-  clientToolsWin?: boolean;
-  /** The model and reasoning turns use (absent: the client's configured ones). */
-  model?: ModelChoice;
-}
-
-export interface UserInput {
-  text: string;
-  /** Images as data URLs. */
-  images?: string[];
-}
-
-/**
- * What a turn may change. Policies, cwd, model and reasoning hold from that turn on;
- * `clientTools` replaces the thread's client tools from that turn on (`[]` clears them);
- * `outputSchema` holds for that turn only.
- */
-export interface TurnOverrides {
-  approvalPolicy?: ApprovalPolicy | undefined;
-  sandboxMode?: SandboxMode | undefined;
-  networkAccess?: boolean | undefined;
-  cwd?: string | undefined;
-  model?: string | undefined;
-  effort?: string | undefined;
-  summary?: string | undefined;
-  clientTools?: ClientToolSpec[] | undefined;
-  outputSchema?: Record<string, unknown> | undefined;
-}
-
-export type Op =
-  | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
-  | { type: "interrupt" }
-  /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
-  | { type: "exec_approval"; id: string; decision: ReviewDecision }
-  | { type: "patch_approval"; id: string; decision: ReviewDecision }
-  /** The client's answer to a client_tool_call_request (id = its call_id). */
-  | { type: "client_tool_response"; id: string; result: ClientToolResult }
-  | { type: "shutdown" }
-  /** Summarise the history now and continue from the summary (as auto-compaction does). */
-  | { type: "compact" };
-
-export type TurnStatus = "completed" | "interrupted" | "failed";
-
-export interface TurnResult {
-  turnId: string;
-  status: TurnStatus;
-  finalResponse: string | null;
-  /** Items this turn added to history (the user message included). */
-  items: ResponseItem[];
-  usage: TokenUsage;
-  error: string | null;
-}
+export type { Op, TurnResult, TurnStatus } from "./ops.js";
+export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 type Listener = (event: Event) => void;
 
@@ -439,10 +381,10 @@ export class Thread {
    */
   private async prepareContext(overrides: TurnOverrides | undefined, record: (item: ResponseItem) => void) {
     if (!this.initialized) {
-      if (overrides) this.applyOverrides(overrides);
+      if (overrides) this.settings = applyTurnOverrides(this.settings, overrides);
       const items = await buildInitialContext({
         cwd: this.settings.cwd,
-        permissions: this.permissions(),
+        permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         shellPath: this.services.shellPath,
@@ -452,45 +394,17 @@ export class Thread {
       return;
     }
     if (!overrides) return;
-    const before = permissionsMessage(this.permissions());
+    const before = permissionsMessage(permissionsOf(this.settings));
     const cwdBefore = this.settings.cwd;
-    this.applyOverrides(overrides);
-    const after = permissionsMessage(this.permissions());
+    this.settings = applyTurnOverrides(this.settings, overrides);
+    const after = permissionsMessage(permissionsOf(this.settings));
     if (after !== before) record(developerMessage(after));
     if (this.settings.cwd !== cwdBefore)
       record(userMessage(environmentContext(this.settings.cwd, this.services.shellPath)));
   }
 
-  /** The overrides that hold from this turn on (client tools and the output schema are handled apart). */
-  private applyOverrides(overrides: TurnOverrides): void {
-    const { approvalPolicy, sandboxMode, networkAccess, cwd, model, effort, summary } = overrides;
-    const next: ThreadSettings = { ...this.settings };
-    if (approvalPolicy) next.approvalPolicy = approvalPolicy;
-    if (sandboxMode) next.sandboxMode = sandboxMode;
-    if (networkAccess !== undefined) next.networkAccess = networkAccess;
-    if (cwd) next.cwd = cwd;
-    if (model || effort || summary) {
-      const choice: ModelChoice = { ...next.model };
-      if (model) choice.model = model;
-      if (effort) choice.effort = effort;
-      if (summary) choice.summary = summary;
-      next.model = choice;
-    }
-    this.settings = next;
-  }
-
-  private permissions() {
-    const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = this.settings;
-    return {
-      sandboxMode,
-      approvalPolicy,
-      networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
-      writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
-    };
-  }
-
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
-    const permissions = this.permissions();
+    const permissions = permissionsOf(this.settings);
     return {
       threadId: this.id,
       turnId,
@@ -524,13 +438,3 @@ export interface RestoredState {
 }
 
 const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");
-
-function turnAbortedMessage(turnId: string): string {
-  return [
-    "<turn_aborted>",
-    `  <turn_id>${turnId}</turn_id>`,
-    "  <reason>interrupted</reason>",
-    "  <guidance>The user stopped the previous turn. Commands it started may not have finished; check before relying on their effects.</guidance>",
-    "</turn_aborted>",
-  ].join("\n");
-}
