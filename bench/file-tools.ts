@@ -11,6 +11,7 @@
  *    model metadata lists it: we give it a models_cache.json (its own embedded model list with
  *    `experimental_supported_tools` set for gpt-5.2-codex), and put the bundled rg on its PATH.
  */
+
 import { spawn } from "node:child_process";
 import { cp, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -24,6 +25,7 @@ import {
   type ScriptEntry,
   turn,
 } from "../test/support/fake-model-server.js";
+import { runHandler } from "../test/support/turn-context.js";
 import { turnContext } from "../test/tools/file-tools-support.js";
 import {
   type Agent,
@@ -83,7 +85,7 @@ async function inProcess(tree: string, pattern: string): Promise<number> {
     payload: { kind: "function", arguments: JSON.stringify({ pattern }) },
     turn: turnContext(tree),
   });
-  return timed(RUNS, () => tool.handler.handle(invocation()));
+  return timed(RUNS, () => runHandler(tool.handler, invocation()));
 }
 
 async function codexCommand(tree: string, pattern: string): Promise<number> {

@@ -7,6 +7,9 @@
  * Approvals (asking policies): pass `onApproval` to startThread, or answer the
  * exec_approval_request / apply_patch_approval_request events with thread.approve(callId, decision);
  * unanswered questions are denied after `approval_timeout_ms` (default 120 s).
+ * Client tools: `startThread({ tools: [{ name, description, parameters, handler }] })` or per turn
+ * `thread.run(prompt, { tools })`; a handler runs in process (a throw is a failed call the model
+ * reads). Tools without a handler are answered from the stream with thread.respondToTool().
  * Threads are recorded under $TSCODEX_HOME/sessions: `agent.resumeThread(id)` continues one,
  * `agent.forkThread(id, { turns })` copies one, `agent.listThreads()` lists them; `agent.close()`
  * shuts live threads down and flushes their rollouts.
@@ -14,11 +17,18 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import {
+  type ClientToolResult,
+  type ClientToolSpec,
+  clientToolResultSchema,
+  failedClientResult,
+} from "./protocol/client-tools.js";
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { ThreadSummary } from "./session/rollout-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
+import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
 
@@ -47,7 +57,32 @@ export interface ThreadOptions {
    * as "denied". Without it, answer the request events with AgentThread.approve().
    */
   onApproval?: ApprovalHandler;
+  /** Tools of this program that the model may call (see LibraryTool). */
+  tools?: LibraryTool[];
 }
+
+/** What a library tool's handler knows about its call. */
+export interface LibraryToolContext {
+  callId: string;
+  threadId: string;
+  turnId: string;
+}
+
+/**
+ * A tool the calling program brings. `parameters` is any JSON Schema (repaired as MCP schemas
+ * are). `handler` runs in process: a string is the output, a ClientToolResult is passed as is,
+ * anything else is sent as JSON; a throw or rejection is a failed call whose message the model
+ * reads. Without a handler, answer `client_tool_call_request` events with respondToTool().
+ */
+export interface LibraryTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  handler?: (args: unknown, context: LibraryToolContext) => unknown;
+}
+
+/** A turn's options: TurnOverrides, with `tools` (library tools) replacing the thread's from this turn on. */
+export type RunOptions = Omit<TurnOverrides, "clientTools"> & { tools?: LibraryTool[] };
 
 /** Decides one approval question. */
 export type ApprovalHandler = (request: ApprovalRequestEvent) => ReviewDecision | Promise<ReviewDecision>;
@@ -60,27 +95,32 @@ export class Tscodex {
 
   startThread(options: ThreadOptions = {}): AgentThread {
     const id = uuidv7();
-    const { onApproval, ...threadOptions } = options;
+    const { onApproval, tools, ...threadOptions } = options;
+    const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
-      async () => (await this.threads()).start(this.openOptions(threadOptions), id),
+      async () => (await this.threads()).start({ ...this.openOptions(threadOptions), ...clientTools }, id),
       onApproval,
+      tools,
     );
   }
 
   /** Continue stored thread `id` (its full history is resent with the next turn). */
   resumeThread(id: string, options: ThreadOptions = {}): AgentThread {
-    const { onApproval, ...threadOptions } = options;
+    const { onApproval, tools, ...threadOptions } = options;
+    const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
-      async () => (await this.threads()).resume(id, this.openOptions(threadOptions, false)),
+      async () =>
+        (await this.threads()).resume(id, { ...this.openOptions(threadOptions, false), ...clientTools }),
       onApproval,
+      tools,
     );
   }
 
   /** Copy the first `turns` turns (default all) of thread `id` into a new thread. */
   async forkThread(id: string, options: ThreadOptions & { turns?: number } = {}): Promise<AgentThread> {
-    const { onApproval, turns, ...threadOptions } = options;
+    const { onApproval, turns, tools, ...threadOptions } = options;
     const manager = await this.threads();
     const newId = uuidv7();
     const forked = manager.fork(
@@ -90,7 +130,7 @@ export class Tscodex {
     );
     // Report a missing source now, not at the first turn.
     await forked;
-    return new AgentThread(newId, () => forked, onApproval);
+    return new AgentThread(newId, () => forked, onApproval, tools);
   }
 
   /** Stored threads, newest first. */
@@ -103,7 +143,10 @@ export class Tscodex {
     if (this.manager) await (await this.manager).close();
   }
 
-  private openOptions(options: Omit<ThreadOptions, "onApproval">, defaultCwd = true): OpenThreadOptions {
+  private openOptions(
+    options: Omit<ThreadOptions, "onApproval" | "tools">,
+    defaultCwd = true,
+  ): OpenThreadOptions {
     return {
       ...(defaultCwd ? { cwd: process.cwd() } : {}),
       ...options,
@@ -151,17 +194,25 @@ export class Tscodex {
 /** A thread handle: created at once, connected to the model on its first turn. */
 export class AgentThread {
   private thread: Promise<Thread> | null = null;
+  /** Handlers of the library tools in force, by name. */
+  private handlers = new Map<string, NonNullable<LibraryTool["handler"]>>();
 
   constructor(
     readonly id: string,
     private readonly open: () => Promise<Thread>,
     private readonly onApproval?: ApprovalHandler,
-  ) {}
+    tools?: LibraryTool[],
+  ) {
+    if (tools) this.useTools(tools);
+  }
 
-  runStreamed(input: string | UserInput, overrides?: TurnOverrides): EventStream<Event, TurnResult> {
+  runStreamed(input: string | UserInput, options: RunOptions = {}): EventStream<Event, TurnResult> {
     const out = new EventStream<Event, TurnResult>();
+    const { tools, ...rest } = options;
+    const overrides: TurnOverrides = tools ? { ...rest, clientTools: tools.map(toClientToolSpec) } : rest;
     this.connect().then(
       async (thread) => {
+        if (tools) this.useTools(tools);
         const inner = thread.runStreamed(typeof input === "string" ? { text: input } : input, overrides);
         for await (const event of inner) out.push(event);
         out.end(await inner.result());
@@ -171,8 +222,13 @@ export class AgentThread {
     return out;
   }
 
-  run(input: string | UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
-    return this.runStreamed(input, overrides).result();
+  run(input: string | UserInput, options?: RunOptions): Promise<TurnResult> {
+    return this.runStreamed(input, options).result();
+  }
+
+  /** Answer a client tool call (a `client_tool_call_request` event); false when none is waiting. */
+  async respondToTool(callId: string, result: ClientToolResult): Promise<boolean> {
+    return (await this.connect()).respondToTool(callId, result);
   }
 
   /** Summarise the history now and continue from the summary (as auto-compaction does). */
@@ -201,8 +257,39 @@ export class AgentThread {
             .then((decision) => thread.approve(event.call_id, decision));
         });
       }
+      thread.subscribe((event) => {
+        if (event.type !== "client_tool_call_request") return;
+        const handler = this.handlers.get(event.tool);
+        if (!handler) return;
+        const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
+        void Promise.resolve()
+          .then(() => handler(event.arguments, context))
+          .then(toClientToolResult, (error: unknown) => failedClientResult(errorMessage(error)))
+          .then((result) => thread.respondToTool(event.call_id, result));
+      });
       return thread;
     });
     return this.thread;
   }
+
+  private useTools(tools: LibraryTool[]): void {
+    this.handlers = new Map();
+    for (const tool of tools) if (tool.handler) this.handlers.set(tool.name, tool.handler);
+  }
+}
+
+function toClientToolSpec(tool: LibraryTool): ClientToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description ?? "",
+    inputSchema: tool.parameters ?? { type: "object", properties: {} },
+  };
+}
+
+/** A handler's return value as the client's answer. */
+function toClientToolResult(value: unknown): ClientToolResult {
+  const parsed = clientToolResultSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
+  return { contentItems: [{ type: "inputText", text }], success: true };
 }

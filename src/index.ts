@@ -2,17 +2,21 @@
 export {
   AgentThread,
   type ApprovalHandler,
+  type LibraryTool,
+  type LibraryToolContext,
+  type RunOptions,
   type ThreadOptions,
   Tscodex,
   type TscodexOptions,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
+export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 export type { SessionMeta } from "./session/rollout.js";
 export type { ThreadSummary } from "./session/rollout-store.js";
-export type { TurnResult, TurnStatus, UserInput } from "./session/thread.js";
+export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export {
   DEFAULT_SESSION_TTL_MS,
   ThreadManager,

@@ -4,7 +4,7 @@
  *
  * Flow: parsePatch(text) → planPatch(patch, cwd) (reads and verifies everything; approval looks
  * at approvalPaths(plan) and plan.changes) → commitPatch(plan) (temp files + renames, rolled
- * back on failure; returns the plan written) → turnDiffTrackerFor(turn).record(written).
+ * back on failure; returns the plan written) → turn.diffTracker.record(written).
  */
 export { type ApplyPatchResult, applyPatch } from "./apply.js";
 export { commitPatch } from "./commit.js";
@@ -36,5 +36,5 @@ export {
 export { approvalPaths } from "./real-paths.js";
 export { LineIndex, seekSequence } from "./seek-sequence.js";
 export type { FileSnapshot } from "./snapshot.js";
-export { TurnDiffTracker, turnDiffTrackerFor } from "./turn-diff.js";
+export { TurnDiffTracker } from "./turn-diff.js";
 export { type TextLines, unifiedHunks } from "./unified.js";

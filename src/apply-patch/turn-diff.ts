@@ -245,15 +245,3 @@ function renderFile(
   // Like git, an empty file added or removed has no hunks and no ---/+++ lines.
   return body === "" ? out : `${out}--- ${oldLabel}\n+++ ${newLabel}\n${body}`;
 }
-
-const trackers = new WeakMap<object, TurnDiffTracker>();
-
-/** The tracker of a turn (keyed by its TurnContext object); created on first use. */
-export function turnDiffTrackerFor(turn: object): TurnDiffTracker {
-  let tracker = trackers.get(turn);
-  if (tracker === undefined) {
-    tracker = new TurnDiffTracker();
-    trackers.set(turn, tracker);
-  }
-  return tracker;
-}

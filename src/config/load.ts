@@ -9,6 +9,7 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
@@ -61,6 +62,16 @@ export interface Config {
   execApprovalOutcome: "deny" | "approve";
   /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
   execPolicyRules: PrefixRuleConfig[];
+  /** `approval_policy` as the user configured it (file, profile, -c, flag); null when unset. */
+  approvalPolicySetting: ApprovalPolicy | null;
+  /** `client_tool_timeout_ms`: bound on every client tool call (unset: the thread's 120 s). */
+  clientToolTimeoutMs?: number;
+  /** `[mcp_servers.*]`. */
+  mcpServers: Record<string, McpServerConfig>;
+  /** `compact_prompt`, `experimental_compact_prompt_file`, `model_auto_compact_token_limit`. */
+  compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
+  /** `rollout_fsync`: fdatasync rollouts after each write. */
+  rolloutFsync: boolean;
   raw: ConfigFile;
 }
 
@@ -148,6 +159,19 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
+    approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
+    ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
+    mcpServers: merged.mcp_servers ?? {},
+    compaction: {
+      ...(merged.compact_prompt ? { prompt: merged.compact_prompt } : {}),
+      ...(merged.experimental_compact_prompt_file
+        ? { promptFile: merged.experimental_compact_prompt_file }
+        : {}),
+      ...(merged.model_auto_compact_token_limit
+        ? { autoTokenLimit: merged.model_auto_compact_token_limit }
+        : {}),
+    },
+    rolloutFsync: merged.rollout_fsync ?? false,
     raw: merged,
   };
 }

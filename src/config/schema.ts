@@ -105,6 +105,8 @@ export const configFileSchema = z.looseObject({
   sandbox_backend: z.enum(["auto", "bwrap", "landlock"]).optional(),
   /** How long an approval question waits for an answer before it counts as denied. */
   approval_timeout_ms: z.number().int().positive().optional(),
+  /** Bound on a client tool call: no answer by then is a failed call the model reads. */
+  client_tool_timeout_ms: z.number().int().positive().optional(),
   approvals: approvalsConfigSchema.optional(),
   exec_policy: execPolicyConfigSchema.optional(),
   /**

@@ -26,16 +26,29 @@ import {
   type SseMessage,
   stringField,
 } from "./sse.js";
-import { type ModelClientConfig, ModelError, type Prompt, type ResponseEvent } from "./types.js";
+import {
+  type ModelClientConfig,
+  ModelError,
+  OUTPUT_SCHEMA_NAME,
+  type Prompt,
+  type ResponseEvent,
+} from "./types.js";
 
 /** The request for `POST {base}/chat/completions`: only model, messages, stream and tools. */
 export function buildChatRequest(prompt: Prompt, config: ModelClientConfig): WireRequest {
-  const { provider, settings, identity } = config;
+  const { provider, identity } = config;
+  const settings = prompt.settings ?? config.settings;
   const body: JsonObject = {
     model: settings.model,
     messages: toChatMessages(prompt.instructions, prompt.input),
     stream: true,
   };
+  if (prompt.outputSchema) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: OUTPUT_SCHEMA_NAME, schema: prompt.outputSchema as JsonObject, strict: true },
+    };
+  }
   // OpenAI rejects `tools: []`, so an empty list is left out.
   const tools = toChatTools(prompt.tools);
   if (tools.length > 0) body.tools = tools;

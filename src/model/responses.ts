@@ -13,11 +13,18 @@ import {
   type SseMessage,
   stringField,
 } from "./sse.js";
-import { type ModelClientConfig, ModelError, type Prompt, type ResponseEvent } from "./types.js";
+import {
+  type ModelClientConfig,
+  ModelError,
+  OUTPUT_SCHEMA_NAME,
+  type Prompt,
+  type ResponseEvent,
+} from "./types.js";
 
 /** The request for `POST {base}/responses`: body fields in Codex's order, SSE headers. */
 export function buildResponsesRequest(prompt: Prompt, config: ModelClientConfig): WireRequest {
-  const { provider, settings, identity } = config;
+  const { provider, identity } = config;
+  const settings = prompt.settings ?? config.settings;
   const body: JsonObject = {
     model: settings.model,
     instructions: prompt.instructions,
@@ -31,9 +38,17 @@ export function buildResponsesRequest(prompt: Prompt, config: ModelClientConfig)
     include: settings.include,
     prompt_cache_key: identity.sessionId,
   };
-  if (settings.textVerbosity !== undefined) body.text = { verbosity: settings.textVerbosity };
+  const text: JsonObject = {};
+  if (settings.textVerbosity !== undefined) text.verbosity = settings.textVerbosity;
+  if (prompt.outputSchema) text.format = outputFormat(prompt.outputSchema);
+  if (Object.keys(text).length > 0) body.text = text;
   const headers = { "x-oai-web-search-eligible": "true", ...commonHeaders(provider, identity) };
   return { url: endpointUrl(provider, "/responses"), headers, body: JSON.stringify(body) };
+}
+
+/** `text.format` for an output schema: strict JSON schema output. */
+export function outputFormat(schema: Record<string, unknown>): JsonObject {
+  return { type: "json_schema", name: OUTPUT_SCHEMA_NAME, schema: schema as JsonObject, strict: true };
 }
 
 /** A history item as sent in `input`: no `id` (store is false, ids would dangle). */

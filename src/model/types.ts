@@ -8,6 +8,9 @@ import type { ToolSpec } from "../protocol/tool-spec.js";
 
 export type WireApi = "responses" | "chat";
 
+/** The name Codex gives a turn's output schema on the wire. */
+export const OUTPUT_SCHEMA_NAME = "codex_output_schema";
+
 export interface Prompt {
   /** Base instructions: `instructions` on the Responses wire, the system message on chat. */
   instructions: string;
@@ -15,6 +18,10 @@ export interface Prompt {
   input: ResponseItem[];
   tools: ToolSpec[];
   parallelToolCalls: boolean;
+  /** The final message must be JSON matching this schema (Responses `text.format`, chat `response_format`). */
+  outputSchema?: Record<string, unknown>;
+  /** This request's model and reasoning, when the turn picked others than the client's. */
+  settings?: ModelRequestSettings;
 }
 
 export type ResponseEvent =

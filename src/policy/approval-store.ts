@@ -39,9 +39,8 @@ export class ApprovalStore {
   }
 }
 
-/** The declared outcome when nobody can be asked (no front-end, or it failed): denied. */
+/** The declared outcome when the front-end fails to ask: denied. */
 async function askTurn(turn: TurnContext, question: ApprovalQuestion): Promise<ReviewDecision> {
-  if (!turn.requestApproval) return "denied";
   try {
     return await turn.requestApproval(question);
   } catch {

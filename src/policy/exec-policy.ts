@@ -19,9 +19,9 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { parseRulesFile, RulesSyntaxError } from "./rules-syntax.js";
+import { parseRulesFile, type RuleDecision, RulesSyntaxError } from "./rules-syntax.js";
 
-export type RuleDecision = "allow" | "prompt" | "forbidden";
+export type { RuleDecision } from "./rules-syntax.js";
 
 /** One prefix rule. `source` says where it came from, for messages (`file:line` or `config`). */
 export interface PrefixRule {

@@ -1,6 +1,6 @@
 /**
  * The router's approval gate. Patches are decided here, before anything is written (apply_patch
- * and shell-intercepted heredoc patches describe their real paths in approvalRequest).
+ * and shell-intercepted heredoc patches describe their real paths when they are prepared).
  * Commands pass: every command a tool runs goes through the orchestrator when it runs, which
  * can also retry after a sandbox denial (something a gate in front of the call cannot do).
  */
@@ -13,8 +13,7 @@ import { pathsOutside, realWritableRoots } from "./patch-paths.js";
 export class PolicyGate implements ApprovalGate {
   constructor(private readonly store: ApprovalStore) {}
 
-  async check(invocation: ToolInvocation, request: ApprovalRequest | null): Promise<ApprovalVerdict> {
-    if (request?.kind !== "patch") return { allowed: true };
+  async check(invocation: ToolInvocation, request: ApprovalRequest): Promise<ApprovalVerdict> {
     const { turn } = invocation;
     const roots = turn.sandboxMode === "workspace-write" ? await realWritableRoots(turn.writableRoots) : [];
     const plan = planPatch({

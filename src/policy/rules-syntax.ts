@@ -3,7 +3,8 @@
  * values are strings ("…" or '…', with \\ \" \' \n \t escapes) and lists of them, `#` comments
  * and trailing commas allowed. Semantics live in exec-policy.ts.
  */
-import type { RuleDecision } from "./exec-policy.js";
+/** What a rule decides for a command it matches. */
+export type RuleDecision = "allow" | "prompt" | "forbidden";
 
 /** A syntax or shape error at `line` (1-based). */
 export class RulesSyntaxError extends Error {

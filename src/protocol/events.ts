@@ -4,6 +4,7 @@
  * Contract: events of one turn arrive in order; `turn_complete` or `turn_aborted` or
  * `turn_failed` ends every turn that `turn_started` began.
  */
+import type { ClientToolResult, ClientToolSpec } from "./client-tools.js";
 import type { ResponseItem, TokenUsage } from "./items.js";
 
 export type PlanStatus = "pending" | "in_progress" | "completed";
@@ -136,6 +137,19 @@ export type Event =
       reason: string | null;
       grant_root: string | null;
     }
+  /** The model called a client tool: the front-end answers with `respondToTool(call_id, result)`. */
+  | { type: "client_tool_call_request"; call_id: string; turn_id: string; tool: string; arguments: unknown }
+  | {
+      type: "client_tool_call_end";
+      call_id: string;
+      turn_id: string;
+      tool: string;
+      arguments: unknown;
+      result: ClientToolResult;
+      duration_ms: number;
+    }
+  /** The thread's client tools changed (thread start or a turn that brought its own set). */
+  | { type: "client_tools_changed"; tools: ClientToolSpec[] }
   /** A model stream failed and is being retried. */
   | { type: "stream_error"; message: string; attempt: number; max_attempts: number; delay_ms: number }
   | { type: "error"; message: string }

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
-import type { ModelClient, Prompt, ResponseEvent, StreamOptions } from "../model/types.js";
+import type { ModelClient, Prompt } from "../model/types.js";
 import { loadBuiltinPrompt } from "../prompt/base-instructions.js";
 import { type MessageItem, messageText, type ResponseItem, userMessage } from "../protocol/items.js";
 
@@ -38,10 +38,10 @@ export async function compactionSettings(
   config: Config,
   contextWindow: number | null,
 ): Promise<CompactionSettings> {
-  const { compact_prompt, experimental_compact_prompt_file, model_auto_compact_token_limit } = config.raw;
-  let prompt = compact_prompt;
-  if (!prompt && experimental_compact_prompt_file) {
-    const path = resolve(config.home, experimental_compact_prompt_file);
+  const { prompt: configured, promptFile, autoTokenLimit } = config.compaction;
+  let prompt = configured;
+  if (!prompt && promptFile) {
+    const path = resolve(config.home, promptFile);
     try {
       prompt = await readFile(path, "utf8");
     } catch (error) {
@@ -52,7 +52,7 @@ export async function compactionSettings(
   }
   return {
     prompt: prompt ?? (await loadCompactPrompt()),
-    autoLimit: autoCompactLimit(contextWindow, model_auto_compact_token_limit),
+    autoLimit: autoCompactLimit(contextWindow, autoTokenLimit),
   };
 }
 
@@ -119,21 +119,4 @@ export function compactedHistory(history: readonly ResponseItem[], summary: stri
 
 function isUserText(item: ResponseItem): item is MessageItem {
   return item.type === "message" && item.role === "user";
-}
-
-/**
- * A client that compacts before a request when `due()` says so, then sends the compacted history.
- * Wrapping the client keeps the turn loop unaware of compaction.
- */
-export function withAutoCompaction(
-  client: ModelClient,
-  hooks: { due(): boolean; compact(signal?: AbortSignal): Promise<readonly ResponseItem[]> },
-): ModelClient {
-  return {
-    async *stream(prompt: Prompt, options?: StreamOptions): AsyncIterable<ResponseEvent> {
-      let request = prompt;
-      if (hooks.due()) request = { ...prompt, input: [...(await hooks.compact(options?.signal))] };
-      yield* client.stream(request, options);
-    },
-  };
 }

@@ -11,10 +11,12 @@ import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { attachMcpTools } from "../tools/mcp.js";
+import { mcpStartup } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
-import { type ApprovalGate, ToolRouter } from "../tools/router.js";
+import type { ApprovalGate } from "../tools/router.js";
+import { buildTurnTools } from "../tools/tool-set.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
 import { compactionSettings } from "./compact.js";
@@ -33,6 +35,10 @@ export interface CreateThreadOptions {
   gate?: ApprovalGate | undefined;
   threadId?: string | undefined;
   env?: NodeJS.ProcessEnv | undefined;
+  /** The client's tools (Codex's dynamic tools); a name clash with a built-in tool is an error. */
+  clientTools?: ClientToolSpec[] | undefined;
+  /** A client tool hides a built-in or MCP tool of the same name instead of being refused. */
+  clientToolsWin?: boolean | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -62,7 +68,14 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     rules: await loadExecPolicy(config.home, config.execPolicyRules),
     backend: config.sandboxBackend,
   });
-  const router = new ToolRouter(tools, options.gate ?? policy.gate);
+  // Refuse a clash with a built-in now; MCP names are checked when each turn builds its tools.
+  const clientTools = options.clientTools ?? [];
+  buildTurnTools({
+    builtins: tools,
+    mcp: [],
+    client: clientTools,
+    clientToolsWin: options.clientToolsWin ?? false,
+  });
   const contextWindow = config.contextWindow ?? family.contextWindow;
   const services: ThreadServices = {
     client: createModelClient({
@@ -70,8 +83,11 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       settings: requestSettings(config, model),
       identity,
     }),
-    router,
-    ...(mcp ? { mcp: attachMcpTools(mcp, router) } : {}),
+    tools,
+    gate: options.gate ?? policy.gate,
+    ...(mcp ? { mcp: mcpStartup(mcp) } : {}),
+    requestSettings: (choice) =>
+      requestSettings(config, choice.model ?? model, { effort: choice.effort, summary: choice.summary }),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
     parallelToolCalls: family.supportsParallelToolCalls,
@@ -82,7 +98,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     shellPath,
     shellEnvironment: buildShellEnvironment(config.shellEnvironmentPolicy, env),
     orchestrator: policy.orchestrator,
-    ...(config.approvalTimeoutMs ? { approvalTimeoutMs: config.approvalTimeoutMs } : {}),
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
   return new Thread(id, services, {
@@ -93,12 +110,14 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
     writableRoots: config.sandboxWorkspaceWrite.writableRoots,
     tempRoots: tempRoots(config, env),
+    clientTools,
+    clientToolsWin: options.clientToolsWin ?? false,
   });
 }
 
 /** The enabled `[mcp_servers.*]`, starting; null when there are none (the SDK is never loaded). */
 async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessEnv) {
-  const servers = enabledMcpServers(config.raw.mcp_servers);
+  const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return null;
   const { McpClientManager } = await import("../mcp/client-manager.js");
   return McpClientManager.start(servers, { env, cwd });
@@ -113,14 +132,18 @@ function tempRoots(config: Config, env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Request knobs per model family (reference section 1), with config overrides. */
-export function requestSettings(config: Config, model: string): ModelRequestSettings {
+export function requestSettings(
+  config: Config,
+  model: string,
+  choice: { effort?: string | undefined; summary?: string | undefined } = {},
+): ModelRequestSettings {
   const family = findModelFamily(model);
   const verbosity = config.verbosity ?? family.defaultVerbosity;
   if (!family.reasoning) {
     return { model, reasoning: null, include: [], ...(verbosity ? { textVerbosity: verbosity } : {}) };
   }
-  const effort = config.reasoningEffort ?? family.reasoning.effort;
-  const summary = config.reasoningSummary ?? family.reasoning.summary;
+  const effort = choice.effort ?? config.reasoningEffort ?? family.reasoning.effort;
+  const summary = choice.summary ?? config.reasoningSummary ?? family.reasoning.summary;
   return {
     model,
     reasoning: { ...(effort ? { effort } : {}), ...(summary && summary !== "none" ? { summary } : {}) },

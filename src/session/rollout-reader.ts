@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { type ClientToolSpec, clientToolSpecSchema } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
 import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
 
@@ -64,6 +65,7 @@ const metaSchema = z.looseObject({
   source: z.string(),
   instructions: z.string().optional(),
   forked_from: z.string().optional(),
+  client_tools: z.array(clientToolSpecSchema).optional(),
 });
 
 const eventSchema = z.discriminatedUnion("type", [
@@ -73,6 +75,7 @@ const eventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("turn_failed"), turn_id: z.string(), message: z.string() }),
   z.object({ type: z.literal("token_count"), last: usageSchema.nullable(), total: usageSchema }),
   z.object({ type: z.literal("user_message"), message: z.string() }),
+  z.object({ type: z.literal("client_tools_changed"), tools: z.array(clientToolSpecSchema) }),
 ]);
 
 const lineSchema = z.discriminatedUnion("type", [
@@ -124,6 +127,8 @@ export interface StoredThread {
   usage: TokenUsage;
   /** Usage of the last model response (for auto-compaction after a resume). */
   lastUsage: TokenUsage | null;
+  /** The client tools in force at the end (from the metadata line and later changes). */
+  clientTools: ClientToolSpec[];
   firstPrompt: string | null;
   /** ISO time of the last line. */
   updated: string;
@@ -143,6 +148,7 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
     turns: 0,
     usage: emptyUsage(),
     lastUsage: null,
+    clientTools: first.payload.client_tools ?? [],
     firstPrompt: null,
     updated: first.timestamp,
     compactions: 0,
@@ -173,6 +179,9 @@ function applyEvent(stored: StoredThread, event: RolloutEvent): void {
       return;
     case "user_message":
       stored.firstPrompt ??= event.message;
+      return;
+    case "client_tools_changed":
+      stored.clientTools = event.tools;
       return;
     default:
       return;

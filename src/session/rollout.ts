@@ -7,6 +7,7 @@
  */
 import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
+import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
 
@@ -26,6 +27,8 @@ export interface SessionMeta {
   instructions?: string;
   /** The thread this one was forked from. */
   forked_from?: string;
+  /** The client tools the thread started with (later changes are `client_tools_changed` events). */
+  client_tools?: ClientToolSpec[];
 }
 
 /** Events worth keeping: turn boundaries, usage and the user's prompts (without images). */
@@ -35,7 +38,8 @@ export type RolloutEvent =
   | { type: "turn_aborted"; turn_id: string }
   | { type: "turn_failed"; turn_id: string; message: string }
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage }
-  | { type: "user_message"; message: string };
+  | { type: "user_message"; message: string }
+  | { type: "client_tools_changed"; tools: ClientToolSpec[] };
 
 /** One line of a rollout (`timestamp` is an ISO time). */
 export type RolloutLine =
@@ -140,6 +144,9 @@ export class RolloutRecorder {
         return;
       case "user_message":
         this.write("event", { type: event.type, message: event.message });
+        return;
+      case "client_tools_changed":
+        this.write("event", { type: event.type, tools: event.tools });
         return;
       case "context_compacted":
         this.write("compacted", {

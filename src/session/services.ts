@@ -1,14 +1,26 @@
-/** What a Thread is built from: the model client, the tools and the fixed prompt parts. */
-import type { ModelClient } from "../model/types.js";
+/** What a Thread is built from: the model client, the tools, the policy and the fixed prompt parts. */
+import type { ModelClient, ModelRequestSettings } from "../model/types.js";
 import type { TruncationPolicy } from "../protocol/policy.js";
 import type { McpStartup } from "../tools/mcp.js";
-import type { ToolRouter } from "../tools/router.js";
-import type { CommandOrchestrator } from "../tools/types.js";
+import type { ApprovalGate } from "../tools/router.js";
+import type { CommandOrchestrator, ToolDefinition } from "../tools/types.js";
 import type { CompactionSettings } from "./compact.js";
+
+/** A turn's choice of model and reasoning (app-server `turn/start`: model, effort, summary). */
+export interface ModelChoice {
+  model?: string | undefined;
+  effort?: string | undefined;
+  summary?: string | undefined;
+}
 
 export interface ThreadServices {
   client: ModelClient;
-  router: ToolRouter;
+  /** The thread's built-in tools; MCP and client tools join them per turn. */
+  tools: readonly ToolDefinition[];
+  /** Decides mutating calls (patches) before they run. Required: nothing runs ungated. */
+  gate: ApprovalGate;
+  /** Runs commands under the approval and sandbox policy. Required: nothing runs unsupervised. */
+  orchestrator: CommandOrchestrator;
   baseInstructions: string;
   developerInstructions?: string | undefined;
   parallelToolCalls: boolean;
@@ -17,12 +29,14 @@ export interface ThreadServices {
   projectDocMaxBytes: number;
   shellPath: string;
   shellEnvironment: Record<string, string>;
-  /** Runs commands under the approval and sandbox policy; absent: commands run as given. */
-  orchestrator?: CommandOrchestrator;
+  /** Request settings for a turn that picks another model or reasoning; absent: the client's own. */
+  requestSettings?: (choice: ModelChoice) => ModelRequestSettings;
   /** How long an approval question waits for an answer before it counts as denied. */
-  approvalTimeoutMs?: number;
+  approvalTimeoutMs?: number | undefined;
+  /** How long a client tool call waits for the client before it fails. */
+  clientToolTimeoutMs?: number | undefined;
   /** The configured MCP servers, starting; the first turn waits for them. Absent: none configured. */
-  mcp?: McpStartup;
+  mcp?: McpStartup | undefined;
   /** Compaction prompt and auto-compaction threshold; absent: built-in prompt, no auto-compaction. */
-  compaction?: CompactionSettings;
+  compaction?: CompactionSettings | undefined;
 }

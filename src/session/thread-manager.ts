@@ -165,7 +165,7 @@ export class ThreadManager {
     if (stored) thread.restore(stored);
     let recorder: RolloutRecorder | null = null;
     if (this.options.persist !== false) {
-      const recorderOptions = { fsync: config.raw.rollout_fsync ?? false };
+      const recorderOptions = { fsync: config.rolloutFsync };
       recorder = stored
         ? await RolloutRecorder.append(stored.path, recorderOptions)
         : await RolloutRecorder.create(config.home, this.meta(thread, options, config), recorderOptions);
@@ -196,6 +196,7 @@ export class ThreadManager {
       sandbox_mode: options.sandboxMode ?? config.sandboxMode,
       source: this.options.source,
       ...(instructions !== undefined ? { instructions } : {}),
+      ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
     };
   }
 

@@ -7,76 +7,46 @@
  * runTurn → turn_complete | turn_aborted | turn_failed.
  */
 
-import { buildInitialContext, permissionsMessage } from "../prompt/index.js";
+import { TurnDiffTracker } from "../apply-patch/index.js";
+import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
 import {
   addUsage,
   developerMessage,
   emptyUsage,
-  isToolCall,
   type ResponseItem,
   type TokenUsage,
   userMessage,
 } from "../protocol/items.js";
-import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { ToolRouter } from "../tools/router.js";
+import { buildTurnTools } from "../tools/tool-set.js";
 import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { EventStream } from "../util/event-stream.js";
 import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
-import { compactedHistory, loadCompactPrompt, summarize, withAutoCompaction } from "./compact.js";
+import { PendingClientCalls } from "./client-calls.js";
+import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import { History } from "./history.js";
+import { type Op, type TurnResult, turnAbortedMessage } from "./ops.js";
 import type { ThreadServices } from "./services.js";
-import { FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
+import {
+  applyTurnOverrides,
+  permissionsOf,
+  type ThreadSettings,
+  type TurnOverrides,
+  type UserInput,
+} from "./settings.js";
+import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
 
-export interface ThreadSettings {
-  cwd: string;
-  approvalPolicy: ApprovalPolicy;
-  sandboxMode: SandboxMode;
-  networkAccess: boolean;
-  /** Extra writable roots (workspace-write), before cwd and the temp roots. */
-  writableRoots: string[];
-  /**
-   * Temp directories writable in workspace-write, after cwd. Default ["/tmp"]; config
-   * `sandbox_workspace_write.exclude_slash_tmp` drops /tmp, and $TMPDIR joins unless
-   * `exclude_tmpdir_env_var`.
-   */
-  tempRoots?: string[];
-}
-
-export interface UserInput {
-  text: string;
-  /** Images as data URLs. */
-  images?: string[];
-}
-
-export type TurnOverrides = Partial<Pick<ThreadSettings, "approvalPolicy" | "sandboxMode" | "networkAccess">>;
-
-export type Op =
-  | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
-  | { type: "interrupt" }
-  /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
-  | { type: "exec_approval"; id: string; decision: ReviewDecision }
-  | { type: "patch_approval"; id: string; decision: ReviewDecision }
-  | { type: "shutdown" }
-  /** Summarise the history now and continue from the summary (as auto-compaction does). */
-  | { type: "compact" };
-
-export type TurnStatus = "completed" | "interrupted" | "failed";
-
-export interface TurnResult {
-  turnId: string;
-  status: TurnStatus;
-  finalResponse: string | null;
-  /** Items this turn added to history (the user message included). */
-  items: ResponseItem[];
-  usage: TokenUsage;
-  error: string | null;
-}
+export type { Op, TurnResult, TurnStatus } from "./ops.js";
+export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 type Listener = (event: Event) => void;
 
 export class Thread {
-  readonly history: ResponseItem[] = [];
+  private readonly log = new History();
   private readonly listeners = new Set<Listener>();
   private settings: ThreadSettings;
   private usage = emptyUsage();
@@ -88,6 +58,7 @@ export class Thread {
   private readonly resources = new ResourceScope();
   private mcpStarted = false;
   private readonly approvals: PendingApprovals;
+  private readonly clientCalls: PendingClientCalls;
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
 
@@ -98,6 +69,7 @@ export class Thread {
   ) {
     this.settings = { ...settings };
     this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
+    this.clientCalls = new PendingClientCalls((event) => this.emit(event), services.clientToolTimeoutMs);
     // MCP servers live as long as the thread: shutdown closes them with the other resources.
     const mcp = services.mcp;
     if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
@@ -105,6 +77,16 @@ export class Thread {
 
   get cwd(): string {
     return this.settings.cwd;
+  }
+
+  /** The history every request resends, oldest first. */
+  get history(): readonly ResponseItem[] {
+    return this.log.items;
+  }
+
+  /** The client tools in force (thread start, or the last turn that brought its own). */
+  get clientTools(): readonly ClientToolSpec[] {
+    return this.settings.clientTools ?? [];
   }
 
   get totalUsage(): TokenUsage {
@@ -129,6 +111,10 @@ export class Thread {
       case "exec_approval":
       case "patch_approval":
         this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
+        return;
+      case "client_tool_response":
+        if (!this.clientCalls.respond(op.id, op.result))
+          this.emit({ type: "warning", message: `no open client tool call with id ${op.id}` });
         return;
       case "shutdown":
         this.closed = true;
@@ -188,7 +174,10 @@ export class Thread {
    * Call before the first turn; the stored history already holds the initial context.
    */
   restore(state: RestoredState): void {
-    replaceAll(this.history, state.history);
+    this.log.replace(state.history);
+    // Tools given when reopening win; else the thread continues with the set it last used.
+    if (state.clientTools?.length && !this.settings.clientTools?.length)
+      this.settings = { ...this.settings, clientTools: state.clientTools };
     this.usage = state.usage;
     this.nextTurn = state.turns;
     this.initialized = state.history.length > 0;
@@ -199,6 +188,16 @@ export class Thread {
 
   interrupt(): void {
     this.submit({ type: "interrupt" });
+  }
+
+  /**
+   * Answer client tool call `callId` (a `client_tool_call_request` event). False when no such
+   * call is waiting (already answered, timed out, or its turn ended).
+   */
+  respondToTool(callId: string, result: ClientToolResult): boolean {
+    if (!this.clientCalls.has(callId)) return false;
+    this.submit({ type: "client_tool_response", id: callId, result });
+    return true;
   }
 
   /** Answer the open approval question of call `id`, whichever kind it is. */
@@ -233,7 +232,7 @@ export class Thread {
   private async runUserTurn(op: Extract<Op, { type: "user_turn" }>): Promise<void> {
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {
-      this.history.push(item);
+      this.log.append(item);
       turnItems.push(item);
       this.emit({ type: "raw_response_item", item });
     };
@@ -254,22 +253,23 @@ export class Thread {
     });
     try {
       await this.awaitMcpStartup(abort.signal);
+      const router = this.turnRouter(op.overrides?.clientTools);
       await this.prepareContext(op.overrides, record);
       record(userMessage(op.input.text, op.input.images ?? []));
       this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
       const outcome = await runTurn({
-        client: withAutoCompaction(this.services.client, {
-          due: () => this.compactionDue(),
-          compact: (signal) => this.compactHistory(signal),
-        }),
-        router: this.services.router,
+        client: this.services.client,
+        router,
         instructions: this.services.baseInstructions,
         parallelToolCalls: this.services.parallelToolCalls,
         contextWindow: this.services.contextWindow,
-        history: this.history,
+        history: this.log,
         record,
         context: this.turnContext(op.turnId, abort.signal),
         threadUsage: this.usage,
+        outputSchema: op.overrides?.outputSchema,
+        settings: this.requestSettings(),
+        autoCompact: this.autoCompact(),
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
@@ -291,7 +291,7 @@ export class Thread {
         result.error = message;
         this.emit({ type: "error", message });
         this.emit({ type: "turn_failed", turn_id: op.turnId, message });
-        if (!(error instanceof FatalTurnError)) this.dropDanglingCalls();
+        if (!(error instanceof FatalTurnError)) this.log.dropUnansweredCalls();
       }
     } finally {
       this.running = null;
@@ -300,13 +300,45 @@ export class Thread {
     }
   }
 
-  private compactionDue(): boolean {
+  /**
+   * This turn's tools: built-ins, MCP tools, and the client tools in force; a turn that brings
+   * its own client tools replaces the thread's from now on. Throws on a name clash (the turn
+   * fails with the message, and the thread keeps its previous client tools).
+   */
+  private turnRouter(clientTools: ClientToolSpec[] | undefined): ToolRouter {
+    const client = clientTools ?? this.clientTools;
+    const definitions = buildTurnTools({
+      builtins: this.services.tools,
+      mcp: this.services.mcp?.tools() ?? [],
+      client,
+      clientToolsWin: this.settings.clientToolsWin ?? false,
+    });
+    if (clientTools) {
+      this.settings = { ...this.settings, clientTools };
+      this.emit({ type: "client_tools_changed", tools: clientTools });
+    }
+    return new ToolRouter(definitions, this.services.gate);
+  }
+
+  private requestSettings() {
+    const choice = this.settings.model;
+    return choice && this.services.requestSettings ? this.services.requestSettings(choice) : undefined;
+  }
+
+  private autoCompact(): AutoCompact | undefined {
     const limit = this.services.compaction?.autoLimit;
-    return limit != null && this.history.length > 0 && this.lastResponseTokens >= limit;
+    if (limit == null) return undefined;
+    return {
+      limit,
+      lastResponseTokens: this.lastResponseTokens,
+      compact: async (signal) => {
+        await this.compactHistory(signal);
+      },
+    };
   }
 
   private async runCompaction(): Promise<void> {
-    if (this.history.length === 0) return;
+    if (this.log.length === 0) return;
     const abort = new AbortController();
     this.running = abort;
     try {
@@ -323,15 +355,14 @@ export class Thread {
   }
 
   /** Summarise, then replace the history in place (the turn loop reads the same array). */
-  private async compactHistory(signal?: AbortSignal): Promise<readonly ResponseItem[]> {
+  private async compactHistory(signal?: AbortSignal): Promise<void> {
     const prompt = this.services.compaction?.prompt ?? (await loadCompactPrompt());
     const { client, baseInstructions } = this.services;
-    const summary = await summarize(client, baseInstructions, this.history, prompt, signal);
-    const replacement = compactedHistory(this.history, summary);
-    replaceAll(this.history, replacement);
+    const summary = await summarize(client, baseInstructions, this.log.items, prompt, signal);
+    const replacement = compactedHistory(this.log.items, summary);
+    this.log.replace(replacement);
     this.lastResponseTokens = 0;
     this.emit({ type: "context_compacted", summary, replacement_history: replacement });
-    return this.history;
   }
 
   /**
@@ -344,13 +375,16 @@ export class Thread {
     if (!signal.aborted) this.mcpStarted = true;
   }
 
-  /** The first turn opens with the context items; later ones add permissions on change. */
+  /**
+   * The first turn opens with the context items; later ones add the permissions message or the
+   * environment context when a turn changed them.
+   */
   private async prepareContext(overrides: TurnOverrides | undefined, record: (item: ResponseItem) => void) {
     if (!this.initialized) {
-      if (overrides) this.settings = { ...this.settings, ...overrides };
+      if (overrides) this.settings = applyTurnOverrides(this.settings, overrides);
       const items = await buildInitialContext({
         cwd: this.settings.cwd,
-        permissions: this.permissions(),
+        permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         shellPath: this.services.shellPath,
@@ -360,24 +394,17 @@ export class Thread {
       return;
     }
     if (!overrides) return;
-    const before = permissionsMessage(this.permissions());
-    this.settings = { ...this.settings, ...overrides };
-    const after = permissionsMessage(this.permissions());
+    const before = permissionsMessage(permissionsOf(this.settings));
+    const cwdBefore = this.settings.cwd;
+    this.settings = applyTurnOverrides(this.settings, overrides);
+    const after = permissionsMessage(permissionsOf(this.settings));
     if (after !== before) record(developerMessage(after));
-  }
-
-  private permissions() {
-    const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = this.settings;
-    return {
-      sandboxMode,
-      approvalPolicy,
-      networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
-      writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
-    };
+    if (this.settings.cwd !== cwdBefore)
+      record(userMessage(environmentContext(this.settings.cwd, this.services.shellPath)));
   }
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
-    const permissions = this.permissions();
+    const permissions = permissionsOf(this.settings);
     return {
       threadId: this.id,
       turnId,
@@ -391,25 +418,11 @@ export class Thread {
       signal,
       resources: this.resources,
       requestApproval: (question) => this.approvals.request(question, turnId, signal),
-      ...(this.services.orchestrator ? { orchestrator: this.services.orchestrator } : {}),
+      orchestrator: this.services.orchestrator,
+      callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
+      diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
     };
-  }
-
-  /**
-   * A turn that died mid-response (e.g. the model stream failed for good) may leave tool
-   * calls without outputs; the API would reject the next request, so drop them.
-   */
-  private dropDanglingCalls(): void {
-    const answered = new Set<string>();
-    for (const item of this.history) {
-      if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
-        answered.add(item.call_id);
-    }
-    for (let i = this.history.length - 1; i >= 0; i--) {
-      const item = this.history[i];
-      if (item && isToolCall(item) && !answered.has(item.call_id)) this.history.splice(i, 1);
-    }
   }
 }
 
@@ -420,22 +433,8 @@ export interface RestoredState {
   /** Turns already run: the next turn id. */
   turns: number;
   lastUsage: TokenUsage | null;
-}
-
-/** Replace an array's contents in place, without spreading (histories can be long). */
-function replaceAll(target: ResponseItem[], items: readonly ResponseItem[]): void {
-  target.length = 0;
-  for (const item of items) target.push(item);
+  /** The client tools the thread last used (from its `client_tools_changed` lines). */
+  clientTools?: ClientToolSpec[] | undefined;
 }
 
 const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");
-
-function turnAbortedMessage(turnId: string): string {
-  return [
-    "<turn_aborted>",
-    `  <turn_id>${turnId}</turn_id>`,
-    "  <reason>interrupted</reason>",
-    "  <guidance>The user stopped the previous turn. Commands it started may not have finished; check before relying on their effects.</guidance>",
-    "</turn_aborted>",
-  ].join("\n");
-}

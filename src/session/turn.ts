@@ -1,11 +1,12 @@
 /**
  * One turn: sample the model, run the tool calls it made, feed the outputs back, and
  * repeat until a response carries no tool call.
- * Flow per response: stream (deltas go out live) → on `completed`, record the items →
- * dispatch calls (concurrently when every call allows it) → record outputs in call order.
+ * Flow per request: [compact first when the last response filled the context past the limit] →
+ * stream (deltas go out live) → on `completed`, record the items → dispatch calls (concurrently
+ * when every call allows it) → record outputs in call order.
  * Tools run only after `completed`, so a stream retried mid-response never runs a call twice.
  */
-import type { ModelClient, ResponseEvent } from "../model/types.js";
+import type { ModelClient, ModelRequestSettings, Prompt, ResponseEvent } from "../model/types.js";
 import {
   addUsage,
   emptyUsage,
@@ -18,19 +19,36 @@ import {
 import type { DispatchResult, ToolRouter } from "../tools/router.js";
 import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
+import type { History } from "./history.js";
 
 export interface TurnDeps {
   client: ModelClient;
+  /** This turn's tools (built-ins, MCP, client tools), built for the turn. */
   router: ToolRouter;
   instructions: string;
   parallelToolCalls: boolean;
   contextWindow: number | null;
   /** The thread's history; the turn reads it for each request and appends through `record`. */
-  history: readonly ResponseItem[];
+  history: History;
   record(item: ResponseItem): void;
   context: TurnContext;
   /** Usage so far in the thread, for token_count totals. */
   threadUsage: TokenUsage;
+  /** The final message must be JSON matching this schema (sent as the request's output format). */
+  outputSchema?: Record<string, unknown> | undefined;
+  /** Request settings for this turn when it picked another model or reasoning. */
+  settings?: ModelRequestSettings | undefined;
+  /** Auto-compaction: absent when the thread never compacts on its own. */
+  autoCompact?: AutoCompact | undefined;
+}
+
+/** Compact before a request once the last response's tokens reach `limit`. */
+export interface AutoCompact {
+  limit: number;
+  /** Input + output tokens of the thread's last response before this turn. */
+  lastResponseTokens: number;
+  /** Summarise the history and replace it (the turn then sends the compacted history). */
+  compact(signal: AbortSignal): Promise<void>;
 }
 
 export interface TurnOutcome {
@@ -46,9 +64,17 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
   const { context } = deps;
   let usage = emptyUsage();
   let lastAgentMessage: string | null = null;
+  let contextTokens = deps.autoCompact?.lastResponseTokens ?? 0;
   while (true) {
+    if (deps.autoCompact && deps.history.length > 0 && contextTokens >= deps.autoCompact.limit) {
+      await deps.autoCompact.compact(context.signal);
+      contextTokens = 0;
+    }
     const response = await sampleOnce(deps);
-    if (response.usage) usage = addUsage(usage, response.usage);
+    if (response.usage) {
+      usage = addUsage(usage, response.usage);
+      contextTokens = response.usage.input_tokens + response.usage.output_tokens;
+    }
     context.emit({
       type: "token_count",
       last: response.usage,
@@ -79,11 +105,13 @@ interface SampledResponse {
 
 async function sampleOnce(deps: TurnDeps): Promise<SampledResponse> {
   const { context } = deps;
-  const prompt = {
+  const prompt: Prompt = {
     instructions: deps.instructions,
-    input: [...deps.history],
+    input: [...deps.history.items],
     tools: deps.router.specs(),
     parallelToolCalls: deps.parallelToolCalls,
+    ...(deps.outputSchema ? { outputSchema: deps.outputSchema } : {}),
+    ...(deps.settings ? { settings: deps.settings } : {}),
   };
   let items: ResponseItem[] = [];
   const stream = deps.client.stream(prompt, {

@@ -11,8 +11,7 @@ import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/r
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { Event, McpInvocation } from "../protocol/events.js";
 import { ArgumentsError, parseToolArguments } from "./json-args.js";
-import type { ToolRouter } from "./router.js";
-import { type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
+import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
 
 /** What the MCP tools need from the client manager. */
 export interface McpToolSource {
@@ -28,10 +27,12 @@ export interface McpToolSource {
 /** What a Thread needs from its MCP servers. */
 export interface McpStartup {
   /**
-   * Emits the startup events (so far and to come) and resolves when startup is over, with the
-   * servers' tools offered from then on; resolves early when `signal` aborts. Never rejects.
+   * Emits the startup events (so far and to come) and resolves when startup is over; resolves
+   * early when `signal` aborts. Never rejects.
    */
   whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
+  /** The servers' tools: none before startup is over, then one definition per server tool. */
+  tools(): readonly ToolDefinition[];
   /** Closes every server. Never rejects. */
   dispose(): Promise<void>;
 }
@@ -42,16 +43,18 @@ export interface McpManagerLike extends McpToolSource {
   dispose(): Promise<void>;
 }
 
-/** Offer the servers' tools through `router` once startup is over. */
-export function attachMcpTools(manager: McpManagerLike, router: ToolRouter): McpStartup {
-  let added = false;
+/** The thread's view of its MCP servers: startup, then their tools as definitions. */
+export function mcpStartup(manager: McpManagerLike): McpStartup {
+  let definitions: readonly ToolDefinition[] = [];
+  let ready = false;
   return {
     async whenReady(emit, signal) {
       await manager.whenReady(emit, signal);
-      if (added || signal?.aborted) return;
-      added = true;
-      router.addDefinitions(manager.tools().map((entry) => mcpToolDefinition(entry, manager)));
+      if (ready || signal?.aborted) return;
+      ready = true;
+      definitions = manager.tools().map((entry) => mcpToolDefinition(entry, manager));
     },
+    tools: () => definitions,
     async dispose() {
       await manager.dispose().catch(() => {});
     },
@@ -76,8 +79,7 @@ export function mcpToolDefinition(entry: McpToolEntry, source: McpToolSource): T
     mcpTool: { server: entry.server, tool: entry.tool },
     handler: {
       kinds: ["mcp"],
-      isMutating: () => false,
-      handle: (invocation) => callMcpTool(invocation, source),
+      prepare: async (invocation) => runsAsIs(() => callMcpTool(invocation, source)),
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The router: the one place a model's tool call becomes a tool output.
- * Flow: look up the handler → check the payload kind → if mutating, let the handler describe
- * the call (approvalRequest) and ask the approval gate → handle → convert to the output item
- * for the wire. ToolError `respond` and argument problems become outputs the model can act on;
+ * Flow: look up the handler → check the payload kind → prepare (validate and plan) → if the
+ * call would change something, ask the approval gate → run → convert to the output item for
+ * the wire. ToolError `respond` and argument problems become outputs the model can act on;
  * anything else ends the turn (fatal).
  */
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
@@ -16,6 +16,7 @@ import {
   type ToolOutput,
   type ToolPayload,
   type TurnContext,
+  toolName,
 } from "./types.js";
 
 /**
@@ -24,13 +25,11 @@ import {
  */
 export type ApprovalVerdict = { allowed: true; asked?: boolean } | { allowed: false; message: string };
 
-/** Decides whether a mutating call may run. The policy layer supplies the real one. */
+/** Decides whether a call that would change something may run. The policy layer supplies it. */
 export interface ApprovalGate {
-  /** `request`: what the call would do, from the handler's approvalRequest (null if it has none). */
-  check(invocation: ToolInvocation, request: ApprovalRequest | null): Promise<ApprovalVerdict>;
+  /** `request`: what the call would change, from its prepared call. */
+  check(invocation: ToolInvocation, request: ApprovalRequest): Promise<ApprovalVerdict>;
 }
-
-export const allowAll: ApprovalGate = { check: async () => ({ allowed: true }) };
 
 export interface DispatchResult {
   output: ResponseItem;
@@ -44,27 +43,14 @@ export class ToolRouter {
 
   constructor(
     definitions: readonly ToolDefinition[],
-    private readonly gate: ApprovalGate = allowAll,
+    private readonly gate: ApprovalGate,
   ) {
     this.all = [...definitions];
-    for (const definition of definitions) this.byName.set(nameOf(definition), definition);
+    for (const definition of definitions) this.byName.set(toolName(definition), definition);
   }
 
   get definitions(): readonly ToolDefinition[] {
     return this.all;
-  }
-
-  /**
-   * Offer more tools from now on (MCP servers' tools once they started), after the others.
-   * A name already taken keeps its first definition.
-   */
-  addDefinitions(definitions: readonly ToolDefinition[]): void {
-    for (const definition of definitions) {
-      const name = nameOf(definition);
-      if (this.byName.has(name)) continue;
-      this.byName.set(name, definition);
-      this.all.push(definition);
-    }
   }
 
   specs(): ToolSpec[] {
@@ -106,19 +92,12 @@ export class ToolRouter {
         `tool ${invocation.toolName} cannot take a ${invocation.payload.kind} call; call it as ${handler.kinds.join(" or ")}`,
       );
     }
-    if (handler.isMutating(invocation)) {
-      const request = (await handler.approvalRequest?.(invocation)) ?? null;
-      const verdict = await this.gate.check(invocation, request);
-      if (!verdict.allowed) throw ToolError.respond(verdict.message);
-      invocation.approval = { asked: verdict.asked ?? false };
-    }
-    return handler.handle(invocation);
+    const prepared = await handler.prepare(invocation);
+    if (!prepared.approval) return prepared.run({ asked: false });
+    const verdict = await this.gate.check(invocation, prepared.approval);
+    if (!verdict.allowed) throw ToolError.respond(verdict.message);
+    return prepared.run({ asked: verdict.asked ?? false });
   }
-}
-
-function nameOf(definition: ToolDefinition): string {
-  const { spec } = definition;
-  return spec.type === "function" || spec.type === "custom" ? spec.name : spec.type;
 }
 
 function callName(call: ToolCallItem): string {
@@ -149,4 +128,3 @@ function toOutputItem(call: ToolCallItem, output: ToolOutput): ResponseItem {
   }
   return { type: "function_call_output", call_id: call.call_id, output: output.content };
 }
-

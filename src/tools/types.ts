@@ -1,7 +1,10 @@
 /**
  * The tool system's contracts. A tool is a spec (what the model sees) plus a handler
- * (what runs). Handlers state facts (`isMutating`); the router and the policy layer decide.
+ * (what runs). A handler prepares each call: it validates and plans it, states what it would
+ * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
+import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
@@ -27,23 +30,31 @@ export interface TurnContext {
   readonly truncation: TruncationPolicy;
   /** Aborted when the turn is interrupted; handlers pass it to whatever they spawn. */
   readonly signal: AbortSignal;
-  /**
-   * State that lives as long as the thread (e.g. exec sessions) and is disposed when it shuts
-   * down. Absent when a handler runs outside a thread; tools that need it say so.
-   */
-  readonly resources?: ResourceScope;
+  /** State that lives as long as the thread (e.g. exec sessions), disposed when it shuts down. */
+  readonly resources: ResourceScope;
   /**
    * Ask the user (through the front-end) to approve a command or a patch. Bounded: resolves
    * with the declared outcome ("denied") when nobody answers in time and with "abort" when the
-   * turn is interrupted; never rejects. Absent outside a thread: callers treat that as denied.
+   * turn is interrupted; never rejects.
    */
-  requestApproval?(question: ApprovalQuestion): Promise<ReviewDecision>;
+  requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
+  /** Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts). */
+  readonly orchestrator: CommandOrchestrator;
   /**
-   * Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts).
-   * Absent outside a thread (handler tests): commands then run as given.
+   * Ask the front-end's client to run one of its tools. Bounded: resolves with a failed result
+   * when the client does not answer in time or the turn is interrupted; never rejects.
    */
-  readonly orchestrator?: CommandOrchestrator;
+  callClientTool(call: ClientToolCall): Promise<ClientToolResult>;
+  /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
+  readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;
+}
+
+/** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */
+export interface ClientToolCall {
+  callId: string;
+  tool: string;
+  arguments: unknown;
 }
 
 /** A question for the user: may this command run, may this patch be applied? */
@@ -99,26 +110,36 @@ export type ToolPayload =
 export type ToolKind = ToolPayload["kind"];
 
 export interface ToolInvocation {
-  callId: string;
-  toolName: string;
-  payload: ToolPayload;
-  turn: TurnContext;
-  /** Set by the router once the approval gate allowed a mutating call. */
-  approval?: ApprovalOutcome;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly payload: ToolPayload;
+  /** The turn's context: policies, signal, events, and per-turn state such as the diff tracker. */
+  readonly turn: TurnContext;
 }
 
 /**
- * What a mutating call would do, for the approval gate to auto-approve, ask about or reject.
- * `patch`: `paths` are absolute real paths (symlinks resolved), move sources and destinations
- * included. `exec`: the command as it would run.
+ * What a call would change, for the approval gate to allow, ask about or reject before it runs:
+ * a patch's changes and the absolute real paths it writes (symlinks resolved, move sources and
+ * destinations included). Commands are not described here: the orchestrator decides them when
+ * they run, since only then can it retry after a sandbox denial.
  */
-export type ApprovalRequest =
-  | { kind: "patch"; changes: Record<string, FileChange>; paths: string[] }
-  | { kind: "exec"; command: string[]; cwd: string };
+export interface ApprovalRequest {
+  kind: "patch";
+  changes: Record<string, FileChange>;
+  paths: string[];
+}
 
 /** How an allowed call was allowed: `asked` when a human (or client) approved it. */
 export interface ApprovalOutcome {
   asked: boolean;
+}
+
+/** A call checked and planned by its handler, ready for the gate and then to run. */
+export interface PreparedCall {
+  /** What the call would change; absent when there is nothing for the gate to decide. */
+  approval?: ApprovalRequest | undefined;
+  /** Run the call; `approved` says how the gate allowed it (never called when it refused). */
+  run(approved: ApprovalOutcome): Promise<ToolOutput>;
 }
 
 /** A handler's answer. `content` goes to the model as the call's output. */
@@ -132,16 +153,18 @@ export interface ToolOutput {
 export interface ToolHandler {
   /** Which payload kinds this handler accepts (a mismatch is an error for the model). */
   readonly kinds: readonly ToolKind[];
-  isMutating(invocation: ToolInvocation): boolean;
   /**
-   * Describe a mutating call for the approval gate; called by the router before the gate,
-   * with the same invocation object later passed to `handle`. Throw ToolError.respond when the
-   * call cannot run at all (e.g. a patch that does not verify): the model gets the text and
-   * nobody is asked. Absent or null: the gate sees only the invocation.
+   * Check and plan one call. Throw ToolError.respond when it cannot run at all (bad arguments,
+   * a patch that does not verify): the model gets the text and nobody is asked. The prepared
+   * call carries everything `run` needs (parsed arguments, plans), so nothing is parsed twice.
+   * In `run`, throw ToolError for failures; anything else thrown is treated as fatal.
    */
-  approvalRequest?(invocation: ToolInvocation): Promise<ApprovalRequest | null>;
-  /** Throw ToolError for failures; anything else thrown is treated as fatal. */
-  handle(invocation: ToolInvocation): Promise<ToolOutput>;
+  prepare(invocation: ToolInvocation): Promise<PreparedCall>;
+}
+
+/** A prepared call that needs no approval. */
+export function runsAsIs(run: () => Promise<ToolOutput>): PreparedCall {
+  return { run };
 }
 
 export interface ToolDefinition {
@@ -151,6 +174,14 @@ export interface ToolDefinition {
   supportsParallel: boolean;
   /** An MCP server's tool: the router turns function calls of this name into `mcp` payloads. */
   mcpTool?: { server: string; tool: string };
+  /** A client's tool (see tools/client-tools.ts). */
+  clientTool?: boolean;
+}
+
+/** The name calls use: a function or custom tool's name, else the spec type (local_shell, web_search). */
+export function toolName(definition: ToolDefinition): string {
+  const { spec } = definition;
+  return spec.type === "function" || spec.type === "custom" ? spec.name : spec.type;
 }
 
 /**

@@ -7,10 +7,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CustomToolCallItem, FunctionCallItem } from "../../src/protocol/items.js";
 import {
-  applyInterceptedPatch,
   applyPatchFreeformTool,
   applyPatchJsonTool,
-  interceptedPatchApprovalRequest,
+  preparePatch,
 } from "../../src/tools/builtin/apply-patch.js";
 import { type ApprovalGate, type ApprovalVerdict, ToolRouter } from "../../src/tools/router.js";
 import type { ApprovalRequest, ToolInvocation } from "../../src/tools/types.js";
@@ -172,14 +171,8 @@ describe("apply_patch approval hook", () => {
     expect(autoApproved(auto)).toBe(true);
   });
 
-  it("plans once per call, and re-plans when a file changed while awaiting approval", async () => {
+  it("re-plans when a file changed while awaiting approval", async () => {
     const tool = applyPatchFreeformTool();
-    const inv = invocation(fakeTurn(dir), { kind: "custom", input: PATCH });
-    const first = await tool.handler.approvalRequest?.(inv);
-    const second = await tool.handler.approvalRequest?.(inv);
-    expect(first?.kind === "patch" && second?.kind === "patch" && first.changes === second.changes).toBe(
-      true,
-    );
 
     const patch = "*** Begin Patch\n*** Update File: base.txt\n@@\n alpha\n-beta\n+BETA\n*** End Patch";
     const { gate } = recordingGate({ allowed: true, asked: true }, () =>
@@ -190,22 +183,17 @@ describe("apply_patch approval hook", () => {
     expect(await readFile(join(dir, "base.txt"), "utf8")).toBe("alpha\nBETA\ngamma\ndelta\n");
   });
 
-  it("shell tools: an intercepted heredoc patch is described, planned once and then applied", async () => {
+  it("shell tools: an intercepted heredoc patch is described for the gate, then applied", async () => {
     const turn = fakeTurn(dir);
     const inv = invocation(turn, { kind: "function", arguments: "{}" });
     const patch = "*** Begin Patch\n*** Add File: via-shell.txt\n+x\n*** End Patch";
-    const request = await interceptedPatchApprovalRequest(patch, dir, inv);
-    expect(request).toEqual({
+    const prepared = await preparePatch(patch, dir, inv);
+    expect(prepared.approval).toEqual({
       kind: "patch",
       changes: { [join(dir, "via-shell.txt")]: { type: "add", content: "x\n" } },
       paths: [join(dir, "via-shell.txt")],
     });
-    const again = await interceptedPatchApprovalRequest(patch, dir, inv);
-    expect(again.kind === "patch" && request.kind === "patch" && again.changes === request.changes).toBe(
-      true,
-    );
-    inv.approval = { asked: true };
-    const applied = await applyInterceptedPatch(patch, dir, inv);
+    const applied = await prepared.apply({ asked: true });
     expect(applied).toMatchObject({
       exitCode: 0,
       output: "Success. Updated the following files:\nA via-shell.txt\n",

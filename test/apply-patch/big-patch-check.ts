@@ -2,10 +2,12 @@
  * Manual performance check (not part of the test run): a 20,000-line file and a 500-hunk patch.
  * Run: node scripts/run-ts.mjs test/apply-patch/big-patch-check.ts
  */
+
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { commitPatch, parsePatch, planPatch, TurnDiffTracker } from "../../src/apply-patch/index.js";
 import { applyPatchFreeformTool } from "../../src/tools/builtin/apply-patch.js";
+import { runHandler } from "../support/turn-context.js";
 import { fakeTurn, invocation } from "./fake-turn.js";
 import { makeTempDir } from "./support.js";
 
@@ -67,7 +69,7 @@ try {
     await writeFile(join(dir, "big.ts"), `${lines.join("\n")}\n`);
     const turn = fakeTurn(dir);
     const t = performance.now();
-    await handler.handle(invocation(turn, { kind: "custom", input: bigPatch(lines, round) }));
+    await runHandler(handler, invocation(turn, { kind: "custom", input: bigPatch(lines, round) }));
     console.log(`tool round trip ${round}: ${ms(t)} (${turn.events.length} events)`);
   }
   const final = await readFile(join(dir, "big.ts"), "utf8");

@@ -1,29 +1,11 @@
 /** A TurnContext for handler tests: real cwd, events recorded. */
-import type { Event } from "../../src/protocol/events.js";
 import type { ToolInvocation, ToolPayload, TurnContext } from "../../src/tools/types.js";
+import { type TestTurn, testTurnContext } from "../support/turn-context.js";
 
-export interface FakeTurn extends TurnContext {
-  readonly events: Event[];
-}
+export type FakeTurn = TestTurn;
 
 export function fakeTurn(cwd: string): FakeTurn {
-  const events: Event[] = [];
-  return {
-    threadId: "thread-1",
-    turnId: "turn-1",
-    cwd,
-    approvalPolicy: "never",
-    sandboxMode: "danger-full-access",
-    networkAccess: false,
-    writableRoots: [],
-    shellEnvironment: { env: {} },
-    truncation: { mode: "bytes", limit: 10_000 },
-    signal: new AbortController().signal,
-    events,
-    emit(event) {
-      events.push(event);
-    },
-  };
+  return testTurnContext({ cwd, shellEnvironment: { env: {} } });
 }
 
 export function invocation(turn: TurnContext, payload: ToolPayload, callId = "call_1"): ToolInvocation {

@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { turnDiffTrackerFor } from "../../src/apply-patch/index.js";
 import {
-  applyInterceptedPatch,
   applyPatchFreeformTool,
   applyPatchJsonTool,
+  preparePatch,
 } from "../../src/tools/builtin/apply-patch.js";
 import { ToolError } from "../../src/tools/types.js";
+import { runHandler } from "../support/turn-context.js";
 import { fakeTurn, invocation } from "./fake-turn.js";
 import { makeTempDir, zeroTiming } from "./support.js";
 
@@ -44,7 +44,7 @@ describe("apply_patch tool specs", () => {
     expect(tool.spec.type === "custom" && tool.spec.description).toContain("*** Begin Patch");
   });
 
-  it("json: function apply_patch {input}", () => {
+  it("json: function apply_patch {input}", async () => {
     const tool = applyPatchJsonTool();
     expect(tool.spec).toMatchObject({
       type: "function",
@@ -57,9 +57,9 @@ describe("apply_patch tool specs", () => {
         additionalProperties: false,
       },
     });
-    expect(tool.handler.isMutating(invocation(fakeTurn(dir), { kind: "function", arguments: "{}" }))).toBe(
-      true,
-    );
+    await expect(
+      tool.handler.prepare(invocation(fakeTurn(dir), { kind: "function", arguments: "{}" })),
+    ).rejects.toThrow("failed to parse function arguments: missing field `input` at line 1 column 2");
   });
 });
 
@@ -68,7 +68,8 @@ describe("apply_patch handler", () => {
 
   it("applies a custom call: output, begin/end events and the turn diff", async () => {
     const turn = fakeTurn(dir);
-    const out = await handler.handle(
+    const out = await runHandler(
+      handler,
       invocation(turn, {
         kind: "custom",
         input: "*** Begin Patch\n*** Add File: app.txt\n+from app-server\n*** End Patch",
@@ -101,7 +102,7 @@ describe("apply_patch handler", () => {
   it("accepts a function-style call on the custom tool", async () => {
     const turn = fakeTurn(dir);
     const args = JSON.stringify({ input: "*** Begin Patch\n*** Add File: fn.txt\n+fn\n*** End Patch" });
-    const out = await handler.handle(invocation(turn, { kind: "function", arguments: args }));
+    const out = await runHandler(handler, invocation(turn, { kind: "function", arguments: args }));
     expect(zeroTiming(out.content)).toBe(
       "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA fn.txt\n",
     );
@@ -110,7 +111,7 @@ describe("apply_patch handler", () => {
 
   it("answers bad JSON arguments with the parse error", async () => {
     const error = await rejection(
-      handler.handle(invocation(fakeTurn(dir), { kind: "function", arguments: "{}" })),
+      runHandler(handler, invocation(fakeTurn(dir), { kind: "function", arguments: "{}" })),
     );
     expect(error.kind).toBe("respond");
     expect(error.message).toMatch(/^failed to parse function arguments: /);
@@ -120,7 +121,8 @@ describe("apply_patch handler", () => {
     await writeFile(join(dir, "base.txt"), "alpha\nbeta\n");
     const turn = fakeTurn(dir);
     const error = await rejection(
-      handler.handle(
+      runHandler(
+        handler,
         invocation(turn, {
           kind: "custom",
           input:
@@ -138,7 +140,10 @@ describe("apply_patch handler", () => {
 
   it("rejects an empty patch without the verification prefix", async () => {
     const error = await rejection(
-      handler.handle(invocation(fakeTurn(dir), { kind: "custom", input: "*** Begin Patch\n*** End Patch" })),
+      runHandler(
+        handler,
+        invocation(fakeTurn(dir), { kind: "custom", input: "*** Begin Patch\n*** End Patch" }),
+      ),
     );
     expect(error.message).toBe("patch rejected: empty patch");
   });
@@ -146,7 +151,8 @@ describe("apply_patch handler", () => {
   it("reports a write failure as exit code 1 with patch_apply_end success false", async () => {
     await writeFile(join(dir, "plain"), "p\n");
     const turn = fakeTurn(dir);
-    const out = await handler.handle(
+    const out = await runHandler(
+      handler,
       invocation(turn, {
         kind: "custom",
         input: "*** Begin Patch\n*** Delete File: plain\n*** Add File: plain/child.txt\n+c\n*** End Patch",
@@ -163,7 +169,7 @@ describe("apply_patch handler", () => {
   it("keeps one turn diff across patches, relative to the start of the turn", async () => {
     await writeFile(join(dir, "f.txt"), "one\ntwo\nthree\n");
     const turn = fakeTurn(dir);
-    const run = (input: string) => handler.handle(invocation(turn, { kind: "custom", input }));
+    const run = (input: string) => runHandler(handler, invocation(turn, { kind: "custom", input }));
     await run("*** Begin Patch\n*** Update File: f.txt\n@@\n-one\n+ONE\n*** End Patch");
     await run(
       "*** Begin Patch\n*** Update File: f.txt\n@@\n-three\n+THREE\n*** Add File: g.txt\n+g\n*** End Patch",
@@ -175,7 +181,7 @@ describe("apply_patch handler", () => {
     expect(last).toContain(`diff --git a/${f} b/${f}\nindex `);
     expect(last).toContain(`--- a/${f}\n+++ b/${f}\n@@ -1,3 +1,3 @@\n-one\n+ONE\n two\n-three\n+THREE\n`);
     expect(last).toContain(`new file mode 100644`);
-    expect(turnDiffTrackerFor(turn).unifiedDiff()).toBe(last);
+    expect(turn.diffTracker.unifiedDiff()).toBe(last);
     // Reverting everything empties the diff (and it is still published).
     await run(
       "*** Begin Patch\n*** Update File: f.txt\n@@\n-ONE\n+one\n@@\n-THREE\n+three\n*** Delete File: g.txt\n*** End Patch",
@@ -184,23 +190,23 @@ describe("apply_patch handler", () => {
   });
 });
 
-describe("applyInterceptedPatch", () => {
+describe("preparePatch (the shell tools' heredoc patches)", () => {
   it("returns the plain summary for the shell envelope and emits events", async () => {
     const turn = fakeTurn(dir);
-    const result = await applyInterceptedPatch(
+    const prepared = await preparePatch(
       "*** Begin Patch\n*** Add File: via-shell.txt\n+via shell\n*** End Patch\n",
       dir,
       invocation(turn, { kind: "function", arguments: "{}" }),
     );
+    const result = await prepared.apply({ asked: false });
     expect(result.output).toBe("Success. Updated the following files:\nA via-shell.txt\n");
     expect(result.exitCode).toBe(0);
-    expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(turn.events.map((e) => e.type)).toEqual(["patch_apply_begin", "patch_apply_end", "turn_diff"]);
   });
 
   it("throws the bare verification text", async () => {
     const error = await rejection(
-      applyInterceptedPatch(
+      preparePatch(
         "*** Begin Patch\n*** Delete File: ghost.txt\n*** End Patch",
         dir,
         invocation(fakeTurn(dir), { kind: "function", arguments: "{}" }),

@@ -188,6 +188,34 @@ describe("tscodex exec on the Responses wire", () => {
     });
   });
 
+  it("--output-schema: the schema goes to the model as strict json_schema and the JSON answer is the final message", async () => {
+    const schema = {
+      type: "object",
+      properties: { ok: { type: "boolean" } },
+      required: ["ok"],
+      additionalProperties: false,
+    };
+    await writeFile(join(h.work, "schema.json"), JSON.stringify(schema));
+    h.server.enqueue(turn(message('{"ok":true}')));
+    const result = await h.exec(["--output-schema", join(h.work, "schema.json"), "check it"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('{"ok":true}\n');
+    expect(h.server.requests[0]?.body.text).toMatchObject({
+      format: { type: "json_schema", name: "codex_output_schema", schema, strict: true },
+    });
+
+    await writeFile(join(h.work, "bad.json"), "[1, 2]");
+    const bad = await h.exec(["--output-schema", join(h.work, "bad.json"), "check it"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      `--output-schema: ${join(h.work, "bad.json")} must hold a JSON object (a JSON Schema)`,
+    );
+    const missing = await h.exec(["--output-schema", join(h.work, "none.json"), "check it"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`--output-schema: cannot read ${join(h.work, "none.json")}`);
+    expect(h.server.requests).toHaveLength(1);
+  });
+
   it("refuses to run outside a git repo unless told to, and explains a missing key", async () => {
     const outside = await tmpdir();
     try {

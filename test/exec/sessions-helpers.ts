@@ -1,7 +1,9 @@
 /** Shared by the exec-session tests: a turn with a scope, tool calls, reply envelopes; process liveness and polling (from ../support/processes.js). */
+
 import type { Event } from "../../src/protocol/events.js";
 import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 export { alive, readPid, waitFor } from "../support/processes.js";
 
@@ -15,20 +17,15 @@ export interface TestTurn {
 export function testTurn(scope: ResourceScope, cwd: string, turnId = "turn-1"): TestTurn {
   const events: Event[] = [];
   const abort = new AbortController();
-  const context: TurnContext = {
-    threadId: "thread-1",
-    turnId,
+  const context = testTurnContext({
     cwd,
-    approvalPolicy: "never",
-    sandboxMode: "danger-full-access",
+    turnId,
     networkAccess: true,
-    writableRoots: [],
-    shellEnvironment: { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8" } },
     truncation: { mode: "tokens", limit: 10_000 },
-    signal: abort.signal,
     resources: scope,
+    abort,
     emit: (event) => events.push(event),
-  };
+  });
   return { context, events, abort };
 }
 
@@ -48,7 +45,7 @@ export async function callTool(
     turn,
   };
   try {
-    const output = await tool.handler.handle(invocation);
+    const output = await runHandler(tool.handler, invocation);
     return String(output.content);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

@@ -10,7 +10,7 @@ import type { ResponseItem } from "../../src/protocol/items.js";
 import { Thread } from "../../src/session/thread.js";
 import { execCommandTool } from "../../src/tools/builtin/exec-command.js";
 import { writeStdinTool } from "../../src/tools/builtin/write-stdin.js";
-import { ToolRouter } from "../../src/tools/router.js";
+import { testThreadServices } from "../support/thread-services.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 import { alive, parseEnvelope, readPid, waitFor } from "./sessions-helpers.js";
 
@@ -55,20 +55,14 @@ function outputOf(input: readonly ResponseItem[], callId: string): string {
 function makeThread(scripts: Script[]): { thread: Thread; events: Event[] } {
   const thread = new Thread(
     "t-1",
-    {
-      client: scriptedClient(scripts),
-      router: new ToolRouter([
-        execCommandTool({ shellPath: "/bin/bash", killGraceMs: 200 }),
-        writeStdinTool(),
-      ]),
-      baseInstructions: "base",
-      parallelToolCalls: true,
-      contextWindow: 1000,
-      truncation: { mode: "tokens", limit: 10_000 },
-      projectDocMaxBytes: 0,
-      shellPath: "/bin/bash",
-      shellEnvironment: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
-    },
+    testThreadServices(
+      scriptedClient(scripts),
+      [execCommandTool({ shellPath: "/bin/bash", killGraceMs: 200 }), writeStdinTool()],
+      {
+        truncation: { mode: "tokens", limit: 10_000 },
+        shellEnvironment: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+      },
+    ),
     {
       cwd: dir.path,
       approvalPolicy: "never",

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { McpToolEntry } from "../../src/mcp/client-manager.js";
 import type { McpCallResult } from "../../src/mcp/render.js";
 import type { Event } from "../../src/protocol/events.js";
-import { attachMcpTools, type McpManagerLike } from "../../src/tools/mcp.js";
+import { type McpManagerLike, mcpStartup } from "../../src/tools/mcp.js";
 import { ToolRouter } from "../../src/tools/router.js";
+import { allowAllGate } from "../support/turn-context.js";
 import { turnContext } from "../tools/file-tools-support.js";
 
 const ENTRY: McpToolEntry = {
@@ -32,10 +33,10 @@ function fakeManager(answer: (args: Record<string, unknown> | undefined) => Prom
 
 async function setup(answer: Parameters<typeof fakeManager>[0]) {
   const { manager, calls } = fakeManager(answer);
-  const router = new ToolRouter([]);
-  const startup = attachMcpTools(manager, router);
+  const startup = mcpStartup(manager);
   const events: Event[] = [];
   await startup.whenReady((event) => events.push(event));
+  const router = new ToolRouter(startup.tools(), allowAllGate);
   const turn = turnContext("/", { emit: (event) => events.push(event) });
   const call = (args: string, name = ENTRY.name) =>
     router.dispatch({ type: "function_call", name, arguments: args, call_id: "c1" }, turn);

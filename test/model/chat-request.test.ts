@@ -94,6 +94,21 @@ describe("Chat Completions wire request", () => {
     });
     expect(Object.keys(request.body)).toEqual(["model", "messages", "stream"]);
   });
+
+  it("sends a turn's output schema as response_format json_schema", async () => {
+    const schema = { type: "object", properties: { ok: { type: "boolean" } } };
+    const request = await send({
+      instructions: "i",
+      input: [],
+      tools: [],
+      parallelToolCalls: false,
+      outputSchema: schema,
+    });
+    expect(request.body.response_format).toEqual({
+      type: "json_schema",
+      json_schema: { name: "codex_output_schema", schema, strict: true },
+    });
+  });
 });
 
 describe("toChatMessages", () => {

@@ -214,6 +214,26 @@ describe("Responses wire request", () => {
     expect(Object.keys(request.input[2] ?? {})).toEqual(["type", "name", "arguments", "call_id"]);
     expect(Object.keys(request.input[4] ?? {})).toEqual(["type", "call_id", "name", "input"]);
   });
+
+  it("sends a turn's output schema as strict json_schema text.format, beside verbosity; and a turn's own model", async () => {
+    const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+    const request = await send(
+      {
+        instructions: "i",
+        input: [],
+        tools: [],
+        parallelToolCalls: false,
+        outputSchema: schema,
+        settings: { ...settings, model: "gpt-5.1", reasoning: { effort: "high" } },
+      },
+      { textVerbosity: "low" },
+    );
+    expect(request.body.model).toBe("gpt-5.1");
+    expect(request.body.reasoning).toEqual({ effort: "high" });
+    expect(request.body.text).toEqual({
+      format: { type: "json_schema", name: "codex_output_schema", schema, strict: true },
+    });
+  });
 });
 
 describe("toWireItem", () => {

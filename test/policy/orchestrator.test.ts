@@ -202,8 +202,8 @@ describe("orchestrator decisions (fake runner)", () => {
     expect(h.attempts).toEqual([]);
   });
 
-  it("nobody to ask (no thread): denied; an interrupted question: abort → rejected", async () => {
-    const lone = harness({ approvalPolicy: "untrusted", noAsker: true });
+  it("nobody answers: denied; an interrupted question: abort → rejected", async () => {
+    const lone = harness({ approvalPolicy: "untrusted" });
     expect(await lone.run(bash("touch x"))).toEqual({ kind: "rejected", message: EXEC_REJECTED_BY_USER });
     const aborted = harness({ approvalPolicy: "untrusted", answers: ["abort" as ReviewDecision] });
     expect(await aborted.run(bash("touch x"))).toEqual({ kind: "rejected", message: EXEC_REJECTED_BY_USER });

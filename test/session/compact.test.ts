@@ -33,7 +33,7 @@ const assistant = (text: string): ResponseItem => ({
   role: "assistant",
   content: [{ type: "output_text", text }],
 });
-const texts = (input: ResponseItem[]) =>
+const texts = (input: readonly ResponseItem[]) =>
   input.map((item) => (item.type === "message" ? `${item.role}: ${messageText(item)}` : item.type));
 
 describe("compactedHistory", () => {

@@ -20,7 +20,7 @@ async function manager(options: { ttlMs?: number } = {}): Promise<ThreadManager>
   return new ThreadManager({ config, source: "test", originator: "test", env: env(), ...options });
 }
 
-const texts = (input: ResponseItem[]) =>
+const texts = (input: readonly ResponseItem[]) =>
   input.map((item) => (item.type === "message" ? `${item.role}: ${messageText(item)}` : item.type));
 
 describe("ThreadManager", () => {
@@ -47,6 +47,30 @@ describe("ThreadManager", () => {
     ]);
     // A second resume of a live thread returns the same object.
     expect(await second.resume(thread.id)).toBe(resumed);
+    await second.close();
+  });
+
+  it("records the client tools each turn used, so a resumed thread offers the same set", async () => {
+    const spec = (name: string) => ({
+      name,
+      description: name,
+      inputSchema: { type: "object", properties: {} },
+    });
+    const first = await manager();
+    const thread = await first.start({ cwd: h.work, clientTools: [spec("alpha")] });
+    h.server.enqueue(turn(message("one")), turn(message("two")));
+    await thread.run({ text: "1" });
+    await thread.run({ text: "2" }, { clientTools: [spec("beta")] });
+    await first.close();
+
+    const second = await manager();
+    const resumed = await second.resume(thread.id);
+    h.server.enqueue(turn(message("three")));
+    await resumed.run({ text: "3" });
+    const offered = h.server.requests.map((request) =>
+      request.toolNames.filter((name) => name === "alpha" || name === "beta"),
+    );
+    expect(offered).toEqual([["alpha"], ["beta"], ["beta"]]);
     await second.close();
   });
 

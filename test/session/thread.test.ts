@@ -3,43 +3,13 @@
  * unknown tools, fatal errors, retries that restart a stream, and interrupts.
  */
 import { describe, expect, it } from "vitest";
-import type { ModelClient, Prompt, ResponseEvent } from "../../src/model/types.js";
+import type { ModelClient } from "../../src/model/types.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
-import type { ThreadServices } from "../../src/session/services.js";
 import { Thread } from "../../src/session/thread.js";
-import { ToolRouter } from "../../src/tools/router.js";
-import { type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
-
-type Script = (prompt: Prompt) => ResponseEvent[] | AsyncIterable<ResponseEvent>;
-
-function scriptedClient(scripts: Script[]): ModelClient & { prompts: Prompt[] } {
-  const prompts: Prompt[] = [];
-  return {
-    prompts,
-    stream(prompt) {
-      prompts.push(structuredClone(prompt));
-      const script = scripts.shift();
-      if (!script) throw new Error("no scripted response left");
-      const events = script(prompt);
-      return Symbol.asyncIterator in events
-        ? events
-        : (async function* () {
-            yield* events;
-          })();
-    },
-  };
-}
-
-const completed = (): ResponseEvent => ({ type: "completed", responseId: "r", usage: null });
-const message = (text: string): ResponseEvent => ({
-  type: "output_item_done",
-  item: { type: "message", role: "assistant", content: [{ type: "output_text", text }] },
-});
-const call = (name: string, args: unknown, callId: string): ResponseEvent => ({
-  type: "output_item_done",
-  item: { type: "function_call", name, arguments: JSON.stringify(args), call_id: callId },
-});
+import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
+import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
+import { testThreadServices } from "../support/thread-services.js";
 
 function echoTool(
   name: string,
@@ -50,32 +20,22 @@ function echoTool(
     supportsParallel: opts.parallel,
     handler: {
       kinds: ["function"],
-      isMutating: () => false,
-      async handle(inv: ToolInvocation) {
-        const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as {
-          n: number;
-        };
-        opts.log?.push(`start ${args.n}`);
-        await new Promise((resolve) => setTimeout(resolve, opts.delayMs?.(args) ?? 0));
-        opts.log?.push(`end ${args.n}`);
-        return { content: `echo ${args.n}` };
-      },
+      prepare: async (inv: ToolInvocation) =>
+        runsAsIs(async () => {
+          const args = JSON.parse(inv.payload.kind === "function" ? inv.payload.arguments : "{}") as {
+            n: number;
+          };
+          opts.log?.push(`start ${args.n}`);
+          await new Promise((resolve) => setTimeout(resolve, opts.delayMs?.(args) ?? 0));
+          opts.log?.push(`end ${args.n}`);
+          return { content: `echo ${args.n}` };
+        }),
     },
   };
 }
 
 function makeThread(client: ModelClient, tools: ToolDefinition[], parallel = true): Thread {
-  const services: ThreadServices = {
-    client,
-    router: new ToolRouter(tools),
-    baseInstructions: "base",
-    parallelToolCalls: parallel,
-    contextWindow: 1000,
-    truncation: { mode: "bytes", limit: 10_000 },
-    projectDocMaxBytes: 0,
-    shellPath: "/bin/bash",
-    shellEnvironment: {},
-  };
+  const services = testThreadServices(client, tools, { parallelToolCalls: parallel });
   return new Thread("t-1", services, {
     cwd: "/tmp",
     approvalPolicy: "never",
@@ -85,7 +45,7 @@ function makeThread(client: ModelClient, tools: ToolDefinition[], parallel = tru
   });
 }
 
-function outputsOf(items: ResponseItem[]): unknown[] {
+function outputsOf(items: readonly ResponseItem[]): unknown[] {
   return items
     .filter((item) => item.type === "function_call_output")
     .map((item) => item.type === "function_call_output" && [item.call_id, item.output]);
@@ -142,10 +102,10 @@ describe("Thread turn loop", () => {
       ...echoTool("bad", { parallel: false }),
       handler: {
         kinds: ["function"],
-        isMutating: () => false,
-        handle: async () => {
-          throw new ToolError(`broken ${kind}`, kind);
-        },
+        prepare: async () =>
+          runsAsIs(async () => {
+            throw new ToolError(`broken ${kind}`, kind);
+          }),
       },
     });
     const soft = scriptedClient([
@@ -206,12 +166,14 @@ describe("Thread turn loop", () => {
       ...echoTool("block", { parallel: false }),
       handler: {
         kinds: ["function"],
-        isMutating: () => false,
-        handle: (inv) =>
-          new Promise((resolve) => {
-            started();
-            inv.turn.signal.addEventListener("abort", () => resolve({ content: "killed" }));
-          }),
+        prepare: async (inv) =>
+          runsAsIs(
+            () =>
+              new Promise((resolve) => {
+                started();
+                inv.turn.signal.addEventListener("abort", () => resolve({ content: "killed" }));
+              }),
+          ),
       },
     };
     const client = scriptedClient([() => [call("block", {}, "c1"), completed()]]);

@@ -3,11 +3,13 @@
  * recorded calls (tool-outputs/outputs.json), and the oracle's `exp-tools` workspace rebuilt
  * in a temp dir so those calls can be replayed with their paths rewritten.
  */
+
 import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { ToolDefinition, ToolInvocation, ToolOutput, TurnContext } from "../../src/tools/types.js";
 import { ToolError } from "../../src/tools/types.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 const OUTPUTS = new URL("../../../shared/reference/tool-outputs/outputs.json", import.meta.url);
 
@@ -31,20 +33,12 @@ export async function recordedCalls(tool: string): Promise<RecordedCall[]> {
 }
 
 export function turnContext(cwd: string, overrides: Partial<TurnContext> = {}): TurnContext {
-  return {
-    threadId: "thread",
-    turnId: "turn",
+  return testTurnContext({
     cwd,
-    approvalPolicy: "never",
     sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
-    shellEnvironment: { env: {} },
     truncation: { mode: "tokens", limit: 10_000 },
-    signal: new AbortController().signal,
-    emit: () => {},
     ...overrides,
-  };
+  });
 }
 
 /** Call a function tool with JSON arguments; a `respond` ToolError becomes its text. */
@@ -61,7 +55,7 @@ export async function callTool(
     turn: turnContext(cwd, overrides),
   };
   try {
-    const output = await tool.handler.handle(invocation);
+    const output = await runHandler(tool.handler, invocation);
     expect(typeof output.content).toBe("string");
     return { text: output.content as string, output };
   } catch (error) {

@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Event } from "../../src/protocol/events.js";
 import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { shellCommandTool } from "../../src/tools/builtin/shell-command.js";
-import type { ToolInvocation, TurnContext } from "../../src/tools/types.js";
+import type { ToolInvocation } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -21,21 +21,13 @@ const TOKENS: TruncationPolicy = { mode: "tokens", limit: 10_000 };
 
 /** A turn in the temp dir. HOME is the temp dir too, so login shells read no profile. */
 function turn(options: { truncation?: TruncationPolicy; signal?: AbortSignal } = {}) {
-  const events: Event[] = [];
-  const context: TurnContext = {
-    threadId: "thread-1",
-    turnId: "turn-1",
+  const context = testTurnContext({
     cwd: dir.path,
-    approvalPolicy: "never",
-    sandboxMode: "danger-full-access",
     networkAccess: true,
-    writableRoots: [],
-    shellEnvironment: { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path, LANG: "C.UTF-8" } },
     truncation: options.truncation ?? TOKENS,
-    signal: options.signal ?? new AbortController().signal,
-    emit: (event) => events.push(event),
-  };
-  return { context, events };
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { context, events: context.events };
 }
 
 const tool = shellCommandTool({ shellPath: "/bin/bash" });
@@ -48,7 +40,7 @@ async function call(args: Record<string, unknown> | string, options: Parameters<
     payload: { kind: "function", arguments: typeof args === "string" ? args : JSON.stringify(args) },
     turn: context,
   };
-  const output = await tool.handler.handle(invocation);
+  const output = await runHandler(tool.handler, invocation);
   return { text: absorbJitter(String(output.content)), success: output.success, events };
 }
 

@@ -1,12 +1,12 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Event } from "../../src/protocol/events.js";
 import type { LocalShellAction } from "../../src/protocol/items.js";
 import type { TruncationPolicy } from "../../src/protocol/policy.js";
 import { localShellTool, shellTool } from "../../src/tools/builtin/shell.js";
-import type { ToolInvocation, ToolPayload, TurnContext } from "../../src/tools/types.js";
+import type { ToolInvocation, ToolPayload } from "../../src/tools/types.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -20,29 +20,20 @@ afterEach(async () => {
 const BYTES: TruncationPolicy = { mode: "bytes", limit: 10_000 };
 
 async function invoke(payload: ToolPayload, truncation: TruncationPolicy = BYTES) {
-  const events: Event[] = [];
-  const context: TurnContext = {
-    threadId: "thread-1",
-    turnId: "turn-1",
+  const context = testTurnContext({
     cwd: dir.path,
-    approvalPolicy: "never",
-    sandboxMode: "danger-full-access",
     networkAccess: true,
-    writableRoots: [],
-    shellEnvironment: { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path, LANG: "C.UTF-8" } },
     truncation,
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
-  };
+  });
   const toolName = payload.kind === "local_shell" ? "local_shell" : "shell";
   const invocation: ToolInvocation = { callId: "call-1", toolName, payload, turn: context };
-  const output = await shellTool().handler.handle(invocation);
+  const output = await runHandler(shellTool().handler, invocation);
   // A quick command may take 0.1–0.4 s on a loaded machine; the reference says 0.0 (timeouts keep theirs).
   const raw = String(output.content);
   const text = raw.includes('"exit_code":124')
     ? raw
     : raw.replace(/"duration_seconds":0\.[1-4]\}/, '"duration_seconds":0.0}');
-  return { text, success: output.success, events };
+  return { text, success: output.success, events: context.events };
 }
 
 const call = (args: Record<string, unknown>, truncation?: TruncationPolicy) =>

@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
-import { ToolError, type ToolInvocation, type ToolPayload, type TurnContext } from "../../src/tools/types.js";
+import { ToolError, type ToolInvocation, type ToolPayload } from "../../src/tools/types.js";
+import { runHandler, testTurnContext } from "../support/turn-context.js";
 
 function invocation(payload: ToolPayload, events: Event[] = []): ToolInvocation {
-  const turn: TurnContext = {
-    threadId: "thread",
-    turnId: "turn",
-    cwd: "/tmp",
-    approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
-    shellEnvironment: { env: {} },
-    truncation: { mode: "bytes", limit: 10_000 },
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
-  };
+  const turn = testTurnContext({ sandboxMode: "read-only", emit: (event) => events.push(event) });
   return { callId: "call_1", toolName: "update_plan", payload, turn };
 }
 
@@ -67,8 +56,8 @@ describe("update_plan", () => {
       ],
     });
     const inv = call(args, events);
-    expect(tool.handler.isMutating(inv)).toBe(false);
-    await expect(tool.handler.handle(inv)).resolves.toEqual({ content: "Plan updated" });
+    expect((await tool.handler.prepare(inv)).approval).toBeUndefined();
+    await expect(runHandler(tool.handler, inv)).resolves.toEqual({ content: "Plan updated" });
     expect(events).toEqual([
       {
         type: "plan_update",
@@ -83,8 +72,8 @@ describe("update_plan", () => {
 
   it("accepts an empty plan and a missing or null explanation", async () => {
     const events: Event[] = [];
-    await tool.handler.handle(call('{"plan":[],"explanation":null}', events));
-    await tool.handler.handle(call('{"plan":[]}', events));
+    await runHandler(tool.handler, call('{"plan":[],"explanation":null}', events));
+    await runHandler(tool.handler, call('{"plan":[]}', events));
     expect(events).toEqual([
       { type: "plan_update", explanation: null, plan: [] },
       { type: "plan_update", explanation: null, plan: [] },
@@ -105,14 +94,13 @@ describe("update_plan", () => {
   ])("answers %s like Codex", async (args, expected) => {
     const events: Event[] = [];
     const inv = call(args, events);
-    expect(tool.handler.isMutating(inv)).toBe(true);
-    expect(await respondMessage(tool.handler.handle(inv))).toBe(expected);
+    expect(await respondMessage(runHandler(tool.handler, inv))).toBe(expected);
     expect(events).toEqual([]);
   });
 
   it("rejects other payload kinds", async () => {
     const inv = invocation({ kind: "custom", input: "x" });
-    expect(await respondMessage(tool.handler.handle(inv))).toBe(
+    expect(await respondMessage(runHandler(tool.handler, inv))).toBe(
       "update_plan handler received unsupported payload",
     );
   });

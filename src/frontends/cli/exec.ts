@@ -4,7 +4,7 @@
  * rollout) → render events (human on stderr, or JSONL on stdout) → final message on stdout →
  * rollout flushed → exit code.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
@@ -14,6 +14,7 @@ import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import { errorMessage } from "../../util/errors.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -32,6 +33,8 @@ export interface ExecCliOptions {
   image: string[];
   json?: boolean;
   outputLastMessage?: string;
+  /** A JSON Schema file: the final message must be JSON matching it. */
+  outputSchema?: string;
   skipGitRepoCheck?: boolean;
   color: string;
 }
@@ -77,11 +80,18 @@ export async function runExec(
     return fail((error as Error).message);
   }
 
+  let outputSchema: Record<string, unknown> | undefined;
+  try {
+    outputSchema = options.outputSchema ? await readOutputSchema(resolve(options.outputSchema)) : undefined;
+  } catch (error) {
+    return fail(errorMessage(error));
+  }
+
   const sandboxMode: SandboxMode =
     options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy =
-    options.askForApproval ?? (options.fullAuto ? "never" : (config.raw.approval_policy ?? "never"));
+    options.askForApproval ?? (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never"));
   const manager = new ThreadManager({ config, source: "exec", originator: "tscodex_exec" });
   let thread: Thread;
   try {
@@ -123,7 +133,7 @@ export async function runExec(
   };
   process.on("SIGINT", onSigint);
   try {
-    const result = await thread.run({ text: prompt, images });
+    const result = await thread.run({ text: prompt, images }, outputSchema ? { outputSchema } : undefined);
     renderer.finish(result);
     if (options.outputLastMessage) await writeFile(options.outputLastMessage, result.finalResponse ?? "");
     if (!options.json && result.finalResponse) process.stdout.write(`${result.finalResponse}\n`);
@@ -133,6 +143,26 @@ export async function runExec(
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
+}
+
+/** `--output-schema FILE`: a JSON object (a JSON Schema), or a clear error naming the file. */
+async function readOutputSchema(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new Error(`--output-schema: cannot read ${path}: ${errorMessage(error)}`, { cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--output-schema: ${path} is not valid JSON: ${errorMessage(error)}`, { cause: error });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error(`--output-schema: ${path} must hold a JSON object (a JSON Schema)`);
+  }
+  return value as Record<string, unknown>;
 }
 
 /** `--enable X` / `--disable X` as `-c features.X=true|false` (applied after `-c`, as Codex does). */

@@ -57,6 +57,7 @@ function addExecOptions(command: Command): Command {
     .option("-i, --image <file>", "attach an image to the prompt; repeatable", collect, [])
     .option("--json", "print events as JSON lines on stdout")
     .option("-o, --output-last-message <file>", "also write the final agent message to this file")
+    .option("--output-schema <file>", "JSON Schema the final message must match (the model answers in JSON)")
     .option("--skip-git-repo-check", "allow running outside a git repository")
     .option("--color <when>", "colour human output: always, never, auto", "auto");
 }

@@ -15,7 +15,16 @@ import {
   mcpServerConfigSchema,
   mcpServersSchema,
 } from "../../config/mcp-servers.js";
-import type { McpAddOptions } from "./mcp-command.js";
+
+/** `tscodex mcp add` options, as commander parses them. */
+export interface McpAddOptions {
+  env: string[];
+  url?: string;
+  bearerTokenEnvVar?: string;
+  cwd?: string;
+  startupTimeoutSec?: string;
+  toolTimeoutSec?: string;
+}
 
 const configPath = () => join(tscodexHome(), "config.toml");
 

@@ -3,20 +3,13 @@
  * Only the command definitions live here; the work (mcp-actions.ts) is loaded when one runs.
  */
 import type { Command } from "commander";
+import type { McpAddOptions } from "./mcp-actions.js";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
 /** Options of `tscodex mcp add`. */
-export interface McpAddOptions {
-  env: string[];
-  url?: string;
-  bearerTokenEnvVar?: string;
-  cwd?: string;
-  startupTimeoutSec?: string;
-  toolTimeoutSec?: string;
-}
 
 /** Adds the `mcp` command group to `program`; `setExitCode` receives each action's exit code. */
 export function registerMcpCommand(program: Command, setExitCode: (code: number) => void): void {

@@ -116,7 +116,7 @@ async function handleCodex(
 async function openThread(
   args: CodexArgs,
   cwd: string,
-  overrides: TurnOverrides,
+  overrides: PolicyOverrides,
   context: ServerToolContext,
 ): Promise<Thread | ServerToolResult> {
   const { threads } = context;
@@ -159,13 +159,16 @@ async function openThread(
   }
 }
 
-function turnOverrides(args: CodexArgs): TurnOverrides {
+function turnOverrides(args: CodexArgs): PolicyOverrides {
   const approvalPolicy = args["approval-policy"] ?? args.approvalPolicy;
   return {
     ...(approvalPolicy ? { approvalPolicy } : {}),
     ...(args.sandbox ? { sandboxMode: args.sandbox } : {}),
   };
 }
+
+/** The policies a call may choose (they apply to the thread it opens and to its turn). */
+type PolicyOverrides = Pick<TurnOverrides, "approvalPolicy" | "sandboxMode">;
 
 /** The call's own configuration, when it has `config`, `profile` or `compact-prompt`; else the server's. */
 async function callConfig(args: CodexArgs, context: ServerToolContext): Promise<Config | undefined> {

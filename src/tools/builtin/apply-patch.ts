@@ -3,10 +3,9 @@
  * function `{input}` for the others; the handler takes both payload kinds. Also the native path
  * for `apply_patch <<'EOF'` heredocs that shell tools intercept.
  *
- * Flow: parse + plan (everything verified; failures go back to the model as text, nothing
- * written; done once per call, in approvalRequest when the router asks the gate) →
- * patch_apply_begin → commit (atomic; re-planned if files changed meanwhile) → patch_apply_end
- * → turn_diff.
+ * Flow: prepare = parse + plan (everything verified; failures go back to the model as text,
+ * nothing written) and describe the real paths for the gate → run = patch_apply_begin → commit
+ * (atomic; re-planned if files changed meanwhile) → patch_apply_end → turn_diff.
  */
 import { z } from "zod";
 import {
@@ -17,14 +16,14 @@ import {
   type PatchPlan,
   parsePatch,
   planPatch,
-  turnDiffTrackerFor,
   VERIFICATION_PREFIX,
 } from "../../apply-patch/index.js";
 import { errorMessage } from "../../util/errors.js";
+import { parseFunctionArguments } from "../define-tool.js";
 import { formatWallTime } from "../exec-output.js";
-import { ArgumentsError, parseToolArguments } from "../json-args.js";
 import { toParametersSchema } from "../json-schema.js";
 import {
+  type ApprovalOutcome,
   type ApprovalRequest,
   type ToolDefinition,
   ToolError,
@@ -74,14 +73,6 @@ const ArgsSchema = z.object({
   input: z.string().describe("The whole patch, from `*** Begin Patch` to `*** End Patch`."),
 });
 
-/** The outcome of an applied patch, for the shell tools' own envelope. */
-export interface InterceptedPatchResult {
-  /** The success summary, or the write error. */
-  output: string;
-  exitCode: 0 | 1;
-  durationMs: number;
-}
-
 /** The freeform custom tool, its format the Lark grammar. */
 export function applyPatchFreeformTool(): ToolDefinition {
   return {
@@ -111,96 +102,48 @@ export function applyPatchJsonTool(): ToolDefinition {
   };
 }
 
-/**
- * The plan made for approval, reused when the call runs (the router passes the same invocation
- * to approvalRequest and handle). One patch per invocation: the tool's, or a shell call's heredoc.
- */
-const plans = new WeakMap<ToolInvocation, Promise<PatchPlan>>();
-
-function planOnce(invocation: ToolInvocation, make: () => Promise<PatchPlan>): Promise<PatchPlan> {
-  let plan = plans.get(invocation);
-  if (plan === undefined) {
-    plan = Promise.resolve().then(make);
-    plans.set(invocation, plan);
-  }
-  return plan;
+/** A verified patch: what it would change (for the gate) and how to apply it. */
+export interface PreparedPatch {
+  approval: ApprovalRequest;
+  apply(approved: ApprovalOutcome): Promise<{ output: string; exitCode: 0 | 1 }>;
 }
 
-/** Take the plan to run: made for approval, else now. */
-function takePlan(invocation: ToolInvocation, make: () => Promise<PatchPlan>): Promise<PatchPlan> {
-  const plan = planOnce(invocation, make);
-  plans.delete(invocation);
-  return plan;
-}
-
-const planTool = (invocation: ToolInvocation) => () => verify(patchText(invocation), invocation.turn.cwd);
-
-async function approvalRequestFor(plan: PatchPlan): Promise<ApprovalRequest> {
-  return { kind: "patch", changes: plan.changes, paths: await approvalPaths(plan) };
-}
-
-/**
- * For shell tools' approvalRequest: the request for a heredoc patch found in their call (same
- * `patch` and `cwd` as the later applyInterceptedPatch, which then reuses this plan). Throws
- * ToolError.respond when the patch does not parse or verify.
- */
-export async function interceptedPatchApprovalRequest(
+/** Parse, verify and plan `patch` relative to `cwd`; throws ToolError.respond when it does not. */
+export async function preparePatch(
   patch: string,
   cwd: string,
   invocation: ToolInvocation,
-): Promise<ApprovalRequest> {
-  return approvalRequestFor(await planOnce(invocation, () => verify(patch, cwd)));
+): Promise<PreparedPatch> {
+  const plan = await verify(patch, cwd);
+  return {
+    approval: { kind: "patch", changes: plan.changes, paths: await approvalPaths(plan) },
+    apply: (approved) => execute(plan, invocation, approved),
+  };
 }
 
 const handler: ToolHandler = {
   kinds: ["custom", "function"],
-  isMutating: () => true,
-  async approvalRequest(invocation) {
-    return approvalRequestFor(await planOnce(invocation, planTool(invocation)));
-  },
-  async handle(invocation) {
-    const started = performance.now();
-    const plan = await takePlan(invocation, planTool(invocation));
-    const { output, exitCode } = await execute(plan, invocation);
-    const wallTime = formatWallTime(performance.now() - started);
+  async prepare(invocation) {
+    const patch = await preparePatch(patchText(invocation), invocation.turn.cwd, invocation);
     return {
-      content: `Exit code: ${exitCode}\nWall time: ${wallTime} seconds\nOutput:\n${output}`,
-      success: exitCode === 0,
+      approval: patch.approval,
+      async run(approved) {
+        const started = performance.now();
+        const { output, exitCode } = await patch.apply(approved);
+        const wallTime = formatWallTime(performance.now() - started);
+        return {
+          content: `Exit code: ${exitCode}\nWall time: ${wallTime} seconds\nOutput:\n${output}`,
+          success: exitCode === 0,
+        };
+      },
     };
   },
 };
 
-/**
- * Apply a patch found in a shell call (see extractHeredocPatch), relative to `cwd` (the call's
- * cwd joined with the heredoc's `cd` directory). Emits the same events as the tool. Throws
- * ToolError.respond with Codex's bare text when the patch does not parse or verify; otherwise
- * returns the text for the shell tool's JSON envelope.
- */
-export async function applyInterceptedPatch(
-  patch: string,
-  cwd: string,
-  invocation: ToolInvocation,
-): Promise<InterceptedPatchResult> {
-  const started = performance.now();
-  const plan = await takePlan(invocation, () => verify(patch, cwd));
-  const { output, exitCode } = await execute(plan, invocation);
-  return { output, exitCode, durationMs: performance.now() - started };
-}
-
 function patchText(invocation: ToolInvocation): string {
   const { payload } = invocation;
   if (payload.kind === "custom") return payload.input;
-  if (payload.kind !== "function") {
-    throw ToolError.respond(`apply_patch cannot take a ${payload.kind} call`);
-  }
-  try {
-    return parseToolArguments(payload.arguments, ArgsSchema).input;
-  } catch (error) {
-    if (error instanceof ArgumentsError) {
-      throw ToolError.respond(`failed to parse function arguments: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
+  return parseFunctionArguments("apply_patch", invocation, ArgsSchema).input;
 }
 
 /** Parse and plan; every failure becomes text for the model. */
@@ -219,6 +162,7 @@ async function verify(text: string, cwd: string): Promise<PatchPlan> {
 async function execute(
   plan: PatchPlan,
   invocation: ToolInvocation,
+  approved: ApprovalOutcome,
 ): Promise<{ output: string; exitCode: 0 | 1 }> {
   const { turn, callId } = invocation;
   turn.emit({
@@ -226,7 +170,7 @@ async function execute(
     call_id: callId,
     turn_id: turn.turnId,
     // Only a human's approval makes a patch not auto-approved.
-    auto_approved: invocation.approval?.asked !== true,
+    auto_approved: !approved.asked,
     changes: plan.changes,
   });
   let applied: PatchPlan;
@@ -254,8 +198,7 @@ async function execute(
     success: true,
     changes: applied.changes,
   });
-  const tracker = turnDiffTrackerFor(turn);
-  await tracker.record(applied);
-  turn.emit({ type: "turn_diff", unified_diff: tracker.unifiedDiff() });
+  await turn.diffTracker.record(applied);
+  turn.emit({ type: "turn_diff", unified_diff: turn.diffTracker.unifiedDiff() });
   return { output: applied.summary, exitCode: 0 };
 }

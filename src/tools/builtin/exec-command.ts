@@ -87,8 +87,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
     description: DESCRIPTION,
     parameters,
     supportsParallel: true,
-    // A fact about the tool, not a verdict: the policy layer knows the safe commands.
-    isMutating: () => true,
+    // Commands are judged when they run (policy/orchestrator.ts), not here.
     handle: async (args, inv) => {
       const started = performance.now();
       const { turn } = inv;
@@ -149,11 +148,6 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
         return { output: { content, success }, outcome };
       };
 
-      // Outside a thread (handler tests) there is no policy: the command runs as given.
-      if (!turn.orchestrator) {
-        begin();
-        return (await attempt(argv)).output;
-      }
       const run = await turn.orchestrator.run({
         command: argv,
         cwd,

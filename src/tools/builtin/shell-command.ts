@@ -8,7 +8,7 @@ import { basename, isAbsolute } from "node:path";
 import { z } from "zod";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
-import { callCwd, commandRunParameters, escalationOf, runShellCall, shellApprovalRequest } from "./shell.js";
+import { callCwd, commandRunParameters, escalationOf, prepareShellCall } from "./shell.js";
 
 const SUPPORTED_SHELLS = new Set(["bash", "zsh", "sh"]);
 let detectedShell: Promise<string> | undefined;
@@ -61,12 +61,10 @@ export function shellCommandTool(options: { shellPath?: string } = {}): ToolDefi
     description: DESCRIPTION,
     parameters,
     supportsParallel: true,
-    // A fact about the tool, not a verdict: the policy layer knows the safe commands.
-    isMutating: () => true,
-    approvalRequest: (args, inv) => shellApprovalRequest(args.command, callCwd(inv, args.workdir), inv),
-    handle: async (args, inv) => {
+    // Commands are judged when they run (policy/orchestrator.ts); a heredoc patch when prepared.
+    prepare: async (args, inv) => {
       const shell = options.shellPath ?? (await userShellPath());
-      return runShellCall(
+      return prepareShellCall(
         {
           command: args.command,
           argv: [shell, args.login === false ? "-c" : "-lc", args.command],

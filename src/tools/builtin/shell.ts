@@ -24,16 +24,17 @@ import {
 } from "../exec-output.js";
 import { renderCaptured } from "../truncate.js";
 import {
-  type ApprovalRequest,
   type AttemptOutcome,
   type OrchestratedResult,
+  type PreparedCall,
+  runsAsIs,
   type ToolDefinition,
   ToolError,
   type ToolHandler,
   type ToolInvocation,
   type ToolOutput,
 } from "../types.js";
-import { applyInterceptedPatch, interceptedPatchApprovalRequest } from "./apply-patch.js";
+import { preparePatch } from "./apply-patch.js";
 
 /** Codex's default for every shell tool. */
 export const DEFAULT_SHELL_TIMEOUT_MS = 10_000;
@@ -69,32 +70,31 @@ export function callCwd(inv: ToolInvocation, workdir: string | null | undefined)
 }
 
 /**
- * For shell tools' approvalRequest: a heredoc patch in the call is a patch for the gate (the
- * paths it writes), not a command; anything else is decided by the orchestrator when it runs.
+ * Prepare one shell-style call: a heredoc patch in it (`apply_patch <<'EOF'`) is a patch for
+ * the gate (the paths it writes) and is applied natively; any other command is decided by the
+ * orchestrator when it runs.
  */
-export async function shellApprovalRequest(
-  command: string | string[],
-  cwd: string,
-  inv: ToolInvocation,
-): Promise<ApprovalRequest | null> {
-  const intercepted = extractHeredocPatch(command);
-  if (!intercepted) return null;
-  const patchCwd = intercepted.workdir ? resolve(cwd, intercepted.workdir) : cwd;
-  return interceptedPatchApprovalRequest(intercepted.patch, patchCwd, inv);
+export async function prepareShellCall(run: ShellRun, inv: ToolInvocation): Promise<PreparedCall> {
+  const intercepted = extractHeredocPatch(run.command);
+  if (!intercepted) return runsAsIs(() => runShellCall(run, inv));
+  const cwd = intercepted.workdir ? resolve(run.cwd, intercepted.workdir) : run.cwd;
+  const patch = await preparePatch(intercepted.patch, cwd, inv);
+  return {
+    approval: patch.approval,
+    async run(approved) {
+      const started = performance.now();
+      const applied = await patch.apply(approved);
+      // Intercepted patches answer in the JSON envelope even from shell_command (as Codex does).
+      return {
+        content: legacyJson(applied.output, applied.exitCode, performance.now() - started),
+        success: applied.exitCode === 0,
+      };
+    },
+  };
 }
 
-/** Runs one shell-style call to completion and returns what the model reads. */
-export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOutput> {
-  const intercepted = extractHeredocPatch(run.command);
-  if (intercepted) {
-    const cwd = intercepted.workdir ? resolve(run.cwd, intercepted.workdir) : run.cwd;
-    const applied = await applyInterceptedPatch(intercepted.patch, cwd, inv);
-    // Intercepted patches answer in the JSON envelope even from shell_command (as Codex does).
-    return {
-      content: legacyJson(applied.output, applied.exitCode, applied.durationMs),
-      success: applied.exitCode === 0,
-    };
-  }
+/** Runs one shell command to completion and returns what the model reads. */
+async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOutput> {
   if (isImplicitPatchInvocation(run.command)) throw ToolError.respond(IMPLICIT_INVOCATION_MESSAGE);
   if (run.argv.length === 0) {
     throw ToolError.respond(
@@ -122,18 +122,15 @@ export async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<
           turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
       },
     });
-  // Outside a thread (handler tests) there is no policy: the command runs as given.
-  const orchestrated: OrchestratedResult<ExecResult> = turn.orchestrator
-    ? await turn.orchestrator.run({
-        command: run.argv,
-        cwd: run.cwd,
-        inv,
-        escalation: run.escalation,
-        runner: attempt,
-        outcome: attemptOutcome,
-        onStart: begin,
-      })
-    : await runUnsupervised(begin, () => attempt(run.argv));
+  const orchestrated: OrchestratedResult<ExecResult> = await turn.orchestrator.run({
+    command: run.argv,
+    cwd: run.cwd,
+    inv,
+    escalation: run.escalation,
+    runner: attempt,
+    outcome: attemptOutcome,
+    onStart: begin,
+  });
   if (orchestrated.kind === "rejected") {
     // Rejected after it was announced (asked and denied): close it as Codex does, exit -1.
     if (begun) return endNotRun(orchestrated.message, inv, base, 0);
@@ -197,14 +194,6 @@ export function endNotRun(
   return { content: message, success: false };
 }
 
-async function runUnsupervised(
-  begin: () => void,
-  attempt: () => Promise<ExecResult>,
-): Promise<OrchestratedResult<ExecResult>> {
-  begin();
-  return { kind: "ran", result: await attempt(), sandboxed: false };
-}
-
 /** A finished attempt's facts for sandbox-denial detection (none when it never ran or was stopped). */
 function attemptOutcome(result: ExecResult): AttemptOutcome | null {
   if (result.spawnError || result.aborted || result.timedOut) return null;
@@ -253,10 +242,8 @@ export function shellTool(): ToolDefinition {
     description: SHELL_DESCRIPTION,
     parameters: shellParameters,
     supportsParallel: true,
-    isMutating: () => true,
-    approvalRequest: (args, inv) => shellApprovalRequest(args.command, callCwd(inv, args.workdir), inv),
-    handle: (args, inv) =>
-      runShellCall(
+    prepare: (args, inv) =>
+      prepareShellCall(
         {
           command: args.command,
           argv: args.command,
@@ -280,21 +267,15 @@ export function localShellTool(): ToolDefinition {
 function withLocalShell(functionHandler: ToolHandler): ToolHandler {
   return {
     kinds: ["function", "local_shell"],
-    isMutating: (inv) => (inv.payload.kind === "local_shell" ? true : functionHandler.isMutating(inv)),
-    approvalRequest: async (inv) => {
-      if (inv.payload.kind !== "local_shell") return (await functionHandler.approvalRequest?.(inv)) ?? null;
-      const { action } = inv.payload;
-      return shellApprovalRequest(action.command, callCwd(inv, action.working_directory), inv);
-    },
-    handle: (inv) =>
+    prepare: (inv) =>
       inv.payload.kind === "local_shell"
-        ? runLocalShell(inv.payload.action, inv)
-        : functionHandler.handle(inv),
+        ? prepareLocalShell(inv.payload.action, inv)
+        : functionHandler.prepare(inv),
   };
 }
 
-function runLocalShell(action: LocalShellAction, inv: ToolInvocation): Promise<ToolOutput> {
-  return runShellCall(
+function prepareLocalShell(action: LocalShellAction, inv: ToolInvocation): Promise<PreparedCall> {
+  return prepareShellCall(
     {
       command: action.command,
       argv: action.command,

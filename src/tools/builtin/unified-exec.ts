@@ -18,7 +18,7 @@ import { ExecSessionManager, type ExecSessionManagerOptions } from "../../exec/s
 import type { Event } from "../../protocol/events.js";
 import { resourceKey } from "../../util/resource-scope.js";
 import { formattedTruncateText, renderCaptured, truncateText } from "../truncate.js";
-import { ToolError, type TurnContext } from "../types.js";
+import type { TurnContext } from "../types.js";
 
 /** Codex's defaults and bounds (reference section 3). */
 export const DEFAULT_EXEC_YIELD_MS = 10_000;
@@ -47,13 +47,12 @@ const SESSIONS = resourceKey<ExecSessionManager>("exec-sessions");
 
 /** The thread's session manager, created on first use. */
 export function sessionsOf(turn: TurnContext, options?: ExecSessionManagerOptions): ExecSessionManager {
-  if (!turn.resources) throw ToolError.fatal("exec sessions need a thread: this turn has no resource scope");
   return turn.resources.use(SESSIONS, () => new ExecSessionManager(options));
 }
 
 /** The thread's session manager if one was ever made. */
 export function existingSessions(turn: TurnContext): ExecSessionManager | undefined {
-  return turn.resources?.peek(SESSIONS);
+  return turn.resources.peek(SESSIONS);
 }
 
 /** `requested` (or the default) within [MIN_YIELD_MS, MAX_YIELD_MS]. */

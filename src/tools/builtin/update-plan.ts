@@ -39,7 +39,6 @@ export function updatePlanTool(): ToolDefinition {
     description: DESCRIPTION,
     parameters,
     supportsParallel: false,
-    isMutating: () => false,
     handle: async (args, inv) => {
       inv.turn.emit({ type: "plan_update", explanation: args.explanation ?? null, plan: args.plan });
       return { content: "Plan updated" };

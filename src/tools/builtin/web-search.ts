@@ -14,8 +14,7 @@ export function webSearchTool(options: { live: boolean }): ToolDefinition {
     supportsParallel: true,
     handler: {
       kinds: ["function", "custom", "local_shell", "mcp"],
-      isMutating: () => false,
-      handle: async (invocation) => {
+      prepare: async (invocation) => {
         throw ToolError.respond(`unsupported call: ${invocation.toolName}`);
       },
     },

@@ -1,0 +1,40 @@
+/** What goes into a Thread (ops) and what a turn comes back as (TurnResult). */
+import type { ClientToolResult } from "../protocol/client-tools.js";
+import type { ReviewDecision } from "../protocol/events.js";
+import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import type { TurnOverrides, UserInput } from "./settings.js";
+
+export type Op =
+  | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
+  | { type: "interrupt" }
+  /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
+  | { type: "exec_approval"; id: string; decision: ReviewDecision }
+  | { type: "patch_approval"; id: string; decision: ReviewDecision }
+  /** The client's answer to a client_tool_call_request (id = its call_id). */
+  | { type: "client_tool_response"; id: string; result: ClientToolResult }
+  | { type: "shutdown" }
+  /** Summarise the history now and continue from the summary (as auto-compaction does). */
+  | { type: "compact" };
+
+export type TurnStatus = "completed" | "interrupted" | "failed";
+
+export interface TurnResult {
+  turnId: string;
+  status: TurnStatus;
+  finalResponse: string | null;
+  /** Items this turn added to history (the user message included). */
+  items: ResponseItem[];
+  usage: TokenUsage;
+  error: string | null;
+}
+
+/** The history note a turn leaves when it was interrupted. */
+export function turnAbortedMessage(turnId: string): string {
+  return [
+    "<turn_aborted>",
+    `  <turn_id>${turnId}</turn_id>`,
+    "  <reason>interrupted</reason>",
+    "  <guidance>The user stopped the previous turn. Commands it started may not have finished; check before relying on their effects.</guidance>",
+    "</turn_aborted>",
+  ].join("\n");
+}

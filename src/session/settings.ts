@@ -1,0 +1,81 @@
+/**
+ * A thread's settings (policies, cwd, roots, client tools, model choice) and what a turn may
+ * change of them. Pure: the Thread holds the current value and replaces it per turn.
+ */
+import type { PermissionsInput } from "../prompt/index.js";
+import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import type { ModelChoice } from "./services.js";
+
+export interface ThreadSettings {
+  cwd: string;
+  approvalPolicy: ApprovalPolicy;
+  sandboxMode: SandboxMode;
+  networkAccess: boolean;
+  /** Extra writable roots (workspace-write), before cwd and the temp roots. */
+  writableRoots: string[];
+  /**
+   * Temp directories writable in workspace-write, after cwd. Default ["/tmp"]; config
+   * `sandbox_workspace_write.exclude_slash_tmp` drops /tmp, and $TMPDIR joins unless
+   * `exclude_tmpdir_env_var`.
+   */
+  tempRoots?: string[];
+  /** The client's tools (Codex's dynamic tools), offered from the first turn on. */
+  clientTools?: ClientToolSpec[];
+  /** A client tool hides a built-in or MCP tool of the same name instead of being refused (proxy). */
+  clientToolsWin?: boolean;
+  /** The model and reasoning turns use (absent: the client's configured ones). */
+  model?: ModelChoice;
+}
+
+export interface UserInput {
+  text: string;
+  /** Images as data URLs. */
+  images?: string[];
+}
+
+/**
+ * What a turn may change. Policies, cwd, model and reasoning hold from that turn on;
+ * `clientTools` replaces the thread's client tools from that turn on (`[]` clears them);
+ * `outputSchema` holds for that turn only.
+ */
+export interface TurnOverrides {
+  approvalPolicy?: ApprovalPolicy | undefined;
+  sandboxMode?: SandboxMode | undefined;
+  networkAccess?: boolean | undefined;
+  cwd?: string | undefined;
+  model?: string | undefined;
+  effort?: string | undefined;
+  summary?: string | undefined;
+  clientTools?: ClientToolSpec[] | undefined;
+  outputSchema?: Record<string, unknown> | undefined;
+}
+
+/** The settings after a turn's overrides (client tools and the output schema are handled apart). */
+export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
+  const { approvalPolicy, sandboxMode, networkAccess, cwd, model, effort, summary } = overrides;
+  const next: ThreadSettings = { ...settings };
+  if (approvalPolicy) next.approvalPolicy = approvalPolicy;
+  if (sandboxMode) next.sandboxMode = sandboxMode;
+  if (networkAccess !== undefined) next.networkAccess = networkAccess;
+  if (cwd) next.cwd = cwd;
+  if (model || effort || summary) {
+    const choice: ModelChoice = { ...next.model };
+    if (model) choice.model = model;
+    if (effort) choice.effort = effort;
+    if (summary) choice.summary = summary;
+    next.model = choice;
+  }
+  return next;
+}
+
+/** What the permissions message and the sandbox see: the writable roots in full. */
+export function permissionsOf(settings: ThreadSettings): PermissionsInput {
+  const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = settings;
+  return {
+    sandboxMode,
+    approvalPolicy,
+    networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
+    writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
+  };
+}
