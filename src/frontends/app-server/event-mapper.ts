@@ -120,6 +120,30 @@ export class EventMapper {
         return [this.started(mcpItem(event.call_id, event.invocation))];
       case "mcp_tool_call_end":
         return [this.completed(mcpEndItem(event))];
+      case "client_tool_call_request":
+        return [
+          {
+            method: "item/started",
+            params: { ...this.at(event.turn_id), item: clientToolItem(event), startedAtMs: Date.now() },
+          },
+        ];
+      case "client_tool_call_end":
+        return [
+          {
+            method: "item/completed",
+            params: {
+              ...this.at(event.turn_id),
+              item: {
+                ...clientToolItem(event),
+                status: event.result.success ? "completed" : "failed",
+                contentItems: event.result.contentItems,
+                success: event.result.success,
+                durationMs: event.duration_ms,
+              },
+              completedAtMs: Date.now(),
+            },
+          },
+        ];
       case "stream_error":
         return [this.error(event.message, true)];
       case "error":
@@ -385,5 +409,24 @@ function mcpEndItem(event: EventOf<"mcp_tool_call_end">): ThreadItem {
     status: result.isError ? "failed" : "completed",
     result: { content: result.content, structuredContent: result.structuredContent ?? null },
     durationMs: event.duration_ms,
+  };
+}
+
+/** A client tool call as 0.169's dynamicToolCall item (not yet answered). */
+function clientToolItem(event: {
+  call_id: string;
+  tool: string;
+  arguments: unknown;
+}): ItemOf<"dynamicToolCall"> {
+  return {
+    type: "dynamicToolCall",
+    id: event.call_id,
+    namespace: null,
+    tool: event.tool,
+    arguments: event.arguments,
+    status: "inProgress",
+    contentItems: null,
+    success: null,
+    durationMs: null,
   };
 }

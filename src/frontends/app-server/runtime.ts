@@ -7,6 +7,7 @@
 import { type Config, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, parseOverride } from "../../config/overrides.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
+import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
@@ -71,6 +72,11 @@ export class AppServerRuntime implements QuestionHost {
     const bound = this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     // Ours ends first, so the declared outcome is ours and not raced by the thread's own timer.
     return Math.max(1, bound - Math.min(250, bound / 10));
+  }
+
+  toolBoundMs(): number {
+    // A safety net only: the thread ends an unanswered call itself at client_tool_timeout_ms.
+    return (this.current.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS) + 5_000;
   }
 
   /** Serve `thread` (just started or loaded): its channel, created or re-bound. */

@@ -10,7 +10,8 @@
  *   core's bound (client_tool_timeout_ms) ends the call with a failed result.
  * A turn that ends (interrupt, disconnect) cancels its open questions; late answers are ignored.
  */
-import type { ApprovalRequestEvent, ReviewDecision } from "../../protocol/events.js";
+import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
+import type { ApprovalRequestEvent, EventOf, ReviewDecision } from "../../protocol/events.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ClientLink } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
@@ -21,6 +22,8 @@ import type { ThreadChannel } from "./thread-channel.js";
 export interface QuestionHost {
   /** How long an approval question waits for the client. */
   approvalBoundMs(): number;
+  /** How long a client tool call waits (a safety net: the core's own bound ends it first). */
+  toolBoundMs(): number;
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -84,11 +87,58 @@ async function decide(
           { ...common, grantRoot: event.grant_root },
           host.approvalBoundMs(),
         );
-  channel.track(event.turn_id, pending);
+  channel.track(event.turn_id, event.call_id, pending);
   const outcome = await pending.outcome;
   // The turn is over (interrupted, or its client left and it is being interrupted): the core
   // answers the question itself (abort), so there is nothing left to say.
   if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
   if (outcome.kind !== "result") return DECLARED_APPROVAL;
   return reviewDecision(outcome.value.decision);
+}
+
+/** Run client tool call `event` on `owner` and give the thread its result; never rejects. */
+export function callClientTool(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: EventOf<"client_tool_call_request">,
+): void {
+  void toolResult(host, channel, owner, event).then((result) => {
+    if (result) channel.thread?.respondToTool(event.call_id, result);
+  });
+}
+
+async function toolResult(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: EventOf<"client_tool_call_request">,
+): Promise<ClientToolResult | null> {
+  if (!owner) return failedClientResult(`no client is connected to run ${event.tool}`);
+  const pending = owner.request(
+    "item/tool/call",
+    {
+      threadId: channel.id,
+      turnId: event.turn_id,
+      callId: event.call_id,
+      namespace: null,
+      tool: event.tool,
+      arguments: event.arguments,
+    },
+    host.toolBoundMs(),
+  );
+  channel.track(event.turn_id, event.call_id, pending);
+  const outcome = await pending.outcome;
+  switch (outcome.kind) {
+    case "result":
+      return outcome.value;
+    case "error":
+      // The model reads why: Codex sends only "dynamic tool request failed".
+      return failedClientResult(`dynamic tool request failed: ${outcome.message}`);
+    case "timeout":
+      return failedClientResult(`the client did not answer the ${event.tool} call in time`);
+    default:
+      // Cancelled (the core ended the call: its bound, or the turn ended) or the client left.
+      return null;
+  }
 }

@@ -13,7 +13,7 @@ import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
 import type { UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
-import { answerApproval, type QuestionHost } from "./server-requests.js";
+import { answerApproval, callClientTool, type QuestionHost } from "./server-requests.js";
 
 /** What the server reports about a thread (the core keeps its own copy; this is the client's view). */
 export interface ChannelSettings {
@@ -30,7 +30,8 @@ export interface ChannelSettings {
 interface TurnEntry {
   owner: ClientLink;
   input: UserInputWire[];
-  questions: Set<PendingRequest<unknown>>;
+  /** Open questions by call id. */
+  questions: Map<string, PendingRequest<unknown>>;
 }
 
 export class ThreadChannel {
@@ -97,7 +98,7 @@ export class ThreadChannel {
   ): { turnId: string; begin(): void } {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
-    this.turns.set(turnId, { owner, input, questions: new Set() });
+    this.turns.set(turnId, { owner, input, questions: new Map() });
     return {
       turnId,
       begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, overrides }),
@@ -124,11 +125,18 @@ export class ThreadChannel {
     this.broadcast(this.mapper.declined(callId, cancel));
   }
 
-  /** Keep `question` open until its turn ends (then it is cancelled). */
-  track(turnId: string, question: PendingRequest<unknown>): void {
+  /** Keep `question` (about call `callId`) open until the core ends that call or its turn ends. */
+  track(turnId: string, callId: string, question: PendingRequest<unknown>): void {
     const entry = this.turns.get(turnId);
-    if (entry) entry.questions.add(question);
+    if (entry) entry.questions.set(callId, question);
     else question.cancel();
+  }
+
+  /** The core closed call `callId` itself (its bound): stop waiting for the client. */
+  private settled(turnId: string, callId: string): void {
+    const questions = this.turns.get(turnId)?.questions;
+    questions?.get(callId)?.cancel();
+    questions?.delete(callId);
   }
 
   private requireThread(): Thread {
@@ -143,6 +151,12 @@ export class ThreadChannel {
       case "exec_approval_request":
       case "apply_patch_approval_request":
         answerApproval(this.host, this, this.ownerOf(event.turn_id), event);
+        return;
+      case "client_tool_call_request":
+        callClientTool(this.host, this, this.ownerOf(event.turn_id), event);
+        return;
+      case "client_tool_call_end":
+        this.settled(event.turn_id, event.call_id);
         return;
       case "turn_complete":
       case "turn_aborted":
@@ -176,6 +190,6 @@ export class ThreadChannel {
     if (this.runningTurn === turnId) this.runningTurn = null;
     const entry = this.turns.get(turnId);
     this.turns.delete(turnId);
-    for (const question of entry?.questions ?? []) question.cancel();
+    for (const question of entry?.questions.values() ?? []) question.cancel();
   }
 }
