@@ -1,0 +1,224 @@
+/**
+ * Approvals as server → client requests (reference session-089.jsonl, "04-approvals" and
+ * "07-cancel"): item/commandExecution/requestApproval and item/fileChange/requestApproval with
+ * accept, acceptForSession, decline and cancel, and a client that never answers (bounded by
+ * approval_timeout_ms, then declined).
+ */
+import { access, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AppClient, WireMessage } from "../support/app-server-client.js";
+import { useAppServerHarness } from "../support/app-server-harness.js";
+import { referenceSchemaFailures } from "../support/app-server-schemas.js";
+import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
+import { flow, runTurn, startThread } from "./flow.js";
+
+const h = useAppServerHarness();
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** Answer every approval request with `decision`, recording the requests. */
+function answerWith(client: AppClient, decision: string): WireMessage[] {
+  const asked: WireMessage[] = [];
+  client.onRequest = (request) => {
+    asked.push(request);
+    return { result: { decision } };
+  };
+  return asked;
+}
+
+const UNTRUSTED = {
+  approvalPolicy: "untrusted",
+  sandboxPolicy: { type: "workspaceWrite", writableRoots: [], networkAccess: false },
+};
+
+describe("app-server: command approvals", () => {
+  it("asks before an untrusted command and runs it when accepted", async () => {
+    const client = await h.stdio();
+    const asked = answerWith(client, "accept");
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch approved-by-app.txt && echo ok" }, "call_1")),
+      turn(message("approvals done")),
+    );
+    const { turnId, completed } = await runTurn(client, threadId, "approvals please", UNTRUSTED);
+    expect(completed.params.turn.status).toBe("completed");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      method: "item/commandExecution/requestApproval",
+      params: {
+        threadId,
+        turnId,
+        itemId: "call_1",
+        reason: null,
+        command: "/bin/bash -lc 'touch approved-by-app.txt && echo ok'",
+        cwd: h.work,
+        commandActions: [
+          { type: "unknown", command: "touch approved-by-app.txt" },
+          { type: "unknown", command: "echo ok" },
+        ],
+        proposedExecpolicyAmendment: ["touch", "approved-by-app.txt"],
+      },
+    });
+    expect(flow(client, turnId).slice(3, 6)).toEqual([
+      "item/started commandExecution inProgress",
+      "item/commandExecution/outputDelta",
+      "item/completed commandExecution completed",
+    ]);
+    // The request came after the item started (as in Codex's transcript).
+    const started = client.received.findIndex(
+      (m) => m.method === "item/started" && m.params.item.id === "call_1",
+    );
+    const request = client.received.findIndex((m) => m.method === "item/commandExecution/requestApproval");
+    expect(started).toBeLessThan(request);
+    expect(await exists(join(h.work, "approved-by-app.txt"))).toBe(true);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("declined: the item is declined, then failed with exit -1, and the model is told", async () => {
+    const client = await h.stdio();
+    answerWith(client, "decline");
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch declined-by-app.txt" }, "call_2")),
+      turn(message("approvals done")),
+    );
+    const { turnId, completed } = await runTurn(client, threadId, "approvals please", UNTRUSTED);
+    expect(completed.params.turn.status).toBe("completed");
+    const items = client
+      .notifications("item/completed")
+      .filter((m) => m.params.item.id === "call_2")
+      .map((m) => m.params.item);
+    expect(items.map((item) => item.status)).toEqual(["declined", "failed"]);
+    expect(items[0]).toMatchObject({ aggregatedOutput: null, exitCode: null, durationMs: null });
+    expect(items[1]).toMatchObject({ aggregatedOutput: "exec command rejected by user", exitCode: -1 });
+    expect(flow(client, turnId).at(-1)).toBe("turn/completed completed");
+    expect(h.model.requests[1]?.input).toContainEqual({
+      type: "function_call_output",
+      call_id: "call_2",
+      output: "exec command rejected by user",
+    });
+    expect(await exists(join(h.work, "declined-by-app.txt"))).toBe(false);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("cancel: the item is declined and the turn is interrupted", async () => {
+    const client = await h.stdio();
+    answerWith(client, "cancel");
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(functionCall("shell_command", { command: "touch cancel-me.txt" }, "call_1")));
+    const { turnId, completed } = await runTurn(client, threadId, "cancel it", {
+      approvalPolicy: "untrusted",
+    });
+    expect(completed.params.turn).toEqual({ id: turnId, items: [], status: "interrupted", error: null });
+    expect(flow(client, turnId).slice(3)).toEqual([
+      "item/started commandExecution inProgress",
+      "item/completed commandExecution declined",
+      "turn/completed interrupted",
+    ]);
+    expect(await exists(join(h.work, "cancel-me.txt"))).toBe(false);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("acceptForSession: the same command is not asked about again in this thread", async () => {
+    const client = await h.stdio();
+    const asked = answerWith(client, "acceptForSession");
+    const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "untrusted" });
+    const touch = (id: string) => functionCall("shell_command", { command: "touch again.txt" }, id);
+    h.model.enqueue(turn(touch("call_1")), turn(message("one")), turn(touch("call_2")), turn(message("two")));
+    await runTurn(client, threadId, "first");
+    await runTurn(client, threadId, "second");
+    expect(asked.map((request) => request.params.itemId)).toEqual(["call_1"]);
+    const statuses = client
+      .notifications("item/completed")
+      .filter((m) => m.params.item.type === "commandExecution")
+      .map((m) => m.params.item.status);
+    expect(statuses).toEqual(["completed", "completed"]);
+  });
+
+  it("a client that never answers gets the declared outcome (decline) within approval_timeout_ms", async () => {
+    const client = await h.stdio({ args: ["-c", "approval_timeout_ms=400"] });
+    const asked: WireMessage[] = [];
+    client.onRequest = (request) => {
+      asked.push(request);
+      return null;
+    };
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch never.txt" }, "call_1")),
+      turn(message("gave up waiting")),
+    );
+    const begun = Date.now();
+    const { completed } = await runTurn(client, threadId, "ask me", { approvalPolicy: "untrusted" });
+    expect(Date.now() - begun).toBeLessThan(5_000);
+    expect(asked).toHaveLength(1);
+    expect(completed.params.turn.status).toBe("completed");
+    const statuses = client
+      .notifications("item/completed")
+      .filter((m) => m.params.item.id === "call_1")
+      .map((m) => m.params.item.status);
+    expect(statuses).toEqual(["declined", "failed"]);
+    // A late answer is ignored: the server and the thread carry on.
+    client.send({ id: asked[0]?.id ?? 0, result: { decision: "accept" } });
+    h.model.enqueue(turn(message("still here")));
+    expect((await runTurn(client, threadId, "next")).completed.params.turn.status).toBe("completed");
+    expect(await exists(join(h.work, "never.txt"))).toBe(false);
+  });
+});
+
+describe("app-server: patch approvals", () => {
+  const PATCH = "*** Begin Patch\n*** Add File: asked.txt\n+approved\n*** End Patch\n";
+  const READ_ONLY = { approvalPolicy: "on-request", sandboxPolicy: { type: "readOnly" } };
+
+  it("asks about a patch the sandbox would not allow, with the item started first, and applies it when accepted", async () => {
+    const client = await h.stdio();
+    const asked = answerWith(client, "accept");
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(customToolCall("apply_patch", PATCH, "call_3")), turn(message("patched")));
+    const { turnId } = await runTurn(client, threadId, "patch it", READ_ONLY);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        method: "item/fileChange/requestApproval",
+        params: {
+          threadId,
+          turnId,
+          itemId: "call_3",
+          reason: `the sandbox is read-only; the patch writes ${join(h.work, "asked.txt")}`,
+          grantRoot: null,
+        },
+      }),
+    ]);
+    expect(flow(client, turnId).slice(3, 7)).toEqual([
+      "item/started fileChange inProgress",
+      "item/fileChange/outputDelta",
+      "item/completed fileChange completed",
+      "turn/diff/updated",
+    ]);
+    const started = client.received.findIndex(
+      (m) => m.method === "item/started" && m.params.item.id === "call_3",
+    );
+    const request = client.received.findIndex((m) => m.method === "item/fileChange/requestApproval");
+    expect(started).toBeLessThan(request);
+    expect(await readFile(join(h.work, "asked.txt"), "utf8")).toBe("approved\n");
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("a declined patch completes as declined and writes nothing", async () => {
+    const client = await h.stdio();
+    answerWith(client, "decline");
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(customToolCall("apply_patch", PATCH, "call_3")), turn(message("not patched")));
+    const { turnId, completed } = await runTurn(client, threadId, "patch it", READ_ONLY);
+    expect(completed.params.turn.status).toBe("completed");
+    expect(flow(client, turnId).slice(3, 5)).toEqual([
+      "item/started fileChange inProgress",
+      "item/completed fileChange declined",
+    ]);
+    expect(await exists(join(h.work, "asked.txt"))).toBe(false);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
