@@ -18,9 +18,10 @@ export async function runTurn(
   text: string,
   extra: Record<string, unknown> = {},
 ): Promise<{ turnId: string; completed: WireMessage }> {
+  const from = client.received.length;
   const { turn } = await client.call("turn/start", { threadId, input: [{ type: "text", text }], ...extra });
   const turnId = String(turn.id);
-  return { turnId, completed: await client.turnCompleted(turnId) };
+  return { turnId, completed: await client.turnCompleted(turnId, from) };
 }
 
 /** One line per notification of turn `turnId` (token usage left out), in order. */

@@ -115,9 +115,16 @@ export abstract class AppClient {
     }
   }
 
-  /** Wait for turn/completed of `turnId` and return it. */
-  turnCompleted(turnId: string, timeoutMs?: number): Promise<WireMessage> {
-    return this.waitFor((m) => m.method === "turn/completed" && m.params?.turn?.id === turnId, timeoutMs);
+  /**
+   * Wait for turn/completed of `turnId` received at index `from` or later (turn ids repeat after a
+   * thread/rollback) and return it.
+   */
+  turnCompleted(turnId: string, from = 0, timeoutMs?: number): Promise<WireMessage> {
+    return this.waitFor(
+      (m) =>
+        m.method === "turn/completed" && m.params?.turn?.id === turnId && this.received.indexOf(m) >= from,
+      timeoutMs,
+    );
   }
 
   protected receiveText(text: string): void {
