@@ -1,9 +1,11 @@
 /**
  * Every request gets an answer, and a bad one never ends the connection: the handshake errors
  * Codex sends (reference session-089.jsonl "00-pre-init", "01-initialize", "09-errors"), then
- * malformed JSON, envelopes and params, each answered with its JSON-RPC error, on stdio.
+ * malformed JSON, envelopes and params, each answered with its JSON-RPC error, on stdio and
+ * over WebSocket (one message per frame instead of per line).
  */
 import { describe, expect, it } from "vitest";
+import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { startThread } from "./flow.js";
@@ -28,9 +30,19 @@ describe("app-server: handshake", () => {
   });
 });
 
-describe("app-server: malformed messages", () => {
+/** An initialized client over `transport`. */
+async function connect(transport: "stdio" | "websocket"): Promise<AppClient> {
+  if (transport === "stdio") return h.stdio();
+  const server = await h.wsServer();
+  const client = await server.connect();
+  h.defer(client);
+  await client.initialize();
+  return client;
+}
+
+describe.each(["stdio", "websocket"] as const)("app-server: malformed messages over %s", (transport) => {
   it("answers 20 malformed messages, each with the right error, and stays up", async () => {
-    const client = await h.stdio();
+    const client = await connect(transport);
     const threadId = await startThread(client, { cwd: h.work });
     await client.waitFor((message) => message.method === "thread/started");
     const cases: { send: string; code: number; id: number | string | null; message?: RegExp }[] = [
@@ -116,7 +128,7 @@ describe("app-server: malformed messages", () => {
   });
 
   it("answers an idle turn/interrupt (Codex leaves it unanswered) and ignores stray responses and notifications", async () => {
-    const client = await h.stdio();
+    const client = await connect(transport);
     const threadId = await startThread(client, { cwd: h.work });
     const interrupt = await client.request("turn/interrupt", { threadId, turnId: "nope" });
     expect(interrupt.error).toEqual({ code: -32600, message: `no running turn nope on thread ${threadId}` });

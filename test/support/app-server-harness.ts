@@ -32,8 +32,8 @@ export interface AppServerHarness {
     initialize?: boolean;
     capabilities?: Record<string, unknown>;
   }): Promise<StdioAppClient>;
-  /** A spawned WebSocket server; stopped after the test. */
-  wsServer(args?: string[]): Promise<WsAppServer>;
+  /** A spawned WebSocket server (`env`: extra variables); stopped after the test. */
+  wsServer(args?: string[], env?: Record<string, string>): Promise<WsAppServer>;
   /** Close something at the end of the test. */
   defer(closeable: { close(): Promise<void> }): void;
 }
@@ -67,8 +67,8 @@ export function useAppServerHarness(options: AppServerHarnessOptions = {}): AppS
       }
       return client;
     },
-    async wsServer(args = []) {
-      const server = await WsAppServer.start({ home: harness.home, cwd: harness.work }, args);
+    async wsServer(args = [], env = {}) {
+      const server = await WsAppServer.start({ home: harness.home, cwd: harness.work, env }, args);
       opened.push({ close: () => server.stop() });
       return server;
     },
