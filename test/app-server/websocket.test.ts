@@ -20,10 +20,20 @@ describe("app-server over WebSocket", () => {
     h.defer(client);
     await client.initialize();
     client.onRequest = () => ({ result: { decision: "accept" } });
-    const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "untrusted", sandbox: "workspace-write" });
+    const threadId = await startThread(client, {
+      cwd: h.work,
+      approvalPolicy: "untrusted",
+      sandbox: "workspace-write",
+    });
     h.model.enqueue(
       turn(functionCall("shell_command", { command: "touch ws.txt && echo ok" }, "call_1")),
-      turn(customToolCall("apply_patch", "*** Begin Patch\n*** Add File: ws-patch.txt\n+hi\n*** End Patch\n", "call_2")),
+      turn(
+        customToolCall(
+          "apply_patch",
+          "*** Begin Patch\n*** Add File: ws-patch.txt\n+hi\n*** End Patch\n",
+          "call_2",
+        ),
+      ),
       turn(functionCall("update_plan", { plan: [{ step: "done", status: "completed" }] }, "call_3")),
       turn(message("over websocket")),
     );
@@ -48,7 +58,9 @@ describe("app-server over WebSocket", () => {
       "item/completed agentMessage",
       "turn/completed completed",
     ]);
-    expect(client.received.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(1);
+    expect(client.received.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(
+      1,
+    );
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -94,9 +106,15 @@ describe("app-server over WebSocket", () => {
     const server = await h.wsServer();
     const client = await server.connect();
     await client.initialize();
-    const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "never", sandbox: "danger-full-access" });
+    const threadId = await startThread(client, {
+      cwd: h.work,
+      approvalPolicy: "never",
+      sandbox: "danger-full-access",
+    });
     const pidFile = join(h.work, "ws.pid");
-    h.model.enqueue(turn(functionCall("shell_command", { command: `echo $$ > ${pidFile}; exec sleep 30` }, "call_1")));
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: `echo $$ > ${pidFile}; exec sleep 30` }, "call_1")),
+    );
     await client.call("turn/start", { threadId, input: [{ type: "text", text: "sleep" }] });
     const pid = await readPid(pidFile);
     await client.close();

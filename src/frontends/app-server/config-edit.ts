@@ -131,8 +131,9 @@ function lineEdit(text: string, path: readonly string[], value: unknown): string
     return lines.join("\n");
   }
   if (rendered === null) return text;
+  // After the table's last key: blank lines and comments just above the next header belong to it.
   let insert = end;
-  while (insert > start && (lines[insert - 1] ?? "").trim() === "") insert--;
+  while (insert > start && /^\s*(#.*)?$/.test(lines[insert - 1] ?? "")) insert--;
   lines.splice(insert, 0, rendered);
   return lines.join("\n");
 }

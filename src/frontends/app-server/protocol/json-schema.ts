@@ -14,6 +14,9 @@ import { clientRequests } from "./client-requests.js";
 import { serverNotifications, serverRequests } from "./server-messages.js";
 
 const requestId = z.union([z.string(), z.number().int()]);
+/** We always send it; clients may leave it out (Codex's own clients do). */
+const sentVersion = z.literal("2.0");
+const acceptedVersion = sentVersion.optional();
 
 type Io = "input" | "output";
 
@@ -54,7 +57,7 @@ export function protocolSchemas(): Map<string, Record<string, unknown>> {
   const notifications: z.ZodType[] = [];
   for (const [method, spec] of Object.entries(serverNotifications)) {
     add(`v2/${spec.name}.json`, spec.params, "output");
-    notifications.push(z.object({ method: z.literal(method), params: spec.params }));
+    notifications.push(z.object({ jsonrpc: sentVersion, method: z.literal(method), params: spec.params }));
   }
   add("ServerNotification.json", z.union(notifications), "output");
 
@@ -62,7 +65,9 @@ export function protocolSchemas(): Map<string, Record<string, unknown>> {
   for (const [method, spec] of Object.entries(serverRequests)) {
     add(`${spec.paramsName}.json`, spec.params, "output");
     add(`${spec.resultName}.json`, spec.result, "input");
-    serverAsks.push(z.object({ id: requestId, method: z.literal(method), params: spec.params }));
+    serverAsks.push(
+      z.object({ jsonrpc: sentVersion, id: requestId, method: z.literal(method), params: spec.params }),
+    );
   }
   add("ServerRequest.json", z.union(serverAsks), "output");
   add("RequestId.json", requestId, "output");
