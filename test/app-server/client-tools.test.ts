@@ -76,7 +76,7 @@ describe("app-server: client tools", () => {
     const { turnId, completed } = await runTurn(client, threadId, "weather please");
     expect(completed.params.turn.status).toBe("completed");
 
-    const offered = (h.model.requests[0]?.body.tools as Record<string, unknown>[]).find(
+    const offered = ((h.model.requests[0]?.body.tools ?? []) as Record<string, unknown>[]).find(
       (tool) => tool.name === "lookup_weather",
     );
     expect(offered).toEqual({

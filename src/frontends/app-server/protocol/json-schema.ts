@@ -42,15 +42,13 @@ export function protocolSchemas(): Map<string, Record<string, unknown>> {
     if (spec.paramsName) add(`${spec.dir}/${spec.paramsName}.json`, spec.params, "input");
     add(`${spec.dir}/${spec.resultName}.json`, spec.result, "output");
     requests.push(
-      z
-        .object({ id: requestId, method: z.literal(method), params: spec.params })
-        .meta({ title: `${method} request` }),
+      z.object({ jsonrpc: acceptedVersion, id: requestId, method: z.literal(method), params: spec.params }),
     );
   }
   add("ClientRequest.json", z.union(requests), "input");
   add(
     "ClientNotification.json",
-    z.object({ method: z.literal("initialized"), params: z.unknown().optional() }),
+    z.object({ jsonrpc: acceptedVersion, method: z.literal("initialized"), params: z.unknown().optional() }),
     "input",
   );
 
