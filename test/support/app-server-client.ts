@@ -149,9 +149,15 @@ export class StdioAppClient extends AppClient {
   private buffer = "";
   readonly exited: Promise<number | null>;
 
-  constructor(server: ServerEnv, args: string[] = []) {
+  /** `command`: another app-server to run instead of ours (benchmarks compare Codex's). */
+  constructor(
+    server: ServerEnv,
+    args: string[] = [],
+    command: string[] = [process.execPath, CLI_PATH, "app-server"],
+  ) {
     super();
-    this.child = spawn(process.execPath, [CLI_PATH, "app-server", ...args], {
+    const [program = "", ...programArgs] = command;
+    this.child = spawn(program, [...programArgs, ...args], {
       cwd: server.cwd,
       env: childEnv(server),
       stdio: ["pipe", "pipe", "pipe"],

@@ -9,7 +9,7 @@ import { type ConfigOverride, parseOverride } from "../../config/overrides.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
-import { type OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
+import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import type { QuestionHost } from "./server-requests.js";
 import { type ChannelSettings, ThreadChannel } from "./thread-channel.js";
@@ -27,10 +27,10 @@ export const SOURCE = "app-server";
 
 export class AppServerRuntime implements QuestionHost {
   private readonly channels = new Map<string, ThreadChannel>();
+  private manager: Promise<ThreadManager> | null = null;
 
   private constructor(
     private current: Config,
-    readonly threads: ThreadManager,
     private readonly overrides: ConfigOverride[],
     readonly env: NodeJS.ProcessEnv,
   ) {}
@@ -39,8 +39,19 @@ export class AppServerRuntime implements QuestionHost {
     const overrides = (options.config ?? []).map(parseOverride);
     const env = options.env ?? process.env;
     const config = await loadConfig({ overrides, env });
-    const threads = new ThreadManager({ config, source: SOURCE, originator: ORIGINATOR, env });
-    return new AppServerRuntime(config, threads, overrides, env);
+    return new AppServerRuntime(config, overrides, env);
+  }
+
+  /**
+   * The threads of this process. Loaded on first use: the agent core (model client, tools,
+   * policy) is most of the code, and `initialize` should not wait for it.
+   */
+  threads(): Promise<ThreadManager> {
+    this.manager ??= import("../../session/thread-manager.js").then(
+      ({ ThreadManager }) =>
+        new ThreadManager({ config: this.current, source: SOURCE, originator: ORIGINATOR, env: this.env }),
+    );
+    return this.manager;
   }
 
   /** The server's configuration (config.toml + the CLI's -c), as last loaded. */
@@ -104,14 +115,15 @@ export class AppServerRuntime implements QuestionHost {
   async open(id: string, options: OpenThreadOptions = {}): Promise<ThreadChannel> {
     checkThreadId(id);
     const channel = this.channels.get(id);
-    const live = this.threads.peek(id);
+    const threads = await this.threads();
+    const live = threads.peek(id);
     if (channel && live) {
       channel.bind(live);
       return channel;
     }
     let thread: Thread;
     try {
-      thread = await this.threads.resume(id, { config: this.current, ...options });
+      thread = await threads.resume(id, { config: this.current, ...options });
     } catch {
       throw RpcError.invalidRequest(`thread not found: ${id}`);
     }
@@ -141,7 +153,7 @@ export class AppServerRuntime implements QuestionHost {
   }
 
   /** Shut every thread down (running turns end, processes stop) and flush the rollouts. */
-  close(): Promise<void> {
-    return this.threads.close();
+  async close(): Promise<void> {
+    if (this.manager) await (await this.manager).close();
   }
 }

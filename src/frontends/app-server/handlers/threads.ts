@@ -96,7 +96,8 @@ export async function threadStart(
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
   const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
-  const thread = await opening(() => context.runtime.threads.start(options));
+  const threads = await context.runtime.threads();
+  const thread = await opening(() => threads.start(options));
   const settings = settingsOf(context, thread, params, config);
   const channel = context.runtime.adopt(thread, settings);
   const view = newThreadView(thread.id, await newRolloutPath(config.home, thread.id), settings);
@@ -144,7 +145,8 @@ export async function threadFork(
   checkThreadId(id);
   await requireRollout(runtime.config.home, id);
   const config = await threadConfig(context, params);
-  const thread = await opening(() => runtime.threads.fork(id, {}, openOptions(params, config, undefined)));
+  const threads = await runtime.threads();
+  const thread = await opening(() => threads.fork(id, {}, openOptions(params, config, undefined)));
   const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
   const channel = runtime.adopt(thread, settings);
   const stored = await readRollout(await requireRollout(runtime.config.home, thread.id));
@@ -159,7 +161,7 @@ export async function threadArchive(
 ): Promise<ResultOf<"thread/archive">> {
   checkThreadId(params.threadId);
   refuseWhileRunning(context, params.threadId);
-  await archiveThread(context.runtime.threads, context.runtime.config.home, params.threadId);
+  await archiveThread(await context.runtime.threads(), context.runtime.config.home, params.threadId);
   return {};
 }
 
@@ -172,7 +174,7 @@ export async function threadRollback(
   if (params.numTurns < 1) throw RpcError.invalidParams("Invalid request: `numTurns` must be at least 1");
   refuseWhileRunning(context, params.threadId);
   const home = runtime.config.home;
-  await rollbackThread(runtime.threads, home, params.threadId, params.numTurns);
+  await rollbackThread(await runtime.threads(), home, params.threadId, params.numTurns);
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
   const stored = await readRollout(await requireRollout(home, params.threadId));
