@@ -3,6 +3,7 @@
  * history and the client tools come back from the rollout), a client leaving mid-turn (its turn
  * is interrupted and its command stopped), list / read / loaded, fork, archive and rollback.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StdioAppClient } from "../support/app-server-client.js";
@@ -114,6 +115,34 @@ describe("app-server: resume after a restart", () => {
     );
     expect(request?.toolNames).toContain("lookup_weather");
     expect(referenceSchemaFailures(second)).toEqual([]);
+  });
+});
+
+describe("app-server: loading a stored thread", () => {
+  it("turn/start loads it with the model and policies it started with, not the config's defaults", async () => {
+    const first = await h.stdio();
+    const threadId = await startThread(first, { cwd: h.work, model: "gpt-5.1-codex", ...FULL_ACCESS });
+    h.model.enqueue(turn(message("ready")));
+    await runTurn(first, threadId, "get ready");
+    await first.close();
+
+    // The config says read-only + on-request; the thread said danger-full-access + never.
+    const second = await h.stdio();
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch restored.txt" }, "call_1")),
+      turn(message("touched")),
+    );
+    const { completed } = await runTurn(second, threadId, "touch it");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(second.received.some((m) => m.method?.endsWith("requestApproval"))).toBe(false);
+    expect(await readFile(join(h.work, "restored.txt"), "utf8")).toBe("");
+    expect(h.model.requests[1]?.body.model).toBe("gpt-5.1-codex");
+    const resumed = await second.call("thread/resume", { threadId });
+    expect(resumed).toMatchObject({
+      model: "gpt-5.1-codex",
+      approvalPolicy: "never",
+      sandbox: { type: "dangerFullAccess" },
+    });
   });
 });
 

@@ -6,13 +6,15 @@
  */
 import { type Config, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, parseOverride } from "../../config/overrides.js";
+import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
+import { readRollout } from "../../session/rollout-reader.js";
+import { findRollout } from "../../session/rollout-store.js";
 import type { Thread } from "../../session/thread.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
-import type { QuestionHost } from "./server-requests.js";
-import { type ChannelSettings, ThreadChannel } from "./thread-channel.js";
+import { type ChannelHost, type ChannelSettings, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
 
 export interface RuntimeOptions {
@@ -25,7 +27,7 @@ export interface RuntimeOptions {
 export const ORIGINATOR = "tscodex_app_server";
 export const SOURCE = "app-server";
 
-export class AppServerRuntime implements QuestionHost {
+export class AppServerRuntime implements ChannelHost {
   private readonly channels = new Map<string, ThreadChannel>();
   private manager: Promise<ThreadManager> | null = null;
 
@@ -109,33 +111,69 @@ export class AppServerRuntime implements QuestionHost {
 
   /**
    * Thread `id` ready for a turn: its channel with a live thread, loading the thread from its
-   * rollout when it left memory (idle expiry) or this process never had it.
-   * Throws Codex's "invalid thread id" / "thread not found" errors.
+   * rollout when it left memory (idle expiry) or this process never had it. A loaded thread gets
+   * back the model, provider and policies it last ran with (as this process knew them, else as
+   * its rollout started); `options` win. Throws Codex's "invalid thread id" / "thread not found".
    */
   async open(id: string, options: OpenThreadOptions = {}): Promise<ThreadChannel> {
     checkThreadId(id);
-    const channel = this.channels.get(id);
     const threads = await this.threads();
+    const known = this.channels.get(id);
     const live = threads.peek(id);
-    if (channel && live) {
-      channel.bind(live);
-      return channel;
-    }
+    if (live) return this.adopt(live, known?.settings ?? this.defaultSettings(live.cwd));
+    const base = known?.settings ?? (await this.storedSettings(id));
+    if (!base) throw RpcError.invalidRequest(`thread not found: ${id}`);
+    const config =
+      options.config ??
+      (base.modelProvider === this.current.provider.id
+        ? this.current
+        : await this.configWith({ model_provider: base.modelProvider }).catch(() => this.current));
+    const restored = {
+      model: base.model,
+      approvalPolicy: base.approvalPolicy,
+      sandboxMode: base.sandboxMode,
+    };
     let thread: Thread;
     try {
-      thread = await threads.resume(id, { config: this.current, ...options });
+      thread = await threads.resume(id, { ...restored, ...options, config });
     } catch {
       throw RpcError.invalidRequest(`thread not found: ${id}`);
     }
     if (thread.id !== id) throw RpcError.invalidRequest(`thread not found: ${id}`);
-    return this.adopt(thread, channel?.settings ?? this.defaultSettings(thread.cwd));
+    return this.adopt(thread, {
+      ...base,
+      cwd: thread.cwd,
+      modelProvider: config.provider.id,
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+      ...(options.sandboxMode ? { sandboxMode: options.sandboxMode } : {}),
+    });
+  }
+
+  /** What thread `id` started with, from its rollout's first line; null when it is stored nowhere. */
+  private async storedSettings(id: string): Promise<ChannelSettings | null> {
+    const path = await findRollout(this.current.home, id).catch(() => null);
+    const stored = path ? await readRollout(path).catch(() => null) : null;
+    if (!stored) return null;
+    const { meta } = stored;
+    const defaults = this.defaultSettings(meta.cwd);
+    return {
+      ...defaults,
+      model: meta.model,
+      modelProvider: meta.provider,
+      approvalPolicy: approvalPolicySchema.safeParse(meta.approval_policy).data ?? defaults.approvalPolicy,
+      sandboxMode: sandboxModeSchema.safeParse(meta.sandbox_mode).data ?? defaults.sandboxMode,
+    };
+  }
+
+  /** A channel whose thread shut down (idle expiry, archive, rollback) is forgotten. */
+  released(channel: ThreadChannel): void {
+    if (this.channels.get(channel.id) === channel) this.channels.delete(channel.id);
   }
 
   /** Ids of the threads in memory now that a client opened. */
   loadedThreads(): string[] {
-    return [...this.channels.values()]
-      .filter((channel) => channel.thread !== null)
-      .map((channel) => channel.id);
+    return [...this.channels.keys()];
   }
 
   /** What a thread opened with no settings of its own runs with. */

@@ -27,6 +27,11 @@ export interface ChannelSettings {
   reasoningEffort: string | null;
 }
 
+/** What a channel needs from the runtime: the question bounds, and to be forgotten when its thread ends. */
+export interface ChannelHost extends QuestionHost {
+  released(channel: ThreadChannel): void;
+}
+
 interface TurnEntry {
   owner: ClientLink;
   input: UserInputWire[];
@@ -47,7 +52,7 @@ export class ThreadChannel {
   constructor(
     readonly id: string,
     public settings: ChannelSettings,
-    private readonly host: QuestionHost,
+    private readonly host: ChannelHost,
   ) {
     this.mapper = new EventMapper(id, (turnId) => this.turns.get(turnId)?.input);
   }
@@ -167,6 +172,7 @@ export class ThreadChannel {
         this.unsubscribe?.();
         this.unsubscribe = null;
         this.current = null;
+        this.host.released(this);
         return;
       default:
         return;
