@@ -4,7 +4,7 @@
  * a command, applies a patch, updates the plan and answers; notifications in Codex's order and
  * shapes, and every message valid against Codex's schemas.
  */
-import { readFile } from "node:fs/promises";
+import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useAppServerHarness } from "../support/app-server-harness.js";
@@ -16,7 +16,9 @@ import {
   reasoning,
   turn,
   usage,
+  webSearchCall,
 } from "../support/fake-model-server.js";
+import { fixtureToml } from "../support/mcp-fixture.js";
 import { completedItems, flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
@@ -173,6 +175,37 @@ describe("app-server: a full turn", () => {
     expect(client.received[started]?.params.thread.path).toMatch(
       new RegExp(`rollout-.*-${threadId}\\.jsonl$`),
     );
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("shows MCP tool calls and web searches as items", async () => {
+    await appendFile(join(h.home, "config.toml"), `\n${await fixtureToml({ name: "fixture" })}`);
+    const client = await h.stdio();
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(webSearchCall("weather in Paris"), functionCall("mcp__fixture__echo", { text: "hi" }, "call_7")),
+      turn(message("searched and echoed")),
+    );
+    const { turnId, completed } = await runTurn(client, threadId, "search and echo");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(flow(client, turnId).slice(3, 7)).toEqual([
+      "item/started webSearch",
+      "item/completed webSearch",
+      "item/started mcpToolCall inProgress",
+      "item/completed mcpToolCall completed",
+    ]);
+    const [search] = completedItems(client, turnId, "webSearch");
+    expect(search).toEqual({ type: "webSearch", id: "ws_1", query: "weather in Paris" });
+    const [call] = completedItems(client, turnId, "mcpToolCall");
+    expect(call).toMatchObject({
+      id: "call_7",
+      server: "fixture",
+      tool: "echo",
+      status: "completed",
+      arguments: { text: "hi" },
+      result: { content: [{ type: "text", text: "echo: hi" }] },
+      error: null,
+    });
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

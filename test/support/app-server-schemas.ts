@@ -68,6 +68,21 @@ function check(validate: ValidateFunction, value: unknown, what: string, failure
   );
 }
 
+/** Problems of notifications given as `{method, params}` (empty when all match the schemas). */
+export function notificationFailures(notifications: readonly WireMessage[]): string[] {
+  const failures: string[] = [];
+  for (const message of notifications) {
+    const schema = isClientToolMessage(message) ? "schema-169-experimental" : "schema-089";
+    check(
+      validator(`${schema}/ServerNotification.json`),
+      message,
+      `notification ${message.method}`,
+      failures,
+    );
+  }
+  return failures;
+}
+
 /** Every problem found in `client`'s conversation (empty when all of it matches the schemas). */
 export function referenceSchemaFailures(client: AppClient): string[] {
   const failures: string[] = [];
