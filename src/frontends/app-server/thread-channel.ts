@@ -5,7 +5,6 @@
  * subscriber; send each question of a turn (approval, client tool call) to the client that
  * started that turn; end a departed client's turns; cancel a turn's open questions when it ends.
  */
-import type { ClientToolSpec } from "../../protocol/client-tools.js";
 import type { Event } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread, TurnOverrides, UserInput } from "../../session/thread.js";
@@ -46,8 +45,8 @@ export class ThreadChannel {
   private readonly turns = new Map<string, TurnEntry>();
   private readonly mapper: EventMapper;
   private runningTurn: string | null = null;
-  /** Client tools a resume re-declared for a thread that was already live: its next turn's set. */
-  nextTurnTools: ClientToolSpec[] | undefined;
+  /** What a resume asked of a thread that was already live: applied with its next turn. */
+  nextTurn: TurnOverrides = {};
 
   constructor(
     readonly id: string,

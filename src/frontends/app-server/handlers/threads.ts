@@ -37,9 +37,13 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
 }
 
 /** Thread options from the settings params (only what was given). */
-function openOptions(params: Partial<SettingsParams>, config: Config, tools: ClientToolSpec[] | undefined) {
+function openOptions(
+  params: Partial<SettingsParams>,
+  config: Config | undefined,
+  tools: ClientToolSpec[] | undefined,
+) {
   const options: OpenThreadOptions = {
-    config,
+    ...(config ? { config } : {}),
     ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
@@ -62,7 +66,7 @@ function settingsOf(
   const defaults = base ?? context.runtime.defaultSettings(thread.cwd, config);
   return {
     ...defaults,
-    cwd: thread.cwd,
+    cwd: params.cwd ? resolve(params.cwd) : thread.cwd,
     ...(params.model ? { model: params.model } : {}),
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
     ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
@@ -118,13 +122,23 @@ export async function threadResume(
     id = stored.meta.id;
   }
   checkThreadId(id);
-  const config = await threadConfig(context, params);
-  const channel = await runtime.open(id, openOptions(params, config, tools));
+  const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
+  const wasLive = (await runtime.threads()).peek(id) !== undefined;
+  const channel = await runtime.open(id, openOptions(params, ownConfig, tools));
   const thread = channel.thread;
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
-  // A thread that was already live keeps its tools; the client's new set applies from its next turn.
-  if (tools) channel.nextTurnTools = tools;
-  channel.settings = settingsOf(context, thread, params, config, channel.settings);
+  if (wasLive) {
+    // A live thread keeps what it runs with; what the client asks for holds from its next turn.
+    channel.nextTurn = {
+      ...channel.nextTurn,
+      ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+      ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+      ...(params.model ? { model: params.model } : {}),
+      ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
+      ...(tools ? { clientTools: tools } : {}),
+    };
+  }
+  channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
   const stored = await readRollout(await requireRollout(runtime.config.home, id));
   const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });

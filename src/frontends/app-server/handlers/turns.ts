@@ -25,9 +25,10 @@ export async function turnStart(
   context.session.follow(channel);
   const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
   const input = await userInputOf(params.input, cwd);
-  const clientTools = tools ?? channel.nextTurnTools;
-  channel.nextTurnTools = undefined;
+  const pending = channel.nextTurn;
+  channel.nextTurn = {};
   const overrides: TurnOverrides = {
+    ...pending,
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
     ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy) : {}),
     ...(params.cwd ? { cwd } : {}),
@@ -35,7 +36,7 @@ export async function turnStart(
     ...(params.effort ? { effort: params.effort } : {}),
     ...(params.summary ? { summary: params.summary } : {}),
     ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
-    ...(clientTools ? { clientTools } : {}),
+    ...(tools ? { clientTools: tools } : {}),
   };
   channel.settings = applied(channel.settings, overrides);
   const { turnId, begin } = channel.startTurn(context.session, echoed(params.input), input, overrides);
