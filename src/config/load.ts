@@ -61,6 +61,12 @@ export interface Config {
   execApprovalOutcome: "deny" | "approve";
   /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
   execPolicyRules: PrefixRuleConfig[];
+  /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
+  profile?: string;
+  /** `[profiles.NAME]` tables as configured. */
+  profiles: NonNullable<ConfigFile["profiles"]>;
+  /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
+  modelProviders: Record<string, ProviderConfig>;
   raw: ConfigFile;
 }
 
@@ -148,6 +154,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
+    ...(profileName ? { profile: profileName } : {}),
+    profiles: file.profiles ?? {},
+    modelProviders: providers,
     raw: merged,
   };
 }
