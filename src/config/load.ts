@@ -72,7 +72,12 @@ export interface Config {
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
   rolloutFsync: boolean;
-  raw: ConfigFile;
+  /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
+  profile?: string;
+  /** `[profiles.NAME]` tables as configured. */
+  profiles: NonNullable<ConfigFile["profiles"]>;
+  /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
+  modelProviders: Record<string, ProviderConfig>;
 }
 
 export interface LoadOptions {
@@ -172,7 +177,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
         : {}),
     },
     rolloutFsync: merged.rollout_fsync ?? false,
-    raw: merged,
+    ...(profileName ? { profile: profileName } : {}),
+    profiles: file.profiles ?? {},
+    modelProviders: providers,
   };
 }
 
