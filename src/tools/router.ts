@@ -149,4 +149,3 @@ function toOutputItem(call: ToolCallItem, output: ToolOutput): ResponseItem {
   }
   return { type: "function_call_output", call_id: call.call_id, output: output.content };
 }
-
