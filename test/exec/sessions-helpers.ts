@@ -3,7 +3,7 @@ import type { Event } from "../../src/protocol/events.js";
 import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
 
-export { alive, readPid, waitFor } from "../support/processes.js";
+export { alive, gone, readPid, waitFor } from "../support/processes.js";
 
 export interface TestTurn {
   context: TurnContext;
