@@ -36,6 +36,7 @@ if (publicReachable !== null)
 for (const { name, status } of backends) {
   if (!status.available) console.warn(`sandbox-escape: skipping the ${name} backend: ${status.reason}`);
 }
+if (!isRoot) console.warn("sandbox-escape: not root: the /etc write and /proc/sys checks need uid 0");
 
 let base: string;
 let ws: string;
