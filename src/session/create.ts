@@ -17,8 +17,11 @@ import { mcpStartup } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
+import { toolName } from "../tools/types.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
+import { AgentControl, type AgentHost } from "./agent-control.js";
+import { loadAgentProfile } from "./agent-profiles.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
 import { Thread } from "./thread.js";
@@ -39,6 +42,12 @@ export interface CreateThreadOptions {
   clientTools?: ClientToolSpec[] | undefined;
   /** A client tool hides a built-in or MCP tool of the same name instead of being refused. */
   clientToolsWin?: boolean | undefined;
+  /** Reasoning effort for this thread's turns (a named sub-agent's). */
+  reasoningEffort?: string | undefined;
+  /** Where sub-agents come from (feature `collab`), and how deep this thread is (0: top). */
+  agents?: { host: AgentHost; depth: number } | undefined;
+  /** Only these tools (a named sub-agent's `tools`); absent: all. */
+  allowedTools?: string[] | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -50,6 +59,13 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   // MCP servers start first, in the background: their startup overlaps the rest of thread
   // creation, and the first turn waits for them (bounded by each startup_timeout_sec).
   const mcp = await startMcpServers(config, options.cwd, env);
+  const agents =
+    config.features.collab === true && options.agents
+      ? new AgentControl(options.agents.host, options.agents.depth, config.agentLimits, (name) =>
+          loadAgentProfile(config, name),
+        )
+      : undefined;
+  const allowed = options.allowedTools ? new Set(options.allowedTools) : null;
   const tools = buildToolDefinitions({
     family,
     wireApi: config.provider.wireApi,
@@ -57,7 +73,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     features: config.features,
     shellPath,
     mcpResources: () => mcp,
-  });
+    collab: agents,
+  }).filter((definition) => !allowed || allowed.has(toolName(definition)));
   const identity: ClientIdentity = {
     sessionId: id,
     originator: options.originator,
@@ -102,7 +119,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
-  return new Thread(id, services, {
+  const thread = new Thread(id, services, {
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandboxMode,
@@ -112,7 +129,10 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     tempRoots: tempRoots(config, env),
     clientTools,
     clientToolsWin: options.clientToolsWin ?? false,
+    ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
   });
+  agents?.attach(thread);
+  return thread;
 }
 
 /** The enabled `[mcp_servers.*]`, starting; null when there are none (the SDK is never loaded). */

@@ -7,6 +7,7 @@
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
 import { uuidv7 } from "../util/ids.js";
+import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
 import { type RolloutEvent, RolloutRecorder, type SessionMeta } from "./rollout.js";
 import { readRollout, type StoredThread } from "./rollout-reader.js";
@@ -43,8 +44,10 @@ export interface ThreadManagerOptions {
  * manager's configuration for this thread only (e.g. an MCP `codex` call's own overrides); it
  * must share the manager's home.
  */
-export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId">> & {
+export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId" | "agents">> & {
   config?: Config;
+  /** This thread is a sub-agent: recorded with its parent, depth and agent type. */
+  childOf?: { parentId: string; depth: number; agentType: string | null };
 };
 
 /** A thread's last turn: running now, how it ended, or "idle" before the first. */
@@ -77,7 +80,7 @@ interface LiveThread {
   lastActive: number;
 }
 
-export class ThreadManager {
+export class ThreadManager implements AgentHost {
   private readonly live = new Map<string, LiveThread>();
   private readonly opening = new Map<string, Promise<Thread>>();
   private readonly ttlMs: number;
@@ -119,6 +122,36 @@ export class ThreadManager {
   /** The live thread `id`, without loading anything. */
   peek(id: string): Thread | undefined {
     return this.live.get(id)?.thread;
+  }
+
+  /** A sub-agent of `options.parentId`: a new thread with the parent's settings and the agent's. */
+  openChild(options: ChildThreadOptions): Promise<Thread> {
+    const { profile } = options;
+    return this.start({
+      cwd: options.cwd,
+      approvalPolicy: options.approvalPolicy,
+      sandboxMode: options.sandboxMode,
+      model: profile?.model,
+      developerInstructions: profile?.developerInstructions,
+      reasoningEffort: profile?.reasoningEffort,
+      allowedTools: profile?.tools,
+      childOf: { parentId: options.parentId, depth: options.depth, agentType: options.agentType },
+    });
+  }
+
+  /** Reopen stored thread `id`, which must be a sub-agent of `parentId`. */
+  async reopenChild(id: string, parentId: string): Promise<Thread> {
+    const path = await findRollout(this.options.config.home, id);
+    const stored = path ? await readRollout(path) : null;
+    if (!stored || stored.meta.parent_id !== parentId)
+      throw new Error(`no sub-agent with id ${id} of this thread`);
+    return this.openStored(stored.path, {});
+  }
+
+  /** Shut thread `id` down and flush its rollout; it stays on disk. */
+  async closeThread(id: string): Promise<void> {
+    const entry = this.live.get(id);
+    if (entry) await this.evict(id, entry);
   }
 
   /** Live thread `id`'s turn state and metadata (a snapshot), without loading anything. */
@@ -185,13 +218,15 @@ export class ThreadManager {
     options: OpenThreadOptions,
     stored: StoredThread | null,
   ): Promise<Thread> {
-    const { config: own, ...threadOptions } = options;
+    const { config: own, childOf, ...threadOptions } = options;
     const config = own ?? this.options.config;
+    const depth = childOf?.depth ?? stored?.meta.depth ?? 0;
     const thread = await createThread(config, {
       cwd: process.cwd(),
       ...threadOptions,
       originator: this.options.originator,
       threadId: id,
+      agents: { host: this, depth },
       ...(this.options.env ? { env: this.options.env } : {}),
     });
     if (stored) thread.restore(stored);
@@ -243,6 +278,13 @@ export class ThreadManager {
       source: this.options.source,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
+      ...(options.childOf
+        ? {
+            parent_id: options.childOf.parentId,
+            depth: options.childOf.depth,
+            ...(options.childOf.agentType ? { agent_type: options.childOf.agentType } : {}),
+          }
+        : {}),
     };
   }
 
