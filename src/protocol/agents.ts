@@ -30,9 +30,13 @@ export interface UserInputResponse {
   answers: Record<string, { answers: string[] }>;
 }
 
+/** A front-end's reply: the answers, "declined" (the user chose not to), or null (nobody to ask). */
+export type UserInputReply = UserInputResponse | "declined" | null;
+
 /** What request_user_input gets from the front-end: the answers, or why there are none. */
 export type UserInputOutcome =
   | { kind: "answered"; response: UserInputResponse }
   | { kind: "unavailable" }
+  | { kind: "declined" }
   | { kind: "timed_out"; timeoutMs: number }
   | { kind: "aborted" };

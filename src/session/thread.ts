@@ -9,7 +9,7 @@
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
 import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
-import type { UserInputResponse } from "../protocol/agents.js";
+import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
 import {
@@ -50,7 +50,7 @@ type Listener = (event: Event) => void;
 /** Where answers to forwarded questions go (see Thread.routeAnswers). */
 export interface AnswerRoute {
   approval?(id: string, decision: ReviewDecision): boolean;
-  userInput?(id: string, response: UserInputResponse | null): boolean;
+  userInput?(id: string, response: UserInputReply): boolean;
 }
 
 export class Thread {
@@ -227,8 +227,8 @@ export class Thread {
    * Answer a `request_user_input` question (id = its call_id): the answers by question id, or
    * null when nobody can be asked. False when no such question is open.
    */
-  answerUserInput(callId: string, response: UserInputResponse | null): void {
-    this.submit({ type: "user_input_answer", id: callId, response });
+  answerUserInput(callId: string, reply: UserInputReply): void {
+    this.submit({ type: "user_input_answer", id: callId, response: reply });
   }
 
   /**

@@ -1,9 +1,9 @@
 /**
  * A thread's open `request_user_input` questions: announced by a `request_user_input` event,
- * answered by `answerUserInput(callId, response)`; `null` means the front-end cannot ask anybody
- * (the tool then says so, as Codex's exec does). Bounded: no answer in time counts as no answer.
+ * answered by `answerUserInput(callId, reply)`: the answers, "declined", or `null` when the
+ * front-end cannot ask anybody (the tool then says so, as Codex's exec does). Bounded: no answer in time counts as no answer.
  */
-import type { UserInputOutcome, UserInputResponse, UserQuestion } from "../protocol/agents.js";
+import type { UserInputOutcome, UserInputReply, UserQuestion } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
 import { PendingRequests } from "./pending-requests.js";
 
@@ -37,11 +37,13 @@ export class PendingUserInput {
     });
   }
 
-  answer(callId: string, response: UserInputResponse | null): boolean {
-    return this.pending.answer(
-      KIND,
-      callId,
-      response ? { kind: "answered", response } : { kind: "unavailable" },
-    );
+  answer(callId: string, reply: UserInputReply): boolean {
+    const outcome: UserInputOutcome =
+      reply === null
+        ? { kind: "unavailable" }
+        : reply === "declined"
+          ? { kind: "declined" }
+          : { kind: "answered", response: reply };
+    return this.pending.answer(KIND, callId, outcome);
   }
 }

@@ -13,6 +13,7 @@ import { decideApproval } from "./approvals.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
 import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
+import { askUser } from "./user-input.js";
 
 /** With no event for this long, a "still working" progress keeps client idle timers alive. */
 export const HEARTBEAT_MS = 10_000;
@@ -61,6 +62,9 @@ export async function runTurn(
       const message = progressMessage(event);
       if (message) say(message);
       if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
+      if (event.type === "request_user_input") {
+        void askUser(event, thread.id, context).then((reply) => thread.answerUserInput(event.call_id, reply));
+      }
       if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
         void answerApproval(thread, event, context, (decision) => {
           if (decision === "abort") state.abortedBy = describeRequest(event);

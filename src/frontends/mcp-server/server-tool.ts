@@ -46,6 +46,8 @@ export interface ServerToolContext {
   elicit?(request: {
     message: string;
     meta: Record<string, unknown>;
+    /** The form to fill in (default: no fields, an accept/decline question). */
+    requestedSchema?: Record<string, unknown>;
   }): Promise<Record<string, unknown> | null>;
   /** Aborted when the client cancels the request (notifications/cancelled) or disconnects. */
   signal: AbortSignal;

@@ -85,11 +85,15 @@ export function createMcpServer(runtime: ServerRuntime): Server {
       },
       ...(server.getClientCapabilities()?.elicitation
         ? {
-            elicit: ({ message, meta }) =>
+            elicit: ({ message, meta, requestedSchema }) =>
               extra.sendRequest(
                 {
                   method: "elicitation/create",
-                  params: { message, requestedSchema: { type: "object", properties: {} }, ...meta },
+                  params: {
+                    message,
+                    requestedSchema: requestedSchema ?? { type: "object", properties: {} },
+                    ...meta,
+                  },
                 },
                 elicitAnswer,
                 { timeout: elicitTimeout(runtime.settings) },

@@ -46,6 +46,8 @@ export function requestUserInputTool(): ToolDefinition {
           return { content: JSON.stringify(outcome.response) };
         case "unavailable":
           return { content: USER_INPUT_UNAVAILABLE, success: false };
+        case "declined":
+          return { content: "the user declined to answer", success: false };
         case "timed_out":
           return { content: `the user did not answer within ${outcome.timeoutMs} ms`, success: false };
         case "aborted":
