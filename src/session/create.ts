@@ -11,8 +11,10 @@ import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { getMemoryTool } from "../tools/builtin/get-memory.js";
 import { mcpStartup } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
@@ -66,6 +68,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
         )
       : undefined;
   const allowed = options.allowedTools ? new Set(options.allowedTools) : null;
+  const memories = await listMemories(config.home, options.cwd);
   const tools = buildToolDefinitions({
     family,
     wireApi: config.provider.wireApi,
@@ -74,7 +77,9 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     shellPath,
     mcpResources: () => mcp,
     collab: agents,
-  }).filter((definition) => !allowed || allowed.has(toolName(definition)));
+  })
+    .concat(memories.length > 0 ? [getMemoryTool({ home: config.home })] : [])
+    .filter((definition) => !allowed || allowed.has(toolName(definition)));
   const identity: ClientIdentity = {
     sessionId: id,
     originator: options.originator,
@@ -107,6 +112,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       requestSettings(config, choice.model ?? model, { effort: choice.effort, summary: choice.summary }),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
+    memories: memoriesMessage(memories),
     parallelToolCalls: family.supportsParallelToolCalls,
     contextWindow,
     compaction: await compactionSettings(config, contextWindow),

@@ -430,6 +430,7 @@ export class Thread {
         cwd: this.settings.cwd,
         permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
+        memories: this.services.memories,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         shellPath: this.services.shellPath,
       });

@@ -8,6 +8,7 @@ import { VERSION } from "../../version.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
+import { registerMemoriesCommand } from "./memories-command.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
 import type { SessionsAction, SessionsCliOptions } from "./sessions-command.js";
 
@@ -215,6 +216,9 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   registerMcpCommand(program, (code) => {
+    exitCode = code;
+  });
+  registerMemoriesCommand(program, (code) => {
     exitCode = code;
   });
 
