@@ -225,7 +225,8 @@ export class AgentControl implements AgentCollab, ScopedResource {
     const before = child.status;
     if (before === "shutdown") return before;
     await this.host.closeThread(id);
-    this.setStatus(id, child, "shutdown", "agent_finished");
+    // Closing a child mid-work ends that work; closing a finished one only changes its status.
+    this.setStatus(id, child, "shutdown", isFinal(before) ? "agent_status" : "agent_finished");
     return before;
   }
 

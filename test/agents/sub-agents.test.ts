@@ -135,8 +135,8 @@ describe("sub-agents", () => {
     const closes = (callId: string) =>
       JSON.parse(String(callOutputs(h.server.requests.at(-1)?.input ?? [])[callId]));
     expect(closes("c1")).toEqual({ status: { completed: "A again" } });
-    const finished = events.filter((event) => event.type === "agent_finished" && event.status === "shutdown");
-    expect(finished).toHaveLength(3);
+    const closed = events.filter((event) => event.type === "agent_status" && event.status === "shutdown");
+    expect(closed).toHaveLength(3);
 
     // Each child is a thread of its own, recorded with its parent.
     const listed = await agent().listThreads();
