@@ -1,5 +1,9 @@
 import { defineConfig } from "vitest/config";
 
+// TSCODEX_TEST_REPORT=FILE also writes vitest's JSON report there (scripts/fresh-clone-check.sh
+// reads the counts from it: passed, failed, skipped).
+const report = process.env.TSCODEX_TEST_REPORT;
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -8,5 +12,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    ...(report ? { reporters: ["default", "json"], outputFile: { json: report } } : {}),
   },
 });

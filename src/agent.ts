@@ -17,13 +17,14 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import type { UserInputReply } from "./protocol/agents.js";
 import {
   type ClientToolResult,
   type ClientToolSpec,
   clientToolResultSchema,
   failedClientResult,
 } from "./protocol/client-tools.js";
-import type { ApprovalRequestEvent, Event, ReviewDecision } from "./protocol/events.js";
+import type { ApprovalRequestEvent, Event, EventOf, ReviewDecision } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { ThreadSummary } from "./session/rollout-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
@@ -59,7 +60,18 @@ export interface ThreadOptions {
   onApproval?: ApprovalHandler;
   /** Tools of this program that the model may call (see LibraryTool). */
   tools?: LibraryTool[];
+  /**
+   * Answers the model's questions (`request_user_input`, feature `collaboration_modes`): the
+   * answers by question id, "declined", or null when nobody can answer. A throw counts as null.
+   * Without it, answer the `request_user_input` events with AgentThread.answerUserInput().
+   */
+  onUserInput?: UserInputHandler;
 }
+
+/** Answers one request_user_input event. */
+export type UserInputHandler = (
+  request: EventOf<"request_user_input">,
+) => UserInputReply | Promise<UserInputReply>;
 
 /** What a library tool's handler knows about its call. */
 export interface LibraryToolContext {
@@ -95,32 +107,32 @@ export class Tscodex {
 
   startThread(options: ThreadOptions = {}): AgentThread {
     const id = uuidv7();
-    const { onApproval, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
       async () => (await this.threads()).start({ ...this.openOptions(threadOptions), ...clientTools }, id),
-      onApproval,
+      { onApproval, onUserInput },
       tools,
     );
   }
 
   /** Continue stored thread `id` (its full history is resent with the next turn). */
   resumeThread(id: string, options: ThreadOptions = {}): AgentThread {
-    const { onApproval, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
       async () =>
         (await this.threads()).resume(id, { ...this.openOptions(threadOptions, false), ...clientTools }),
-      onApproval,
+      { onApproval, onUserInput },
       tools,
     );
   }
 
   /** Copy the first `turns` turns (default all) of thread `id` into a new thread. */
   async forkThread(id: string, options: ThreadOptions & { turns?: number } = {}): Promise<AgentThread> {
-    const { onApproval, turns, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, turns, tools, ...threadOptions } = options;
     const manager = await this.threads();
     const newId = uuidv7();
     const forked = manager.fork(
@@ -130,7 +142,7 @@ export class Tscodex {
     );
     // Report a missing source now, not at the first turn.
     await forked;
-    return new AgentThread(newId, () => forked, onApproval, tools);
+    return new AgentThread(newId, () => forked, { onApproval, onUserInput }, tools);
   }
 
   /** Stored threads, newest first. */
@@ -144,7 +156,7 @@ export class Tscodex {
   }
 
   private openOptions(
-    options: Omit<ThreadOptions, "onApproval" | "tools">,
+    options: Omit<ThreadOptions, "onApproval" | "onUserInput" | "tools">,
     defaultCwd = true,
   ): OpenThreadOptions {
     return {
@@ -195,12 +207,15 @@ export class Tscodex {
 export class AgentThread {
   private thread: Promise<Thread> | null = null;
   /** Handlers of the library tools in force, by name. */
-  private handlers = new Map<string, NonNullable<LibraryTool["handler"]>>();
+  private toolHandlers = new Map<string, NonNullable<LibraryTool["handler"]>>();
 
   constructor(
     readonly id: string,
     private readonly open: () => Promise<Thread>,
-    private readonly onApproval?: ApprovalHandler,
+    private readonly handlers: {
+      onApproval?: ApprovalHandler | undefined;
+      onUserInput?: UserInputHandler | undefined;
+    } = {},
     tools?: LibraryTool[],
   ) {
     if (tools) this.useTools(tools);
@@ -226,6 +241,11 @@ export class AgentThread {
     return this.runStreamed(input, options).result();
   }
 
+  /** Answer a `request_user_input` event: the answers, "declined", or null (nobody to ask). */
+  async answerUserInput(callId: string, reply: UserInputReply): Promise<void> {
+    (await this.connect()).answerUserInput(callId, reply);
+  }
+
   /** Answer a client tool call (a `client_tool_call_request` event); false when none is waiting. */
   async respondToTool(callId: string, result: ClientToolResult): Promise<boolean> {
     return (await this.connect()).respondToTool(callId, result);
@@ -247,7 +267,17 @@ export class AgentThread {
 
   private connect(): Promise<Thread> {
     this.thread ??= this.open().then((thread) => {
-      const handler = this.onApproval;
+      const handler = this.handlers.onApproval;
+      const askUser = this.handlers.onUserInput;
+      if (askUser) {
+        thread.subscribe((event) => {
+          if (event.type !== "request_user_input") return;
+          void Promise.resolve()
+            .then(() => askUser(event))
+            .catch((): UserInputReply => null)
+            .then((reply) => thread.answerUserInput(event.call_id, reply));
+        });
+      }
       if (handler) {
         thread.subscribe((event) => {
           if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
@@ -259,7 +289,7 @@ export class AgentThread {
       }
       thread.subscribe((event) => {
         if (event.type !== "client_tool_call_request") return;
-        const handler = this.handlers.get(event.tool);
+        const handler = this.toolHandlers.get(event.tool);
         if (!handler) return;
         const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
         void Promise.resolve()
@@ -273,8 +303,8 @@ export class AgentThread {
   }
 
   private useTools(tools: LibraryTool[]): void {
-    this.handlers = new Map();
-    for (const tool of tools) if (tool.handler) this.handlers.set(tool.name, tool.handler);
+    this.toolHandlers = new Map();
+    for (const tool of tools) if (tool.handler) this.toolHandlers.set(tool.name, tool.handler);
   }
 }
 

@@ -8,8 +8,10 @@ export {
   type ThreadOptions,
   Tscodex,
   type TscodexOptions,
+  type UserInputHandler,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
+export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";

@@ -13,6 +13,7 @@ import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
+  type AgentProfileConfig,
   type ConfigFile,
   configFileSchema,
   type PrefixRuleConfig,
@@ -72,7 +73,18 @@ export interface Config {
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
   rolloutFsync: boolean;
-  raw: ConfigFile;
+  /** `[agents.NAME]`: named sub-agents (more may be files under `$home/agents/`). */
+  agents: Record<string, AgentProfileConfig>;
+  /** `[collab]`: sub-agent depth and concurrency limits. */
+  agentLimits: { maxDepth: number; maxConcurrent: number };
+  /** `user_input.exec_answer`: how `tscodex exec` answers request_user_input. */
+  execUserInput: "unavailable" | "first";
+  /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
+  profile?: string;
+  /** `[profiles.NAME]` tables as configured. */
+  profiles: NonNullable<ConfigFile["profiles"]>;
+  /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
+  modelProviders: Record<string, ProviderConfig>;
 }
 
 export interface LoadOptions {
@@ -172,7 +184,15 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
         : {}),
     },
     rolloutFsync: merged.rollout_fsync ?? false,
-    raw: merged,
+    agents: merged.agents ?? {},
+    agentLimits: {
+      maxDepth: merged.collab?.max_depth ?? 1,
+      maxConcurrent: merged.collab?.max_concurrent ?? 4,
+    },
+    execUserInput: merged.user_input?.exec_answer ?? "unavailable",
+    ...(profileName ? { profile: profileName } : {}),
+    profiles: file.profiles ?? {},
+    modelProviders: providers,
   };
 }
 

@@ -92,6 +92,25 @@ const modelKeys = {
 
 export const profileSchema = z.looseObject({ ...modelKeys });
 
+/** A named sub-agent (`[agents.NAME]`, or `$TSCODEX_HOME/agents/NAME.toml`). */
+export const agentProfileSchema = z.object({
+  description: z.string().optional(),
+  model: z.string().min(1).optional(),
+  model_reasoning_effort: z.string().optional(),
+  developer_instructions: z.string().optional(),
+  sandbox_mode: sandboxModeSchema.optional(),
+  /** Tool names the agent may use; absent: all of its parent's. */
+  tools: z.array(z.string()).optional(),
+});
+
+/** Sub-agent limits (feature `collab`). */
+export const collabConfigSchema = z.object({
+  /** How deep sub-agents nest: 1 (default) lets the top thread spawn, and its children not. */
+  max_depth: z.number().int().min(0).max(8).optional(),
+  /** Sub-agents running at once per thread (default 4). */
+  max_concurrent: z.number().int().min(1).max(64).optional(),
+});
+
 export const configFileSchema = z.looseObject({
   ...modelKeys,
   model_providers: z.record(z.string(), providerSchema).optional(),
@@ -115,6 +134,11 @@ export const configFileSchema = z.looseObject({
    * file_tools (read_file, list_dir, grep_files).
    */
   features: z.record(z.string(), z.boolean()).optional(),
+  /** Named sub-agents for spawn_agent's agent_type. */
+  agents: z.record(z.string(), agentProfileSchema).optional(),
+  collab: collabConfigSchema.optional(),
+  /** How `tscodex exec` answers request_user_input: "unavailable" (default, as Codex) or "first" option. */
+  user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   // Threads: context compaction and rollouts.
@@ -133,3 +157,4 @@ export type ProviderConfig = z.infer<typeof providerSchema>;
 export type PrefixRuleConfig = z.infer<typeof prefixRuleSchema>;
 export type ShellEnvironmentPolicy = z.infer<typeof shellEnvironmentPolicySchema>;
 export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
+export type AgentProfileConfig = z.infer<typeof agentProfileSchema>;

@@ -2,7 +2,8 @@
  * Prompt assembly.
  * Responsibilities: the base instructions, and the context items that open a thread's
  * history, in Codex's order: permissions (developer), developer instructions (developer,
- * when given), AGENTS.md (user, when found), environment context (user). The user's
+ * when given), the memories' summaries (developer, ours, when there are memories), AGENTS.md
+ * (user, when found), environment context (user). The user's
  * prompt follows as its own message.
  */
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
@@ -19,6 +20,8 @@ export interface InitialContextInput {
   cwd: string;
   permissions: PermissionsInput;
   developerInstructions?: string | undefined;
+  /** The memories message (prompt/memories.ts), when the thread has memories. */
+  memories?: string | null | undefined;
   projectDocMaxBytes: number;
   shellPath: string;
 }
@@ -26,6 +29,7 @@ export interface InitialContextInput {
 export async function buildInitialContext(input: InitialContextInput): Promise<ResponseItem[]> {
   const items: ResponseItem[] = [developerMessage(permissionsMessage(input.permissions))];
   if (input.developerInstructions) items.push(developerMessage(input.developerInstructions));
+  if (input.memories) items.push(developerMessage(input.memories));
   const docs = await loadProjectDocs(input.cwd, input.projectDocMaxBytes);
   if (docs) items.push(userMessage(projectDocsMessage(input.cwd, docs)));
   items.push(userMessage(environmentContext(input.cwd, input.shellPath)));

@@ -4,6 +4,7 @@
  * Contract: events of one turn arrive in order; `turn_complete` or `turn_aborted` or
  * `turn_failed` ends every turn that `turn_started` began.
  */
+import type { AgentStatus, UserQuestion } from "./agents.js";
 import type { ClientToolResult, ClientToolSpec } from "./client-tools.js";
 import type { ResponseItem, TokenUsage } from "./items.js";
 
@@ -150,6 +151,16 @@ export type Event =
     }
   /** The thread's client tools changed (thread start or a turn that brought its own set). */
   | { type: "client_tools_changed"; tools: ClientToolSpec[] }
+  /** A sub-agent (child thread) was started by this thread's model. */
+  | { type: "agent_spawned"; agent_id: string; agent_type: string | null; message: string; depth: number }
+  /** A sub-agent's status changed (running again after send_input, interrupted, …). */
+  | { type: "agent_status"; agent_id: string; status: AgentStatus }
+  /** A sub-agent's turn ended; `status` is final for now (send_input starts it again). */
+  | { type: "agent_finished"; agent_id: string; status: AgentStatus }
+  /** One of a sub-agent's own events, for front-ends that show the child's progress. */
+  | { type: "agent_event"; agent_id: string; event: Event }
+  /** The model asks the user (`request_user_input`): answer with `answerUserInput(call_id, …)`. */
+  | { type: "request_user_input"; call_id: string; turn_id: string; questions: UserQuestion[] }
   /** A model stream failed and is being retried. */
   | { type: "stream_error"; message: string; attempt: number; max_attempts: number; delay_ms: number }
   | { type: "error"; message: string }

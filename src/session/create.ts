@@ -11,14 +11,19 @@ import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
+import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { getMemoryTool } from "../tools/builtin/get-memory.js";
 import { mcpStartup } from "../tools/mcp.js";
 import { buildToolDefinitions } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
+import { toolName } from "../tools/types.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
+import { AgentControl, type AgentHost } from "./agent-control.js";
+import { loadAgentProfile } from "./agent-profiles.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
 import { Thread } from "./thread.js";
@@ -39,6 +44,12 @@ export interface CreateThreadOptions {
   clientTools?: ClientToolSpec[] | undefined;
   /** A client tool hides a built-in or MCP tool of the same name instead of being refused. */
   clientToolsWin?: boolean | undefined;
+  /** Reasoning effort for this thread's turns (a named sub-agent's). */
+  reasoningEffort?: string | undefined;
+  /** Where sub-agents come from (feature `collab`), and how deep this thread is (0: top). */
+  agents?: { host: AgentHost; depth: number } | undefined;
+  /** Only these tools (a named sub-agent's `tools`); absent: all. */
+  allowedTools?: string[] | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -50,6 +61,14 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   // MCP servers start first, in the background: their startup overlaps the rest of thread
   // creation, and the first turn waits for them (bounded by each startup_timeout_sec).
   const mcp = await startMcpServers(config, options.cwd, env);
+  const agents =
+    config.features.collab === true && options.agents
+      ? new AgentControl(options.agents.host, options.agents.depth, config.agentLimits, (name) =>
+          loadAgentProfile(config, name),
+        )
+      : undefined;
+  const allowed = options.allowedTools ? new Set(options.allowedTools) : null;
+  const memories = await listMemories(config.home, options.cwd);
   const tools = buildToolDefinitions({
     family,
     wireApi: config.provider.wireApi,
@@ -57,7 +76,10 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     features: config.features,
     shellPath,
     mcpResources: () => mcp,
-  });
+    collab: agents,
+  })
+    .concat(memories.length > 0 ? [getMemoryTool({ home: config.home })] : [])
+    .filter((definition) => !allowed || allowed.has(toolName(definition)));
   const identity: ClientIdentity = {
     sessionId: id,
     originator: options.originator,
@@ -90,6 +112,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       requestSettings(config, choice.model ?? model, { effort: choice.effort, summary: choice.summary }),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
     developerInstructions: options.developerInstructions ?? config.developerInstructions,
+    memories: memoriesMessage(memories),
     parallelToolCalls: family.supportsParallelToolCalls,
     contextWindow,
     compaction: await compactionSettings(config, contextWindow),
@@ -102,7 +125,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
-  return new Thread(id, services, {
+  const thread = new Thread(id, services, {
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandboxMode,
@@ -112,7 +135,10 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     tempRoots: tempRoots(config, env),
     clientTools,
     clientToolsWin: options.clientToolsWin ?? false,
+    ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
   });
+  agents?.attach(thread);
+  return thread;
 }
 
 /** The enabled `[mcp_servers.*]`, starting; null when there are none (the SDK is never loaded). */

@@ -1,4 +1,5 @@
 /** What goes into a Thread (ops) and what a turn comes back as (TurnResult). */
+import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { ReviewDecision } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
@@ -10,6 +11,8 @@ export type Op =
   /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
   | { type: "exec_approval"; id: string; decision: ReviewDecision }
   | { type: "patch_approval"; id: string; decision: ReviewDecision }
+  /** The answer to a request_user_input question (id = its call_id); null: nobody can answer. */
+  | { type: "user_input_answer"; id: string; response: UserInputReply }
   /** The client's answer to a client_tool_call_request (id = its call_id). */
   | { type: "client_tool_response"; id: string; result: ClientToolResult }
   | { type: "shutdown" }

@@ -66,6 +66,9 @@ const metaSchema = z.looseObject({
   instructions: z.string().optional(),
   forked_from: z.string().optional(),
   client_tools: z.array(clientToolSpecSchema).optional(),
+  parent_id: z.string().optional(),
+  depth: z.number().int().min(0).optional(),
+  agent_type: z.string().optional(),
 });
 
 const eventSchema = z.discriminatedUnion("type", [

@@ -25,6 +25,10 @@ export interface ThreadSummary {
   turns: number;
   usage: TokenUsage;
   forkedFrom: string | null;
+  /** A sub-agent's parent thread. */
+  parentId: string | null;
+  /** A sub-agent's named agent type. */
+  agentType: string | null;
 }
 
 /** Every rollout path under `home`, newest first (names start with the creation time). */
@@ -77,6 +81,8 @@ export async function listThreads(home: string, limit = Number.POSITIVE_INFINITY
         turns: stored.turns,
         usage: stored.usage,
         forkedFrom: stored.meta.forked_from ?? null,
+        parentId: stored.meta.parent_id ?? null,
+        agentType: stored.meta.agent_type ?? null,
       });
     } catch {
       // A file without a metadata line is not a thread we can show.

@@ -27,6 +27,10 @@ export interface SessionMeta {
   instructions?: string;
   /** The thread this one was forked from. */
   forked_from?: string;
+  /** A sub-agent's parent thread, its depth (1: a child of a top thread) and its agent type. */
+  parent_id?: string;
+  depth?: number;
+  agent_type?: string;
   /** The client tools the thread started with (later changes are `client_tools_changed` events). */
   client_tools?: ClientToolSpec[];
 }

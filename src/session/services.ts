@@ -37,6 +37,8 @@ export interface ThreadServices {
   clientToolTimeoutMs?: number | undefined;
   /** The configured MCP servers, starting; the first turn waits for them. Absent: none configured. */
   mcp?: McpStartup | undefined;
+  /** The memories' summaries for the first turn's context (null: no memories). */
+  memories?: string | null | undefined;
   /** Compaction prompt and auto-compaction threshold; absent: built-in prompt, no auto-compaction. */
   compaction?: CompactionSettings | undefined;
 }

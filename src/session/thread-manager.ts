@@ -5,9 +5,11 @@
  * every rollout on close(). The library, the CLI and the servers all go through it.
  */
 import type { Config } from "../config/load.js";
+import type { Event } from "../protocol/events.js";
 import { uuidv7 } from "../util/ids.js";
+import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
-import { RolloutRecorder, type SessionMeta } from "./rollout.js";
+import { type RolloutEvent, RolloutRecorder, type SessionMeta } from "./rollout.js";
 import { readRollout, type StoredThread } from "./rollout-reader.js";
 import {
   deleteRollout,
@@ -17,7 +19,7 @@ import {
   newestRollout,
   type ThreadSummary,
 } from "./rollout-store.js";
-import type { Thread } from "./thread.js";
+import type { Thread, TurnStatus } from "./thread.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
@@ -42,18 +44,43 @@ export interface ThreadManagerOptions {
  * manager's configuration for this thread only (e.g. an MCP `codex` call's own overrides); it
  * must share the manager's home.
  */
-export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId">> & {
+export type OpenThreadOptions = Partial<Omit<CreateThreadOptions, "originator" | "threadId" | "agents">> & {
   config?: Config;
+  /** This thread is a sub-agent: recorded with its parent, depth and agent type. */
+  childOf?: { parentId: string; depth: number; agentType: string | null };
 };
+
+/** A thread's last turn: running now, how it ended, or "idle" before the first. */
+export interface LastTurn {
+  state: "idle" | "running" | TurnStatus;
+  /** The failure message when state is "failed". */
+  error: string | null;
+}
+
+/** What the manager knows of a live thread from its events, without reading its rollout. */
+export interface LiveThreadState {
+  thread: Thread;
+  /** As the rollout's first line records it. */
+  meta: SessionMeta;
+  /** The rollout file; null when the manager does not persist. */
+  path: string | null;
+  /** Turns started, the stored ones included. */
+  turns: number;
+  lastTurn: LastTurn;
+  /** When the thread was last opened, resumed or ended a turn (ms since the epoch). */
+  lastActive: number;
+}
 
 interface LiveThread {
   thread: Thread;
   recorder: RolloutRecorder | null;
-  busy: boolean;
+  meta: SessionMeta;
+  turns: number;
+  lastTurn: LastTurn;
   lastActive: number;
 }
 
-export class ThreadManager {
+export class ThreadManager implements AgentHost {
   private readonly live = new Map<string, LiveThread>();
   private readonly opening = new Map<string, Promise<Thread>>();
   private readonly ttlMs: number;
@@ -95,6 +122,44 @@ export class ThreadManager {
   /** The live thread `id`, without loading anything. */
   peek(id: string): Thread | undefined {
     return this.live.get(id)?.thread;
+  }
+
+  /** A sub-agent of `options.parentId`: a new thread with the parent's settings and the agent's. */
+  openChild(options: ChildThreadOptions): Promise<Thread> {
+    const { profile } = options;
+    return this.start({
+      cwd: options.cwd,
+      approvalPolicy: options.approvalPolicy,
+      sandboxMode: options.sandboxMode,
+      model: profile?.model,
+      developerInstructions: profile?.developerInstructions,
+      reasoningEffort: profile?.reasoningEffort,
+      allowedTools: profile?.tools,
+      childOf: { parentId: options.parentId, depth: options.depth, agentType: options.agentType },
+    });
+  }
+
+  /** Reopen stored thread `id`, which must be a sub-agent of `parentId`. */
+  async reopenChild(id: string, parentId: string): Promise<Thread> {
+    const path = await findRollout(this.options.config.home, id);
+    const stored = path ? await readRollout(path) : null;
+    if (!stored || stored.meta.parent_id !== parentId)
+      throw new Error(`no sub-agent with id ${id} of this thread`);
+    return this.openStored(stored.path, {});
+  }
+
+  /** Shut thread `id` down and flush its rollout; it stays on disk. */
+  async closeThread(id: string): Promise<void> {
+    const entry = this.live.get(id);
+    if (entry) await this.evict(id, entry);
+  }
+
+  /** Live thread `id`'s turn state and metadata (a snapshot), without loading anything. */
+  liveState(id: string): LiveThreadState | undefined {
+    const entry = this.live.get(id);
+    if (!entry) return undefined;
+    const { thread, recorder, meta, turns, lastTurn, lastActive } = entry;
+    return { thread, meta, path: recorder?.path ?? null, turns, lastTurn: { ...lastTurn }, lastActive };
   }
 
   /** Copy the first `turns` turns (default all) of thread `id` into a new live thread. */
@@ -153,29 +218,45 @@ export class ThreadManager {
     options: OpenThreadOptions,
     stored: StoredThread | null,
   ): Promise<Thread> {
-    const { config: own, ...threadOptions } = options;
+    const { config: own, childOf, ...threadOptions } = options;
     const config = own ?? this.options.config;
+    const depth = childOf?.depth ?? stored?.meta.depth ?? 0;
     const thread = await createThread(config, {
       cwd: process.cwd(),
       ...threadOptions,
       originator: this.options.originator,
       threadId: id,
+      agents: { host: this, depth },
       ...(this.options.env ? { env: this.options.env } : {}),
     });
     if (stored) thread.restore(stored);
+    const meta = stored?.meta ?? this.meta(thread, options, config);
     let recorder: RolloutRecorder | null = null;
     if (this.options.persist !== false) {
       const recorderOptions = { fsync: config.rolloutFsync };
       recorder = stored
         ? await RolloutRecorder.append(stored.path, recorderOptions)
-        : await RolloutRecorder.create(config.home, this.meta(thread, options, config), recorderOptions);
+        : await RolloutRecorder.create(config.home, meta, recorderOptions);
       recorder.attach(thread);
     }
-    const entry: LiveThread = { thread, recorder, busy: false, lastActive: Date.now() };
+    const entry: LiveThread = {
+      thread,
+      recorder,
+      meta,
+      turns: stored?.turns ?? 0,
+      lastTurn: stored ? storedLastTurn(stored) : { state: "idle", error: null },
+      lastActive: Date.now(),
+    };
+    // A stored turn without an end was cut off (a crash): nothing runs in a thread just opened.
+    if (entry.lastTurn.state === "running") entry.lastTurn = { state: "interrupted", error: null };
     thread.subscribe((event) => {
-      if (event.type === "turn_started") entry.busy = true;
-      if (event.type === "turn_complete" || event.type === "turn_aborted" || event.type === "turn_failed") {
-        entry.busy = false;
+      if (event.type === "turn_started") {
+        entry.turns += 1;
+        entry.lastTurn = { state: "running", error: null };
+      }
+      const ended = turnEnd(event);
+      if (ended) {
+        entry.lastTurn = ended;
         entry.lastActive = Date.now();
       }
     });
@@ -197,6 +278,13 @@ export class ThreadManager {
       source: this.options.source,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
+      ...(options.childOf
+        ? {
+            parent_id: options.childOf.parentId,
+            depth: options.childOf.depth,
+            ...(options.childOf.agentType ? { agent_type: options.childOf.agentType } : {}),
+          }
+        : {}),
     };
   }
 
@@ -216,7 +304,8 @@ export class ThreadManager {
   private sweep(): void {
     const now = Date.now();
     for (const [id, entry] of this.live) {
-      if (!entry.busy && now - entry.lastActive >= this.ttlMs) void this.evict(id, entry);
+      if (entry.lastTurn.state !== "running" && now - entry.lastActive >= this.ttlMs)
+        void this.evict(id, entry);
     }
     if (this.live.size === 0 && this.sweeper) {
       clearInterval(this.sweeper);
@@ -243,4 +332,22 @@ export class ThreadManager {
     clearTimeout(timer);
     await entry.recorder?.close();
   }
+}
+
+/** The last turn of a stored thread as its rollout recorded it ("running": started, no end). */
+export function storedLastTurn(stored: StoredThread): LastTurn {
+  let last: LastTurn = { state: "idle", error: null };
+  for (const line of stored.lines) {
+    if (line.type !== "event") continue;
+    if (line.payload.type === "turn_started") last = { state: "running", error: null };
+    else last = turnEnd(line.payload) ?? last;
+  }
+  return last;
+}
+
+function turnEnd(event: Event | RolloutEvent): LastTurn | null {
+  if (event.type === "turn_complete") return { state: "completed", error: null };
+  if (event.type === "turn_aborted") return { state: "interrupted", error: null };
+  if (event.type === "turn_failed") return { state: "failed", error: event.message };
+  return null;
 }

@@ -9,6 +9,7 @@
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
 import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
 import {
@@ -39,11 +40,18 @@ import {
   type UserInput,
 } from "./settings.js";
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
+import { PendingUserInput } from "./user-input.js";
 
 export type { Op, TurnResult, TurnStatus } from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 type Listener = (event: Event) => void;
+
+/** Where answers to forwarded questions go (see Thread.routeAnswers). */
+export interface AnswerRoute {
+  approval?(id: string, decision: ReviewDecision): boolean;
+  userInput?(id: string, response: UserInputReply): boolean;
+}
 
 export class Thread {
   private readonly log = new History();
@@ -59,6 +67,7 @@ export class Thread {
   private mcpStarted = false;
   private readonly approvals: PendingApprovals;
   private readonly clientCalls: PendingClientCalls;
+  private readonly userInput: PendingUserInput;
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
 
@@ -70,6 +79,7 @@ export class Thread {
     this.settings = { ...settings };
     this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
     this.clientCalls = new PendingClientCalls((event) => this.emit(event), services.clientToolTimeoutMs);
+    this.userInput = new PendingUserInput((event) => this.emit(event), services.approvalTimeoutMs);
     // MCP servers live as long as the thread: shutdown closes them with the other resources.
     const mcp = services.mcp;
     if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
@@ -115,6 +125,13 @@ export class Thread {
       case "client_tool_response":
         if (!this.clientCalls.respond(op.id, op.result))
           this.emit({ type: "warning", message: `no open client tool call with id ${op.id}` });
+        return;
+      case "user_input_answer":
+        if (
+          !this.userInput.answer(op.id, op.response) &&
+          !this.routes.some((route) => route.userInput?.(op.id, op.response))
+        )
+          this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
         return;
       case "shutdown":
         this.closed = true;
@@ -206,7 +223,34 @@ export class Thread {
     this.submit({ type: kind === "exec" ? "exec_approval" : "patch_approval", id, decision });
   }
 
+  /**
+   * Answer a `request_user_input` question (id = its call_id): the answers by question id, or
+   * null when nobody can be asked. False when no such question is open.
+   */
+  answerUserInput(callId: string, reply: UserInputReply): void {
+    this.submit({ type: "user_input_answer", id: callId, response: reply });
+  }
+
+  /**
+   * Emit an event of this thread from outside a turn's tool call (its sub-agents' lifecycle).
+   * Listeners see it like any other event of the thread.
+   */
+  publish(event: Event): void {
+    this.emit(event);
+  }
+
+  /**
+   * Route answers to questions this thread forwarded for others (its sub-agents): a route
+   * returns true when the id was one of its questions.
+   */
+  routeAnswers(route: AnswerRoute): void {
+    this.routes.push(route);
+  }
+
+  private readonly routes: AnswerRoute[] = [];
+
   private answerApproval(kind: "exec" | "patch", id: string, decision: ReviewDecision): void {
+    if (this.routes.some((route) => route.approval?.(id, decision))) return;
     if (!this.approvals.answer(kind, id, decision)) {
       this.emit({ type: "warning", message: `no open ${kind} approval request with id ${id}` });
       return;
@@ -386,6 +430,7 @@ export class Thread {
         cwd: this.settings.cwd,
         permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
+        memories: this.services.memories,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         shellPath: this.services.shellPath,
       });
@@ -420,6 +465,7 @@ export class Thread {
       requestApproval: (question) => this.approvals.request(question, turnId, signal),
       orchestrator: this.services.orchestrator,
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
+      requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
     };

@@ -4,8 +4,9 @@
  * tool-specs/index.json):
  *
  *   shell tool | exec_command + write_stdin, list_mcp_resources, list_mcp_resource_templates,
- *   read_mcp_resource, update_plan, apply_patch, grep_files, read_file, list_dir, web_search,
- *   view_image, then the MCP servers' `mcp__…` tools (added once they started; see tools/mcp.ts)
+ *   read_mcp_resource, update_plan, request_user_input, apply_patch, grep_files, read_file,
+ *   list_dir, web_search, view_image, spawn_agent, send_input, resume_agent, wait, close_agent,
+ *   then the MCP servers' `mcp__…` tools and the client tools (per turn; see tools/tool-set.ts)
  *
  * Switches (Codex's feature names, set by `--enable NAME` / `--disable NAME`):
  * - `unified_exec`: exec_command + write_stdin replace the shell tool.
@@ -17,6 +18,8 @@
  *   or with our `file_tools` feature; `[tools] read_file|list_dir|grep_files = bool` decide
  *   one by one.
  * - view_image: on unless `[tools] view_image = false`.
+ * - `collaboration_modes`: request_user_input. `collab`: the sub-agent tools (when the thread
+ *   can host children: `collab` below).
  */
 import {
   type ApplyPatchType,
@@ -26,12 +29,14 @@ import {
   type ShellType,
 } from "../model/family.js";
 import type { WireApi } from "../model/types.js";
+import { type AgentCollab, agentTools } from "./builtin/agents.js";
 import { applyPatchFreeformTool, applyPatchJsonTool } from "./builtin/apply-patch.js";
 import { execCommandTool } from "./builtin/exec-command.js";
 import { grepFilesTool } from "./builtin/grep-files.js";
 import { listDirTool } from "./builtin/list-dir.js";
 import { type McpResourceSourceRef, mcpResourceTools } from "./builtin/mcp-resources.js";
 import { readFileTool } from "./builtin/read-file.js";
+import { requestUserInputTool } from "./builtin/request-user-input.js";
 import { localShellTool, shellTool } from "./builtin/shell.js";
 import { shellCommandTool } from "./builtin/shell-command.js";
 import { updatePlanTool } from "./builtin/update-plan.js";
@@ -62,6 +67,8 @@ export interface ToolSelectionInput {
   shellPath: string;
   /** The thread's MCP servers, for the resource tools (absent: no servers, empty lists). */
   mcpResources?: McpResourceSourceRef;
+  /** The thread's sub-agent control, when it can host children (feature `collab`). */
+  collab?: AgentCollab | undefined;
 }
 
 export interface ToolSelection {
@@ -129,10 +136,12 @@ export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[
   if (selection.shellType === "local_shell") definitions.push(localShellTool());
   definitions.push(...mcpResourceTools(input.mcpResources ?? (() => null)));
   if (selection.updatePlan) definitions.push(updatePlanTool());
+  if (input.features.collaboration_modes === true) definitions.push(requestUserInputTool());
   if (selection.applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
   if (selection.applyPatch === "function") definitions.push(applyPatchJsonTool());
   for (const name of selection.fileTools) definitions.push(FILE_TOOLS[name]());
   if (selection.webSearch) definitions.push(webSearchTool({ live: selection.webSearch === "live" }));
   if (selection.viewImage) definitions.push(viewImageTool());
+  if (input.features.collab === true && input.collab) definitions.push(...agentTools(input.collab));
   return definitions;
 }

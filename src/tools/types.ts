@@ -4,6 +4,7 @@
  * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
 import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
@@ -45,6 +46,10 @@ export interface TurnContext {
    * when the client does not answer in time or the turn is interrupted; never rejects.
    */
   callClientTool(call: ClientToolCall): Promise<ClientToolResult>;
+  /**
+   * Ask the user questions (`request_user_input`) through the front-end. Bounded; never rejects.
+   */
+  requestUserInput(callId: string, questions: UserQuestion[]): Promise<UserInputOutcome>;
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
   readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;

@@ -10,7 +10,7 @@ import { StdioAppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { readPid, reaped } from "../support/processes.js";
+import { gone, readPid } from "../support/processes.js";
 import { runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
@@ -46,7 +46,7 @@ describe("app-server: turns", () => {
     expect(reply.result).toEqual({});
     const completed = await client.turnCompleted(started.id);
     expect(completed.params.turn).toEqual({ id: started.id, items: [], status: "interrupted", error: null });
-    expect(await reaped(pid)).toBe(true);
+    expect(await gone(pid)).toBe(true);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -59,7 +59,7 @@ describe("app-server: turns", () => {
     const pid = await readPid(pidFile);
     await client.close();
     expect(await client.exited).toBe(0);
-    expect(await reaped(pid)).toBe(true);
+    expect(await gone(pid)).toBe(true);
     // The stored turn says what happened.
     const again = await h.stdio();
     const { thread } = await again.call("thread/read", { threadId, includeTurns: true });

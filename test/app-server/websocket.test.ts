@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
-import { readPid, reaped } from "../support/processes.js";
+import { gone, readPid } from "../support/processes.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
@@ -118,7 +118,7 @@ describe("app-server over WebSocket", () => {
     await client.call("turn/start", { threadId, input: [{ type: "text", text: "sleep" }] });
     const pid = await readPid(pidFile);
     await client.close();
-    expect(await reaped(pid)).toBe(true);
+    expect(await gone(pid)).toBe(true);
     const other = await server.connect();
     h.defer(other);
     await other.initialize();

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,12 +7,13 @@ import {
   preparePatch,
 } from "../../src/tools/builtin/apply-patch.js";
 import { ToolError } from "../../src/tools/types.js";
+import { readReference } from "../support/reference.js";
 import { runHandler } from "../support/turn-context.js";
 import { fakeTurn, invocation } from "./fake-turn.js";
 import { makeTempDir, zeroTiming } from "./support.js";
 
 /** The grammar exactly as the real Codex sends it (reference capture). */
-const GRAMMAR = readFileSync(new URL("../../../shared/reference/apply_patch.lark", import.meta.url), "utf8");
+const GRAMMAR = readReference("apply_patch.lark");
 
 let dir = "";
 let cleanup: () => Promise<void> = async () => undefined;

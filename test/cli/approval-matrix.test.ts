@@ -24,9 +24,11 @@ import {
 import { detectSandboxBackend, landlockBackendStatus } from "../../src/policy/sandbox/index.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
+import { missing, noSandbox } from "../support/skips.js";
 
 const backend = await detectSandboxBackend();
 const landlock = await landlockBackendStatus();
+const sandboxUnavailable = await noSandbox("the approval checks through a real sandbox");
 const h = useExecHarness({ git: false });
 let outside: string;
 
@@ -112,7 +114,7 @@ const sandboxDenied = () =>
     `^Exit code: 1\\nWall time: T seconds\\nOutput:\\ntouch: cannot touch '${outside}/unsafe.txt': (Read-only file system|Permission denied)\\n$`,
   );
 
-describe.skipIf(backend === "none")(
+describe.skipIf(sandboxUnavailable)(
   `approval matrix through tscodex exec (workspace-write, ${backend})`,
   () => {
     it.each(POLICIES)("%s, declared outcome deny", async (policy) => {
@@ -202,7 +204,7 @@ describe.skipIf(backend === "none")(
   },
 );
 
-describe.skipIf(backend === "none")("exec_command goes through the same policy", () => {
+describe.skipIf(sandboxUnavailable)("exec_command goes through the same policy", () => {
   const unified = (policy: Policy, outcome: Outcome) =>
     h.cli([
       "exec",
@@ -293,7 +295,7 @@ describe("sandbox_backend", () => {
     },
   );
 
-  it.skipIf(!landlock.available)(
+  it.skipIf(missing(landlock, "the forced Landlock run"))(
     "the Landlock helper, forced: on-failure retries its denial too",
     async () => {
       h.server.enqueue(
@@ -325,7 +327,7 @@ describe("sandbox_backend", () => {
   );
 });
 
-describe.skipIf(backend === "none")("exec defaults and human output", () => {
+describe.skipIf(sandboxUnavailable)("exec defaults and human output", () => {
   it("no flags: read-only + never, so a patch is rejected even inside cwd (as Codex)", async () => {
     h.server.enqueue(
       turn(customToolCall("apply_patch", addFile("hello.txt"), "patch")),

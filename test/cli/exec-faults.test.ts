@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { endStream, functionCall, hang, httpError, message, turn } from "../support/fake-model-server.js";
-import { alive } from "../support/processes.js";
+import { gone } from "../support/processes.js";
 import { zeroTiming } from "../support/timing.js";
 
 // Unsandboxed: these tests check processes by host pid and write files in cwd (the sandbox
@@ -92,7 +92,7 @@ describe("tscodex exec faults", () => {
     );
     const pid = Number(await readFile(join(h.work, "bg.pid"), "utf8"));
     expect(pid).toBeGreaterThan(0);
-    expect(await alive(pid)).toBe(false);
+    expect(await gone(pid), `pid ${pid}`).toBe(true);
   });
 
   it("Ctrl-C interrupts the running command and the turn, leaving no process behind", async () => {
@@ -118,7 +118,7 @@ describe("tscodex exec faults", () => {
     expect(result.stderr).toContain("turn interrupted");
     for (const file of ["sh.pid", "bg.pid"]) {
       const pid = Number(await readFile(join(h.work, file), "utf8"));
-      expect(await alive(pid)).toBe(false);
+      expect(await gone(pid), `pid ${pid}`).toBe(true);
     }
     expect(h.server.requests).toHaveLength(1);
   });

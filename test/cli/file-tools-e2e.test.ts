@@ -3,7 +3,6 @@
  * model server. Expected outputs are Codex 0.89's (reference tool-outputs/outputs.json and
  * request-examples/089-history-with-image-request.json), with the oracle's paths replaced.
  */
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -158,7 +157,6 @@ describe("tscodex exec: web_search", () => {
 
 describe("tscodex exec: --enable / --disable", () => {
   it("--enable unified_exec swaps shell_command for exec_command + write_stdin", async () => {
-    if (!existsSync(new URL("../../src/tools/builtin/exec-command.ts", import.meta.url))) return;
     h.server.enqueue(turn(message("ok")));
     const result = await h.exec(["--enable", "unified_exec", "hi"]);
     expect(result.code, result.stderr).toBe(0);

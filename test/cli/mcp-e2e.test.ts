@@ -13,7 +13,7 @@ import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
 import { startHttpFixture, TINY_PNG } from "../support/mcp-fixture-server.js";
-import { reaped } from "../support/processes.js";
+import { gone } from "../support/processes.js";
 import { DEFAULT_TOOLS } from "../support/tool-names.js";
 
 const h = useExecHarness({ config: false, execArgs: ["--full-auto"] });
@@ -252,7 +252,7 @@ describe("tscodex exec with misbehaving MCP servers", () => {
     expect(h.outputs().call_1).toBe('[{"text":"echo: still here","type":"text"}]');
     const pids = (await readFile(pidfile, "utf8")).trim().split("\n").map(Number);
     expect(pids).toHaveLength(3);
-    for (const pid of pids) expect(await reaped(pid), `pid ${pid} still running`).toBe(true);
+    for (const pid of pids) expect(await gone(pid), `pid ${pid} still running`).toBe(true);
   });
 
   it("a tool that outlives tool_timeout_sec gets a clean error and the run goes on", async () => {

@@ -5,7 +5,7 @@ import type { ToolDefinition, ToolInvocation, TurnContext } from "../../src/tool
 import { ResourceScope } from "../../src/util/resource-scope.js";
 import { runHandler, testTurnContext } from "../support/turn-context.js";
 
-export { alive, readPid, waitFor } from "../support/processes.js";
+export { alive, gone, readPid, waitFor } from "../support/processes.js";
 
 export interface TestTurn {
   context: TurnContext;

@@ -12,7 +12,7 @@ import { execCommandTool } from "../../src/tools/builtin/exec-command.js";
 import { writeStdinTool } from "../../src/tools/builtin/write-stdin.js";
 import { testThreadServices } from "../support/thread-services.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
-import { alive, parseEnvelope, readPid, waitFor } from "./sessions-helpers.js";
+import { alive, gone, parseEnvelope, readPid, waitFor } from "./sessions-helpers.js";
 
 type Script = (prompt: Prompt) => ResponseEvent[];
 
@@ -104,7 +104,7 @@ describe("exec sessions in a thread", () => {
     expect(await alive(pid)).toBe(true);
 
     await shutdown(thread, events);
-    expect(await alive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
     expect(events.filter((event) => event.type === "exec_command_end")).toEqual([]);
   });
 

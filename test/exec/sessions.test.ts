@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExecSessionSpec } from "../../src/exec/session.js";
 import { ExecSessionManager, SessionLimitError } from "../../src/exec/sessions.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
-import { alive, readPid, waitFor } from "./sessions-helpers.js";
+import { alive, gone, readPid, waitFor } from "./sessions-helpers.js";
 
 let dir: TempDir;
 let manager: ExecSessionManager;
@@ -125,7 +125,7 @@ describe("ExecSessionManager", () => {
     expect(await alive(job)).toBe(true);
 
     await manager.dispose();
-    for (const pid of [running.pid, orphan, shell.pid, job]) expect(await alive(pid)).toBe(false);
+    for (const pid of [running.pid, orphan, shell.pid, job]) expect(await gone(pid), `pid ${pid}`).toBe(true);
     expect(running.killReason).toBe("shutdown");
     await expect(manager.start(spec("true"))).rejects.toThrow("shut down");
   });

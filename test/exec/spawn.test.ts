@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/exec/spawn.js";
+import { alive, gone } from "../support/processes.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
@@ -17,33 +17,6 @@ afterEach(async () => {
 
 const sh = (script: string, timeoutMs = 5000, extra: { signal?: AbortSignal } = {}) =>
   runCommand({ argv: ["/bin/sh", "-c", script], cwd: dir.path, env, timeoutMs, ...extra });
-
-/**
- * True while the process runs. A killed orphan can linger as a zombie when PID 1 does not
- * reap (as in some containers): it is dead, so a `Z` state counts as gone.
- */
-async function diesSoon(pid: number, withinMs = 2000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (alive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** Polls for a file a command writes (no fixed sleeps). */
 async function waitForFile(path: string): Promise<string> {
@@ -96,7 +69,7 @@ describe("runCommand", () => {
     expect(result.aggregated.head).toBe("before\n");
     expect(result.durationMs).toBeGreaterThanOrEqual(300);
     expect(result.durationMs).toBeLessThan(1500);
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
   });
 
   it("kills the whole process group on abort", async () => {
@@ -104,13 +77,13 @@ describe("runCommand", () => {
     const controller = new AbortController();
     const running = sh(`sleep 30 & echo $! > ${pidfile}; wait`, 10_000, { signal: controller.signal });
     const grandchild = Number(await waitForFile(pidfile));
-    expect(alive(grandchild)).toBe(true);
+    expect(await alive(grandchild)).toBe(true);
     controller.abort();
     const result = await running;
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
     // SIGKILL was sent to the group; under load the kernel may still be tearing it down.
-    expect(await diesSoon(grandchild)).toBe(true);
+    expect(await gone(grandchild)).toBe(true);
   });
 
   it("escalates to SIGKILL for a group that ignores SIGTERM", async () => {

@@ -2,23 +2,23 @@
  * Pagination of long results: pages in order, stable opaque tokens, clear errors for bad and
  * forgotten tokens, page-size clamping, and no page ending inside a surrogate pair.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   clampPageSize,
   DEFAULT_PAGE_SIZE,
-  forgetThread,
+  PageStore,
   pageBounds,
-  paginate,
-  readPage,
 } from "../../src/frontends/mcp-server/pagination.js";
+
+let store = new PageStore();
 
 /** Read every page of `text` starting with paginate(); returns the pages. */
 function allPages(threadId: string, text: string, pageSize: number): string[] {
-  const first = paginate(threadId, text, pageSize);
+  const first = store.paginate(threadId, text, pageSize);
   const pages = [first.text];
   let token = first.nextPageToken;
   while (token) {
-    const page = readPage(token);
+    const page = store.readPage(token);
     if ("error" in page) throw new Error(page.error);
     pages.push(page.text);
     token = page.nextPageToken;
@@ -26,6 +26,9 @@ function allPages(threadId: string, text: string, pageSize: number): string[] {
   return pages;
 }
 
+beforeEach(() => {
+  store = new PageStore();
+});
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllEnvs();
@@ -33,52 +36,52 @@ afterEach(() => {
 
 describe("paginate / readPage", () => {
   it("returns a short text whole, without a token", () => {
-    expect(paginate("t-short", "hello", undefined)).toEqual({ text: "hello" });
+    expect(store.paginate("t-short", "hello", undefined)).toEqual({ text: "hello" });
   });
 
   it("splits a long text into 3 pages that join back to it", () => {
     const text = `${"a".repeat(1000)}${"b".repeat(1000)}${"c".repeat(500)}`;
-    const first = paginate("t-three", text, 1000);
+    const first = store.paginate("t-three", text, 1000);
     expect(first.text).toBe("a".repeat(1000));
     expect(first.nextPageToken).toMatch(/^pt_[A-Za-z0-9_-]{22}$/);
-    const second = readPage(first.nextPageToken ?? "");
+    const second = store.readPage(first.nextPageToken ?? "");
     expect(second).toEqual({ text: "b".repeat(1000), nextPageToken: expect.any(String) });
-    const third = readPage((second as { nextPageToken: string }).nextPageToken);
+    const third = store.readPage((second as { nextPageToken: string }).nextPageToken);
     expect(third).toEqual({ text: "c".repeat(500) });
     expect(allPages("t-three", text, 1000).join("")).toBe(text);
   });
 
   it("gives the same page for the same token every time, and fresh tokens for each call", () => {
     const text = "x".repeat(2500);
-    const first = paginate("t-stable", text, 1000);
+    const first = store.paginate("t-stable", text, 1000);
     const token = first.nextPageToken ?? "";
-    expect(readPage(token)).toEqual(readPage(token));
-    expect(paginate("t-stable", text, 1000).nextPageToken).not.toBe(token);
+    expect(store.readPage(token)).toEqual(store.readPage(token));
+    expect(store.paginate("t-stable", text, 1000).nextPageToken).not.toBe(token);
   });
 
   it("answers a malformed or unknown token with a clear error", () => {
-    expect(readPage("nope")).toEqual({ error: expect.stringContaining("Invalid pageToken 'nope'") });
-    expect(readPage("pt_AAAAAAAAAAAAAAAAAAAAAA")).toEqual({
+    expect(store.readPage("nope")).toEqual({ error: expect.stringContaining("Invalid pageToken 'nope'") });
+    expect(store.readPage("pt_AAAAAAAAAAAAAAAAAAAAAA")).toEqual({
       error: expect.stringContaining("Unknown or expired pageToken"),
     });
   });
 
   it("forgets a thread's tokens with the thread, and only that thread's", () => {
-    const gone = paginate("t-gone", "g".repeat(3000), 1000).nextPageToken ?? "";
-    const kept = paginate("t-kept", "k".repeat(3000), 1000).nextPageToken ?? "";
-    forgetThread("t-gone");
-    expect(readPage(gone)).toEqual({ error: expect.stringContaining("Unknown or expired") });
-    expect(readPage(kept)).toMatchObject({ text: "k".repeat(1000) });
+    const gone = store.paginate("t-gone", "g".repeat(3000), 1000).nextPageToken ?? "";
+    const kept = store.paginate("t-kept", "k".repeat(3000), 1000).nextPageToken ?? "";
+    store.forgetThread("t-gone");
+    expect(store.readPage(gone)).toEqual({ error: expect.stringContaining("Unknown or expired") });
+    expect(store.readPage(kept)).toMatchObject({ text: "k".repeat(1000) });
   });
 
   it("expires tokens whose thread has been idle for the session TTL", () => {
     vi.stubEnv("TSCODEX_SESSION_TTL_MS", "60000");
     vi.useFakeTimers({ now: 1_000_000 });
-    const token = paginate("t-idle", "i".repeat(3000), 1000).nextPageToken ?? "";
+    const token = store.paginate("t-idle", "i".repeat(3000), 1000).nextPageToken ?? "";
     vi.setSystemTime(1_000_000 + 30_000);
-    expect(readPage(token)).toMatchObject({ text: "i".repeat(1000) });
+    expect(store.readPage(token)).toMatchObject({ text: "i".repeat(1000) });
     vi.setSystemTime(1_000_000 + 30_000 + 60_001);
-    expect(readPage(token)).toEqual({ error: expect.stringContaining("Unknown or expired") });
+    expect(store.readPage(token)).toEqual({ error: expect.stringContaining("Unknown or expired") });
   });
 
   it("never ends a page between the halves of a surrogate pair", () => {
@@ -104,6 +107,6 @@ describe("paginate / readPage", () => {
     expect(clampPageSize(10)).toBe(1000);
     expect(clampPageSize(5_000_000)).toBe(200_000);
     expect(clampPageSize(1500.7)).toBe(1500);
-    expect(paginate("t-clamp", "z".repeat(1500), 10).text).toHaveLength(1000);
+    expect(store.paginate("t-clamp", "z".repeat(1500), 10).text).toHaveLength(1000);
   });
 });

@@ -4,15 +4,15 @@
  * (reference/mcp-server: tool names, required fields, schemas, result shape, Codex-style
  * `{decision}` answers), and `codex/event` notifications behind --raw-events.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import type { WireMessage } from "../support/mcp-client.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
+import { referencePath } from "../support/reference.js";
 
-/** Codex 0.89's recorded transcripts (shared team reference; the checks skip where it is absent). */
-const REFERENCE = process.env.TSCODEX_REFERENCE_DIR ?? "/work/shared/reference/mcp-server";
-const haveReference = existsSync(REFERENCE);
+/** Codex 0.89's recorded transcripts (copies of the team reference, test/fixtures/reference). */
+const REFERENCE = referencePath("mcp-server");
 
 interface Recorded {
   dir: string;
@@ -56,32 +56,29 @@ describe("the MCP wire", () => {
     expect((await client.request(8, "logging/setLevel", { level: "info" })).result).toEqual({});
   });
 
-  it.skipIf(!haveReference)(
-    "lists Codex's tools with the recorded names, fields, enums and output schema",
-    async () => {
-      const recorded = transcript("probe.jsonl").find((line) => line.dir === "<-" && line.msg.id === 2);
-      const reference = (recorded?.msg.result as { tools: ToolEntry[] } | undefined)?.tools ?? [];
-      expect(reference.length).toBe(2);
-      const client = h.rawClient();
-      await client.initialize();
-      const ours = ((await client.request(1, "tools/list", {})).result as { tools: ToolEntry[] }).tools;
-      for (const want of reference) {
-        const have = ours.find((tool) => tool.name === want.name);
-        expect(have, want.name).toBeDefined();
-        expect(have?.inputSchema.required).toEqual(want.inputSchema.required);
-        expect(have?.outputSchema).toMatchObject({ required: ["threadId", "content"] });
-        for (const [field, schema] of Object.entries(want.inputSchema.properties)) {
-          expect(have?.inputSchema.properties[field], `${want.name}.${field}`).toMatchObject({
-            type: schema.type,
-            ...(schema.enum ? { enum: schema.enum } : {}),
-          });
-        }
+  it("lists Codex's tools with the recorded names, fields, enums and output schema", async () => {
+    const recorded = transcript("probe.jsonl").find((line) => line.dir === "<-" && line.msg.id === 2);
+    const reference = (recorded?.msg.result as { tools: ToolEntry[] } | undefined)?.tools ?? [];
+    expect(reference.length).toBe(2);
+    const client = h.rawClient();
+    await client.initialize();
+    const ours = ((await client.request(1, "tools/list", {})).result as { tools: ToolEntry[] }).tools;
+    for (const want of reference) {
+      const have = ours.find((tool) => tool.name === want.name);
+      expect(have, want.name).toBeDefined();
+      expect(have?.inputSchema.required).toEqual(want.inputSchema.required);
+      expect(have?.outputSchema).toMatchObject({ required: ["threadId", "content"] });
+      for (const [field, schema] of Object.entries(want.inputSchema.properties)) {
+        expect(have?.inputSchema.properties[field], `${want.name}.${field}`).toMatchObject({
+          type: schema.type,
+          ...(schema.enum ? { enum: schema.enum } : {}),
+        });
       }
-      expect(ours.slice(0, 2).map((tool) => tool.name)).toEqual(["codex", "codex-reply"]);
-    },
-  );
+    }
+    expect(ours.slice(0, 2).map((tool) => tool.name)).toEqual(["codex", "codex-reply"]);
+  });
 
-  it.skipIf(!haveReference)("gives the recorded error texts for the recorded bad calls", async () => {
+  it("gives the recorded error texts for the recorded bad calls", async () => {
     const lines = transcript("session.jsonl");
     const start = lines.findIndex((line) => line.dir === "mark" && String(line.msg) === "08-errors");
     const client = h.rawClient();

@@ -2,11 +2,18 @@
  * The session tools against a real ThreadManager over a temp TSCODEX_HOME, with rollouts made by
  * running short threads against the fake model server.
  */
+import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
-import { startBackgroundTask, taskSettled } from "../../src/frontends/mcp-server/background.js";
-import type { ServerToolContext, ServerToolResult } from "../../src/frontends/mcp-server/server-tool.js";
+import { type Config, loadConfig } from "../../src/config/load.js";
+import type { ServerToolResult } from "../../src/frontends/mcp-server/results.js";
+import { assembleRuntime } from "../../src/frontends/mcp-server/runtime.js";
+import type {
+  ServerRuntime,
+  ServerTool,
+  ServerToolContext,
+} from "../../src/frontends/mcp-server/server-tool.js";
 import { sessionTools } from "../../src/frontends/mcp-server/session-tools.js";
+import { serverTools } from "../../src/frontends/mcp-server/tools.js";
 import { findRollout } from "../../src/session/rollout-store.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
 import { VERSION } from "../../src/version.js";
@@ -25,7 +32,10 @@ import { type TempDir, tmpdir } from "../support/tmpdir.js";
 let server: FakeModelServer;
 let home: TempDir;
 let work: TempDir;
+let config: Config;
 let threads: ThreadManager;
+/** The runtime of a server serving the session tools only, around `threads`. */
+let runtime: ServerRuntime;
 const env = () => ({ FAKE_KEY: "k", PATH: process.env.PATH ?? "", HOME: home.path });
 
 beforeAll(async () => {
@@ -45,6 +55,7 @@ beforeEach(async () => {
   ];
   await writeFakeConfig(home.path, { baseUrl: server.url, extra: extra.join("\n") });
   threads = await manager();
+  runtime = runtimeFor(threads);
 });
 afterEach(async () => {
   await threads.close();
@@ -53,18 +64,17 @@ afterEach(async () => {
 });
 
 async function manager(): Promise<ThreadManager> {
-  const config = await loadConfig({ home: home.path, env: env() });
+  config = await loadConfig({ home: home.path, env: env() });
   return new ThreadManager({ config, source: "test", originator: "test", env: env() });
 }
 
-function context(manager = threads): ServerToolContext {
-  return {
-    threads: manager,
-    progress: () => {},
-    signal: new AbortController().signal,
-    settings: { configOverrides: {}, rawEvents: false, home: home.path },
-    listServerTools: () => sessionTools(),
-  };
+function runtimeFor(manager: ThreadManager, tools: ServerTool[] = sessionTools()): ServerRuntime {
+  const settings = { configOverrides: {}, rawEvents: false, home: home.path };
+  return assembleRuntime({ config, threads: manager, settings, tools });
+}
+
+function context(serving = runtime): ServerToolContext {
+  return { runtime: serving, progress: () => {}, signal: new AbortController().signal };
 }
 
 async function call(
@@ -136,10 +146,8 @@ describe("session tools", () => {
     await threads.close();
     const fresh = await manager();
     try {
-      const sessions = structured(await call("listSessions", {}, context(fresh))).sessions as Record<
-        string,
-        unknown
-      >[];
+      const sessions = structured(await call("listSessions", {}, context(runtimeFor(fresh))))
+        .sessions as Record<string, unknown>[];
       expect(sessions).toEqual([expect.objectContaining({ id: thread.id, loaded: false, expiresAt: null })]);
     } finally {
       await fresh.close();
@@ -191,13 +199,13 @@ describe("session tools", () => {
     const thread = await threads.start({ cwd: work.path });
     const answer = `${"a".repeat(1000)}${"b".repeat(1000)}${"c".repeat(200)}`;
     server.enqueue(turn(delay(150), message(answer)));
-    startBackgroundTask(thread.id, async () => {
+    runtime.tasks.start(thread.id, async () => {
       const outcome = await thread.run({ text: "long task" });
       return { content: [{ type: "text", text: outcome.finalResponse ?? "" }] };
     });
     const running = await call("status", { threadId: thread.id });
     expect(structured(running)).toEqual({ threadId: thread.id, state: "running" });
-    await taskSettled(thread.id);
+    await runtime.tasks.settled(thread.id);
 
     const first = await call("status", { threadId: thread.id, pageSize: 1000 });
     expect(structured(first)).toMatchObject({ state: "completed", content: "a".repeat(1000) });
@@ -219,6 +227,41 @@ describe("session tools", () => {
       state: "completed",
       content: "the answer",
     });
+  });
+
+  it("answers a live thread's state from the ThreadManager, a stored one's from its rollout", async () => {
+    const thread = await ranThread("remember", "kept in memory");
+    const path = await findRollout(home.path, thread.id);
+    if (!path) throw new Error("no rollout");
+    await threads.close();
+    const stored = await readFile(path, "utf8");
+    const restarted = await manager();
+    try {
+      // After a restart the thread is only on disk: its state and answer come from the file.
+      const fromDisk = context(runtimeFor(restarted));
+      expect(structured(await call("status", { threadId: thread.id }, fromDisk))).toEqual({
+        threadId: thread.id,
+        state: "completed",
+        content: "kept in memory",
+      });
+      // Loaded again, it is answered from memory: a rollout cut back to its first line changes nothing.
+      await restarted.resume(thread.id);
+      await writeFile(path, `${stored.split("\n")[0]}\n`);
+      expect(structured(await call("status", { threadId: thread.id }, fromDisk))).toEqual({
+        threadId: thread.id,
+        state: "completed",
+        content: "kept in memory",
+      });
+      expect(structured(await call("sessionStats", { threadId: thread.id }, fromDisk))).toMatchObject({
+        live: true,
+        state: "completed",
+        turns: 1,
+        model: "gpt-5-mini",
+        cwd: work.path,
+      });
+    } finally {
+      await restarted.close();
+    }
   });
 
   it("cancels a running turn, and errors when none runs", async () => {
@@ -282,8 +325,8 @@ describe("session tools", () => {
       "help",
     ]);
     expect(tools.every((entry) => entry.inputSchema.type === "object")).toBe(true);
-    // Without the server's getter, listTools still shows the standard served list.
-    const { listServerTools: _, ...bare } = context();
+    // A server serving every tool lists them all, in tools/list order.
+    const bare = context(runtimeFor(threads, serverTools()));
     const served = structured(await call("listTools", {}, bare)).tools as { name: string }[];
     expect(served.map((entry) => entry.name).slice(0, 3)).toEqual(["codex", "codex-reply", "listSessions"]);
     const help = await call("help");

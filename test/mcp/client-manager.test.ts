@@ -10,6 +10,7 @@ import { McpClientManager } from "../../src/mcp/client-manager.js";
 import type { Event } from "../../src/protocol/events.js";
 import { fixtureScript } from "../support/mcp-fixture.js";
 import { startHttpFixture } from "../support/mcp-fixture-server.js";
+import { gone } from "../support/processes.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 let script: string;
@@ -40,18 +41,6 @@ async function startupEvents(manager: McpClientManager): Promise<Event[]> {
   const events: Event[] = [];
   await manager.whenReady((event) => events.push(event));
   return events;
-}
-
-async function alive(pid: number): Promise<boolean> {
-  for (let i = 0; i < 60; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return false;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
 }
 
 describe("McpClientManager", () => {
@@ -140,7 +129,7 @@ describe("McpClientManager", () => {
     });
     const pids = (await readFile(pidfile, "utf8")).trim().split("\n").map(Number);
     expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(await alive(pid)).toBe(false);
+    for (const pid of pids) expect(await gone(pid), `pid ${pid}`).toBe(true);
   });
 
   it("talks Streamable HTTP, with headers from the config and the environment", async () => {

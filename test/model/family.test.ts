@@ -2,14 +2,13 @@
  * Model families against the reference: for every `codex exec -m SLUG` capture, the request
  * knobs we send and the shell / apply_patch tools we offer match what Codex 0.89 sent.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Config } from "../../src/config/load.js";
 import { findModelFamily } from "../../src/model/family.js";
 import { requestSettings } from "../../src/session/create.js";
 import { selectTools } from "../../src/tools/registry.js";
-
-const SPECS = new URL("../../../shared/reference/tool-specs/089/", import.meta.url);
+import { readReferenceJson, referencePath } from "../support/reference.js";
 
 interface Capture {
   request_top_level: Record<string, unknown>;
@@ -17,15 +16,10 @@ interface Capture {
 }
 
 function captures(): [string, Capture][] {
-  let files: string[];
-  try {
-    files = readdirSync(SPECS).filter((name) => name.startsWith("cfg-model-"));
-  } catch {
-    return [];
-  }
+  const files = readdirSync(referencePath("tool-specs/089")).filter((name) => name.startsWith("cfg-model-"));
   return files.map((file) => [
     file.replace(/^cfg-model-|\.json$/g, ""),
-    JSON.parse(readFileSync(new URL(file, SPECS), "utf8")) as Capture,
+    readReferenceJson<Capture>(`tool-specs/089/${file}`),
   ]);
 }
 

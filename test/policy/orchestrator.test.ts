@@ -22,6 +22,7 @@ import {
 import type { ReviewDecision } from "../../src/protocol/events.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import type { OrchestratedCommand } from "../../src/tools/types.js";
+import { noSandbox } from "../support/skips.js";
 import { invocationFor, type PolicyTurn, type PolicyTurnOptions, policyTurn } from "./support.js";
 
 interface Fake {
@@ -213,8 +214,9 @@ describe("orchestrator decisions (fake runner)", () => {
 
 // The real thing: bubblewrap or the Landlock helper, real processes, real files.
 const backend = await detectSandboxBackend();
+const unsandboxed = await noSandbox("the orchestrator with the real sandbox");
 
-describe.skipIf(backend === "none")(`orchestrator with the real sandbox (${backend})`, () => {
+describe.skipIf(unsandboxed)(`orchestrator with the real sandbox (${backend})`, () => {
   let base: string;
   let ws: string;
   let outside: string;

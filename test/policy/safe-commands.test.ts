@@ -2,22 +2,17 @@
  * Known-safe commands and the strict/loose shell readers behind them. The first table is
  * Codex 0.89's observed `untrusted` behaviour (reference app-server/untrusted-auto-approval-089.json).
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isKnownSafeCommand, shellScriptOf } from "../../src/policy/safe-commands.js";
 import { parseSimpleScript, splitScriptLoosely } from "../../src/policy/shell-parse.js";
+import { readReferenceJson } from "../support/reference.js";
 
-const REFERENCE = "/work/shared/reference/app-server/untrusted-auto-approval-089.json";
 const bash = (script: string) => ["/bin/bash", "-lc", script];
 
 describe("known-safe commands", () => {
-  const recorded: { command: string; approval_requested: boolean }[] = (() => {
-    try {
-      return JSON.parse(readFileSync(REFERENCE, "utf8"));
-    } catch {
-      return [];
-    }
-  })();
+  const recorded = readReferenceJson<{ command: string; approval_requested: boolean }[]>(
+    "app-server/untrusted-auto-approval-089.json",
+  );
   const table: [string, boolean][] = [
     ["ls", true],
     ["cat AGENTS.md", true],
@@ -46,7 +41,6 @@ describe("known-safe commands", () => {
   });
 
   it("the table is the reference's, case for case", () => {
-    if (recorded.length === 0) return; // reference not mounted: the table above still stands
     expect(recorded.map((row) => [row.command, !row.approval_requested])).toEqual(table);
   });
 

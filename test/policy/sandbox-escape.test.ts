@@ -9,7 +9,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { createServer, type Server, Socket } from "node:net";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/exec/spawn.js";
@@ -30,12 +30,10 @@ const backends = [
   { name: "bwrap" as const, status: await bwrapBackendStatus() },
   { name: "landlock" as const, status: await landlockBackendStatus() },
 ];
-const publicReachable = await canReach("1.1.1.1", 53);
-if (publicReachable !== null)
-  console.warn(`sandbox-escape: public network not checked as allowed: ${publicReachable}`);
 for (const { name, status } of backends) {
   if (!status.available) console.warn(`sandbox-escape: skipping the ${name} backend: ${status.reason}`);
 }
+if (!isRoot) console.warn("sandbox-escape: not root: the /etc write and /proc/sys checks need uid 0");
 
 let base: string;
 let ws: string;
@@ -70,22 +68,6 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
   for (const file of etcFiles) await rm(file, { force: true });
 });
-
-/** null when reachable from the host, else why not (then "allowed" cannot be checked). */
-function canReach(host: string, port: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (reason: string | null) => {
-      socket.destroy();
-      resolve(reason);
-    };
-    socket.setTimeout(2000);
-    socket.once("connect", () => done(null));
-    socket.once("timeout", () => done(`${host}:${port} timed out from the host`));
-    socket.once("error", (error) => done(`${host}:${port} is unreachable from the host: ${error.message}`));
-    socket.connect(port, host);
-  });
-}
 
 function policy(mode: Mode): SandboxPolicy {
   return { mode, writableRoots: [ws, "/tmp"], networkAccess: false };
@@ -245,22 +227,18 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
       }
     });
 
-    it.skipIf(full && publicReachable !== null)(
-      `connects to a public address: ${full ? "allowed" : "blocked, at once"}`,
-      async () => {
+    // Only this machine's addresses are ever a target (no traffic leaves it): a refused
+    // connection must fail at once inside the sandbox, not hang until a timeout.
+    if (!full)
+      it("fails a connection at once when the network is off", async () => {
         const run = await sandboxed(
           name,
           mode,
-          "timeout 3 bash -c 'exec 3<>/dev/tcp/1.1.1.1/53' && echo connected",
+          `timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' && echo connected`,
         );
-        if (full) {
-          expectAllowed(run);
-        } else {
-          expectBlocked(run);
-          expect(run.durationMs).toBeLessThan(2000);
-        }
-      },
-    );
+        expectBlocked(run);
+        expect(run.durationMs).toBeLessThan(2000);
+      });
 
     it(`signals a process outside the sandbox: ${full ? "allowed" : "blocked"}`, async () => {
       const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });

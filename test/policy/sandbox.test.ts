@@ -17,9 +17,12 @@ import {
 } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { runCli } from "../support/cli.js";
+import { alive } from "../support/processes.js";
+import { missing, noSandbox } from "../support/skips.js";
 
 const bwrap = await bwrapBackendStatus();
 const landlock = await landlockBackendStatus();
+const unsandboxed = await noSandbox("tscodex sandbox running a command");
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8" };
 
 let base: string;
@@ -73,7 +76,7 @@ describe("prepareSandboxedCommand", () => {
     expect(await first).toBe(expected);
   });
 
-  describe.skipIf(!bwrap.available)("bwrap", () => {
+  describe.skipIf(missing(bwrap, "the bwrap argv checks"))("bwrap", () => {
     it("mounts nothing writable in read-only mode", async () => {
       const { argv, backend } = await prepareSandboxedCommand(["ls", "-l"], ws, readOnly, {
         backend: "bwrap",
@@ -114,7 +117,7 @@ describe("prepareSandboxedCommand", () => {
     });
   });
 
-  describe.skipIf(!landlock.available)("landlock", () => {
+  describe.skipIf(missing(landlock, "the Landlock argv checks"))("landlock", () => {
     it("passes writable roots, read-only control dirs and the network switch to the helper", async () => {
       const { argv, backend } = await prepareSandboxedCommand(
         ["true"],
@@ -162,16 +165,14 @@ describe("isLikelySandboxDenial", () => {
   });
 });
 
-/** Live `sleep MARKER` processes (a killed one may linger as a zombie: not counted). */
-function livingWith(marker: string): number[] {
+/** Live `sleep MARKER` processes (a zombie counts until reaping is up to init: see processes.ts). */
+async function livingWith(marker: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (cmdline === `sleep\0${marker}\0` && state !== "Z") pids.push(Number(entry));
+      if (cmdline === `sleep\0${marker}\0` && (await alive(Number(entry)))) pids.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }
@@ -180,8 +181,8 @@ function livingWith(marker: string): number[] {
 }
 
 const available = [
-  { name: "bwrap" as const, ok: bwrap.available },
-  { name: "landlock" as const, ok: landlock.available },
+  { name: "bwrap" as const, ok: !missing(bwrap, "runCommand under bwrap") },
+  { name: "landlock" as const, ok: !missing(landlock, "runCommand under the Landlock helper") },
 ];
 
 describe.each(available)("runCommand under $name", ({ name, ok }) => {
@@ -223,7 +224,7 @@ describe.each(available)("runCommand under $name", ({ name, ok }) => {
     const marker = `${800 + Math.floor(Math.random() * 99)}.${process.pid}`;
     const controller = new AbortController();
     const pending = run(`sleep ${marker} & sleep ${marker}; wait`, { signal: controller.signal });
-    await expect.poll(() => livingWith(marker).length, { timeout: 3000 }).toBe(2);
+    await expect.poll(async () => (await livingWith(marker)).length, { timeout: 3000 }).toBe(2);
     controller.abort();
     const result = await pending;
     expect(result.aborted).toBe(true);
@@ -231,7 +232,7 @@ describe.each(available)("runCommand under $name", ({ name, ok }) => {
   });
 });
 
-describe.skipIf(!landlock.available)("the Landlock helper", () => {
+describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Landlock helper", () => {
   const helper = landlock.available ? landlock.path : "";
 
   it("reports a missing command as 127 and a usage error as 125", async () => {
@@ -280,19 +281,16 @@ describe("tscodex sandbox", () => {
   const cli = (args: string[], extraEnv: Record<string, string> = {}) =>
     runCli(["sandbox", ...args], { cwd: ws, home, env: extraEnv, timeoutMs: 15_000 });
 
-  it.skipIf(!bwrap.available && !landlock.available)(
-    "runs the command under the policy and exits with its code",
-    async () => {
-      const wrote = await cli(["--full-auto", "--", "bash", "-c", "echo hi > cli-out && echo done; exit 3"]);
-      expect(wrote.code).toBe(3);
-      expect(wrote.stdout).toBe("done\n");
-      const denied = await cli(["--", "bash", "-c", "echo hi > cli-ro"]);
-      expect(denied.code).toBe(1);
-      expect(isLikelySandboxDenial(1, denied.stderr)).toBe(true);
-    },
-  );
+  it.skipIf(unsandboxed)("runs the command under the policy and exits with its code", async () => {
+    const wrote = await cli(["--full-auto", "--", "bash", "-c", "echo hi > cli-out && echo done; exit 3"]);
+    expect(wrote.code).toBe(3);
+    expect(wrote.stdout).toBe("done\n");
+    const denied = await cli(["--", "bash", "-c", "echo hi > cli-ro"]);
+    expect(denied.code).toBe(1);
+    expect(isLikelySandboxDenial(1, denied.stderr)).toBe(true);
+  });
 
-  it.skipIf(!landlock.available)(
+  it.skipIf(missing(landlock, "tscodex sandbox --backend landlock"))(
     "honours --backend and -c sandbox_workspace_write.network_access",
     async () => {
       const script = "python3 -c 'import socket; socket.socket(socket.AF_INET)' && echo net-ok";

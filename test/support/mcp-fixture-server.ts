@@ -11,12 +11,12 @@
  * - `dotted.name` → `dotted`
  * Resources: `fixture://readme` (text/plain `fixture readme body`); template `fixture://notes/{id}`.
  *
- * Over stdio (`runStdioFixture`, built into a script by mcp-fixture.ts), `FIXTURE_MODE` picks a
- * misbehaviour: `crash` (exits at startup, complaining on stderr), `hang` (never answers);
- * `FIXTURE_PIDFILE` names a file each server appends its pid to.
+ * Over stdio (`runStdioFixture`, built into a script by mcp-fixture.ts, whose loader reads the
+ * environment first), `FIXTURE_MODE` picks a misbehaviour: `crash` (exits at startup,
+ * complaining on stderr), `hang` (never answers); `FIXTURE_PIDFILE` names a file each server
+ * appends its pid to.
  * Over Streamable HTTP: `startHttpFixture()` on 127.0.0.1, an ephemeral port.
  */
-import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -131,20 +131,8 @@ export function createFixtureServer(): Server {
   return server;
 }
 
-/** Serve over stdio; `FIXTURE_MODE` (crash | hang) makes it misbehave at startup. */
+/** Serve over stdio (the script's loader in mcp-fixture.ts handles FIXTURE_PIDFILE and FIXTURE_MODE). */
 export async function runStdioFixture(): Promise<void> {
-  // Tests check that no server outlives tscodex: each one notes its pid here.
-  if (process.env.FIXTURE_PIDFILE) appendFileSync(process.env.FIXTURE_PIDFILE, `${process.pid}\n`);
-  const mode = process.env.FIXTURE_MODE ?? "normal";
-  if (mode === "crash") {
-    process.stderr.write("fixture: crashing at startup\n");
-    process.exit(3);
-  }
-  if (mode === "hang") {
-    // Read nothing, answer nothing, stay alive until killed.
-    setInterval(() => {}, 60_000);
-    return;
-  }
   await createFixtureServer().connect(new StdioServerTransport());
 }
 

@@ -2,9 +2,14 @@
  * The stdio MCP fixture (mcp-fixture-server.ts) as a runnable script: bundled once per test
  * process with esbuild into node_modules/.cache (so the SDK import resolves from the project),
  * then started with `node SCRIPT` like any MCP server. `fixtureToml` writes its config entry.
+ *
+ * The script itself is a small loader that acts before the SDK loads (~0.4 s of CPU): it notes
+ * its pid (`FIXTURE_PIDFILE`), since a test may have it killed at any moment after the spawn,
+ * and plays the start-up misbehaviours (`FIXTURE_MODE`), so a start-up timeout test does not
+ * depend on how fast a fixture starts.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -32,14 +37,33 @@ export function fixtureScript(): Promise<string> {
   return built;
 }
 
+/** The entry `node` runs; it imports the bundled server only to serve. */
+const LOADER = `import { appendFileSync } from "node:fs";
+if (process.env.FIXTURE_PIDFILE) appendFileSync(process.env.FIXTURE_PIDFILE, \`\${process.pid}\\n\`);
+const mode = process.env.FIXTURE_MODE ?? "normal";
+if (mode === "crash") {
+  process.stderr.write("fixture: crashing at startup\\n");
+  process.exit(3);
+}
+if (mode === "hang") {
+  // Read nothing, answer nothing, stay alive until killed.
+  setInterval(() => {}, 60_000);
+} else {
+  const { runStdioFixture } = await import("./server-bundle.mjs");
+  await runStdioFixture();
+}
+`;
+
 async function buildFixture(): Promise<string> {
   await mkdir(OUT_DIR, { recursive: true });
   const final = join(OUT_DIR, "server.mjs");
-  // Test workers build concurrently: each writes its own file, then renames (atomic).
-  const temp = join(OUT_DIR, `server-${process.pid}-${Date.now()}.mjs`);
+  // Test workers build concurrently: each writes its own files, then renames (atomic), the
+  // bundle first so the loader never finds it missing.
+  const stamp = `${process.pid}-${Date.now()}`;
+  const temp = join(OUT_DIR, `server-bundle-${stamp}.mjs`);
   await build({
     stdin: {
-      contents: `import { runStdioFixture } from ${JSON.stringify(SOURCE)};\nawait runStdioFixture();\n`,
+      contents: `export { runStdioFixture } from ${JSON.stringify(SOURCE)};\n`,
       resolveDir: ROOT,
       loader: "ts",
     },
@@ -51,7 +75,10 @@ async function buildFixture(): Promise<string> {
     packages: "external",
     logLevel: "warning",
   });
-  await rename(temp, final);
+  await rename(temp, join(OUT_DIR, "server-bundle.mjs"));
+  const loader = join(OUT_DIR, `server-${stamp}.mjs`);
+  await writeFile(loader, LOADER);
+  await rename(loader, final);
   return final;
 }
 

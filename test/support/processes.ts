@@ -1,36 +1,36 @@
 /**
- * Process liveness by pid, for tests that check nothing outlives a run. PID 1 here does not
- * reap orphans, so a killed orphan can stay a zombie: state Z counts as dead unless said otherwise.
+ * Process liveness by pid, for tests that check nothing outlives a run. A killed process is a
+ * zombie until its parent reaps it. Once it is orphaned (adopted by PID 1, which here and in
+ * many containers never reaps), it is gone for good: it has exited and holds nothing. While its
+ * own parent still runs (tscodex, a shell, the sandbox), reaping is that parent's job, so the
+ * zombie still counts: a check waits for the parent instead of passing early.
  */
 import { readdir, readFile } from "node:fs/promises";
 
-/** The state letter of `/proc/<pid>/stat` (e.g. "R", "S", "Z"), or "" when there is no such process. */
-function stateOf(stat: string): string {
-  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-}
-
-/** True while the process runs (a zombie counts as dead). */
-export async function alive(pid: number): Promise<boolean> {
+/** State letter (e.g. "R", "S", "Z") and parent pid from `/proc/<pid>/stat`; null when there is no such process. */
+async function procStat(pid: number): Promise<{ state: string; ppid: number } | null> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-  if (stat === "") return false;
-  return stateOf(stat) !== "Z";
+  if (stat === "") return null;
+  // The command name in parentheses may hold spaces: fields count from the last ")".
+  const [state = "", ppid = "0"] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state, ppid: Number(ppid) };
 }
 
-/**
- * Whether a process is gone (exited and reaped: signal 0 no longer reaches it, so a zombie is
- * not gone), polling up to `ms`.
- */
-export async function reaped(pid: number, ms = 3000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+/** True until the process is gone: exited and reaped, or an exited orphan (see above). */
+export async function alive(pid: number): Promise<boolean> {
+  const stat = await procStat(pid);
+  if (stat === null) return false;
+  return !(stat.state === "Z" && stat.ppid === 1);
+}
+
+/** Whether the process is gone (see `alive`), polling up to `ms`: a killed process takes a moment to exit. */
+export async function gone(pid: number, ms = 3000): Promise<boolean> {
+  const until = performance.now() + ms;
+  while (await alive(pid)) {
+    if (performance.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return false;
+  return true;
 }
 
 /** Polls `check` until it holds (no fixed sleeps); throws after `timeoutMs`. */

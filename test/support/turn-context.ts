@@ -80,6 +80,9 @@ export function testTurnContext(options: TestTurnOptions = {}): TestTurn {
       questions.push(question);
       return answers.shift() ?? "denied";
     },
+    async requestUserInput() {
+      return { kind: "unavailable" };
+    },
     async callClientTool(call) {
       clientCalls.push(call);
       return clientTool ? clientTool(call) : failedClientResult("no client in this test");

@@ -11,6 +11,7 @@ import { writeStdinTool } from "../../src/tools/builtin/write-stdin.js";
 import {
   alive,
   callTool,
+  gone,
   parseEnvelope,
   ResourceScope,
   readPid,
@@ -135,7 +136,7 @@ describe("interrupts and the end of the thread", () => {
     });
     const pid = await readPid(pidFile);
     await scope.dispose();
-    expect(await alive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
     expect(types(turn.events)).toEqual(["exec_command_begin"]);
   });
 

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import type { ToolDefinition, ToolInvocation, ToolOutput, TurnContext } from "../../src/tools/types.js";
 import { ToolError } from "../../src/tools/types.js";
+import { referencePath } from "../support/reference.js";
 import { runHandler, testTurnContext } from "../support/turn-context.js";
 
-const OUTPUTS = new URL("../../../shared/reference/tool-outputs/outputs.json", import.meta.url);
+const OUTPUTS = referencePath("tool-outputs/outputs.json");
 
 export interface RecordedCall {
   run: string;
@@ -22,14 +23,10 @@ export interface RecordedCall {
   followed_by_user_message?: { type: string; text?: string; image_url?: string };
 }
 
-/** The reference calls of one tool (empty when shared/reference is not there). */
+/** The reference calls of one tool. */
 export async function recordedCalls(tool: string): Promise<RecordedCall[]> {
-  try {
-    const all = JSON.parse(await readFile(OUTPUTS, "utf8")) as RecordedCall[];
-    return all.filter((call) => call.tool === tool);
-  } catch {
-    return [];
-  }
+  const all = JSON.parse(await readFile(OUTPUTS, "utf8")) as RecordedCall[];
+  return all.filter((call) => call.tool === tool);
 }
 
 export function turnContext(cwd: string, overrides: Partial<TurnContext> = {}): TurnContext {

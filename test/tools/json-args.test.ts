@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { formatFloat, rustDebugString } from "../../src/tools/json-args/unexpected.js";
 import { ArgumentsError, looseEnum, parseToolArguments, withSerde } from "../../src/tools/json-args.js";
+import { readReferenceJson } from "../support/reference.js";
 
 // Schemas shaped like Codex's Rust argument structs.
 const planItem = withSerde(
@@ -60,8 +60,7 @@ describe("recorded Codex 0.89 cases", () => {
     expect(failure(text, schema)).toBe(expected);
   });
 
-  const reference = "/work/shared/reference/tool-outputs/outputs.json";
-  it.skipIf(!existsSync(reference))("matches every failed-to-parse output in the reference", () => {
+  it("matches every failed-to-parse output in the reference", () => {
     const schemas: Record<string, z.ZodType> = {
       update_plan: updatePlan,
       shell_command: shellCommand,
@@ -69,11 +68,8 @@ describe("recorded Codex 0.89 cases", () => {
       exec_command: execCommand,
     };
     const prefix = "failed to parse function arguments: ";
-    const entries = JSON.parse(readFileSync(reference, "utf8")) as {
-      tool: string;
-      arguments: string;
-      output: unknown;
-    }[];
+    const entries =
+      readReferenceJson<{ tool: string; arguments: string; output: unknown }[]>("tool-outputs/outputs.json");
     const recorded = entries.filter((e) => typeof e.output === "string" && e.output.startsWith(prefix));
     expect(recorded.length).toBeGreaterThan(10);
     for (const entry of recorded) {

@@ -95,15 +95,31 @@ describe("list_dir", () => {
   });
 
   it("lists an unreadable subdirectory without its contents", async () => {
-    if (process.getuid?.() === 0) return; // root reads everything
     const root = join(dir.path, "locked");
     await mkdir(join(root, "secret"), { recursive: true });
     await writeFile(join(root, "secret/x"), "");
     await chmod(join(root, "secret"), 0o000);
     try {
-      expect(await list({ dir_path: root })).toBe(`Absolute path: ${root}\nsecret/`);
+      expect(await asUnprivileged(() => list({ dir_path: root }))).toBe(`Absolute path: ${root}\nsecret/`);
     } finally {
       await chmod(join(root, "secret"), 0o755);
     }
   });
 });
+
+/**
+ * Runs `fn` where permission bits apply. Root reads everything, so as root (CI runs as root)
+ * the effective uid is nobody's for the call: tests in a file run one at a time, and the real
+ * uid stays 0 to switch back.
+ */
+async function asUnprivileged<T>(fn: () => Promise<T>): Promise<T> {
+  if (process.geteuid?.() !== 0 || !process.seteuid) return fn();
+  await chmod(dir.path, 0o711); // mkdtemp's 0700 would stop nobody before the listed directory
+  process.seteuid(65534);
+  try {
+    return await fn();
+  } finally {
+    process.seteuid(0);
+    await chmod(dir.path, 0o700);
+  }
+}

@@ -4,14 +4,13 @@
  * Tools that belong to other parts of tscodex (request_user_input, collab agents) and Codex's
  * test-only test_sync_tool are left out of the comparison.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { findModelFamily } from "../../src/model/family.js";
 import type { WireApi } from "../../src/model/types.js";
 import { toolSpecName } from "../../src/protocol/tool-spec.js";
 import { buildToolDefinitions, selectTools, type ToolSelectionInput } from "../../src/tools/registry.js";
+import { readReferenceJson } from "../support/reference.js";
 
-const SPECS = new URL("../../../shared/reference/tool-specs/", import.meta.url);
 const ELSEWHERE = new Set([
   "request_user_input",
   "spawn_agent",
@@ -21,13 +20,7 @@ const ELSEWHERE = new Set([
   "test_sync_tool",
 ]);
 
-function readJson<T>(name: string): T | null {
-  try {
-    return JSON.parse(readFileSync(new URL(name, SPECS), "utf8")) as T;
-  } catch {
-    return null;
-  }
-}
+const readJson = <T>(name: string): T => readReferenceJson<T>(`tool-specs/${name}`);
 
 /** The selection input Codex's flags for one capture amount to. */
 function inputFor(config: string, args: string[]): ToolSelectionInput {
@@ -54,8 +47,8 @@ const names = (input: ToolSelectionInput) =>
   buildToolDefinitions(input).map((tool) => toolSpecName(tool.spec));
 
 describe("tool selection matches Codex 0.89", () => {
-  const index = readJson<Record<string, string[]>>("index.json") ?? {};
-  const cliArgs = readJson<Record<string, string[]>>("cli-args.json") ?? {};
+  const index = readJson<Record<string, string[]>>("index.json");
+  const cliArgs = readJson<Record<string, string[]>>("cli-args.json");
   const configs = Object.keys(index).filter((name) => !name.startsWith("v169"));
 
   it("has the reference captures", () => {
@@ -85,10 +78,10 @@ describe("tool selection matches Codex 0.89", () => {
     const live = readJson<{ tools: object[] }>("089/cfg-feat-web-search-request.json");
     const cached = readJson<{ tools: object[] }>("089/cfg-feat-web-search-cached.json");
     expect(specOf({ web_search_request: true })).toEqual(
-      live?.tools.find((tool) => "type" in tool && tool.type === "web_search"),
+      live.tools.find((tool) => "type" in tool && tool.type === "web_search"),
     );
     expect(specOf({ web_search_cached: true })).toEqual(
-      cached?.tools.find((tool) => "type" in tool && tool.type === "web_search"),
+      cached.tools.find((tool) => "type" in tool && tool.type === "web_search"),
     );
     expect(specOf({ web_search_cached: true, web_search_request: true })).toEqual({
       type: "web_search",

@@ -5,7 +5,7 @@
  * and a restarted server loads them from their rollouts.
  */
 import { type Config, loadConfig } from "../../config/load.js";
-import { type ConfigOverride, parseOverride } from "../../config/overrides.js";
+import { applyOverride, type ConfigOverride, parseOverride } from "../../config/overrides.js";
 import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
@@ -71,6 +71,18 @@ export class AppServerRuntime implements ChannelHost {
   configWith(extra: Record<string, unknown>): Promise<Config> {
     const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
     return loadConfig({ overrides: [...this.overrides, ...own], env: this.env });
+  }
+
+  /**
+   * The configuration in config.toml's terms: the file's table with the server's -c flags
+   * applied, and the model and provider actually in use.
+   */
+  effectiveConfig(file: Record<string, unknown>, config: Config = this.current): Record<string, unknown> {
+    const table = structuredClone(file);
+    for (const override of this.overrides) applyOverride(table, override);
+    return JSON.parse(
+      JSON.stringify({ ...table, model: config.model, model_provider: config.provider.id }),
+    ) as Record<string, unknown>;
   }
 
   /** Whether the server's -c flags set `keyPath` (or a table holding it): a file edit does not show. */

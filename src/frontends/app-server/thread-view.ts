@@ -1,14 +1,4 @@
-/**
- * Threads as the client sees them (Codex's `Thread`, `Turn`): built from the rollout a thread is
- * stored in. A turn's items are what Codex 0.89 shows when reading a thread back: the user's
- * message, the reasoning summaries and the agent's messages (tool calls are not replayed).
- * Turn ids are the thread's own; item ids are the model's where it gave one, else `item-N`.
- */
-import { readdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { rolloutPath } from "../../session/rollout.js";
 import type { StoredThread } from "../../session/rollout-reader.js";
-import { findRollout } from "../../session/rollout-store.js";
 import { VERSION } from "../../version.js";
 import { contentOf } from "./event-mapper.js";
 import type {
@@ -105,21 +95,6 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
         excludeSlashTmp: false,
       };
   }
-}
-
-/**
- * Where a thread created a moment ago is stored: its rollout is in today's (or, just after
- * midnight, yesterday's) day directory, so only that directory is read.
- */
-export async function newRolloutPath(home: string, id: string): Promise<string> {
-  const now = Date.now();
-  for (const when of [now, now - 60_000]) {
-    const dir = dirname(rolloutPath(home, id, new Date(when)));
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const name = names.find((entry) => entry.endsWith(`-${id}.jsonl`));
-    if (name) return join(dir, name);
-  }
-  return (await findRollout(home, id)) ?? "";
 }
 
 function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {

@@ -3,6 +3,10 @@
  * (reference exec-json/): thread.started, turn.started, item.started/updated/completed,
  * turn.completed with usage, error and turn.failed.
  *
+ * Extension: a sub-agent (feature `collab`) is an item of its own,
+ * `{"type":"sub_agent","agent_id","agent_type","message","status","final_message"}`: started
+ * when spawned, completed each time its work ends (never as the parent's agent_message).
+ *
  * Extension (not in Codex, whose exec never asks): with an asking approval policy, each
  * question exec answered is an item
  * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
@@ -19,6 +23,7 @@ export class ExecJsonWriter implements ExecRenderer {
   private nextItem = 0;
   private readonly commands = new Map<string, JsonItem>();
   private readonly mcpCalls = new Map<string, JsonItem>();
+  private readonly agents = new Map<string, JsonItem>();
   private todo: JsonItem | null = null;
 
   /** `diagnostics`: where problems outside the JSONL stream go (an MCP server that failed to start). */
@@ -90,6 +95,30 @@ export class ExecJsonWriter implements ExecRenderer {
           );
         }
         return;
+      case "agent_spawned": {
+        const item = this.item("sub_agent", {
+          agent_id: event.agent_id,
+          agent_type: event.agent_type,
+          message: event.message,
+          status: "running",
+          final_message: null,
+        });
+        this.agents.set(event.agent_id, item);
+        this.write({ type: "item.started", item });
+        return;
+      }
+      case "agent_finished": {
+        const item = this.agents.get(event.agent_id);
+        if (!item) return;
+        const { status } = event;
+        const final = typeof status === "object" && "completed" in status ? status.completed : null;
+        this.completed({
+          ...item,
+          status: typeof status === "string" ? status : Object.keys(status)[0],
+          final_message: final,
+        });
+        return;
+      }
       case "stream_error":
         this.completed(this.item("error", { message: event.message }));
         return;

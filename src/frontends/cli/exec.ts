@@ -10,6 +10,7 @@ import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
+import type { UserInputResponse, UserQuestion } from "../../protocol/agents.js";
 import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
@@ -125,6 +126,16 @@ export async function runExec(
     thread.submit({ type, id: event.call_id, decision: outcome });
   });
 
+  // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =
+  // "first"` answers each question with its first suggested option instead.
+  thread.subscribe((event) => {
+    if (event.type !== "request_user_input") return;
+    thread.answerUserInput(
+      event.call_id,
+      config.execUserInput === "first" ? firstOptions(event.questions) : null,
+    );
+  });
+
   let interrupts = 0;
   const onSigint = () => {
     interrupts += 1;
@@ -143,6 +154,16 @@ export async function runExec(
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
+}
+
+/** Each question answered with its first suggested option (or nothing when it has none). */
+function firstOptions(questions: UserQuestion[]): UserInputResponse {
+  const answers: UserInputResponse["answers"] = {};
+  for (const question of questions) {
+    const first = question.options?.[0]?.label;
+    answers[question.id] = { answers: first ? [first] : [] };
+  }
+  return { answers };
 }
 
 /** `--output-schema FILE`: a JSON object (a JSON Schema), or a clear error naming the file. */

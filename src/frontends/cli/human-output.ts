@@ -3,9 +3,11 @@
  * abridged output, patches, plans and messages as they happen, and the token count.
  * The final message itself goes to stdout (exec.ts) so `> answer.txt` works.
  */
+
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
+import { agentLabel, describeStatus } from "../shared/agent-labels.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 const MAX_OUTPUT_LINES = 20;
@@ -113,6 +115,43 @@ export class HumanRenderer implements ExecRenderer {
         return;
       case "turn_aborted":
         this.line(red("turn interrupted"));
+        return;
+      case "agent_spawned":
+        this.line(
+          cyan(
+            `↳ ${agentLabel(event.agent_id)} started${event.agent_type ? ` (${event.agent_type})` : ""}: `,
+          ) + abridge(event.message),
+        );
+        return;
+      case "agent_finished":
+        this.line(cyan(`↳ ${agentLabel(event.agent_id)} ${describeStatus(event.status)}`));
+        return;
+      case "agent_event":
+        this.childEvent(event.agent_id, event.event);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A sub-agent's progress, indented under its parent's: its commands, patches and messages. */
+  private childEvent(agentId: string, event: Event): void {
+    const { dim, green, red } = this.paint;
+    const prefix = `  ${agentLabel(agentId)} │ `;
+    switch (event.type) {
+      case "exec_command_begin":
+        this.line(dim(`${prefix}$ ${shellQuote(event.command)}`));
+        return;
+      case "exec_command_end":
+        this.line(
+          dim(prefix) + (event.exit_code === 0 ? green("succeeded") : red(`exited ${event.exit_code}`)),
+        );
+        return;
+      case "patch_apply_end":
+        this.line(dim(`${prefix}apply_patch: ${Object.keys(event.changes).join(", ")}`));
+        return;
+      case "agent_message":
+        for (const text of abridge(event.message).split("\n")) this.line(dim(`${prefix}${text}`));
         return;
       default:
         return;

@@ -9,6 +9,7 @@ import type { AppServerCliOptions } from "../app-server/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
+import { registerMemoriesCommand } from "./memories-command.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
 import type { SessionsAction, SessionsCliOptions } from "./sessions-command.js";
 
@@ -240,6 +241,9 @@ export async function main(argv: string[]): Promise<number> {
     });
 
   registerMcpCommand(program, (code) => {
+    exitCode = code;
+  });
+  registerMemoriesCommand(program, (code) => {
     exitCode = code;
   });
 

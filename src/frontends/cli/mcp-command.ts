@@ -9,8 +9,6 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Options of `tscodex mcp add`. */
-
 /** Adds the `mcp` command group to `program`; `setExitCode` receives each action's exit code. */
 export function registerMcpCommand(program: Command, setExitCode: (code: number) => void): void {
   const mcp = program.command("mcp").description("Manage the MCP servers tscodex uses as tool sources");

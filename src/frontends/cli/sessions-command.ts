@@ -95,9 +95,10 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** Newest first; a sub-agent right under its parent (when listed), marked with its parent. */
 function listTable(threads: ThreadSummary[], now: number): string {
-  const rows = threads.map((thread) => [
-    thread.id,
+  const rows = withChildrenUnderParents(threads).map(({ thread, depth }) => [
+    depth > 0 ? `${"  ".repeat(depth - 1)}↳ ${thread.id}` : thread.id,
     age(thread.updated, now),
     String(thread.turns),
     String(thread.usage.total_tokens),
@@ -112,6 +113,23 @@ function listTable(threads: ThreadSummary[], now: number): string {
       .join("  ")
       .trimEnd();
   return [format(header), ...rows.map(format)].join("\n");
+}
+
+function withChildrenUnderParents(threads: ThreadSummary[]): { thread: ThreadSummary; depth: number }[] {
+  const listed = new Set(threads.map((thread) => thread.id));
+  const children = new Map<string, ThreadSummary[]>();
+  for (const thread of threads) {
+    if (!thread.parentId || !listed.has(thread.parentId)) continue;
+    children.set(thread.parentId, [...(children.get(thread.parentId) ?? []), thread]);
+  }
+  const out: { thread: ThreadSummary; depth: number }[] = [];
+  const visit = (thread: ThreadSummary, depth: number) => {
+    out.push({ thread, depth });
+    for (const child of children.get(thread.id) ?? []) visit(child, depth + 1);
+  };
+  for (const thread of threads)
+    if (!thread.parentId || !listed.has(thread.parentId)) visit(thread, thread.parentId ? 1 : 0);
+  return out;
 }
 
 function showJson(stored: StoredThread) {

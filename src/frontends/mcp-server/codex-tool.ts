@@ -6,80 +6,35 @@
  */
 import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Config } from "../../config/load.js";
-import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
-import { startBackgroundTask } from "./background.js";
-import {
-  CODEX_OUTPUT_SCHEMA,
-  findThread,
-  isThreadId,
-  plainError,
-  sessionNotFound,
-  setAlias,
-} from "./codex-reply-tool.js";
-import { codexInputSchema } from "./codex-schema.js";
-import { readPage } from "./pagination.js";
-import { pagedResult, runTurn, threadResult } from "./run-turn.js";
-import {
-  loadSettingsConfig,
-  type ServerTool,
-  type ServerToolContext,
-  type ServerToolResult,
-} from "./server-tool.js";
+import { type CodexArgs, codexArgs, codexOutput } from "./codex-schema.js";
+import { pagedResult, plainError, type ServerToolResult, threadResult } from "./results.js";
+import { runTurn } from "./run-turn.js";
+import { defineServerTool, loadSettingsConfig, type ServerToolContext } from "./server-tool.js";
+import { findThread, isThreadId, sessionNotFound, setAlias } from "./thread-lookup.js";
 
 const PARSE_PREFIX = "Failed to parse configuration for Codex tool: ";
 
-const codexArgs = z.looseObject({
-  prompt: z.string().optional(),
-  "approval-policy": approvalPolicySchema.optional(),
-  approvalPolicy: approvalPolicySchema.optional(),
-  sandbox: sandboxModeSchema.optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
-  cwd: z.string().optional(),
-  workingDirectory: z.string().optional(),
-  model: z.string().optional(),
-  profile: z.string().optional(),
-  "base-instructions": z.string().optional(),
-  baseInstructions: z.string().optional(),
-  "developer-instructions": z.string().optional(),
-  "compact-prompt": z.string().optional(),
-  "include-plan-tool": z.boolean().optional(),
-  sessionId: z.string().optional(),
-  resetSession: z.boolean().optional(),
-  image: z.union([z.string(), z.array(z.string())]).optional(),
-  pageSize: z.number().int().positive().optional(),
-  pageToken: z.string().optional(),
-  background: z.boolean().optional(),
-});
-type CodexArgs = z.infer<typeof codexArgs>;
-
 /** The `codex` tool. */
-export function codexTool(): ServerTool {
-  return {
-    name: "codex",
-    title: "Codex",
-    description:
-      "Run a Codex agent session: give it a task (prompt) and it works in the workspace (cwd) with " +
-      "shell commands and patches, under the sandbox and approval policy given, then answers. " +
-      "The result carries a threadId; continue the conversation with codex-reply.",
-    inputSchema: codexInputSchema(),
-    outputSchema: CODEX_OUTPUT_SCHEMA,
-    handle: (args, context) => handleCodex(args, context),
-  };
-}
+export const codexTool = defineServerTool({
+  name: "codex",
+  title: "Codex",
+  description:
+    "Run a Codex agent session: give it a task (prompt) and it works in the workspace (cwd) with " +
+    "shell commands and patches, under the sandbox and approval policy given, then answers. " +
+    "The result carries a threadId; continue the conversation with codex-reply.",
+  input: codexArgs,
+  output: codexOutput,
+  invalid: (error, raw) => plainError(PARSE_PREFIX + describeIssue(error, raw)),
+  handle: handleCodex,
+});
 
-async function handleCodex(
-  raw: Record<string, unknown>,
-  context: ServerToolContext,
-): Promise<ServerToolResult> {
-  const parsed = codexArgs.safeParse(raw);
-  if (!parsed.success) return plainError(PARSE_PREFIX + describeIssue(parsed.error, raw));
-  const args = parsed.data;
-  if (args.pageToken !== undefined) return nextPage(args.pageToken, args.sessionId);
+async function handleCodex(args: CodexArgs, context: ServerToolContext): Promise<ServerToolResult> {
+  if (args.pageToken !== undefined) return nextPage(args.pageToken, args.sessionId, context);
   if (args.prompt === undefined) return plainError(`${PARSE_PREFIX}missing field \`prompt\``);
   const cwd = resolve(args.cwd ?? args.workingDirectory ?? process.cwd());
 
@@ -105,7 +60,7 @@ async function handleCodex(
     progress: () => {},
     signal: new AbortController().signal,
   };
-  startBackgroundTask(thread.id, () => runTurn(thread, request, detached));
+  context.runtime.tasks.start(thread.id, () => runTurn(thread, request, detached));
   return threadResult(
     thread.id,
     `Started in the background on thread ${thread.id}. Poll the \`status\` tool with this threadId for the result; \`cancel\` stops it.`,
@@ -119,9 +74,10 @@ async function openThread(
   overrides: PolicyOverrides,
   context: ServerToolContext,
 ): Promise<Thread | ServerToolResult> {
-  const { threads } = context;
+  const { runtime } = context;
+  const { threads } = runtime;
   if (args.sessionId && !args.resetSession) {
-    const found = await findThread(threads, args.sessionId);
+    const found = await findThread(runtime, args.sessionId);
     if (found && !("error" in found)) return found;
     // A name the client chose (not a thread id) starts a thread the name then stands for.
     if (!found && isThreadId(args.sessionId)) return sessionNotFound(args.sessionId);
@@ -130,11 +86,11 @@ async function openThread(
   try {
     config = await callConfig(args, context);
   } catch (error) {
-    return plainError(`Failed to load configuration for Codex tool: ${(error as Error).message}`);
+    return plainError(`Failed to load configuration for Codex tool: ${errorMessage(error)}`);
   }
   if (config?.providerProblem) return plainError(config.providerProblem);
   if (args.sessionId && args.resetSession) {
-    const old = await findThread(threads, args.sessionId);
+    const old = await findThread(runtime, args.sessionId);
     if (old && !("error" in old)) await threads.delete(old.id);
   }
   const options: OpenThreadOptions = {
@@ -152,10 +108,10 @@ async function openThread(
     const reuse =
       args.resetSession && args.sessionId && isThreadId(args.sessionId) ? args.sessionId : undefined;
     const thread = await threads.start(options, ...(reuse ? [reuse] : []));
-    if (args.sessionId) setAlias(args.sessionId, thread.id);
+    if (args.sessionId) setAlias(runtime, args.sessionId, thread.id);
     return thread;
   } catch (error) {
-    return plainError(`Failed to start a Codex thread: ${(error as Error).message}`);
+    return plainError(`Failed to start a Codex thread: ${errorMessage(error)}`);
   }
 }
 
@@ -178,11 +134,12 @@ async function callConfig(args: CodexArgs, context: ServerToolContext): Promise<
     ...(args["include-plan-tool"] === false ? { "tools.update_plan": false } : {}),
   };
   if (Object.keys(own).length === 0 && !args.profile) return undefined;
-  return loadSettingsConfig(context.settings, own, args.profile ?? context.settings.profile);
+  const { settings } = context.runtime;
+  return loadSettingsConfig(settings, own, args.profile ?? settings.profile);
 }
 
-function nextPage(token: string, threadId: string | undefined): ServerToolResult {
-  const page = readPage(token);
+function nextPage(token: string, threadId: string | undefined, context: ServerToolContext): ServerToolResult {
+  const page = context.runtime.pages.readPage(token);
   if ("error" in page) return plainError(page.error);
   return pagedResult(threadId ?? "", page);
 }

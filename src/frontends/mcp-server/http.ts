@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
-import { createMcpServer, type ServerRuntime } from "./server.js";
+import { createMcpServer } from "./server.js";
+import type { ServerRuntime } from "./server-tool.js";
 
 export interface HttpOptions {
   port: number;

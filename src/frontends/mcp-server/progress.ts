@@ -5,6 +5,7 @@
  */
 import type { Event, FileChange } from "../../protocol/events.js";
 import { shellQuote } from "../../util/shell-quote.js";
+import { agentLabel, describeStatus } from "../shared/agent-labels.js";
 
 const MAX_MESSAGE_CHARS = 200;
 
@@ -43,6 +44,14 @@ export function progressMessage(event: Event): string | null {
       return "Turn aborted";
     case "turn_failed":
       return clip(`Turn failed: ${event.message}`);
+    case "agent_spawned":
+      return clip(`Started ${agentLabel(event.agent_id)}: ${event.message}`);
+    case "agent_finished":
+      return clip(`${agentLabel(event.agent_id)} ${describeStatus(event.status)}`);
+    case "agent_event": {
+      const inner = event.event.type === "agent_message" ? null : progressMessage(event.event);
+      return inner ? clip(`${agentLabel(event.agent_id)}: ${inner}`) : null;
+    }
     default:
       return null;
   }

@@ -10,9 +10,10 @@ import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { decideApproval } from "./approvals.js";
-import { type Page, paginate } from "./pagination.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
-import type { ServerToolContext, ServerToolResult } from "./server-tool.js";
+import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
+import type { ServerToolContext } from "./server-tool.js";
+import { askUser } from "./user-input.js";
 
 /** With no event for this long, a "still working" progress keeps client idle timers alive. */
 export const HEARTBEAT_MS = 10_000;
@@ -60,29 +61,23 @@ export async function runTurn(
       }
       const message = progressMessage(event);
       if (message) say(message);
-      if (context.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
+      if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
+      if (event.type === "request_user_input") {
+        void askUser(event, thread.id, context).then((reply) => thread.answerUserInput(event.call_id, reply));
+      }
       if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
         void answerApproval(thread, event, context, (decision) => {
           if (decision === "abort") state.abortedBy = describeRequest(event);
         });
       }
     }
-    return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize);
+    return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize, context);
   } catch (error) {
     return errorResult(thread.id, `Turn failed: ${errorMessage(error)}`);
   } finally {
     clearInterval(heartbeat);
     context.signal.removeEventListener("abort", onCancel);
   }
-}
-
-/** A tool result for thread `threadId` whose text is `text`. */
-export function threadResult(threadId: string, text: string, isError = false): ServerToolResult {
-  return {
-    content: [{ type: "text", text }],
-    structuredContent: { threadId, content: text },
-    ...(isError ? { isError: true } : {}),
-  };
 }
 
 function errorResult(threadId: string, text: string): ServerToolResult {
@@ -106,6 +101,7 @@ function toolResult(
   result: TurnResult,
   abortedBy: string | null,
   pageSize: number | undefined,
+  context: ServerToolContext,
 ): ServerToolResult {
   if (result.status === "failed")
     return errorResult(threadId, `Turn failed: ${result.error ?? "unknown error"}`);
@@ -117,17 +113,8 @@ function toolResult(
         : "Turn interrupted before it finished.",
     );
   }
-  return pagedResult(threadId, paginate(threadId, result.finalResponse ?? "", pageSize));
-}
-
-/** A codex result holding one page of an answer; a further page is announced in the text. */
-export function pagedResult(threadId: string, page: Page): ServerToolResult {
-  if (!page.nextPageToken) return threadResult(threadId, page.text);
-  const note = `\n\n[Result continues: call codex with pageToken "${page.nextPageToken}" for the next page.]`;
-  return {
-    content: [{ type: "text", text: page.text + note }],
-    structuredContent: { threadId, content: page.text, nextPageToken: page.nextPageToken },
-  };
+  const page = context.runtime.pages.paginate(threadId, result.finalResponse ?? "", pageSize);
+  return pagedResult(threadId, page);
 }
 
 function sendRawEvent(threadId: string, turnId: string, event: Event, context: ServerToolContext): void {

@@ -3,7 +3,7 @@
  * (--http PORT) until the client goes away or SIGINT/SIGTERM; then shut threads down (rollouts
  * flushed, so a restarted server continues them). Returns the exit code.
  */
-import { createRuntime } from "./server.js";
+import { createRuntime } from "./runtime.js";
 
 export interface McpServerCliOptions {
   http?: string;

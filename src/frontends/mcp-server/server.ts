@@ -1,6 +1,6 @@
 /**
  * The MCP server: one SDK `Server` per connection (stdio has one, Streamable HTTP one per
- * session), all sharing one runtime (ThreadManager + settings + tools).
+ * session), all sharing one runtime (runtime.ts: threads, settings, tools and their state).
  * Responsibilities: initialize (serverInfo, capabilities tools + logging), tools/list,
  * tools/call → ServerTool.handle with a context (progress, elicitation, raw notifications,
  * cancellation), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
@@ -15,57 +15,11 @@ import {
   LoggingLevelSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { type Config, loadConfig } from "../../config/load.js";
-import { parseOverride } from "../../config/overrides.js";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
-import { ThreadManager } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
-import type { ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
-import { serverTools } from "./tools.js";
-
-/** What every connection of one server process shares. */
-export interface ServerRuntime {
-  config: Config;
-  threads: ThreadManager;
-  settings: ServerSettings;
-  tools: ServerTool[];
-  /** Shut live threads down and flush their rollouts. */
-  close(): Promise<void>;
-}
-
-export interface RuntimeOptions {
-  /** Raw `-c key=value` overrides. */
-  config?: string[];
-  profile?: string;
-  rawEvents?: boolean;
-  env?: NodeJS.ProcessEnv;
-}
-
-/** Load config and open the thread manager (threads persist as rollouts under the home). */
-export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
-  const overrides = (options.config ?? []).map(parseOverride);
-  const config = await loadConfig({
-    overrides,
-    ...(options.profile ? { profile: options.profile } : {}),
-    ...(options.env ? { env: options.env } : {}),
-  });
-  const threads = new ThreadManager({
-    config,
-    source: "mcp-server",
-    originator: "tscodex_mcp_server",
-    ...(options.env ? { env: options.env } : {}),
-  });
-  const settings: ServerSettings = {
-    configOverrides: Object.fromEntries(overrides.map(({ path, value }) => [path.join("."), value])),
-    rawEvents: options.rawEvents ?? false,
-    home: config.home,
-    ...(options.profile ? { profile: options.profile } : {}),
-    approvalTimeoutMs: config.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-  };
-  return { config, threads, settings, tools: serverTools(), close: () => threads.close() };
-}
+import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
 
 const SERVER_INFO = { name: "tscodex-mcp-server", title: "tscodex", version: VERSION };
 
@@ -113,8 +67,7 @@ export function createMcpServer(runtime: ServerRuntime): Server {
     const progressToken = _meta?.progressToken;
     let progress = 0;
     const context: ServerToolContext = {
-      threads: runtime.threads,
-      settings: runtime.settings,
+      runtime,
       signal: extra.signal,
       requestId: extra.requestId,
       progress(message) {
@@ -132,11 +85,15 @@ export function createMcpServer(runtime: ServerRuntime): Server {
       },
       ...(server.getClientCapabilities()?.elicitation
         ? {
-            elicit: ({ message, meta }) =>
+            elicit: ({ message, meta, requestedSchema }) =>
               extra.sendRequest(
                 {
                   method: "elicitation/create",
-                  params: { message, requestedSchema: { type: "object", properties: {} }, ...meta },
+                  params: {
+                    message,
+                    requestedSchema: requestedSchema ?? { type: "object", properties: {} },
+                    ...meta,
+                  },
                 },
                 elicitAnswer,
                 { timeout: elicitTimeout(runtime.settings) },

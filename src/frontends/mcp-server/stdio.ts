@@ -3,7 +3,8 @@
  * stdout). Serves until stdin ends (the client closed) or `stop` resolves.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createMcpServer, type ServerRuntime } from "./server.js";
+import { createMcpServer } from "./server.js";
+import type { ServerRuntime } from "./server-tool.js";
 
 /** Serve `runtime` over this process's stdin/stdout; resolves once the connection is over. */
 export async function serveStdio(runtime: ServerRuntime, stop: Promise<void>): Promise<void> {

@@ -1,17 +1,18 @@
 /**
  * Where a thread named by a session tool is, and the state of its last turn.
- * A thread may be live (ThreadManager), stored (its rollout) or only a background task. Its
- * state comes from its background task when it has one, else from its rollout (the last turn's
- * start/end events), so a restarted server still reports stored threads.
+ * A thread may be live (ThreadManager), stored (its rollout) or only a background task. A live
+ * thread's state is the ThreadManager's, kept from its events, so polling it reads no file; a
+ * thread that is only stored is read from its rollout, so a restarted server still reports it.
  */
+import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { z } from "zod";
-import type { Config } from "../../config/load.js";
+import { messageText } from "../../protocol/items.js";
 import { readRollout, type StoredThread } from "../../session/rollout-reader.js";
 import { findRollout } from "../../session/rollout-store.js";
+import { type LiveThreadState, storedLastTurn } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
-import { taskStatus } from "./background.js";
-import { loadSettingsConfig, type ServerToolContext } from "./server-tool.js";
+import type { ServerRuntime } from "./server-tool.js";
 
 /** A rollout file name's thread id. */
 export const ROLLOUT_ID = /-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
@@ -21,76 +22,65 @@ export type TurnState = z.infer<typeof turnState>;
 
 export interface Located {
   id: string;
+  /** Its rollout file; null when it has none. */
   path: string | null;
+  /** What the ThreadManager knows of it, when it is in memory. */
+  live: LiveThreadState | null;
+  /** Its replayed rollout, read only when it is not in memory. */
   stored: StoredThread | null;
 }
 
 /** Thread `id` (or a unique prefix) wherever it is; `{ error }` when it is nowhere. */
-export async function locateThread(
-  id: string,
-  context: ServerToolContext,
-): Promise<Located | { error: string }> {
-  const home = (await serverConfig(context)).home;
+export async function locateThread(id: string, runtime: ServerRuntime): Promise<Located | { error: string }> {
+  const { threads, tasks } = runtime;
+  const exact = threads.liveState(id);
+  if (exact) return { id, path: exact.path, live: exact, stored: null };
   let path: string | null;
   try {
-    path = await findRollout(home, id);
+    path = await findRollout(runtime.config.home, id);
   } catch (cause) {
     return { error: errorMessage(cause) };
   }
   const fullId = (path && ROLLOUT_ID.exec(basename(path))?.[1]) ?? id;
-  if (!path && !context.threads.peek(fullId) && !taskStatus(fullId))
-    return { error: `Session not found for thread_id: ${id}` };
-  const stored = path ? await readRollout(path) : null;
-  return { id: fullId, path, stored };
-}
-
-/** The last turn's state from the rollout's events ("idle" before the first turn). */
-export function lastTurnState(stored: StoredThread | null): TurnState {
-  let state: TurnState = "idle";
-  for (const line of stored?.lines ?? []) {
-    if (line.type !== "event") continue;
-    const event = line.payload;
-    if (event.type === "turn_started") state = "running";
-    else if (event.type === "turn_complete") state = "completed";
-    else if (event.type === "turn_failed") state = "failed";
-    else if (event.type === "turn_aborted") state = "interrupted";
-  }
-  return state;
+  const live = threads.liveState(fullId) ?? null;
+  if (!path && !live && !tasks.status(fullId)) return { error: `Session not found for thread_id: ${id}` };
+  const stored = path && !live ? await readRollout(path) : null;
+  return { id: fullId, path: path ?? live?.path ?? null, live, stored };
 }
 
 /**
- * Whether a turn of thread `id` runs now: its background task runs, or it is live and its
- * rollout has a started turn without an end (a stored-only dangling turn is a crashed one).
+ * The state a client sees: running while its background task or a turn runs; a stored turn
+ * that never ended (its server stopped mid-turn) counts as interrupted.
  */
-export async function isRunning(
-  id: string,
-  stored: StoredThread | null,
-  path: string | null,
-): Promise<boolean> {
-  if (taskStatus(id)?.state === "running") return true;
-  const current = stored ?? (path ? await readRollout(path).catch(() => null) : null);
-  return lastTurnState(current) === "running";
+export function stateOf(found: Located, runtime: ServerRuntime): TurnState {
+  if (runtime.tasks.status(found.id)?.state === "running") return "running";
+  if (found.live) return found.live.lastTurn.state;
+  const last = found.stored ? storedLastTurn(found.stored).state : "idle";
+  return last === "running" ? "interrupted" : last;
 }
 
-/** The state a client sees: a running turn only counts while the thread is live. */
-export async function stateOf(found: Located, context: ServerToolContext): Promise<TurnState> {
-  if (await isRunning(found.id, found.stored, null)) {
-    return context.threads.peek(found.id) || taskStatus(found.id) ? "running" : "interrupted";
+/** The answer of the last turn in state `state`: the last assistant message, or what ended it. */
+export function answerOf(found: Located, state: TurnState): string {
+  if (state === "idle") return "The thread has no turns yet.";
+  if (state === "failed") {
+    const last = found.live?.lastTurn ?? (found.stored ? storedLastTurn(found.stored) : null);
+    return `The last turn failed: ${last?.error ?? ""}`;
   }
-  return lastTurnState(found.stored);
+  let answer = "";
+  for (const item of found.live?.thread.history ?? found.stored?.history ?? []) {
+    if (item.type === "message" && item.role === "assistant") answer = messageText(item);
+  }
+  if (state === "interrupted")
+    return answer
+      ? `The last turn was interrupted. Last answer:\n${answer}`
+      : "The last turn was interrupted.";
+  return answer;
 }
 
-const configs = new WeakMap<object, Promise<Config>>();
-
-/** The server's config (home, profile, -c overrides from settings), loaded once per settings. */
-export function serverConfig(context: ServerToolContext): Promise<Config> {
-  const settings = context.settings;
-  let loading = configs.get(settings);
-  if (!loading) {
-    loading = loadSettingsConfig(settings);
-    // A failed load is retried on the next call rather than cached.
-    loading.catch(() => configs.delete(settings));
-    configs.set(settings, loading);
-  }
-  return loading;
+/** The size of the file at `path`; 0 when it cannot be read. */
+export async function fileSize(path: string): Promise<number> {
+  return stat(path).then(
+    (info) => info.size,
+    () => 0,
+  );
 }

@@ -4,7 +4,7 @@ import { codexTool } from "./codex-tool.js";
 import type { ServerTool } from "./server-tool.js";
 import { sessionTools } from "./session-tools.js";
 
-/** Every served tool (a fresh list per server: tools hold no per-connection state). */
+/** Every served tool (tools hold no state: what a server keeps is on its runtime). */
 export function serverTools(): ServerTool[] {
-  return [codexTool(), codexReplyTool(), ...sessionTools()];
+  return [codexTool, codexReplyTool, ...sessionTools()];
 }

@@ -7,7 +7,6 @@
  */
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { Config } from "../../../config/load.js";
 import { configFileSchema } from "../../../config/schema.js";
 import { errorMessage } from "../../../util/errors.js";
 import { applyEdits, configVersion, type KeyEdit, parseConfigText } from "../config-edit.js";
@@ -42,17 +41,10 @@ export async function configRead(
   const file = text ? parseConfigText(text) : {};
   const layer = { name: { type: "user" as const, file: config.configPath }, version: configVersion(text) };
   return {
-    config: effective(config),
+    config: context.runtime.effectiveConfig(file, config),
     origins: Object.fromEntries(leafPaths(file).map((path) => [path, layer])),
     ...(params.includeLayers ? { layers: [{ ...layer, config: file }] } : {}),
   };
-}
-
-/** The configuration in config.toml's terms, with the model and provider actually in use. */
-function effective(config: Config): Record<string, unknown> {
-  return JSON.parse(
-    JSON.stringify({ ...config.raw, model: config.model, model_provider: config.provider.id }),
-  ) as Record<string, unknown>;
 }
 
 export function configValueWrite(

@@ -43,7 +43,7 @@ export async function modelList(
   context: HandlerContext,
 ): Promise<ResultOf<"model/list">> {
   const config = context.runtime.config;
-  const profileModels = Object.values(config.raw.profiles ?? {}).flatMap((profile) =>
+  const profileModels = Object.values(config.profiles).flatMap((profile) =>
     profile.model ? [profile.model] : [],
   );
   const slugs = [...new Set([config.model, ...profileModels, ...knownModelSlugs()])];
@@ -100,7 +100,7 @@ export async function mcpServerStatusList(
 
 /** Start the enabled servers, read what they offer, close them. Servers that fail are left out. */
 async function serverStatuses(config: Config, env: NodeJS.ProcessEnv): Promise<ServerStatus[]> {
-  const servers = enabledMcpServers(config.raw.mcp_servers);
+  const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return [];
   const { McpClientManager } = await import("../../../mcp/client-manager.js");
   const manager = McpClientManager.start(servers, { env, cwd: process.cwd() });

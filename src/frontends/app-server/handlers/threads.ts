@@ -17,7 +17,7 @@ import type { HandlerContext } from "../session.js";
 import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
 import { archiveThread, requireRollout, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
-import { newRolloutPath, newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
+import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
@@ -104,7 +104,7 @@ export async function threadStart(
   const thread = await opening(() => threads.start(options));
   const settings = settingsOf(context, thread, params, config);
   const channel = context.runtime.adopt(thread, settings);
-  const view = newThreadView(thread.id, await newRolloutPath(config.home, thread.id), settings);
+  const view = newThreadView(thread.id, threads.liveState(thread.id)?.path ?? "", settings);
   announce(context, channel, view);
   return openedResponse(view, settings);
 }

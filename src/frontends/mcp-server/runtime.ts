@@ -1,0 +1,68 @@
+/**
+ * The runtime of one MCP server: its configuration, threads, settings and tools, and the state
+ * its tools keep (session aliases, background tasks, result pages). Every connection of the
+ * server shares it (stdio has one, Streamable HTTP one per session); another server in the same
+ * process has its own and sees none of it.
+ */
+import type { Config } from "../../config/load.js";
+import { loadConfig } from "../../config/load.js";
+import { parseOverride } from "../../config/overrides.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
+import { ThreadManager } from "../../session/thread-manager.js";
+import { BackgroundTasks } from "./background.js";
+import { PageStore } from "./pagination.js";
+import type { ServerRuntime, ServerSettings, ServerTool } from "./server-tool.js";
+import { serverTools } from "./tools.js";
+
+export interface RuntimeOptions {
+  /** Raw `-c key=value` overrides. */
+  config?: string[];
+  profile?: string;
+  rawEvents?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Load config and open the thread manager (threads persist as rollouts under the home). */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
+  const overrides = (options.config ?? []).map(parseOverride);
+  const config = await loadConfig({
+    overrides,
+    ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const threads = new ThreadManager({
+    config,
+    source: "mcp-server",
+    originator: "tscodex_mcp_server",
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const settings: ServerSettings = {
+    configOverrides: Object.fromEntries(overrides.map(({ path, value }) => [path.join("."), value])),
+    rawEvents: options.rawEvents ?? false,
+    home: config.home,
+    ...(options.profile ? { profile: options.profile } : {}),
+    approvalTimeoutMs: config.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+  };
+  return assembleRuntime({ config, threads, settings });
+}
+
+/** A runtime around `threads` (which it closes), with fresh per-server state. */
+export function assembleRuntime(parts: {
+  config: Config;
+  threads: ThreadManager;
+  settings: ServerSettings;
+  /** Default: every tool (tools.ts). */
+  tools?: readonly ServerTool[];
+}): ServerRuntime {
+  const { config, threads, settings } = parts;
+  return {
+    config,
+    threads,
+    settings,
+    tools: parts.tools ?? serverTools(),
+    aliases: new Map(),
+    tasks: new BackgroundTasks(),
+    pages: new PageStore(),
+    close: () => threads.close(),
+  };
+}
