@@ -222,3 +222,60 @@ describe("app-server: patch approvals", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });
+
+describe("app-server: questions to the user (request_user_input)", () => {
+  const COLOR = {
+    questions: [
+      {
+        id: "color",
+        header: "Color",
+        question: "Pick a color?",
+        options: [
+          { label: "Red (Recommended)", description: "warm" },
+          { label: "Blue", description: "cool" },
+        ],
+      },
+    ],
+  };
+
+  it("asks the client with item/tool/requestUserInput and gives the model its answers", async () => {
+    const client = await h.stdio({ args: ["-c", "features.collaboration_modes=true"] });
+    const asked: WireMessage[] = [];
+    client.onRequest = (request) => {
+      asked.push(request);
+      return { result: { answers: { color: { answers: ["Blue"] } } } };
+    };
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("request_user_input", COLOR, "call_1")),
+      turn(message("user input done")),
+    );
+    const { turnId, completed } = await runTurn(client, threadId, "ask me");
+    expect(completed.params.turn.status).toBe("completed");
+    expect(asked).toEqual([
+      expect.objectContaining({
+        method: "item/tool/requestUserInput",
+        params: { threadId, turnId, itemId: "call_1", questions: COLOR.questions },
+      }),
+    ]);
+    expect(h.model.requests[1]?.input).toContainEqual({
+      type: "function_call_output",
+      call_id: "call_1",
+      output: JSON.stringify({ answers: { color: { answers: ["Blue"] } } }),
+    });
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("an error reply declines the question", async () => {
+    const client = await h.stdio({ args: ["-c", "features.collaboration_modes=true"] });
+    client.onRequest = () => ({ error: { code: -32000, message: "no" } });
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(functionCall("request_user_input", COLOR, "call_1")), turn(message("ok")));
+    await runTurn(client, threadId, "ask me");
+    expect(h.model.requests[1]?.input).toContainEqual({
+      type: "function_call_output",
+      call_id: "call_1",
+      output: "the user declined to answer",
+    });
+  });
+});

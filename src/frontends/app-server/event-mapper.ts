@@ -76,8 +76,12 @@ export class EventMapper {
       case "exec_command_end":
         return this.endCommand(event);
       case "exec_approval_request":
+        // A sub-agent's question (`<agent>/<call>`): its command is the child's item, not ours.
+        if (event.call_id.includes("/")) return [];
         return this.startCommand(event.call_id, event.turn_id, event.command, event.cwd);
       case "apply_patch_approval_request":
+        if (event.call_id.includes("/")) return [];
+        return this.startPatch(event.call_id, event.turn_id, event.changes);
       case "patch_apply_begin":
         return this.startPatch(event.call_id, event.turn_id, event.changes);
       case "patch_apply_end":

@@ -104,6 +104,11 @@ export class AppServerRuntime implements ChannelHost {
     return (this.current.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS) + 5_000;
   }
 
+  userInputBoundMs(): number {
+    // A safety net only: the thread ends an unanswered question itself at approval_timeout_ms.
+    return (this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) + 5_000;
+  }
+
   /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
   adopt(thread: Thread, settings: ChannelSettings): ThreadChannel {
     let channel = this.channels.get(thread.id);

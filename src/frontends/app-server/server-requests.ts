@@ -5,11 +5,15 @@
  * declared outcome:
  * - approvals: no client, no answer in time, an error reply or an unreadable answer → decline;
  *   our bound ends a little before the core's own (approval_timeout_ms), so we decide, not it;
+ * - questions to the user (`item/tool/requestUserInput`, request_user_input): an error reply →
+ *   declined; no client → nobody to ask; no answer → the core's bound (approval_timeout_ms);
  * - tool calls: a JSON-RPC error reply → a failed result the model reads
  *   ("dynamic tool request failed: …"); no client → a failed result at once; no answer → the
  *   core's bound (client_tool_timeout_ms) ends the call with a failed result.
  * A turn that ends (interrupt, disconnect) cancels its open questions; late answers are ignored.
  */
+
+import type { UserInputReply } from "../../protocol/agents.js";
 import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
 import type { ApprovalRequestEvent, EventOf, ReviewDecision } from "../../protocol/events.js";
 import { shellQuote } from "../../util/shell-quote.js";
@@ -24,6 +28,8 @@ export interface QuestionHost {
   approvalBoundMs(): number;
   /** How long a client tool call waits (a safety net: the core's own bound ends it first). */
   toolBoundMs(): number;
+  /** How long a question to the user waits (a safety net: the core's own bound ends it first). */
+  userInputBoundMs(): number;
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -141,4 +147,41 @@ async function toolResult(
       // Cancelled (the core ended the call: its bound, or the turn ended) or the client left.
       return null;
   }
+}
+
+/** Ask `owner` the model's questions (request_user_input) and give the thread the answers. */
+export function askUser(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: EventOf<"request_user_input">,
+): void {
+  void userReply(host, channel, owner, event).then((reply) => {
+    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply);
+  });
+}
+
+/** The reply, or undefined when the thread decides alone (its bound, the turn ended). */
+async function userReply(
+  host: QuestionHost,
+  channel: ThreadChannel,
+  owner: ClientLink | null,
+  event: EventOf<"request_user_input">,
+): Promise<UserInputReply | undefined> {
+  if (!owner) return null;
+  const pending = owner.request(
+    "item/tool/requestUserInput",
+    {
+      threadId: channel.id,
+      turnId: event.turn_id,
+      itemId: event.call_id,
+      questions: event.questions.map((question) => ({ ...question, options: question.options ?? null })),
+    },
+    host.userInputBoundMs(),
+  );
+  channel.track(event.turn_id, event.call_id, pending);
+  const outcome = await pending.outcome;
+  if (outcome.kind === "result") return outcome.value;
+  if (outcome.kind === "error") return "declined";
+  return undefined;
 }

@@ -12,7 +12,7 @@ import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
 import type { UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
-import { answerApproval, callClientTool, type QuestionHost } from "./server-requests.js";
+import { answerApproval, askUser, callClientTool, type QuestionHost } from "./server-requests.js";
 
 /** What the server reports about a thread (the core keeps its own copy; this is the client's view). */
 export interface ChannelSettings {
@@ -148,13 +148,17 @@ export class ThreadChannel {
     return this.current;
   }
 
-  private onEvent(event: Event): void {
+  private onEvent(raw: Event): void {
+    const event = this.forwarded(raw);
     if (event.type === "turn_started") this.turnStarted(event.turn_id);
     this.broadcast(this.mapper.map(event));
     switch (event.type) {
       case "exec_approval_request":
       case "apply_patch_approval_request":
         answerApproval(this.host, this, this.ownerOf(event.turn_id), event);
+        return;
+      case "request_user_input":
+        askUser(this.host, this, this.ownerOf(event.turn_id), event);
         return;
       case "client_tool_call_request":
         callClientTool(this.host, this, this.ownerOf(event.turn_id), event);
@@ -182,6 +186,19 @@ export class ThreadChannel {
   ownerOf(turnId: string): ClientLink | null {
     const owner = this.turns.get(turnId)?.owner;
     return owner?.open ? owner : null;
+  }
+
+  /**
+   * A sub-agent's question the core forwarded (call id `<agent id>/<call id>`, the child's turn
+   * id) belongs, for the client, to this thread's running turn: its client is asked.
+   */
+  private forwarded(event: Event): Event {
+    const question =
+      event.type === "exec_approval_request" ||
+      event.type === "apply_patch_approval_request" ||
+      event.type === "request_user_input";
+    if (!question || !event.call_id.includes("/") || this.turns.has(event.turn_id)) return event;
+    return { ...event, turn_id: this.runningTurn ?? event.turn_id };
   }
 
   private turnStarted(turnId: string): void {

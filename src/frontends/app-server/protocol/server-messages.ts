@@ -97,6 +97,23 @@ export const serverRequests = {
     paramsName: "FileChangeRequestApprovalParams",
     resultName: "FileChangeRequestApprovalResponse",
   },
+  "item/tool/requestUserInput": {
+    params: z.object({
+      ...inTurn,
+      itemId: z.string(),
+      questions: z.array(
+        z.object({
+          id: z.string(),
+          header: z.string(),
+          question: z.string(),
+          options: z.array(z.object({ label: z.string(), description: z.string() })).nullable(),
+        }),
+      ),
+    }),
+    result: z.object({ answers: z.record(z.string(), z.object({ answers: z.array(z.string()) })) }),
+    paramsName: "ToolRequestUserInputParams",
+    resultName: "ToolRequestUserInputResponse",
+  },
   "item/tool/call": {
     params: z.object({
       ...inTurn,
