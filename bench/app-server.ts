@@ -10,6 +10,8 @@
  *   what a client tool costs beyond the model and the loop;
  * - 20 concurrent threads on one connection (20 × thread/start + turn/start at once): total time
  *   and the server's peak RSS (VmHWM from /proc).
+ * - node itself: the same handshake timing for a bare `node -e` echoing a line, the floor of any
+ *   Node server on this machine at this moment (a busy machine moves every number).
  * Targets: initialize <= 100 ms, client-tool round trip <= 5 ms beyond the model, 20 concurrent
  * one-turn threads <= 400 ms and <= 120 MB.
  */
@@ -80,6 +82,21 @@ async function initialize(agent: Agent, cwd: string) {
     await client.close();
     // Run 0 warms the page cache.
     if (run > 0) times.push(initializeMs);
+  }
+  return median(times);
+}
+
+/** The same handshake timing for a bare node echoing one line: what any Node server pays to start here. */
+async function nodeBaseline(cwd: string): Promise<number> {
+  const echo = "process.stdin.once('data', () => process.stdout.write('{\"id\":1,\"result\":{}}\\n'))";
+  const times: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const started = performance.now();
+    const client = new StdioAppClient({ home: cwd, cwd }, [], [process.execPath, "-e", echo]);
+    await client.request("initialize", {}, 1);
+    const elapsed = performance.now() - started;
+    await client.close();
+    if (run > 0) times.push(elapsed);
   }
   return median(times);
 }
@@ -179,7 +196,7 @@ async function main(): Promise<void> {
       root,
       fakeProviderToml(server.url, "[features]\nremote_models = false\n"),
     );
-    const results: Record<string, unknown> = {};
+    const results: Record<string, unknown> = { nodeStartupMs: await nodeBaseline(root) };
     for (const agent of agents) {
       const initializeMs = await initialize(agent, root);
       const oneTurnMs = await threadAndTurn(agent, server, root);
@@ -199,6 +216,7 @@ async function main(): Promise<void> {
           `${CONCURRENT} concurrent threads ${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB`,
       );
     }
+    console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
     if (agents.length === 1) console.log("codex-0.89: binary not found (set CODEX_BIN); tscodex only");
     console.log(
       "targets: initialize <= 100 ms, client tool <= 5 ms beyond the model, 20 concurrent <= 400 ms and <= 120 MB",
