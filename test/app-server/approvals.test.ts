@@ -11,9 +11,12 @@ import type { AppClient, WireMessage } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
+import { noSandbox } from "../support/skips.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
+// Approved commands run in the sandbox (workspace-write, or the config's read-only).
+const unsandboxed = await noSandbox("app-server approvals that run the approved command");
 
 const exists = (path: string) =>
   access(path).then(
@@ -37,7 +40,7 @@ const UNTRUSTED = {
 };
 
 describe("app-server: command approvals", () => {
-  it("asks before an untrusted command and runs it when accepted", async () => {
+  it.skipIf(unsandboxed)("asks before an untrusted command and runs it when accepted", async () => {
     const client = await h.stdio();
     const asked = answerWith(client, "accept");
     const threadId = await startThread(client, { cwd: h.work });
@@ -124,21 +127,29 @@ describe("app-server: command approvals", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
-  it("acceptForSession: the same command is not asked about again in this thread", async () => {
-    const client = await h.stdio();
-    const asked = answerWith(client, "acceptForSession");
-    const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "untrusted" });
-    const touch = (id: string) => functionCall("shell_command", { command: "touch again.txt" }, id);
-    h.model.enqueue(turn(touch("call_1")), turn(message("one")), turn(touch("call_2")), turn(message("two")));
-    await runTurn(client, threadId, "first");
-    await runTurn(client, threadId, "second");
-    expect(asked.map((request) => request.params.itemId)).toEqual(["call_1"]);
-    const statuses = client
-      .notifications("item/completed")
-      .filter((m) => m.params.item.type === "commandExecution")
-      .map((m) => m.params.item.status);
-    expect(statuses).toEqual(["completed", "completed"]);
-  });
+  it.skipIf(unsandboxed)(
+    "acceptForSession: the same command is not asked about again in this thread",
+    async () => {
+      const client = await h.stdio();
+      const asked = answerWith(client, "acceptForSession");
+      const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "untrusted" });
+      const touch = (id: string) => functionCall("shell_command", { command: "touch again.txt" }, id);
+      h.model.enqueue(
+        turn(touch("call_1")),
+        turn(message("one")),
+        turn(touch("call_2")),
+        turn(message("two")),
+      );
+      await runTurn(client, threadId, "first");
+      await runTurn(client, threadId, "second");
+      expect(asked.map((request) => request.params.itemId)).toEqual(["call_1"]);
+      const statuses = client
+        .notifications("item/completed")
+        .filter((m) => m.params.item.type === "commandExecution")
+        .map((m) => m.params.item.status);
+      expect(statuses).toEqual(["completed", "completed"]);
+    },
+  );
 
   it("a client that never answers gets the declared outcome (decline) within approval_timeout_ms", async () => {
     const client = await h.stdio({ args: ["-c", "approval_timeout_ms=400"] });

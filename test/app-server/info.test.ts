@@ -13,10 +13,12 @@ import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { runCli } from "../support/cli.js";
 import { message, turn } from "../support/fake-model-server.js";
 import { fixtureToml } from "../support/mcp-fixture.js";
+import { noSandbox } from "../support/skips.js";
 import { tmpdir } from "../support/tmpdir.js";
 import { runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
+const unsandboxed = await noSandbox("command/exec under read-only and workspace-write");
 
 const exists = (path: string) =>
   access(path).then(
@@ -64,28 +66,35 @@ describe("app-server: models and MCP servers", () => {
 describe("app-server: command/exec", () => {
   it("runs a command and returns its exit code and output", async () => {
     const client = await h.stdio();
-    const result = await client.call("command/exec", { command: ["echo", "one-off"], cwd: h.work });
+    const result = await client.call("command/exec", {
+      command: ["echo", "one-off"],
+      cwd: h.work,
+      sandboxPolicy: { type: "dangerFullAccess" },
+    });
     expect(result).toEqual({ exitCode: 0, stdout: "one-off\n", stderr: "" });
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
-  it("applies the sandbox policy: read-only cannot write, workspace-write can", async () => {
-    const client = await h.stdio();
-    const denied = await client.call("command/exec", {
-      command: ["touch", "ro.txt"],
-      cwd: h.work,
-      sandboxPolicy: { type: "readOnly" },
-    });
-    expect(denied.exitCode).not.toBe(0);
-    expect(await exists(join(h.work, "ro.txt"))).toBe(false);
-    const allowed = await client.call("command/exec", {
-      command: ["touch", "rw.txt"],
-      cwd: h.work,
-      sandboxPolicy: { type: "workspaceWrite" },
-    });
-    expect(allowed.exitCode).toBe(0);
-    expect(await exists(join(h.work, "rw.txt"))).toBe(true);
-  });
+  it.skipIf(unsandboxed)(
+    "applies the sandbox policy: read-only cannot write, workspace-write can",
+    async () => {
+      const client = await h.stdio();
+      const denied = await client.call("command/exec", {
+        command: ["touch", "ro.txt"],
+        cwd: h.work,
+        sandboxPolicy: { type: "readOnly" },
+      });
+      expect(denied.exitCode).not.toBe(0);
+      expect(await exists(join(h.work, "ro.txt"))).toBe(false);
+      const allowed = await client.call("command/exec", {
+        command: ["touch", "rw.txt"],
+        cwd: h.work,
+        sandboxPolicy: { type: "workspaceWrite" },
+      });
+      expect(allowed.exitCode).toBe(0);
+      expect(await exists(join(h.work, "rw.txt"))).toBe(true);
+    },
+  );
 
   it("bounds the command by timeoutMs and reports a program that cannot start", async () => {
     const client = await h.stdio();

@@ -9,60 +9,65 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 import { gone, readPid } from "../support/processes.js";
+import { noSandbox } from "../support/skips.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
+const unsandboxed = await noSandbox("the WebSocket full turn (its command runs in workspace-write)");
 
 describe("app-server over WebSocket", () => {
-  it("runs a full turn with a command, a patch, a plan and a message, and an approval", async () => {
-    const server = await h.wsServer();
-    const client = await server.connect();
-    h.defer(client);
-    await client.initialize();
-    client.onRequest = () => ({ result: { decision: "accept" } });
-    const threadId = await startThread(client, {
-      cwd: h.work,
-      approvalPolicy: "untrusted",
-      sandbox: "workspace-write",
-    });
-    h.model.enqueue(
-      turn(functionCall("shell_command", { command: "touch ws.txt && echo ok" }, "call_1")),
-      turn(
-        customToolCall(
-          "apply_patch",
-          "*** Begin Patch\n*** Add File: ws-patch.txt\n+hi\n*** End Patch\n",
-          "call_2",
+  it.skipIf(unsandboxed)(
+    "runs a full turn with a command, a patch, a plan and a message, and an approval",
+    async () => {
+      const server = await h.wsServer();
+      const client = await server.connect();
+      h.defer(client);
+      await client.initialize();
+      client.onRequest = () => ({ result: { decision: "accept" } });
+      const threadId = await startThread(client, {
+        cwd: h.work,
+        approvalPolicy: "untrusted",
+        sandbox: "workspace-write",
+      });
+      h.model.enqueue(
+        turn(functionCall("shell_command", { command: "touch ws.txt && echo ok" }, "call_1")),
+        turn(
+          customToolCall(
+            "apply_patch",
+            "*** Begin Patch\n*** Add File: ws-patch.txt\n+hi\n*** End Patch\n",
+            "call_2",
+          ),
         ),
-      ),
-      turn(functionCall("update_plan", { plan: [{ step: "done", status: "completed" }] }, "call_3")),
-      turn(message("over websocket")),
-    );
-    const { turnId, completed } = await runTurn(client, threadId, "do it");
-    expect(completed.params.turn.status).toBe("completed");
-    expect(flow(client, turnId)).toEqual([
-      "turn/started",
-      "item/started userMessage",
-      "item/completed userMessage",
-      "item/started commandExecution inProgress",
-      "item/commandExecution/outputDelta",
-      "item/completed commandExecution completed",
-      "item/started fileChange inProgress",
-      "item/fileChange/outputDelta",
-      "item/completed fileChange completed",
-      "turn/diff/updated",
-      "turn/plan/updated",
-      "item/started agentMessage",
-      "item/agentMessage/delta",
-      "item/agentMessage/delta",
-      "item/agentMessage/delta",
-      "item/completed agentMessage",
-      "turn/completed completed",
-    ]);
-    expect(client.received.filter((m) => m.method === "item/commandExecution/requestApproval")).toHaveLength(
-      1,
-    );
-    expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+        turn(functionCall("update_plan", { plan: [{ step: "done", status: "completed" }] }, "call_3")),
+        turn(message("over websocket")),
+      );
+      const { turnId, completed } = await runTurn(client, threadId, "do it");
+      expect(completed.params.turn.status).toBe("completed");
+      expect(flow(client, turnId)).toEqual([
+        "turn/started",
+        "item/started userMessage",
+        "item/completed userMessage",
+        "item/started commandExecution inProgress",
+        "item/commandExecution/outputDelta",
+        "item/completed commandExecution completed",
+        "item/started fileChange inProgress",
+        "item/fileChange/outputDelta",
+        "item/completed fileChange completed",
+        "turn/diff/updated",
+        "turn/plan/updated",
+        "item/started agentMessage",
+        "item/agentMessage/delta",
+        "item/agentMessage/delta",
+        "item/agentMessage/delta",
+        "item/completed agentMessage",
+        "turn/completed completed",
+      ]);
+      expect(
+        client.received.filter((m) => m.method === "item/commandExecution/requestApproval"),
+      ).toHaveLength(1);
+      expect(referenceSchemaFailures(client)).toEqual([]);
+    },
+  );
 
   it("serves several connections, each with its own handshake, sharing the threads", async () => {
     const server = await h.wsServer();
