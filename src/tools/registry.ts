@@ -5,7 +5,7 @@
  *
  *   shell tool | exec_command + write_stdin, list_mcp_resources, list_mcp_resource_templates,
  *   read_mcp_resource, update_plan, request_user_input, apply_patch, grep_files, read_file,
- *   list_dir, web_search, view_image, spawn_agent, send_input, resume_agent, wait, close_agent,
+ *   list_dir, web_search, view_image, spawn_agent, send_input, wait, close_agent, resume_agent,
  *   then the MCP servers' `mcp__…` tools and the client tools (per turn; see tools/tool-set.ts)
  *
  * Switches (Codex's feature names, set by `--enable NAME` / `--disable NAME`):

@@ -74,13 +74,6 @@ export function agentTools(collab: AgentCollab): ToolDefinition[] {
         json({ submission_id: await collab.send(args.id, args.message, args.interrupt ?? false) }),
     }),
     defineFunctionTool({
-      name: "resume_agent",
-      description: "Reopen a sub-agent closed with close_agent, so that send_input can give it more work.",
-      parameters: z.object({ id: z.string().describe("The agent_id from spawn_agent.") }),
-      supportsParallel: true,
-      handle: async (args, inv) => json({ status: await collab.resume(args.id, inv.turn) }),
-    }),
-    defineFunctionTool({
       name: "wait",
       description:
         "Wait for sub-agents: returns as soon as any of `ids` has finished its work (or at the timeout), " +
@@ -102,6 +95,13 @@ export function agentTools(collab: AgentCollab): ToolDefinition[] {
       parameters: z.object({ id: z.string().describe("The agent_id from spawn_agent.") }),
       supportsParallel: true,
       handle: async (args) => json({ status: await collab.close(args.id) }),
+    }),
+    defineFunctionTool({
+      name: "resume_agent",
+      description: "Reopen a sub-agent closed with close_agent, so that send_input can give it more work.",
+      parameters: z.object({ id: z.string().describe("The agent_id from spawn_agent.") }),
+      supportsParallel: true,
+      handle: async (args, inv) => json({ status: await collab.resume(args.id, inv.turn) }),
     }),
   ];
 }
