@@ -16,11 +16,11 @@
 import type { UserInputReply } from "../../protocol/agents.js";
 import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
 import type { ApprovalRequestEvent, EventOf, ReviewDecision } from "../../protocol/events.js";
+import type { Thread } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
-import type { ClientLink } from "./client-link.js";
+import type { ClientLink, PendingRequest } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
 import type { ServerRequestResult } from "./protocol/server-messages.js";
-import type { ThreadChannel } from "./thread-channel.js";
 
 /** The bounds questions wait within. */
 export interface QuestionHost {
@@ -30,6 +30,17 @@ export interface QuestionHost {
   toolBoundMs(): number;
   /** How long a question to the user waits (a safety net: the core's own bound ends it first). */
   userInputBoundMs(): number;
+}
+
+/** What the helpers need of a thread's channel (ThreadChannel implements it). */
+export interface QuestionChannel {
+  readonly id: string;
+  /** The live thread, or null once it shut down. */
+  readonly thread: Thread | null;
+  /** Keep `question` open until the core ends call `callId` or its turn ends. */
+  track(turnId: string, callId: string, question: PendingRequest<unknown>): void;
+  /** Show call `callId`'s item as declined. */
+  showDeclined(callId: string, cancel: boolean): void;
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -55,7 +66,7 @@ export function reviewDecision(answer: ApprovalAnswer): ReviewDecision {
 /** Ask `owner` about `event` and answer the thread; never rejects. */
 export function answerApproval(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: ApprovalRequestEvent,
 ): void {
@@ -69,7 +80,7 @@ export function answerApproval(
 
 async function decide(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: ApprovalRequestEvent,
 ): Promise<ReviewDecision | null> {
@@ -105,7 +116,7 @@ async function decide(
 /** Run client tool call `event` on `owner` and give the thread its result; never rejects. */
 export function callClientTool(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: EventOf<"client_tool_call_request">,
 ): void {
@@ -116,7 +127,7 @@ export function callClientTool(
 
 async function toolResult(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: EventOf<"client_tool_call_request">,
 ): Promise<ClientToolResult | null> {
@@ -152,7 +163,7 @@ async function toolResult(
 /** Ask `owner` the model's questions (request_user_input) and give the thread the answers. */
 export function askUser(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: EventOf<"request_user_input">,
 ): void {
@@ -164,7 +175,7 @@ export function askUser(
 /** The reply, or undefined when the thread decides alone (its bound, the turn ended). */
 async function userReply(
   host: QuestionHost,
-  channel: ThreadChannel,
+  channel: QuestionChannel,
   owner: ClientLink | null,
   event: EventOf<"request_user_input">,
 ): Promise<UserInputReply | undefined> {

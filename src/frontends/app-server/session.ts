@@ -6,7 +6,8 @@
  * turns it started and ends every question waiting on it.
  */
 import type { z } from "zod";
-import type { ClientLink, PendingRequest } from "./client-link.js";
+import type { PendingRequest } from "./client-link.js";
+import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { handlers } from "./handlers/index.js";
 import { parseParams } from "./params.js";
 import {
@@ -28,21 +29,7 @@ import type { ThreadChannel } from "./thread-channel.js";
 
 let nextSessionId = 1;
 
-export interface ClientInfo {
-  name: string;
-  version: string;
-  title?: string | null | undefined;
-}
-
-/** What a handler gets besides its params. */
-export interface HandlerContext {
-  runtime: AppServerRuntime;
-  session: ClientSession;
-  /** Run `action` once the reply is sent. */
-  after(action: () => void): void;
-}
-
-export class ClientSession implements ClientLink {
+export class ClientSession implements SessionHandle {
   readonly id = nextSessionId++;
   private readonly peer: RpcPeer;
   private readonly followed = new Set<ThreadChannel>();

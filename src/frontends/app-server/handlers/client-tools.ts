@@ -5,12 +5,12 @@
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { DynamicToolSpec } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { ClientSession } from "../session.js";
+import type { SessionHandle } from "./context.js";
 
 /** The core's specs for `tools`; undefined when none were given. Throws without the opt-in. */
 export function clientToolsOf(
   tools: DynamicToolSpec[] | null | undefined,
-  session: ClientSession,
+  session: SessionHandle,
   method: string,
 ): ClientToolSpec[] | undefined {
   if (tools === null || tools === undefined) return undefined;

@@ -18,7 +18,7 @@ import { renderCaptured } from "../../../tools/truncate.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy } from "../protocol/common.js";
 import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
-import type { HandlerContext } from "../session.js";
+import type { HandlerContext } from "./context.js";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

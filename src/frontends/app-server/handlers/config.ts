@@ -12,7 +12,7 @@ import { errorMessage } from "../../../util/errors.js";
 import { applyEdits, configVersion, type KeyEdit, parseConfigText } from "../config-edit.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { HandlerContext } from "../session.js";
+import type { HandlerContext } from "./context.js";
 
 async function readText(path: string): Promise<string> {
   try {

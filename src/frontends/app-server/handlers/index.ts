@@ -1,8 +1,8 @@
 /** The handler of every client method, type-checked against the method table. */
 import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
-import type { HandlerContext } from "../session.js";
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
+import type { HandlerContext } from "./context.js";
 import { initialize, mcpServerStatusList, modelList } from "./info.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";

@@ -8,7 +8,7 @@ import { enabledMcpServers } from "../../../config/mcp-servers.js";
 import { findModelFamily, knownModelSlugs } from "../../../model/family.js";
 import { VERSION } from "../../../version.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
-import type { HandlerContext } from "../session.js";
+import type { HandlerContext } from "./context.js";
 import { page } from "./thread-queries.js";
 
 export async function initialize(

@@ -7,10 +7,10 @@ import { readRollout, type StoredThread } from "../../../session/rollout-reader.
 import { rolloutFiles } from "../../../session/rollout-store.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { HandlerContext } from "../session.js";
 import { archivedHome, requireRollout } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { storedThreadView } from "../thread-view.js";
+import type { HandlerContext } from "./context.js";
 
 const DEFAULT_PAGE = 50;
 

@@ -13,12 +13,12 @@ import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
-import type { HandlerContext } from "../session.js";
 import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
 import { archiveThread, requireRollout, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
+import type { HandlerContext } from "./context.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
 

@@ -11,10 +11,10 @@ import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { HandlerContext } from "../session.js";
 import type { ChannelSettings } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
+import type { HandlerContext } from "./context.js";
 
 export async function turnStart(
   params: ParamsOf<"turn/start">,

@@ -1,0 +1,32 @@
+/**
+ * What a method handler gets besides its params: the shared runtime, the calling client's
+ * session (as far as handlers use it), and a way to act once the reply is sent.
+ */
+import type { ClientLink } from "../client-link.js";
+import type { AppServerRuntime } from "../runtime.js";
+import type { ThreadChannel } from "../thread-channel.js";
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+  title?: string | null | undefined;
+}
+
+/** The calling client, as handlers see it. */
+export interface SessionHandle extends ClientLink {
+  /** Set by initialize. */
+  clientInfo: ClientInfo | null;
+  /** `initialize.capabilities.experimentalApi`: allows client tools (`dynamicTools`). */
+  experimentalApi: boolean;
+  /** Aborted when the connection closes (stops what the client started outside turns). */
+  readonly signal: AbortSignal;
+  /** Receive `channel`'s notifications from now on (idempotent). */
+  follow(channel: ThreadChannel): void;
+}
+
+export interface HandlerContext {
+  runtime: AppServerRuntime;
+  session: SessionHandle;
+  /** Run `action` once the reply is sent. */
+  after(action: () => void): void;
+}
