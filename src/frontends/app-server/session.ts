@@ -8,13 +8,14 @@
 import type { z } from "zod";
 import type { PendingRequest } from "./client-link.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
-import { handlers } from "./handlers/index.js";
+import { initialize } from "./handlers/initialize.js";
 import { parseParams } from "./params.js";
 import {
   CLIENT_METHODS,
   type ClientMethod,
   clientRequests,
   isClientMethod,
+  type ParamsOf,
 } from "./protocol/client-requests.js";
 import { ErrorCode, RpcError } from "./protocol/jsonrpc.js";
 import {
@@ -118,9 +119,20 @@ export class ClientSession implements SessionHandle {
   }
 }
 
+type AnyHandler = (params: unknown, context: HandlerContext) => Promise<unknown>;
+
+/** The other handlers (and the agent core below them) load after the handshake. */
+let loading: Promise<typeof import("./handlers/index.js")> | null = null;
+
 /** Validate `raw` for `method` and run its handler. */
-function run<M extends ClientMethod>(method: M, raw: unknown, context: HandlerContext): Promise<unknown> {
+async function run<M extends ClientMethod>(
+  method: M,
+  raw: unknown,
+  context: HandlerContext,
+): Promise<unknown> {
   const params = parseParams(clientRequests[method].params, raw);
-  const handler = handlers[method] as (params: unknown, context: HandlerContext) => Promise<unknown>;
+  if (method === "initialize") return initialize(params as ParamsOf<"initialize">, context);
+  loading ??= import("./handlers/index.js");
+  const handler = (await loading).handlers[method] as AnyHandler;
   return handler(params, context);
 }

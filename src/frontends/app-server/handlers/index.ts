@@ -1,9 +1,13 @@
-/** The handler of every client method, type-checked against the method table. */
+/**
+ * The handler of every client method, type-checked against the method table. Loaded on the
+ * first request after initialize (see session.ts).
+ */
 import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
-import { initialize, mcpServerStatusList, modelList } from "./info.js";
+import { mcpServerStatusList, modelList } from "./info.js";
+import { initialize } from "./initialize.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";

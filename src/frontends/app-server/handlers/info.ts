@@ -1,32 +1,9 @@
-/**
- * initialize, model/list and mcpServerStatus/list: who we are, which models a client may pick,
- * and what the configured MCP servers offer.
- */
-import { arch, type as osType, release } from "node:os";
 import type { Config } from "../../../config/load.js";
 import { enabledMcpServers } from "../../../config/mcp-servers.js";
 import { findModelFamily, knownModelSlugs } from "../../../model/family.js";
-import { VERSION } from "../../../version.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
 import { page } from "./thread-queries.js";
-
-export async function initialize(
-  params: ParamsOf<"initialize">,
-  context: HandlerContext,
-): Promise<ResultOf<"initialize">> {
-  const { name, version } = params.clientInfo;
-  context.session.clientInfo = params.clientInfo;
-  context.session.experimentalApi = params.capabilities?.experimentalApi ?? false;
-  const cpu = arch() === "x64" ? "x86_64" : arch() === "arm64" ? "aarch64" : arch();
-  return {
-    userAgent: `${name}/${VERSION} (${osType()} ${release()}; ${cpu}) node/${process.versions.node} (${name}; ${version})`,
-    codexHome: context.runtime.config.home,
-    platformFamily: process.platform === "win32" ? "windows" : "unix",
-    platformOs:
-      process.platform === "darwin" ? "macos" : process.platform === "win32" ? "windows" : process.platform,
-  };
-}
 
 const EFFORT_TEXT: Record<string, string> = {
   low: "Fastest answers, least reasoning",
