@@ -18,7 +18,7 @@ await build({
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
   logLevel: "warning",
-  plugins: [withoutAjv()],
+  plugins: [withoutAjv(), onlyEnglishZodMessages()],
   banner: {
     // Bundled CommonJS dependencies may call require().
     js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
@@ -37,6 +37,26 @@ function withoutAjv() {
       pluginBuild.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
         args.importer.includes("@modelcontextprotocol") ? { path: stub } : undefined,
       );
+    },
+  };
+}
+
+/**
+ * zod's namespace re-exports every message locale: half of its bundled size (~370 KB), parsed
+ * at every start of every command. tscodex only uses the English messages zod sets by default.
+ */
+function onlyEnglishZodMessages() {
+  return {
+    name: "only-english-zod-messages",
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+        args.importer.includes("zod/v4/") ? { path: args.path, namespace: "zod-locales" } : undefined,
+      );
+      pluginBuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, () => ({
+        contents: 'export { default as en } from "zod/v4/locales/en.js";',
+        resolveDir: process.cwd(),
+        loader: "js",
+      }));
     },
   };
 }
