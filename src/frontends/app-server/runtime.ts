@@ -9,8 +9,6 @@ import { applyOverride, type ConfigOverride, parseOverride } from "../../config/
 import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
-import { readRollout } from "../../session/rollout-reader.js";
-import { findRollout } from "../../session/rollout-store.js";
 import type { Thread } from "../../session/thread.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
@@ -169,6 +167,10 @@ export class AppServerRuntime implements ChannelHost {
 
   /** What thread `id` started with, from its rollout's first line; null when it is stored nowhere. */
   private async storedSettings(id: string): Promise<ChannelSettings | null> {
+    const [{ readRollout }, { findRollout }] = await Promise.all([
+      import("../../session/rollout-reader.js"),
+      import("../../session/rollout-store.js"),
+    ]);
     const path = await findRollout(this.current.home, id).catch(() => null);
     const stored = path ? await readRollout(path).catch(() => null) : null;
     if (!stored) return null;
