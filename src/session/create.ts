@@ -39,6 +39,10 @@ export interface CreateThreadOptions {
   clientTools?: ClientToolSpec[] | undefined;
   /** A client tool hides a built-in or MCP tool of the same name instead of being refused. */
   clientToolsWin?: boolean | undefined;
+  /** Client tool calls park the turn instead of waiting (the HTTP proxy; see ThreadSettings). */
+  parkClientCalls?: boolean | undefined;
+  /** No built-in or MCP tools: the model sees only the client's tools. */
+  noInternalTools?: boolean | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -49,15 +53,17 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const shellPath = userShellPath(env);
   // MCP servers start first, in the background: their startup overlaps the rest of thread
   // creation, and the first turn waits for them (bounded by each startup_timeout_sec).
-  const mcp = await startMcpServers(config, options.cwd, env);
-  const tools = buildToolDefinitions({
-    family,
-    wireApi: config.provider.wireApi,
-    tools: config.tools,
-    features: config.features,
-    shellPath,
-    mcpResources: () => mcp,
-  });
+  const mcp = options.noInternalTools ? null : await startMcpServers(config, options.cwd, env);
+  const tools = options.noInternalTools
+    ? []
+    : buildToolDefinitions({
+        family,
+        wireApi: config.provider.wireApi,
+        tools: config.tools,
+        features: config.features,
+        shellPath,
+        mcpResources: () => mcp,
+      });
   const identity: ClientIdentity = {
     sessionId: id,
     originator: options.originator,
@@ -112,6 +118,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     tempRoots: tempRoots(config, env),
     clientTools,
     clientToolsWin: options.clientToolsWin ?? false,
+    ...(options.parkClientCalls ? { parkClientCalls: true } : {}),
   });
 }
 

@@ -305,6 +305,8 @@ export function storedLastTurn(stored: StoredThread): LastTurn {
 
 function turnEnd(event: Event | RolloutEvent): LastTurn | null {
   if (event.type === "turn_complete") return { state: "completed", error: null };
+  if (event.type === "turn_parked") return { state: "parked", error: null };
+  if (event.type === "turn_continued") return { state: "running", error: null };
   if (event.type === "turn_aborted") return { state: "interrupted", error: null };
   if (event.type === "turn_failed") return { state: "failed", error: event.message };
   return null;
