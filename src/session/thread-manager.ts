@@ -141,6 +141,15 @@ export class ThreadManager {
     return this.openStored(forked.path, options);
   }
 
+  /**
+   * Drop live thread `id` from memory (shut down, rollout flushed); its rollout stays. A later
+   * resume reads the rollout again, so it sees what other processes appended meanwhile.
+   */
+  async release(id: string): Promise<void> {
+    const live = this.live.get(id);
+    if (live) await this.evict(id, live);
+  }
+
   /** Stored threads, newest first. */
   list(limit?: number): Promise<ThreadSummary[]> {
     return listThreads(this.options.config.home, limit);

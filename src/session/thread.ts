@@ -18,8 +18,10 @@ import {
   addUsage,
   developerMessage,
   emptyUsage,
+  isToolCall,
   type ResponseItem,
   type TokenUsage,
+  type ToolCallItem,
   userMessage,
 } from "../protocol/items.js";
 import { ToolRouter } from "../tools/router.js";
@@ -226,6 +228,33 @@ export class Thread {
     this.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
       : 0;
+  }
+
+  /**
+   * Start from a conversation held elsewhere (an HTTP client resending its history): after the
+   * initial context, the items become history and are recorded like any item. Function calls
+   * left without outputs at the end become a parked turn, which continueTurn resumes. Call it
+   * once, before the first turn.
+   */
+  async importHistory(items: readonly ResponseItem[]): Promise<void> {
+    const record = (item: ResponseItem) => {
+      this.log.append(item);
+      this.emit({ type: "raw_response_item", item });
+    };
+    await this.prepareContext(undefined, record);
+    for (const item of items) record(item);
+    const answered = new Set(
+      items.flatMap((item) => ("call_id" in item && !isToolCall(item) ? [item.call_id] : [])),
+    );
+    const open = items.filter(
+      (item): item is ToolCallItem => isToolCall(item) && !answered.has(item.call_id),
+    );
+    if (open.length === 0) return;
+    const turnId = this.newTurnId();
+    this.emit({ type: "turn_started", turn_id: turnId, model_context_window: this.services.contextWindow });
+    this.parked = { turnId, calls: open, parkedAt: Date.now() };
+    const call_ids = open.map((call) => call.call_id);
+    this.emit({ type: "turn_parked", turn_id: turnId, call_ids, usage: emptyUsage() });
   }
 
   interrupt(): void {
