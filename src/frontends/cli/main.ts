@@ -231,6 +231,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option("--max-concurrent <count>", "turns run at once; more requests get 429", "100")
     .option("--parked-ttl <seconds>", "how long a response's client tool calls wait for their outputs", "600")
+    .option("--max-body <bytes>", "largest request body accepted (larger: 413)", String(20 * 1024 * 1024))
     .option(
       "-c, --config <key=value>",
       "override a config key (value parsed as TOML); repeatable",

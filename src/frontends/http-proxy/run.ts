@@ -25,9 +25,9 @@ export interface ProxyCliOptions {
   config: string[];
   maxConcurrent: string;
   parkedTtl: string;
+  maxBody: string;
 }
 
-const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** How long shutdown waits for open turns before closing their connections. */
 const DRAIN_BOUND_MS = 30_000;
 
@@ -41,6 +41,9 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const parkedTtlSec = Number(options.parkedTtl);
   if (!(parkedTtlSec > 0))
     return fail(`--parked-ttl: '${options.parkedTtl}' is not a positive number of seconds`);
+  const maxBodyBytes = Number(options.maxBody);
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
+    return fail(`--max-body: '${options.maxBody}' is not a positive number of bytes`);
   const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
   if (options.apiKeyEnv && !apiKey)
     return fail(`--api-key-env: the variable ${options.apiKeyEnv} is not set`);
@@ -61,7 +64,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     limit,
     host: options.host,
     apiKey,
-    maxBodyBytes: MAX_BODY_BYTES,
+    maxBodyBytes,
     quietAgentWork: options.quietAgentWork ?? false,
   });
   const server = createServer(getRequestListener(app.fetch));
