@@ -33,7 +33,7 @@ export function createApp(options: ProxyOptions): Hono {
   const app = new Hono();
   const allowed = allowedHostnames(options.host);
   const anyHost = options.host === "0.0.0.0" || options.host === "::";
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = options.log ?? batchedStderr();
 
   app.use(async (c, next) => {
     const started = performance.now();
@@ -81,6 +81,23 @@ export function createApp(options: ProxyOptions): Hono {
     return c.json(apiError.body, apiError.status);
   });
   return app;
+}
+
+/**
+ * Log lines to stderr, written once per event-loop turn: a write to a pipe is synchronous, and
+ * one per request cost measurable CPU under load (bench/proxy.ts).
+ */
+function batchedStderr(): (line: string) => void {
+  let pending: string[] = [];
+  return (line) => {
+    pending.push(line);
+    if (pending.length > 1) return;
+    setImmediate(() => {
+      const text = `${pending.join("\n")}\n`;
+      pending = [];
+      process.stderr.write(text);
+    });
+  };
 }
 
 /** The request body as JSON checked by `schema`; a 400 in OpenAI's shape otherwise. */
