@@ -7,7 +7,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { failed, functionCall, message, turn } from "../support/fake-model-server.js";
+import { delay, failed, functionCall, message, turn } from "../support/fake-model-server.js";
 import { waitFor, withMarker } from "../support/processes.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
 
@@ -167,5 +167,24 @@ describe("proxy errors", () => {
         .catch(() => null);
       return next?.output_text === "free again";
     }, 10_000);
+  });
+});
+
+describe("proxy shutdown", () => {
+  it("SIGTERM lets an open stream finish, then the process exits 0", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(turn(delay(400), message("finished after SIGTERM")));
+    const stream = await proxy.client().responses.create({ model: "m", input: "slow", stream: true });
+    const exited = new Promise<number | null>((resolve) => proxy.child.once("exit", (code) => resolve(code)));
+    const types: string[] = [];
+    let text = "";
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "response.created") proxy.child.kill("SIGTERM");
+      if (event.type === "response.output_text.delta") text += event.delta;
+    }
+    expect(text).toBe("finished after SIGTERM");
+    expect(types.at(-1)).toBe("response.completed");
+    expect(await exited).toBe(0);
   });
 });

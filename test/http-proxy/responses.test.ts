@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { functionCall, message, reasoning, turn, usage } from "../support/fake-model-server.js";
+import { waitFor } from "../support/processes.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
@@ -47,7 +48,7 @@ describe("proxy /v1/responses", () => {
       role: "user",
       content: [{ type: "input_text", text: "Say hello" }],
     });
-    expect(proxy.stderr()).toMatch(/POST \/v1\/responses 200 [\d.]+ms/);
+    await waitFor(() => /POST \/v1\/responses 200 [\d.]+ms/.test(proxy.stderr()));
   });
 
   it("streams the Responses SSE sequence", async () => {

@@ -158,3 +158,22 @@ describe("parked turns", () => {
     ]);
   });
 });
+
+describe("importHistory", () => {
+  it("records a client's conversation after the initial context; open calls become a parked turn", async () => {
+    const { client, thread, events } = makeThread([() => [message("From history."), completed()]]);
+    await thread.importHistory([
+      { type: "message", role: "user", content: [{ type: "input_text", text: "weather?" }] },
+      { type: "function_call", call_id: "h1", name: "lookup_weather", arguments: "{}" },
+    ]);
+    expect(thread.parkedTurn).toMatchObject({ turnId: "0", calls: [{ call_id: "h1" }] });
+    expect(events.filter((e) => e.type === "raw_response_item").length).toBe(thread.history.length);
+    expect(events.at(-1)).toMatchObject({ type: "turn_parked", turn_id: "0", call_ids: ["h1"] });
+    const done = await thread.continueTurn([output("h1", "cloudy")]);
+    expect(done).toMatchObject({ status: "completed", finalResponse: "From history." });
+    expect(typesAfter(client.prompts[0]?.input ?? [], "h1")).toEqual([
+      "function_call",
+      "function_call_output",
+    ]);
+  });
+});

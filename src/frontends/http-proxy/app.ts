@@ -4,30 +4,17 @@
  * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
-import type { Context } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { z } from "zod";
 import type { Config } from "../../config/load.js";
 import { errorMessage } from "../../util/errors.js";
 import { handleChat } from "./chat.js";
-import { ApiError, fromZod, internalError } from "./errors.js";
-import { allowedHostnames, type ConcurrencyLimit, checkBearer, checkHost } from "./guards.js";
+import { ApiError, internalError } from "./errors.js";
+import { allowedHostnames, checkBearer, checkHost } from "./guards.js";
+import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
-import type { TurnOptions } from "./turns.js";
 
-export interface ProxyOptions {
-  config: Config;
-  turns: TurnOptions;
-  limit: ConcurrencyLimit;
-  /** The interface the server listens on (decides which Host headers are accepted). */
-  host: string;
-  apiKey?: string | undefined;
-  maxBodyBytes: number;
-  quietAgentWork: boolean;
-  /** Where the per-request log lines go (default stderr). */
-  log?: (line: string) => void;
-}
+export type { ProxyOptions } from "./request.js";
 
 export function createApp(options: ProxyOptions): Hono {
   const app = new Hono();
@@ -98,26 +85,6 @@ function batchedStderr(): (line: string) => void {
       process.stderr.write(text);
     });
   };
-}
-
-/** The request body as JSON checked by `schema`; a 400 in OpenAI's shape otherwise. */
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  const text = await c.req.text();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw ApiError.invalid(
-      "We could not parse the JSON body of your request. The body must be a JSON object.",
-      null,
-      "invalid_json",
-    );
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw ApiError.invalid("The request body must be a JSON object.", null, "invalid_json");
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw fromZod(parsed.error);
-  return parsed.data;
 }
 
 /** The configured model, then each profile's, in OpenAI's list shape. */

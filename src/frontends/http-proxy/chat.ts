@@ -12,9 +12,9 @@ import type { Event } from "../../protocol/events.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { agentWorkLine } from "./agent-work.js";
-import { type ProxyOptions, readBody } from "./app.js";
 import { fromChatRequest } from "./conversation.js";
 import { internalError } from "./errors.js";
+import { type ProxyOptions, readBody } from "./request.js";
 import { chatRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
 
@@ -29,30 +29,34 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
   const quiet = options.quietAgentWork;
   if (!body.stream) {
     const texts: string[] = [];
-    const result = await run.drive((event) => {
-      if (event.type === "agent_message") texts.push(event.message);
-    });
-    if (result.status === "failed" || result.status === "interrupted")
-      throw internalError(result.error ?? "the turn was interrupted");
-    const toolCalls = toolCallsOf(result);
-    return c.json({
-      ...head,
-      object: "chat.completion",
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: "assistant",
-            content: texts.length > 0 ? texts.join("\n\n") : null,
-            refusal: null,
-            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-          },
-          logprobs: null,
-          finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
-        },
-      ],
-      usage: chatUsage(result.usage),
-    });
+    return run.drive(
+      (event) => {
+        if (event.type === "agent_message") texts.push(event.message);
+      },
+      (result) => {
+        if (result.status === "failed" || result.status === "interrupted")
+          throw internalError(result.error ?? "the turn was interrupted");
+        const toolCalls = toolCallsOf(result);
+        return c.json({
+          ...head,
+          object: "chat.completion",
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: texts.length > 0 ? texts.join("\n\n") : null,
+                refusal: null,
+                ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+              },
+              logprobs: null,
+              finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+            },
+          ],
+          usage: chatUsage(result.usage),
+        });
+      },
+    );
   }
   c.header("Content-Type", "text/event-stream");
   c.header("Cache-Control", "no-cache");
@@ -69,7 +73,7 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
     chunk({ role: "assistant", content: "" });
     let messages = 0;
     let inMessage = false;
-    const result = await run.drive((event: Event) => {
+    const onEvent = (event: Event) => {
       if (event.type === "agent_message_delta") {
         if (!inMessage && messages > 0) chunk({ content: "\n\n" });
         inMessage = true;
@@ -84,17 +88,20 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
         const line = agentWorkLine(event);
         if (line) chunk({ reasoning_content: `${line}\n` });
       }
-    });
-    if (result.status === "failed" || result.status === "interrupted") {
-      send(internalError(result.error ?? "the turn was interrupted").body);
-    } else {
-      const toolCalls = toolCallsOf(result);
-      if (toolCalls.length > 0) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) });
-      chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop");
-      if (body.stream_options?.include_usage)
-        send({ ...head, object: "chat.completion.chunk", choices: [], usage: chatUsage(result.usage) });
-    }
-    if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+    };
+    const deliver = async (result: TurnResult) => {
+      if (result.status === "failed" || result.status === "interrupted") {
+        send(internalError(result.error ?? "the turn was interrupted").body);
+      } else {
+        const toolCalls = toolCallsOf(result);
+        if (toolCalls.length > 0) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) });
+        chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop");
+        if (body.stream_options?.include_usage)
+          send({ ...head, object: "chat.completion.chunk", choices: [], usage: chatUsage(result.usage) });
+      }
+      if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+    };
+    await run.drive(onEvent, deliver);
   });
 }
 

@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
-import { type ProxyOptions, readBody } from "./app.js";
 import { fromResponsesRequest } from "./conversation.js";
+import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { responsesRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
@@ -33,22 +33,31 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
   };
   if (!body.stream) {
     const writer = new ResponsesWriter(base, null, options.quietAgentWork);
-    const result = await run.drive((event) => writer.onEvent(event));
-    return c.json(writer.finish(result));
+    return run.drive(
+      (event) => writer.onEvent(event),
+      (result) => c.json(writer.finish(result)),
+    );
   }
   c.header("Content-Type", "text/event-stream");
   c.header("Cache-Control", "no-cache");
   c.header("X-Accel-Buffering", "no");
   return streamBody(c, async (out) => {
+    let written: Promise<unknown> = Promise.resolve();
     const writer = new ResponsesWriter(
       base,
       (type, data) => {
-        if (!out.aborted) out.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`).catch(() => {});
+        if (!out.aborted)
+          written = out.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`).catch(() => {});
       },
       options.quietAgentWork,
     );
     writer.start();
-    const result = await run.drive((event) => writer.onEvent(event));
-    writer.finish(result);
+    await run.drive(
+      (event) => writer.onEvent(event),
+      async (result) => {
+        writer.finish(result);
+        await written;
+      },
+    );
   });
 }

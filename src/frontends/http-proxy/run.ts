@@ -77,9 +77,9 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     server.once("error", reject);
     server.listen(port, options.host, () => done());
   });
-  const { port: bound } = server.address() as AddressInfo;
+  const { port: boundPort } = server.address() as AddressInfo;
   const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
-  process.stderr.write(`tscodex proxy: listening on http://${shownHost}:${bound}/v1\n`);
+  process.stderr.write(`tscodex proxy: listening on http://${shownHost}:${boundPort}/v1\n`);
 
   await new Promise<void>((done) => {
     process.once("SIGINT", done);
@@ -89,7 +89,14 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const closed = new Promise<void>((done) => server.close(() => done()));
   server.closeIdleConnections();
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([limit.drained(), new Promise((done) => (timer = setTimeout(done, DRAIN_BOUND_MS)))]);
+  const bound = new Promise((done) => {
+    timer = setTimeout(done, DRAIN_BOUND_MS);
+  });
+  await Promise.race([limit.drained(), bound]);
+  // Responses are written by now; keep-alive sockets go idle as their last bytes leave.
+  const idle = setInterval(() => server.closeIdleConnections(), 20);
+  await Promise.race([closed, bound]);
+  clearInterval(idle);
   clearTimeout(timer);
   server.closeAllConnections();
   await closed;

@@ -12,8 +12,12 @@ import { indexParkedCalls, type StartedTurn, startTurn, type TurnOptions } from 
 
 export interface TurnRun {
   threadId: string;
-  /** Feeds every event to `onEvent`; resolves with the result once the thread is released. */
-  drive(onEvent: (event: Event) => void): Promise<TurnResult>;
+  /**
+   * Feeds every event to `onEvent`, releases the thread (rollout flushed), then hands the result
+   * to `deliver` (the final event or body); the concurrency slot is freed once that is done, so
+   * a graceful shutdown waits for it.
+   */
+  drive<T>(onEvent: (event: Event) => void, deliver: (result: TurnResult) => T | Promise<T>): Promise<T>;
 }
 
 /** Take a slot (429 when full) and start the turn; throws ApiError before anything is sent. */
@@ -36,22 +40,26 @@ export async function beginTurn(
   signal.addEventListener("abort", interrupt, { once: true });
   return {
     threadId: thread.id,
-    async drive(onEvent) {
+    async drive(onEvent, deliver) {
       try {
-        for await (const event of stream) onEvent(event);
-        const result = await stream.result();
-        if (result.status === "parked")
-          await indexParkedCalls(
-            options.turns,
-            thread.id,
-            result.pendingCalls.map((call) => call.call_id),
-          );
-        return result;
+        let result: TurnResult;
+        try {
+          for await (const event of stream) onEvent(event);
+          result = await stream.result();
+          if (result.status === "parked")
+            await indexParkedCalls(
+              options.turns,
+              thread.id,
+              result.pendingCalls.map((call) => call.call_id),
+            );
+        } finally {
+          signal.removeEventListener("abort", interrupt);
+          await options.turns.threads.release(thread.id).catch((error: unknown) => {
+            process.stderr.write(`tscodex proxy: releasing thread ${thread.id}: ${errorMessage(error)}\n`);
+          });
+        }
+        return await deliver(result);
       } finally {
-        signal.removeEventListener("abort", interrupt);
-        await options.turns.threads.release(thread.id).catch((error: unknown) => {
-          process.stderr.write(`tscodex proxy: releasing thread ${thread.id}: ${errorMessage(error)}\n`);
-        });
         release();
       }
     },
