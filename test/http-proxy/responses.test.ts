@@ -109,13 +109,14 @@ describe("proxy /v1/responses", () => {
     });
     // The model saw the client's tool, and the built-in one of the same kind is still there.
     expect(h.model.requests[0]?.toolNames).toContain("get_weather");
+    // Without `tools` the continued turn keeps the ones it parked with.
     const second = await client.responses.create({
       model: "m",
       previous_response_id: first.id,
       input: [{ type: "function_call_output", call_id: "call_w1", output: "sunny, 22C" }],
-      tools: [WEATHER],
     });
     expect(second.output_text).toBe("Paris: sunny, 22C.");
+    expect(h.model.requests[1]?.toolNames).toContain("get_weather");
     // Continued turn: the output sits right after its call, and no new user message was added.
     const input = lastInput(1) as { type?: string; role?: string; call_id?: string }[];
     const at = input.findIndex((item) => item.type === "function_call" && item.call_id === "call_w1");

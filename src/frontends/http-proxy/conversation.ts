@@ -19,6 +19,8 @@ export interface Conversation {
   instructions: string[];
   entries: Entry[];
   tools: ClientToolSpec[];
+  /** The request had a `tools` field (a parked turn keeps its tools when the follow-up has none). */
+  toolsGiven: boolean;
   /** The final message's JSON schema (text.format / response_format json_schema). */
   outputSchema: Record<string, unknown> | undefined;
 }
@@ -94,7 +96,7 @@ export function fromResponsesRequest(body: ResponsesRequest): Conversation {
   const format = body.text?.format;
   const outputSchema =
     format?.type === "json_schema" ? (format.schema as Record<string, unknown>) : undefined;
-  return { instructions, entries, tools, outputSchema };
+  return { instructions, entries, tools, toolsGiven: body.tools != null, outputSchema };
 }
 
 export function fromChatRequest(body: ChatRequest): Conversation {
@@ -143,7 +145,7 @@ export function fromChatRequest(body: ChatRequest): Conversation {
   const format = body.response_format;
   const outputSchema =
     format?.type === "json_schema" ? (format.json_schema.schema as Record<string, unknown>) : undefined;
-  return { instructions, entries, tools, outputSchema };
+  return { instructions, entries, tools, toolsGiven: body.tools != null, outputSchema };
 }
 
 function responsesContent(content: string | ResponsesPart[]): { text: string; images: string[] } {

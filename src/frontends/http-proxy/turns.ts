@@ -49,6 +49,10 @@ export async function startTurn(
     clientTools: conversation.tools,
     ...(conversation.outputSchema ? { outputSchema: conversation.outputSchema } : {}),
   };
+  // A new turn has exactly the request's tools; a parked turn keeps its own unless new ones come.
+  const continuing: TurnOverrides = conversation.toolsGiven
+    ? overrides
+    : { ...overrides, clientTools: undefined };
   if (previousResponseId !== null) {
     const thread = await threadOfResponse(options, previousResponseId);
     if (plan.kind === "user") {
@@ -64,7 +68,7 @@ export async function startTurn(
       );
     }
     await refuseExpired(options, thread, parked);
-    return { thread, stream: thread.continueStreamed(toHistoryItems(plan.outputs), overrides) };
+    return { thread, stream: thread.continueStreamed(toHistoryItems(plan.outputs), continuing) };
   }
   if (plan.kind === "outputs") {
     const found = await threadOfParkedCalls(
@@ -72,7 +76,7 @@ export async function startTurn(
       plan.outputs.map((output) => output.callId),
     );
     if (found)
-      return { thread: found, stream: found.continueStreamed(toHistoryItems(plan.outputs), overrides) };
+      return { thread: found, stream: found.continueStreamed(toHistoryItems(plan.outputs), continuing) };
   }
   // Nothing stored matches: the request's own history is the conversation.
   const thread = await options.threads.start({
