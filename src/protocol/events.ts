@@ -149,6 +149,13 @@ export type Event =
       result: ClientToolResult;
       duration_ms: number;
     }
+  /**
+   * The turn stopped on client tool calls (ThreadSettings.parkClientCalls): the calls are in
+   * history without outputs; a `continue_turn` op resumes it (then `turn_continued`).
+   */
+  | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
+  /** A parked turn resumed with the client's outputs; it ends as any turn does. */
+  | { type: "turn_continued"; turn_id: string }
   /** The thread's client tools changed (thread start or a turn that brought its own set). */
   | { type: "client_tools_changed"; tools: ClientToolSpec[] }
   /** A sub-agent (child thread) was started by this thread's model. */

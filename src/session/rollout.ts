@@ -43,7 +43,10 @@ export type RolloutEvent =
   | { type: "turn_failed"; turn_id: string; message: string }
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage }
   | { type: "user_message"; message: string }
-  | { type: "client_tools_changed"; tools: ClientToolSpec[] };
+  | { type: "client_tools_changed"; tools: ClientToolSpec[] }
+  /** The turn stopped on these client calls (their items are in history without outputs). */
+  | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
+  | { type: "turn_continued"; turn_id: string };
 
 /** One line of a rollout (`timestamp` is an ISO time). */
 export type RolloutLine =
@@ -135,6 +138,7 @@ export class RolloutRecorder {
         return;
       case "turn_started":
       case "turn_aborted":
+      case "turn_continued":
         this.write("event", { type: event.type, turn_id: event.turn_id });
         return;
       case "turn_complete":
@@ -142,6 +146,14 @@ export class RolloutRecorder {
         return;
       case "turn_failed":
         this.write("event", { type: event.type, turn_id: event.turn_id, message: event.message });
+        return;
+      case "turn_parked":
+        this.write("event", {
+          type: event.type,
+          turn_id: event.turn_id,
+          call_ids: event.call_ids,
+          usage: event.usage,
+        });
         return;
       case "token_count":
         this.write("event", { type: event.type, last: event.last, total: event.total });

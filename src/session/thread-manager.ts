@@ -174,6 +174,15 @@ export class ThreadManager implements AgentHost {
     return this.openStored(forked.path, options);
   }
 
+  /**
+   * Drop live thread `id` from memory (shut down, rollout flushed); its rollout stays. A later
+   * resume reads the rollout again, so it sees what other processes appended meanwhile.
+   */
+  async release(id: string): Promise<void> {
+    const live = this.live.get(id);
+    if (live) await this.evict(id, live);
+  }
+
   /** Stored threads, newest first. */
   list(limit?: number): Promise<ThreadSummary[]> {
     return listThreads(this.options.config.home, limit);
@@ -347,6 +356,8 @@ export function storedLastTurn(stored: StoredThread): LastTurn {
 
 function turnEnd(event: Event | RolloutEvent): LastTurn | null {
   if (event.type === "turn_complete") return { state: "completed", error: null };
+  if (event.type === "turn_parked") return { state: "parked", error: null };
+  if (event.type === "turn_continued") return { state: "running", error: null };
   if (event.type === "turn_aborted") return { state: "interrupted", error: null };
   if (event.type === "turn_failed") return { state: "failed", error: event.message };
   return null;

@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
+import type { ProxyCliOptions } from "../http-proxy/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
@@ -213,6 +214,34 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (options: McpServerCliOptions) => {
       const { runMcpServer } = await import("../mcp-server/run.js");
       exitCode = await runMcpServer(options);
+    });
+
+  program
+    .command("proxy")
+    .description(
+      "Serve an OpenAI-compatible HTTP API (/v1/responses, /v1/chat/completions, /v1/models) with the agent behind it",
+    )
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port to listen on (0: any free port)", "8787")
+    .option("--api-key-env <var>", "require `Authorization: Bearer <value of VAR>`")
+    .option("-C, --cd <dir>", "working directory of the agent")
+    .option("--disable-internal-tools", "give the agent only the tools each request brings")
+    .option(
+      "--quiet-agent-work",
+      "hide the agent's own tool work (otherwise shown as reasoning summary text)",
+    )
+    .option("--max-concurrent <count>", "turns run at once; more requests get 429", "100")
+    .option("--parked-ttl <seconds>", "how long a response's client tool calls wait for their outputs", "600")
+    .option("--max-body <bytes>", "largest request body accepted (larger: 413)", String(20 * 1024 * 1024))
+    .option(
+      "-c, --config <key=value>",
+      "override a config key (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
+    .action(async (options: ProxyCliOptions) => {
+      const { runProxy } = await import("../http-proxy/run.js");
+      exitCode = await runProxy(options);
     });
 
   registerMcpCommand(program, (code) => {
