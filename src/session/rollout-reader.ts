@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type ClientToolSpec, clientToolSpecSchema } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
 import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
+import { closeUnpairedCalls } from "./unpaired-calls.js";
 
 const usageSchema = z.object({
   input_tokens: z.number(),
@@ -164,6 +165,7 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
       stored.lastUsage = null;
     } else if (line.type === "event") applyEvent(stored, line.payload);
   }
+  stored.history = closeUnpairedCalls(stored.history);
   return stored;
 }
 
