@@ -22,6 +22,8 @@ export const providerSchema = z.looseObject({
   request_max_retries: z.number().int().min(0).max(100).optional(),
   stream_max_retries: z.number().int().min(0).max(100).optional(),
   stream_idle_timeout_ms: z.number().int().positive().optional(),
+  /** Total budget of one model response, retries included (tscodex's own key). */
+  stream_max_duration_ms: z.number().int().positive().optional(),
   requires_openai_auth: z.boolean().optional(),
 });
 
