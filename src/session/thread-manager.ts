@@ -19,6 +19,7 @@ import {
   type ThreadSummary,
 } from "./rollout-store.js";
 import type { Thread, TurnStatus } from "./thread.js";
+import { FileThreadLeases, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
@@ -35,6 +36,11 @@ export interface ThreadManagerOptions {
   ttlMs?: number;
   /** false: record nothing (threads cannot be resumed). Default true. */
   persist?: boolean;
+  /**
+   * Where the per-thread leases come from (one process at a time per thread). Default: lock
+   * files under the home when persisting, none otherwise.
+   */
+  leases?: ThreadLeases | null;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -71,6 +77,7 @@ export interface LiveThreadState {
 interface LiveThread {
   thread: Thread;
   recorder: RolloutRecorder | null;
+  lease: ThreadLease | null;
   meta: SessionMeta;
   turns: number;
   lastTurn: LastTurn;
@@ -81,9 +88,16 @@ export class ThreadManager {
   private readonly live = new Map<string, LiveThread>();
   private readonly opening = new Map<string, Promise<Thread>>();
   private readonly ttlMs: number;
+  private readonly leases: ThreadLeases | null;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ThreadManagerOptions) {
+    this.leases =
+      options.leases !== undefined
+        ? options.leases
+        : options.persist === false
+          ? null
+          : new FileThreadLeases(options.config.home);
     const env = options.env ?? process.env;
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
     this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : DEFAULT_SESSION_TTL_MS);
@@ -180,10 +194,28 @@ export class ThreadManager {
     }
   }
 
+  /** Open thread `id` under its lease: refused (ThreadBusyError) while another process has it. */
   private async openNow(
     id: string,
     options: OpenThreadOptions,
     stored: StoredThread | null,
+  ): Promise<Thread> {
+    const lease = (await this.leases?.acquire(id)) ?? null;
+    try {
+      // Read again under the lease: the holder that just let go may have written more.
+      const current = stored && lease ? await readRollout(stored.path) : stored;
+      return await this.openLeased(id, options, current, lease);
+    } catch (error) {
+      await lease?.release();
+      throw error;
+    }
+  }
+
+  private async openLeased(
+    id: string,
+    options: OpenThreadOptions,
+    stored: StoredThread | null,
+    lease: ThreadLease | null,
   ): Promise<Thread> {
     const { config: own, ...threadOptions } = options;
     const config = own ?? this.options.config;
@@ -207,6 +239,7 @@ export class ThreadManager {
     const entry: LiveThread = {
       thread,
       recorder,
+      lease,
       meta,
       turns: stored?.turns ?? 0,
       lastTurn: stored ? storedLastTurn(stored) : { state: "idle", error: null },
@@ -289,6 +322,7 @@ export class ThreadManager {
     await Promise.race([done, bound]);
     clearTimeout(timer);
     await entry.recorder?.close();
+    await entry.lease?.release();
   }
 }
 

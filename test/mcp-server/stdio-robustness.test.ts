@@ -72,7 +72,7 @@ describe("oversized messages on stdio", () => {
   it("survives a 17 MiB line at the default limit, with a codex call in flight", async () => {
     const client = h.rawClient();
     await client.initialize();
-    h.model.enqueue(turn(delay(1500), message("still here")));
+    h.model.enqueue(turn(delay(3000), message("still here")));
     client.send({
       id: 30,
       method: "tools/call",
@@ -80,7 +80,8 @@ describe("oversized messages on stdio", () => {
     });
     await h.model.waitForRequests(1);
     const huge = `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${"y".repeat(17 * 1024 * 1024)}"},"id":31}`;
-    const refused = await replyTo(client, huge);
+    client.child.stdin?.write(`${huge}\n`);
+    const refused = await client.waitFor((reply) => reply.id === 31, 15_000);
     expect(refused).toMatchObject({ id: 31, error: { code: -32600 } });
     const answer = await client.waitFor((reply) => reply.id === 30, 15_000);
     expect(answer.result).toMatchObject({ structuredContent: { content: "still here" } });

@@ -84,6 +84,8 @@ async function openThread(
   if (args.sessionId && !args.resetSession) {
     const found = await findThread(runtime, args.sessionId);
     if (found && !("error" in found)) return found;
+    // A thread id that cannot be opened (another process has it) must not become a new thread.
+    if (found && isThreadId(args.sessionId)) return plainError(found.error);
     // A name the client chose (not a thread id) starts a thread the name then stands for.
     if (!found && isThreadId(args.sessionId)) return sessionNotFound(args.sessionId);
   }
