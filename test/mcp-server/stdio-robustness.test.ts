@@ -72,7 +72,9 @@ describe("oversized messages on stdio", () => {
   it("survives a 17 MiB line at the default limit, with a codex call in flight", async () => {
     const client = h.rawClient();
     await client.initialize();
-    h.model.enqueue(turn(delay(3000), message("still here")));
+    // Several seconds in flight, with progress in between (the harness's idle timeout is 2 s).
+    const slow = [1, 2, 3, 4].flatMap((step) => [message(`step ${step}`), delay(1200)]);
+    h.model.enqueue(turn(...slow, message("still here")));
     client.send({
       id: 30,
       method: "tools/call",
