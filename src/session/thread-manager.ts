@@ -2,8 +2,10 @@
  * ThreadManager: the live threads of one process, each recorded to its rollout.
  * Responsibilities: start threads; load stored ones on demand (resume, fork); keep one live
  * Thread per id; expire idle threads from memory (never from disk) after a TTL; flush and close
- * every rollout on close(). The library, the CLI and the servers all go through it.
+ * every rollout on close(). Each open thread holds a lease (thread-lock.ts), so no other process
+ * runs turns on it meanwhile. The library, the CLI and the servers all go through it.
  */
+import { stat } from "node:fs/promises";
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
 import { uuidv7 } from "../util/ids.js";
@@ -72,6 +74,12 @@ export interface LiveThreadState {
   lastTurn: LastTurn;
   /** When the thread was last opened, resumed or ended a turn (ms since the epoch). */
   lastActive: number;
+}
+
+/** A stored thread as read, and its rollout's size in bytes just before the read. */
+interface StoredRead {
+  stored: StoredThread;
+  size: number;
 }
 
 interface LiveThread {
@@ -176,16 +184,18 @@ export class ThreadManager {
 
   /** The thread stored at `path`: the live one if it is in memory, else loaded from the file. */
   private async openStored(path: string, options: OpenThreadOptions): Promise<Thread> {
+    // Rollouts only grow: the size before reading tells whether the file changed since.
+    const size = (await stat(path)).size;
     const stored = await readRollout(path);
     const live = this.live.get(stored.meta.id);
     if (live) return this.touch(live);
     const pending = this.opening.get(stored.meta.id);
     if (pending) return pending;
-    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, stored);
+    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, { stored, size });
   }
 
-  private async open(id: string, options: OpenThreadOptions, stored: StoredThread | null): Promise<Thread> {
-    const opening = this.openNow(id, options, stored);
+  private async open(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
+    const opening = this.openNow(id, options, from);
     this.opening.set(id, opening);
     try {
       return await opening;
@@ -195,16 +205,13 @@ export class ThreadManager {
   }
 
   /** Open thread `id` under its lease: refused (ThreadBusyError) while another process has it. */
-  private async openNow(
-    id: string,
-    options: OpenThreadOptions,
-    stored: StoredThread | null,
-  ): Promise<Thread> {
+  private async openNow(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
     const lease = (await this.leases?.acquire(id)) ?? null;
     try {
-      // Read again under the lease: the holder that just let go may have written more.
-      const current = stored && lease ? await readRollout(stored.path) : stored;
-      return await this.openLeased(id, options, current, lease);
+      // Read again under the lease if the holder that just let go wrote more meanwhile.
+      const changed = from && lease && (await stat(from.stored.path)).size !== from.size;
+      const stored = changed ? await readRollout(from.stored.path) : (from?.stored ?? null);
+      return await this.openLeased(id, options, stored, lease);
     } catch (error) {
       await lease?.release();
       throw error;
