@@ -69,6 +69,8 @@ export interface Config {
   clientToolTimeoutMs?: number;
   /** `[mcp_servers.*]`. */
   mcpServers: Record<string, McpServerConfig>;
+  /** `[mcp_server]`: limits of `tscodex mcp-server`. */
+  mcpServer: McpServerLimits;
   /** `compact_prompt`, `experimental_compact_prompt_file`, `model_auto_compact_token_limit`. */
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
@@ -86,6 +88,22 @@ export interface Config {
   /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
   modelProviders: Record<string, ProviderConfig>;
 }
+
+/** Limits of `tscodex mcp-server` (config `[mcp_server]`). */
+export interface McpServerLimits {
+  /** `max_message_bytes`: largest stdio message; a larger one is answered with an error. */
+  maxMessageBytes: number;
+  /** `max_http_sessions`: open Streamable HTTP sessions at most. */
+  maxHttpSessions: number;
+  /** `http_session_idle_timeout_ms`: an HTTP session idle this long is closed. */
+  httpSessionIdleTimeoutMs: number;
+}
+
+export const DEFAULT_MCP_SERVER_LIMITS: McpServerLimits = {
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxHttpSessions: 256,
+  httpSessionIdleTimeoutMs: 30 * 60_000,
+};
 
 export interface LoadOptions {
   /** Defaults to $TSCODEX_HOME or ~/.tscodex. */
@@ -174,6 +192,12 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
     mcpServers: merged.mcp_servers ?? {},
+    mcpServer: {
+      maxMessageBytes: merged.mcp_server?.max_message_bytes ?? DEFAULT_MCP_SERVER_LIMITS.maxMessageBytes,
+      maxHttpSessions: merged.mcp_server?.max_http_sessions ?? DEFAULT_MCP_SERVER_LIMITS.maxHttpSessions,
+      httpSessionIdleTimeoutMs:
+        merged.mcp_server?.http_session_idle_timeout_ms ?? DEFAULT_MCP_SERVER_LIMITS.httpSessionIdleTimeoutMs,
+    },
     compaction: {
       ...(merged.compact_prompt ? { prompt: merged.compact_prompt } : {}),
       ...(merged.experimental_compact_prompt_file

@@ -8,6 +8,8 @@ import type { ProviderConfig } from "./schema.js";
 const DEFAULT_REQUEST_MAX_RETRIES = 4;
 const DEFAULT_STREAM_MAX_RETRIES = 5;
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+/** An hour: far beyond any real response, but a stream that never ends still does. */
+const DEFAULT_STREAM_MAX_DURATION_MS = 3_600_000;
 
 export function builtinProviders(env: NodeJS.ProcessEnv): Record<string, ProviderConfig> {
   const ossPort = env.CODEX_OSS_PORT ?? "11434";
@@ -46,6 +48,7 @@ export function resolveProvider(id: string, config: ProviderConfig, env: NodeJS.
     requestMaxRetries: config.request_max_retries ?? DEFAULT_REQUEST_MAX_RETRIES,
     streamMaxRetries: config.stream_max_retries ?? DEFAULT_STREAM_MAX_RETRIES,
     streamIdleTimeoutMs: config.stream_idle_timeout_ms ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    streamMaxDurationMs: config.stream_max_duration_ms ?? DEFAULT_STREAM_MAX_DURATION_MS,
   };
 }
 

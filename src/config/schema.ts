@@ -22,6 +22,8 @@ export const providerSchema = z.looseObject({
   request_max_retries: z.number().int().min(0).max(100).optional(),
   stream_max_retries: z.number().int().min(0).max(100).optional(),
   stream_idle_timeout_ms: z.number().int().positive().optional(),
+  /** Total budget of one model response, retries included (tscodex's own key). */
+  stream_max_duration_ms: z.number().int().positive().optional(),
   requires_openai_auth: z.boolean().optional(),
 });
 
@@ -141,6 +143,17 @@ export const configFileSchema = z.looseObject({
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
+  /** Limits of `tscodex mcp-server` itself (tscodex's own table). */
+  mcp_server: z
+    .looseObject({
+      /** Largest JSON-RPC message accepted on stdio, in bytes; a larger one gets an error reply. */
+      max_message_bytes: z.number().int().positive().optional(),
+      /** Most Streamable HTTP sessions open at once; an initialize beyond it is refused. */
+      max_http_sessions: z.number().int().positive().optional(),
+      /** An HTTP session with no request for this long is closed. */
+      http_session_idle_timeout_ms: z.number().int().positive().optional(),
+    })
+    .optional(),
   // Threads: context compaction and rollouts.
   /** Compact the history once a response's input + output tokens reach this (default 90% of the window). */
   model_auto_compact_token_limit: z.number().int().positive().optional(),

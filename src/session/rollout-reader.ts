@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type ClientToolSpec, clientToolSpecSchema } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
 import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
+import { closeUnpairedCalls } from "./unpaired-calls.js";
 
 const usageSchema = z.object({
   input_tokens: z.number(),
@@ -177,6 +178,8 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
       stored.lastUsage = null;
     } else if (line.type === "event") applyEvent(stored, line.payload, line.timestamp);
   }
+  // A parked turn's client calls stay open: their outputs are what its follow-up brings.
+  stored.history = closeUnpairedCalls(stored.history, new Set(stored.parked?.callIds ?? []));
   return stored;
 }
 

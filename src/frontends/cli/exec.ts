@@ -15,6 +15,7 @@ import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
@@ -53,6 +54,12 @@ export async function runExec(
     return 1;
   };
   const cwd = resolve(options.cd ?? process.cwd());
+  // Before anything runs: a turn in a directory that is not there would run (and exit 0) anyway.
+  const cwdProblem = await workingDirectoryProblem(
+    cwd,
+    options.cd !== undefined ? "-C" : "working directory",
+  );
+  if (cwdProblem) return fail(cwdProblem);
   let config: Config;
   try {
     config = await loadConfig({

@@ -4,6 +4,9 @@
  * page must not reach a local agent through a hostile DNS name) → 403; the bearer key when one
  * is configured → 401; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
  * later requests name it, DELETE ends it. Requests of one session may run concurrently.
+ * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
+ * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
+ * is closed.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -34,12 +37,24 @@ const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 interface Session {
   transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
+  /** Responses still open (a running call, a GET stream): the session is in use. */
+  open: number;
+  /** When its last response ended (or it started), ms since the epoch. */
+  lastActive: number;
 }
 
 /** Listen on host:port and serve `runtime`; resolves once listening. */
 export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpServer> {
   const sessions = new Map<string, Session>();
+  const limits = runtime.config.mcpServer;
+  // Initializes under way count toward the cap too, so a burst cannot overshoot it.
+  let starting = 0;
   const allowed = allowedHostnames(options.host);
+  const sweeper = setInterval(
+    () => closeIdle(sessions, limits.httpSessionIdleTimeoutMs),
+    Math.min(Math.max(limits.httpSessionIdleTimeoutMs / 4, 50), 60_000),
+  );
+  sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = refuseHost(req, allowed);
@@ -63,14 +78,30 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, `Session not found: ${sessionId}`, -32001);
+      track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body))
       return reply(res, 400, "Bad request: no Mcp-Session-Id header (send initialize first)");
+    if (sessions.size + starting >= limits.maxHttpSessions) {
+      res.setHeader("Retry-After", "60");
+      return reply(
+        res,
+        503,
+        `Too many sessions: ${limits.maxHttpSessions} are open (mcp_server.max_http_sessions); ` +
+          "end one with DELETE, or retry once idle ones expire",
+      );
+    }
+    starting += 1;
+    res.once("close", () => {
+      starting -= 1;
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close() });
+        const session: Session = { transport, close: () => server.close(), open: 0, lastActive: Date.now() };
+        sessions.set(id, session);
+        track(session, res);
       },
     });
     // Set before connect: the SDK chains its own onclose after ours.
@@ -97,12 +128,33 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
       sessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Counts `res` as open on `session` until it ends. */
+function track(session: Session, res: ServerResponse): void {
+  session.open += 1;
+  session.lastActive = Date.now();
+  res.once("close", () => {
+    session.open -= 1;
+    session.lastActive = Date.now();
+  });
+}
+
+/** Close every session with nothing open and nothing done for `idleMs`. */
+function closeIdle(sessions: Map<string, Session>, idleMs: number): void {
+  const now = Date.now();
+  for (const [id, session] of sessions) {
+    if (session.open > 0 || now - session.lastActive < idleMs) continue;
+    sessions.delete(id);
+    void session.close().catch(() => {});
+  }
 }
 
 /** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */
