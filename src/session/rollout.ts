@@ -27,6 +27,10 @@ export interface SessionMeta {
   instructions?: string;
   /** The thread this one was forked from. */
   forked_from?: string;
+  /** What the client said started the thread (`exec --thread-source`). */
+  thread_source?: string;
+  /** `exec --cyber-access-program`, as the Codex SDK passes it. */
+  cyber_access_program?: string;
   /** The client tools the thread started with (later changes are `client_tools_changed` events). */
   client_tools?: ClientToolSpec[];
 }

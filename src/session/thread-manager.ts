@@ -35,6 +35,8 @@ export interface ThreadManagerOptions {
   ttlMs?: number;
   /** false: record nothing (threads cannot be resumed). Default true. */
   persist?: boolean;
+  /** Recorded in each new thread's session_meta (e.g. the SDK's `thread_source`). */
+  metadata?: { thread_source?: string; cyber_access_program?: string };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -241,6 +243,7 @@ export class ThreadManager {
       approval_policy: options.approvalPolicy ?? config.approvalPolicy,
       sandbox_mode: options.sandboxMode ?? config.sandboxMode,
       source: this.options.source,
+      ...this.options.metadata,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
     };

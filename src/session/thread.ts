@@ -387,6 +387,7 @@ export class Thread {
         permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
+        userInstructions: this.services.userInstructions,
         shellPath: this.services.shellPath,
       });
       for (const item of items) record(item);
