@@ -131,8 +131,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     }
   }
   for (const override of options.overrides ?? []) {
-    if (override.path.length === 1 && unknownKeys({ [override.path[0] as string]: true }).length > 0)
-      warnings.push(`-c ${override.path[0]}: unknown key (ignored)`);
+    const top = override.path[0] ?? "";
+    if (unknownKeys({ [top]: true }).length > 0) warnings.push(`-c ${top}: unknown key (ignored)`);
     applyOverride(raw, override);
   }
 

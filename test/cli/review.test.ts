@@ -55,8 +55,8 @@ describe("tscodex review", () => {
     expect(sent).toContain("+  return a - b;");
     expect(sent).toContain("+untracked note");
     expect(sent).toContain("sandbox_mode=read-only");
-    const format = (request?.body.text as { format?: { type: string; schema: { required: string[] } } })
-      .format;
+    const text = (request?.body.text ?? {}) as { format?: { type: string; schema: { required: string[] } } };
+    const format = text.format;
     expect(format?.type).toBe("json_schema");
     expect(format?.schema.required).toEqual([
       "findings",

@@ -215,9 +215,17 @@ describe("the Codex SDK on tscodex", () => {
   });
 
   it("an AbortSignal ends tscodex and the command's whole process tree", async () => {
-    const marker = `sleep ${31_000 + Math.floor(Math.random() * 1000)}`;
+    const seconds = `${31_000 + Math.floor(Math.random() * 1000)}`;
+    // /proc cmdlines separate arguments with NULs: this matches the sleep processes themselves.
+    const marker = `sleep\0${seconds}`;
     h.server.enqueue(
-      turn(functionCall("shell_command", { command: `bash -c '${marker} & ${marker}; wait'` }, "call_1")),
+      turn(
+        functionCall(
+          "shell_command",
+          { command: `bash -c 'sleep ${seconds} & sleep ${seconds}; wait'` },
+          "call_1",
+        ),
+      ),
       turn(hang()),
     );
     const controller = new AbortController();
@@ -233,6 +241,7 @@ describe("the Codex SDK on tscodex", () => {
     })();
     await expect(consumed).rejects.toThrow();
     await waitFor(async () => (await withMarker(marker)).length === 0, 10_000);
-    await waitFor(async () => (await withMarker(h.home)).length === 0, 10_000);
+    // tscodex itself (spawned with `--cd <work>`) is gone too.
+    await waitFor(async () => (await withMarker(`--cd\0${h.work}`)).length === 0, 10_000);
   });
 });
