@@ -93,7 +93,11 @@ describe("drop-in configuration", () => {
       "-c no_such_key: unknown key (ignored)",
     ]);
     let written = "";
-    const out = { write: (text: string) => ((written += text), true) } as unknown as NodeJS.WritableStream;
+    const write = (text: string) => {
+      written += text;
+      return true;
+    };
+    const out = { write } as unknown as NodeJS.WritableStream;
     warnConfigOnce(config, out);
     warnConfigOnce(await loadConfig({ home, env: {} }), out);
     expect(written.match(/unknown key 'notify'/g)).toHaveLength(1);
