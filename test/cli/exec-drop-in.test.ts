@@ -6,6 +6,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, hang, httpError, message, turn } from "../support/fake-model-server.js";
@@ -54,12 +55,31 @@ describe("exec as Codex's wrappers call it", () => {
     expect(meta.payload).toMatchObject({ thread_source: "sdk-test", cyber_access_program: "standard" });
   });
 
-  it("with --json a failed turn is also reported on stderr (SDK errors quote it)", async () => {
-    h.server.enqueue(httpError(400, { error: { message: "bad request here" } }));
+  it("with --json a model 400 is Codex's error + turn.failed, and is also reported on stderr", async () => {
+    const body = {
+      error: { message: "Invalid request: mock says no", type: "invalid_request_error", code: "bad" },
+    };
+    h.server.enqueue(httpError(400, body));
     const result = await h.exec(["--json", "hi"]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('"type":"turn.failed"');
-    expect(result.stderr).toContain("bad request here");
+    const reference = await readFile(
+      fileURLToPath(new URL("../fixtures/reference/exec-json/exec-json-http400.jsonl", import.meta.url)),
+      "utf8",
+    );
+    const shape = (text: string) =>
+      text
+        .trim()
+        .split("\n")
+        .map((line) => {
+          const event = JSON.parse(line) as { type: string; message?: string; error?: { message: string } };
+          return {
+            type: event.type,
+            mentionsBody: (event.message ?? event.error?.message ?? "").includes("mock says no"),
+          };
+        });
+    expect(shape(result.stdout)).toEqual(shape(reference));
+    // SDK errors quote stderr.
+    expect(result.stderr).toContain("mock says no");
   });
 
   it("SIGTERM stops the turn and kills the running command's whole tree before exiting", async () => {
