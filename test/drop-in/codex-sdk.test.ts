@@ -102,7 +102,7 @@ describe("the Codex SDK on tscodex", () => {
     expect(await readFile(join(h.work, "hello.txt"), "utf8")).toBe("hi\n");
   });
 
-  it("resumeThread() in a second SDK instance continues with the history; usage is the thread's total", async () => {
+  it("resumeThread() in a second SDK instance continues with the history (and an image); usage is the thread's total", async () => {
     h.server.enqueue(
       turn(message("first answer"), usage({ input: 10, output: 2 })),
       turn(message("second answer"), usage({ input: 30, output: 3 })),
@@ -111,9 +111,15 @@ describe("the Codex SDK on tscodex", () => {
     await first.run("remember the word pineapple");
     const id = first.id;
     expect(id).not.toBeNull();
+    // The SDK puts `--image` after `resume ID`.
+    await writeFile(join(h.work, "pixel.png"), PNG);
     const second = (await sdk()).resumeThread(id ?? "", threadOptions());
-    const result = await second.run("what was the word?");
+    const result = await second.run([
+      { type: "text", text: "what was the word?" },
+      { type: "local_image", path: join(h.work, "pixel.png") },
+    ]);
     expect(result.finalResponse).toBe("second answer");
+    expect(textOf(h.server.requests[1])).toContain("data:image/png;base64,");
     expect(textOf(h.server.requests[1])).toContain("remember the word pineapple");
     expect(textOf(h.server.requests[1])).toContain("first answer");
     expect(result.usage).toMatchObject({ input_tokens: 40, output_tokens: 5 });

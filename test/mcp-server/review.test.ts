@@ -1,12 +1,15 @@
 /**
  * The MCP server's `review` tool (`npm run build` first): a scripted repo's uncommitted change
  * reviewed on a read-only thread; the result is the readable review, and its structuredContent
- * the findings as Codex structures them.
+ * the findings as Codex structures them. Also: top-level options before `mcp-server`.
  */
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
 import { message, turn } from "../support/fake-model-server.js";
 import { callTool } from "../support/mcp-client.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
@@ -50,5 +53,25 @@ describe("the review tool", () => {
     const conflicting = await callTool(client, "review", { uncommitted: true, prompt: "look at x" });
     expect(conflicting.result.isError).toBe(true);
     expect(conflicting.text).toContain("cannot be combined with --uncommitted");
+  });
+
+  it("takes top-level options before the subcommand: tscodex -c k=v mcp-server", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI_PATH, "-c", 'model="top-level-model"', "mcp-server"],
+      env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "sk-test" },
+      cwd: h.work,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "tscodex-test", version: "0.0.1" });
+    await client.connect(transport);
+    try {
+      h.model.enqueue(turn(message("ok")));
+      const { text } = await callTool(client, "codex", { prompt: "hi", cwd: h.work });
+      expect(text).toBe("ok");
+      expect(h.model.requests[0]?.body.model).toBe("top-level-model");
+    } finally {
+      await client.close();
+    }
   });
 });
