@@ -202,6 +202,14 @@ describe("the Codex SDK on tscodex", () => {
     expect(h.server.requests[0]?.headers.authorization).toBe("Bearer sk-from-sdk");
   });
 
+  it("drives a Chat Completions provider too (the bonus Codex no longer has)", async () => {
+    await h.writeConfig({ wireApi: "chat" });
+    h.server.enqueue(turn(message("from the chat wire")));
+    const result = await (await sdk()).startThread(threadOptions()).run("hi");
+    expect(result.finalResponse).toBe("from the chat wire");
+    expect(h.server.requests[0]?.wire).toBe("chat");
+  });
+
   it("a model 400 is turn.failed: run() rejects with the body, the stream ends with turn.failed", async () => {
     const body = { error: { message: "Invalid request: mock says no", type: "invalid_request_error" } };
     h.server.enqueue(httpError(400, body), httpError(400, body));
