@@ -9,6 +9,7 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { mergeTables, projectConfigLayers, unknownKeys, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
@@ -53,7 +54,10 @@ export interface Config {
   /** Replaces the built-in base instructions when set (model_instructions_file). */
   baseInstructions?: string;
   developerInstructions?: string;
-  tools: ToolsConfig;
+  /** The user's global `AGENTS.override.md` / `AGENTS.md` in the home, when there is one. */
+  userInstructions?: string;
+  /** `[tools]`; `web_search` is folded into `features` (web_search_request / web_search_cached). */
+  tools: Omit<ToolsConfig, "web_search">;
   features: Record<string, boolean>;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
@@ -61,6 +65,10 @@ export interface Config {
   approvalTimeoutMs?: number;
   /** `approvals.exec_outcome`: how `tscodex exec` answers approval questions. */
   execApprovalOutcome: "deny" | "approve";
+  /** `approvals.exec_json_items`: `exec --json` shows answered questions as `approval_request` items. */
+  execJsonApprovalItems: boolean;
+  /** Problems worth a line on stderr that stop nothing (keys nobody reads); see warnings.ts. */
+  warnings: string[];
   /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
   execPolicyRules: PrefixRuleConfig[];
   /** `approval_policy` as the user configured it (file, profile, -c, flag); null when unset. */
@@ -106,8 +114,10 @@ export const DEFAULT_MCP_SERVER_LIMITS: McpServerLimits = {
 };
 
 export interface LoadOptions {
-  /** Defaults to $TSCODEX_HOME or ~/.tscodex. */
+  /** Defaults to $TSCODEX_HOME, else $CODEX_HOME, else ~/.tscodex. */
   home?: string;
+  /** The workspace: its `.codex/config.toml` files (git root down to here) apply over the user's. */
+  cwd?: string;
   profile?: string;
   overrides?: ConfigOverride[];
   /** Flags that win over everything: -m, --oss, -s, -a. */
@@ -122,8 +132,9 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */
 export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TSCODEX_HOME || join(homedir(), ".tscodex");
+  return env.TSCODEX_HOME || env.CODEX_HOME || join(homedir(), ".tscodex");
 }
 
 export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
@@ -131,7 +142,24 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
-  for (const override of options.overrides ?? []) applyOverride(raw, override);
+  const warnings = unknownKeys(raw).map((key) => `${configPath}: unknown key '${key}' (ignored)`);
+  if (options.cwd) {
+    try {
+      for (const layer of await projectConfigLayers(options.cwd, home)) {
+        warnings.push(
+          ...unknownKeys(layer.table).map((key) => `${layer.path}: unknown key '${key}' (ignored)`),
+        );
+        mergeTables(raw, layer.table);
+      }
+    } catch (error) {
+      throw new ConfigError((error as Error).message, { cause: error });
+    }
+  }
+  for (const override of options.overrides ?? []) {
+    const top = override.path[0] ?? "";
+    if (unknownKeys({ [top]: true }).length > 0) warnings.push(`-c ${top}: unknown key (ignored)`);
+    applyOverride(raw, override);
+  }
 
   const file = validate(configFileSchema, raw, configPath);
   const profileName = options.profile ?? file.profile;
@@ -144,7 +172,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   }
 
   const providers: Record<string, ProviderConfig> = {
-    ...builtinProviders(env),
+    ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
   };
   const providerId = options.oss ? "oss" : (merged.model_provider ?? "openai");
@@ -160,6 +188,15 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const baseInstructions = merged.model_instructions_file
     ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
     : undefined;
+
+  const userInstructions = await readGlobalAgentsMd(home);
+  const webSearch = webSearchMode(merged);
+  const { web_search: _webSearch, ...tools } = merged.tools ?? {};
+  const features = { ...(merged.features ?? {}) };
+  if (webSearch !== null) {
+    features.web_search_request = webSearch === "live";
+    features.web_search_cached = webSearch === "cached";
+  }
 
   return {
     home,
@@ -183,11 +220,14 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.model_context_window ? { contextWindow: merged.model_context_window } : {}),
     ...(baseInstructions !== undefined ? { baseInstructions } : {}),
     ...(merged.developer_instructions ? { developerInstructions: merged.developer_instructions } : {}),
-    tools: merged.tools ?? {},
-    features: merged.features ?? {},
+    ...(userInstructions !== undefined ? { userInstructions } : {}),
+    tools,
+    features,
     sandboxBackend: merged.sandbox_backend ?? "auto",
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
+    execJsonApprovalItems: merged.approvals?.exec_json_items ?? false,
+    warnings,
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
     approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
@@ -233,6 +273,15 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** `AGENTS.override.md`, else `AGENTS.md`, in the home: the user's instructions for every project. */
+async function readGlobalAgentsMd(home: string): Promise<string | undefined> {
+  for (const name of ["AGENTS.override.md", "AGENTS.md"]) {
+    const text = await readFile(join(home, name), "utf8").catch(() => undefined);
+    if (text !== undefined && text.trim() !== "") return text;
+  }
+  return undefined;
 }
 
 async function readInstructionsFile(path: string, configPath: string): Promise<string> {

@@ -47,8 +47,8 @@ export const toolsConfigSchema = z.looseObject({
   shell_type: z.enum(["shell_command", "shell", "local_shell", "none"]).optional(),
   /** Which apply_patch variant the model gets, overriding the model family's choice. */
   apply_patch: z.enum(["freeform", "function", "none"]).optional(),
-  /** Offer the provider's web_search tool with live results (as `features.web_search_request`). */
-  web_search: z.boolean().optional(),
+  /** The provider's web_search tool: true / "live", "cached", false / "disabled" (see web_search). */
+  web_search: z.union([z.boolean(), z.enum(["live", "cached", "disabled"])]).optional(),
   /** Offer view_image (default true). */
   view_image: z.boolean().optional(),
   /** Offer update_plan (default true; the MCP `codex` tool's include-plan-tool=false turns it off). */
@@ -76,6 +76,8 @@ export const approvalsConfigSchema = z.looseObject({
    * (default "deny"). Only matters with an asking policy (-a untrusted|on-request|on-failure).
    */
   exec_outcome: z.enum(["deny", "approve"]).optional(),
+  /** `tscodex exec --json`: also emit each answered question as an `approval_request` item (ours). */
+  exec_json_items: z.boolean().optional(),
 });
 
 const modelKeys = {
@@ -116,6 +118,10 @@ export const collabConfigSchema = z.object({
 export const configFileSchema = z.looseObject({
   ...modelKeys,
   model_providers: z.record(z.string(), providerSchema).optional(),
+  /** Base URL of the built-in `openai` provider (what the Codex SDK's `baseUrl` sets). */
+  openai_base_url: z.string().min(1).optional(),
+  /** The provider's web_search tool: "live", "cached" (no live fetches) or "disabled". */
+  web_search: z.enum(["live", "cached", "disabled"]).optional(),
   profile: z.string().optional(),
   profiles: z.record(z.string(), profileSchema).optional(),
   project_doc_max_bytes: z.number().int().min(0).optional(),

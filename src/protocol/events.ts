@@ -103,7 +103,13 @@ export type Event =
   | { type: "plan_update"; explanation: string | null; plan: PlanItem[] }
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage; model_context_window: number | null }
   | { type: "web_search_begin"; call_id: string }
-  | { type: "web_search_end"; call_id: string; query: string }
+  | {
+      type: "web_search_end";
+      call_id: string;
+      query: string;
+      /** What the provider did (`{type:"search", query}`, `open_page`…), when it said. */
+      action?: { type: string; query?: string };
+    }
   /** An MCP server's startup progressed (one per state change, per server). */
   | { type: "mcp_startup_update"; server: string; status: McpStartupStatus }
   /** Every configured MCP server is ready, failed or was cancelled; the thread goes on. */

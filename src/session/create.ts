@@ -127,6 +127,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     compaction: await compactionSettings(config, contextWindow),
     truncation: family.truncation,
     projectDocMaxBytes: config.projectDocMaxBytes,
+    userInstructions: config.userInstructions,
     shellPath,
     shellEnvironment: buildShellEnvironment(config.shellEnvironmentPolicy, env),
     orchestrator: policy.orchestrator,

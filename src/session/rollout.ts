@@ -31,6 +31,10 @@ export interface SessionMeta {
   parent_id?: string;
   depth?: number;
   agent_type?: string;
+  /** What the client said started the thread (`exec --thread-source`). */
+  thread_source?: string;
+  /** `exec --cyber-access-program`, as the Codex SDK passes it. */
+  cyber_access_program?: string;
   /** The client tools the thread started with (later changes are `client_tools_changed` events). */
   client_tools?: ClientToolSpec[];
 }

@@ -44,6 +44,8 @@ export interface ThreadManagerOptions {
    * files under the home when persisting, none otherwise.
    */
   leases?: ThreadLeases | null;
+  /** Recorded in each new thread's session_meta (e.g. the SDK's `thread_source`). */
+  metadata?: { thread_source?: string; cyber_access_program?: string };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -325,6 +327,7 @@ export class ThreadManager implements AgentHost {
       approval_policy: options.approvalPolicy ?? config.approvalPolicy,
       sandbox_mode: options.sandboxMode ?? config.sandboxMode,
       source: this.options.source,
+      ...this.options.metadata,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
       ...(options.childOf

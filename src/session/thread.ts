@@ -546,6 +546,7 @@ export class Thread {
         developerInstructions: this.services.developerInstructions,
         memories: this.services.memories,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
+        userInstructions: this.services.userInstructions,
         shellPath: this.services.shellPath,
       });
       for (const item of items) record(item);

@@ -186,7 +186,12 @@ function announceItem(item: ResponseItem, context: TurnContext): void {
     const text = item.summary.map((part) => part.text).join("\n\n");
     if (text) context.emit({ type: "agent_reasoning", text });
   } else if (item.type === "web_search_call") {
-    context.emit({ type: "web_search_end", call_id: item.id ?? "", query: item.action?.query ?? "" });
+    context.emit({
+      type: "web_search_end",
+      call_id: item.id ?? "",
+      query: item.action?.query ?? "",
+      ...(item.action ? { action: item.action } : {}),
+    });
   }
 }
 
