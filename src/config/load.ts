@@ -10,7 +10,7 @@ import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import type { McpServerConfig } from "./mcp-servers.js";
-import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
+import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
   type ConfigFile,
@@ -112,7 +112,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const profileName = options.profile ?? file.profile;
   let merged: ConfigFile = file;
   if (profileName) {
-    const profile = file.profiles?.[profileName];
+    const profiles = file.profiles ?? {};
+    const profile = Object.hasOwn(profiles, profileName) ? profiles[profileName] : undefined;
     if (!profile)
       throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
     merged = { ...file, ...profile };
@@ -191,10 +192,18 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`, { cause: error });
   }
+  let parsed: unknown;
   try {
-    return toPlain(parseToml(text)) as Record<string, unknown>;
+    parsed = parseToml(text);
   } catch (error) {
     throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return toPlain(parsed) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof ConfigOverrideError)
+      throw new ConfigError(`${path}: ${error.message}`, { cause: error });
+    throw error;
   }
 }
 
