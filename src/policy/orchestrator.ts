@@ -21,6 +21,7 @@ import type {
   TurnContext,
 } from "../tools/types.js";
 import {
+  type CommandSafety,
   classifyCommand,
   EXEC_REJECTED_BY_USER,
   planExec,
@@ -76,7 +77,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     const { command, cwd, inv } = request;
     const { turn } = inv;
     const plan = planExec({
-      safety: classifyCommand(command, this.rules),
+      safety: withModelEnv(classifyCommand(command, this.rules), request.modelEnv),
       approvalPolicy: turn.approvalPolicy,
       sandboxMode: turn.sandboxMode,
       escalation: request.escalation ?? null,
@@ -125,6 +126,15 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   private deniedBySandbox(outcome: AttemptOutcome | null): boolean {
     return outcome !== null && this.isDenial(outcome.exitCode, outcome.output);
   }
+}
+
+/** A command run with model-chosen variables is never trusted (rules may still forbid or ask). */
+function withModelEnv(
+  safety: CommandSafety,
+  modelEnv: Readonly<Record<string, string>> | null | undefined,
+): CommandSafety {
+  if (safety.kind !== "trusted" || !modelEnv || Object.keys(modelEnv).length === 0) return safety;
+  return { kind: "unknown" };
 }
 
 /** The sandbox policy of a turn (writable roots only count in workspace-write). */
