@@ -43,6 +43,8 @@ export interface OrchestratorOptions {
   rules?: ExecPolicy | undefined;
   /** Config `sandbox_backend`; "auto" (default) lets the sandbox runtime pick. */
   backend?: SandboxBackendChoice | undefined;
+  /** Paths kept read-only in every sandbox (the tscodex home). */
+  protectedPaths?: readonly string[] | undefined;
   /** Session memory; share it with the thread's gate. */
   store?: ApprovalStore;
   /** Test seams: the sandbox wrapper and the denial heuristic. */
@@ -62,6 +64,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   readonly store: ApprovalStore;
   private readonly rules: ExecPolicy;
   private readonly backend: SandboxBackendChoice;
+  private readonly protectedPaths: readonly string[];
   private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
   private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
 
@@ -69,6 +72,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     this.store = options.store ?? new ApprovalStore();
     this.rules = options.rules ?? ExecPolicy.empty();
     this.backend = options.backend ?? "auto";
+    this.protectedPaths = options.protectedPaths ?? [];
     this.prepare = options.prepare ?? prepareSandboxedCommand;
     this.isDenial = options.isDenial ?? isLikelySandboxDenial;
   }
@@ -104,7 +108,8 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     let argv = command;
     if (sandboxed) {
       try {
-        argv = (await this.prepare(command, cwd, sandboxPolicyOf(turn), { backend: this.backend })).argv;
+        const policy = { ...sandboxPolicyOf(turn), readOnlyPaths: this.protectedPaths };
+        argv = (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
       } catch (error) {
         if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
         throw error;

@@ -42,6 +42,8 @@ let ws: string;
 let home: string;
 let sibling: string;
 let outside: string;
+/** A $TSCODEX_HOME inside a writable root (/tmp). */
+let tscodexHome: string;
 let server: Server;
 let port: number;
 let accepted = 0;
@@ -57,6 +59,13 @@ beforeAll(async () => {
   for (const dir of [join(ws, ".git"), home, sibling, outside]) await mkdir(dir, { recursive: true });
   await writeFile(join(ws, ".git", "config"), "[core]\n");
   await symlink(outside, join(ws, "link-out"));
+  // A nested repository and a submodule's gitfile.
+  await mkdir(join(ws, "sub", "inner", ".git"), { recursive: true });
+  await writeFile(join(ws, "sub", "inner", ".git", "config"), "[core]\n");
+  await mkdir(join(ws, "sub", "mod"), { recursive: true });
+  await writeFile(join(ws, "sub", "mod", ".git"), "gitdir: ../../.git/modules/mod\n");
+  tscodexHome = await mkdtemp("/tmp/tscodex-test-home-");
+  await writeFile(join(tscodexHome, "config.toml"), 'sandbox_mode = "read-only"\n');
   server = createServer((socket) => {
     accepted++;
     socket.end();
@@ -68,6 +77,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
   await rm(base, { recursive: true, force: true });
+  await rm(tscodexHome, { recursive: true, force: true });
   for (const file of etcFiles) await rm(file, { force: true });
 });
 
@@ -88,7 +98,7 @@ function canReach(host: string, port: number): Promise<string | null> {
 }
 
 function policy(mode: Mode): SandboxPolicy {
-  return { mode, writableRoots: [ws, "/tmp"], networkAccess: false };
+  return { mode, writableRoots: [ws, "/tmp"], networkAccess: false, readOnlyPaths: [tscodexHome] };
 }
 
 interface Run {
@@ -138,14 +148,23 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** A fresh token per test: a write into an existing file is seen by its token. */
+let runToken = "";
+
 /** A write attempt: blocked unless full access (or, for cwd, workspace-write). */
 function writeCase(
   title: string,
   target: () => string,
   script: (target: string) => string,
   allowedIn: Mode[] = ["danger-full-access"],
+  landed: (target: string) => boolean = existsSync,
 ) {
-  return { title, target, script, allowedIn };
+  return { title, target, script, allowedIn, landed };
+}
+
+/** The file holds this test's token (for targets that exist before the attempt). */
+function holdsToken(target: string): boolean {
+  return readFileSync(target, "utf8").includes(runToken);
 }
 
 const writeCases = [
@@ -193,6 +212,30 @@ const writeCases = [
     () => join(ws, ".git", `hooks-${Math.random().toString(36).slice(2)}`),
     (t) => `echo x > .git/${t.slice(join(ws, ".git").length + 1)}`,
   ),
+  writeCase(
+    "writes into a nested repository's .git",
+    () => join(ws, "sub", "inner", ".git", `hooks-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t}`,
+  ),
+  writeCase(
+    "redirects a submodule's gitfile",
+    () => join(ws, "sub", "mod", ".git"),
+    (t) => `echo 'gitdir: /tmp/planted-${runToken}' > ${t}`,
+    ["danger-full-access"],
+    holdsToken,
+  ),
+  writeCase(
+    "writes config.toml of a $TSCODEX_HOME under /tmp",
+    () => join(tscodexHome, `config-${Math.random().toString(36).slice(2)}.toml`),
+    (t) => `echo 'sandbox_mode = "danger-full-access"' > ${t}`,
+  ),
+  writeCase(
+    "rewrites config.toml of a $TSCODEX_HOME under /tmp",
+    () => join(tscodexHome, "config.toml"),
+    (t) => `echo 'sandbox_mode = "danger-full-access" # ${runToken}' >> ${t}`,
+    ["danger-full-access"],
+    holdsToken,
+  ),
 ];
 
 describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
@@ -205,15 +248,16 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
       // Not run in danger-full-access: "allowed" there would remount this machine's own root.
       if (c.title.startsWith("remounts") && full) continue;
       it.skipIf(needsRoot)(`${c.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        runToken = Math.random().toString(36).slice(2);
         const target = c.target();
         if (target.startsWith("/etc/")) etcFiles.push(target);
         const run = await sandboxed(name, mode, c.script(target));
         if (allowed) {
           expectAllowed(run);
-          expect(existsSync(target)).toBe(true);
+          expect(c.landed(target)).toBe(true);
         } else {
           expectBlocked(run);
-          expect(existsSync(target)).toBe(false);
+          expect(c.landed(target)).toBe(false);
         }
       });
     }

@@ -5,6 +5,11 @@ export interface SandboxPolicy {
   mode: "read-only" | "workspace-write" | "danger-full-access";
   writableRoots: string[];
   networkAccess: boolean;
+  /**
+   * Kept read-only even inside a writable root (the tscodex home: its config.toml and rules
+   * decide the next run's policy). A missing one inside a root is created, then protected.
+   */
+  readOnlyPaths?: readonly string[] | undefined;
 }
 
 /** What enforces the policy: bubblewrap, the Landlock + seccomp helper, or nothing. */
