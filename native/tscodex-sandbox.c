@@ -3,20 +3,27 @@
  * cannot run. It restricts itself, then exec's the command, so the command is the process
  * the caller spawned (process-group kills and exit codes work unchanged).
  *
- *   tscodex-sandbox [--allow-network] [--writable PATH]... [--read-only DIR]... -- CMD [ARGS...]
+ *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--writable PATH]... [--read-only DIR]...
+ *                   -- CMD [ARGS...]
  *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
+ *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
+ *                                only step 4 (bwrap runs it inside its own sandbox)
  *
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
- *   1. --read-only DIRs (control dirs such as .git inside writable roots): a private mount
- *      namespace with each DIR bind-mounted read-only. Landlock can only allow, never deny
- *      beneath an allowed directory, so a mount is the only way. Fails closed when impossible.
+ *   1. A private mount namespace in which every mount is remounted read-only, the --writable
+ *      paths are bind-mounted read-write on top, and the --read-only DIRs (control dirs such as
+ *      .git inside writable roots) read-only again: Landlock has no right for chmod, chown,
+ *      utimes or setxattr, and it can only allow, never deny beneath an allowed directory, so
+ *      mounts do that part. /dev/shm gets a private tmpfs and /dev/pts a private devpts
+ *      instance (no handle on the user's terminal). Fails closed when impossible.
  *   2. Drop every capability (matters when run as root) and set no_new_privs.
  *   3. Landlock: reads everywhere; writes only beneath --writable paths and to a few device
  *      nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill() of processes outside
  *      the sandbox) and, without network, abstract unix sockets.
  *   4. seccomp: TIOCSTI/TIOCLINUX ioctls fail (no typing into the caller's terminal); without
  *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
- *      with EPERM. x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
+ *      with EPERM, and so does socket(AF_UNIX) unless --allow-unix-sockets (host daemons such
+ *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed). x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
  *   5. Die with the parent (PR_SET_PDEATHSIG), then execvp.
  *
  * Exit codes of its own: 120 the kernel has no Landlock; 125 usage or setup error;
@@ -89,6 +96,8 @@ struct ruleset_attr {
 
 struct options {
   int allow_network;
+  int allow_unix_sockets;
+  int seccomp_only;
   int probe;
   const char *writable[MAX_PATHS];
   int n_writable;
@@ -125,6 +134,10 @@ static void parse_args(int argc, char **argv, struct options *opt) {
       opt->probe = 1;
     } else if (strcmp(arg, "--allow-network") == 0) {
       opt->allow_network = 1;
+    } else if (strcmp(arg, "--allow-unix-sockets") == 0) {
+      opt->allow_unix_sockets = 1;
+    } else if (strcmp(arg, "--seccomp-only") == 0) {
+      opt->seccomp_only = 1;
     } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_writable < MAX_PATHS) {
       opt->writable[opt->n_writable++] = argv[++i];
     } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_read_only < MAX_PATHS) {
@@ -171,19 +184,98 @@ static int enter_mount_namespace(void) {
   return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-static void bind_read_only(const char *dir) {
+/* Remount the mount at `path` read-only or read-write, keeping the flags a user namespace locks. */
+static int remount(const char *path, int read_only) {
   struct statvfs vfs;
-  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
-  if (statvfs(dir, &vfs) != 0) die(EXIT_SETUP, dir, errno);
-  /* A remount in a user namespace must keep the flags the mount is locked with. */
-  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+  if (statvfs(path, &vfs) != 0) return -1;
+  unsigned long flags = MS_REMOUNT | MS_BIND | (read_only ? MS_RDONLY : 0);
   if (vfs.f_flag & ST_NOSUID) flags |= MS_NOSUID;
   if (vfs.f_flag & ST_NODEV) flags |= MS_NODEV;
   if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
   if (vfs.f_flag & ST_NOATIME) flags |= MS_NOATIME;
   if (vfs.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
   if (vfs.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-  if (mount(NULL, dir, NULL, flags, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (!(vfs.f_flag & (ST_NOATIME | ST_RELATIME))) flags |= MS_STRICTATIME;
+  return mount(NULL, path, NULL, flags, NULL);
+}
+
+static void bind_read_only(const char *dir) {
+  /* Gone since the caller listed it (a shared /tmp): nothing left to protect. */
+  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
+  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (remount(dir, 1) != 0) die(EXIT_SETUP, dir, errno);
+}
+
+static void bind_writable(const char *dir) {
+  /* A writable root that does not exist has nothing to write to. */
+  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
+  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (remount(dir, 0) != 0) die(EXIT_SETUP, dir, errno);
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mount_point(char *path) {
+  char *out = path;
+  for (char *in = path; *in; in++) {
+    if (in[0] == '\\' && in[1] >= '0' && in[1] <= '7' && in[2] >= '0' && in[2] <= '7' && in[3] >= '0' &&
+        in[3] <= '7') {
+      *out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+      in += 3;
+    } else {
+      *out++ = *in;
+    }
+  }
+  *out = 0;
+}
+
+/*
+ * Every mount read-only, as bwrap's --ro-bind / /. A mount point we cannot reach (ENOENT,
+ * EACCES) cannot be reached by the command either; any other failure is fatal.
+ */
+static int remount_everything_read_only(void) {
+  FILE *info = fopen("/proc/self/mountinfo", "re");
+  if (!info) return -1;
+  char line[8192];
+  int result = 0;
+  while (fgets(line, sizeof line, info)) {
+    /* Fields: id parent major:minor root mount-point options ... */
+    char *save = NULL;
+    char *field = strtok_r(line, " ", &save);
+    for (int i = 0; field && i < 4; i++) field = strtok_r(NULL, " ", &save);
+    if (!field) continue;
+    unescape_mount_point(field);
+    if (remount(field, 1) != 0 && errno != ENOENT && errno != EACCES) {
+      fprintf(stderr, "tscodex-sandbox: cannot make %s read-only: %s\n", field, strerror(errno));
+      result = -1;
+      break;
+    }
+  }
+  fclose(info);
+  return result;
+}
+
+/* Private /dev/shm and /dev/pts: nothing shared with the host's, no handle on the user's terminal. */
+static int private_dev_mounts(void) {
+  if (access("/dev/shm", F_OK) == 0 &&
+      mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+    return -1;
+  if (access("/dev/pts", F_OK) == 0) {
+    if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
+      return -1;
+    if (access("/dev/ptmx", F_OK) == 0 && mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Step 1 of the header; -1 (errno set or a message printed) when the kernel will not let us. */
+static int setup_mounts(const struct options *opt) {
+  if (enter_mount_namespace() != 0) return -1;
+  if (remount_everything_read_only() != 0) return -1;
+  if (private_dev_mounts() != 0) return -1;
+  for (int i = 0; i < opt->n_writable; i++) bind_writable(opt->writable[i]);
+  for (int i = 0; i < opt->n_read_only; i++) bind_read_only(opt->read_only[i]);
+  return 0;
 }
 
 static void drop_capabilities(void) {
@@ -259,7 +351,7 @@ static void apply_landlock(const struct options *opt, int abi) {
 #define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 
-static void apply_seccomp(int allow_network) {
+static void apply_seccomp(int allow_network, int allow_unix_sockets) {
   struct sock_filter filter[64];
   unsigned n = 0;
 #define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
@@ -279,12 +371,20 @@ static void apply_seccomp(int allow_network) {
   PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1));
   PUSH(DENY);
   if (!allow_network) {
+    /* socketpair(AF_UNIX) only connects the caller to itself: allowed (libuv's stdio needs it). */
     PUSH(LOAD(offsetof(struct seccomp_data, nr)));
-    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0));
     PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socketpair, 0, 4));
     PUSH(LOAD(ARG_LOW(0)));
     PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
     PUSH(ALLOW);
+    PUSH(DENY);
+    /* socket(AF_UNIX) reaches host daemons (docker, ssh-agent, dbus): only when opted in. */
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, allow_unix_sockets ? 4 : 1));
+    if (allow_unix_sockets) {
+      PUSH(LOAD(ARG_LOW(0)));
+      PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+      PUSH(ALLOW);
+    }
     PUSH(DENY);
 #ifdef __NR_io_uring_setup
     /* io_uring can open sockets without the socket() syscall. */
@@ -305,7 +405,7 @@ int main(int argc, char **argv) {
   pid_t parent = getppid();
 
   int abi = landlock_abi();
-  if (abi < 1)
+  if (abi < 1 && !opt.seccomp_only)
     die(EXIT_NO_LANDLOCK,
         "this kernel has no Landlock (Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and landlock in "
         "the lsm= list); install bubblewrap instead",
@@ -314,15 +414,14 @@ int main(int argc, char **argv) {
   /* The probe goes through the whole setup, so "usable" means the real thing worked. */
   int mount_ns = 0;
   if (opt.probe) {
-    mount_ns = enter_mount_namespace() == 0;
-  } else if (opt.n_read_only > 0) {
-    if (enter_mount_namespace() != 0) die(EXIT_SETUP, "cannot create a mount namespace", errno);
-    for (int i = 0; i < opt.n_read_only; i++) bind_read_only(opt.read_only[i]);
+    mount_ns = setup_mounts(&opt) == 0;
+  } else if (!opt.seccomp_only && setup_mounts(&opt) != 0) {
+    die(EXIT_SETUP, "cannot make the file system read-only in a private mount namespace", errno);
   }
-  drop_capabilities();
+  if (!opt.seccomp_only) drop_capabilities();
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(EXIT_SETUP, "no_new_privs", errno);
-  apply_landlock(&opt, abi);
-  apply_seccomp(opt.allow_network);
+  if (!opt.seccomp_only) apply_landlock(&opt, abi);
+  apply_seccomp(opt.allow_network, opt.allow_unix_sockets);
   if (opt.probe) {
     printf("landlock-abi=%d mount-namespace=%d\n", abi, mount_ns);
     return 0;

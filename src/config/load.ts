@@ -56,6 +56,8 @@ export interface Config {
   features: Record<string, boolean>;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
+  /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
+  sandboxAllowUnixSockets: boolean;
   /** `approval_timeout_ms`: bound on every approval wait, then denied (unset: the thread's 120 s). */
   approvalTimeoutMs?: number;
   /** `approvals.exec_outcome`: how `tscodex exec` answers approval questions. */
@@ -162,6 +164,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     tools: merged.tools ?? {},
     features: merged.features ?? {},
     sandboxBackend: merged.sandbox_backend ?? "auto",
+    sandboxAllowUnixSockets: merged.sandbox_allow_unix_sockets ?? false,
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],

@@ -30,6 +30,7 @@ export function createThreadPolicy(options: {
   prepare?: OrchestratorOptions["prepare"];
   /** Read-only to commands and patches even inside writable roots: the tscodex home. */
   protectedPaths?: readonly string[];
+  allowUnixSockets?: boolean;
 }): ThreadPolicy {
   const store = new ApprovalStore();
   return {

@@ -45,6 +45,8 @@ export interface OrchestratorOptions {
   backend?: SandboxBackendChoice | undefined;
   /** Paths kept read-only in every sandbox (the tscodex home). */
   protectedPaths?: readonly string[] | undefined;
+  /** Config `sandbox_allow_unix_sockets`. */
+  allowUnixSockets?: boolean | undefined;
   /** Session memory; share it with the thread's gate. */
   store?: ApprovalStore;
   /** Test seams: the sandbox wrapper and the denial heuristic. */
@@ -65,6 +67,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   private readonly rules: ExecPolicy;
   private readonly backend: SandboxBackendChoice;
   private readonly protectedPaths: readonly string[];
+  private readonly allowUnixSockets: boolean;
   private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
   private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
 
@@ -73,6 +76,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     this.rules = options.rules ?? ExecPolicy.empty();
     this.backend = options.backend ?? "auto";
     this.protectedPaths = options.protectedPaths ?? [];
+    this.allowUnixSockets = options.allowUnixSockets ?? false;
     this.prepare = options.prepare ?? prepareSandboxedCommand;
     this.isDenial = options.isDenial ?? isLikelySandboxDenial;
   }
@@ -108,7 +112,11 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     let argv = command;
     if (sandboxed) {
       try {
-        const policy = { ...sandboxPolicyOf(turn), readOnlyPaths: this.protectedPaths };
+        const policy = {
+          ...sandboxPolicyOf(turn),
+          readOnlyPaths: this.protectedPaths,
+          allowUnixSockets: this.allowUnixSockets,
+        };
         argv = (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
       } catch (error) {
         if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };

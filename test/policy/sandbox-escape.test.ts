@@ -7,7 +7,7 @@
  * The workspace lives outside /tmp, because /tmp is itself a writable root.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server, Socket } from "node:net";
 import { join } from "node:path";
@@ -47,6 +47,10 @@ let tscodexHome: string;
 let server: Server;
 let port: number;
 let accepted = 0;
+/** A unix socket server on the host (docker.sock, ssh-agent, dbus stand-in). */
+let unixServer: Server;
+let unixPath: string;
+let unixAccepted = 0;
 const etcFiles: string[] = [];
 
 beforeAll(async () => {
@@ -72,10 +76,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as { port: number }).port;
+  unixPath = join(outside, "agent.sock");
+  unixServer = createServer((socket) => {
+    unixAccepted++;
+    socket.end();
+  });
+  await new Promise<void>((resolve) => unixServer.listen(unixPath, resolve));
 });
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => unixServer.close(resolve));
   await rm(base, { recursive: true, force: true });
   await rm(tscodexHome, { recursive: true, force: true });
   for (const file of etcFiles) await rm(file, { force: true });
@@ -167,7 +178,28 @@ function holdsToken(target: string): boolean {
   return readFileSync(target, "utf8").includes(runToken);
 }
 
+/** A fresh file outside every root, mode 0644, mtime now. */
+function outsideFile(): string {
+  const path = join(outside, `meta-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, "x");
+  return path;
+}
+
 const writeCases = [
+  writeCase(
+    "chmods a file outside the roots (setuid)",
+    outsideFile,
+    (t) => `chmod 4777 ${t}`,
+    ["danger-full-access"],
+    (t) => (statSync(t).mode & 0o4000) !== 0,
+  ),
+  writeCase(
+    "sets the times of a file outside the roots",
+    outsideFile,
+    (t) => `touch -d 2001-01-01 ${t}`,
+    ["danger-full-access"],
+    (t) => statSync(t).mtime.getUTCFullYear() === 2001,
+  ),
   writeCase(
     "writes inside cwd",
     () => join(ws, `inside-${Math.random().toString(36).slice(2)}`),
@@ -305,6 +337,63 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
         }
       },
     );
+
+    it(`connects to a unix socket on the host: ${full ? "allowed" : "blocked"}`, async () => {
+      const before = unixAccepted;
+      const script = `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(unixPath)})\nprint("connected")`;
+      const run = await sandboxed(name, mode, `python3 -c '${script}'`);
+      if (full) {
+        expectAllowed(run);
+        await expect.poll(() => unixAccepted).toBeGreaterThan(before);
+      } else {
+        expectBlocked(run);
+        expect(unixAccepted).toBe(before);
+      }
+    });
+
+    it(`writes the host's /dev/shm: ${full ? "allowed" : "not the host's"}`, async () => {
+      const target = `/dev/shm/tscodex-escape-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      try {
+        const run = await sandboxed(name, mode, `echo x > ${target}`);
+        if (full) expectAllowed(run);
+        expect(existsSync(target)).toBe(full);
+      } finally {
+        await rm(target, { force: true });
+      }
+    });
+
+    it(`writes to the user's terminal: ${full ? "allowed" : "blocked"}`, async () => {
+      const terminal = spawn(
+        "python3",
+        [
+          "-c",
+          "import os, pty, select, sys\nm, s = pty.openpty()\nprint(os.ttyname(s), flush=True)\nsys.stdin.readline()\n" +
+            "r = select.select([m], [], [], 0.5)[0]\nprint('got' if r and b'INJECT' in os.read(m, 4096) else 'none', flush=True)\n",
+        ],
+        { stdio: ["pipe", "pipe", "inherit"] },
+      );
+      const lines: string[] = [];
+      let waiting: (() => void) | null = null;
+      terminal.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        lines.push(...chunk.split("\n").filter(Boolean));
+        waiting?.();
+      });
+      const line = async (n: number): Promise<string> => {
+        while (lines.length <= n) await new Promise<void>((resolve) => (waiting = resolve));
+        return lines[n] as string;
+      };
+      try {
+        const tty = await line(0);
+        const run = await sandboxed(name, mode, `echo INJECT > ${tty}`);
+        terminal.stdin.write("\n");
+        if (full) expectAllowed(run);
+        else expect(run.exitCode, run.output).not.toBe(0);
+        expect(await line(1)).toBe(full ? "got" : "none");
+      } finally {
+        terminal.kill("SIGKILL");
+        await exited(terminal);
+      }
+    });
 
     it(`signals a process outside the sandbox: ${full ? "allowed" : "blocked"}`, async () => {
       const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });

@@ -21,17 +21,27 @@ export type BackendStatus =
 
 /** The helper's status adds what the kernel supports. */
 export type LandlockStatus =
-  | { available: true; path: string; notes: string[]; abi: number; mountNamespace: boolean }
+  | { available: true; path: string; notes: string[]; abi: number }
   | { available: false; reason: string };
 
 let bwrapStatus: Promise<BackendStatus> | undefined;
 let landlockStatus: Promise<LandlockStatus> | undefined;
+let helperPath: Promise<string | null> | undefined;
 let detected: Promise<SandboxBackend> | undefined;
 
 /** bubblewrap's status (cached). */
 export function bwrapBackendStatus(): Promise<BackendStatus> {
   bwrapStatus ??= probeBwrap();
   return bwrapStatus;
+}
+
+/**
+ * The built helper (cached), whatever the kernel's Landlock: bwrap runs it in seccomp-only
+ * mode to block unix sockets. Null when it is not built.
+ */
+export function sandboxHelperPath(): Promise<string | null> {
+  helperPath ??= findHelper();
+  return helperPath;
 }
 
 /** The Landlock helper's status (cached). */
@@ -70,7 +80,7 @@ async function probeBwrap(): Promise<BackendStatus> {
 
 async function probeLandlock(): Promise<LandlockStatus> {
   if (process.platform !== "linux") return { available: false, reason: "Landlock is Linux only" };
-  const helper = await findHelper();
+  const helper = await sandboxHelperPath();
   if (!helper) {
     return {
       available: false,
@@ -86,17 +96,19 @@ async function probeLandlock(): Promise<LandlockStatus> {
     return { available: false, reason: `${helper} does not work here: ${firstLine(run.output)}` };
   }
   const abi = Number(match[1]);
-  const mountNamespace = match[2] === "1";
-  const notes: string[] = [];
-  if (!mountNamespace) {
-    notes.push(
-      "no mount namespace for the helper: .git and other control dirs in writable roots stay writable",
-    );
+  // Landlock has no right for chmod/chown/utimes/setxattr: without read-only mounts the mode
+  // cannot be enforced, so the backend is refused rather than half applied.
+  if (match[2] !== "1") {
+    return {
+      available: false,
+      reason: `${helper} cannot make the file system read-only in a private mount namespace here (user namespaces disabled?), so metadata changes outside the writable roots would not be confined`,
+    };
   }
+  const notes: string[] = [];
   if (abi < 6) {
     notes.push(`Landlock ABI ${abi} < 6: commands can signal processes outside the sandbox`);
   }
-  return { available: true, path: helper, notes, abi, mountNamespace };
+  return { available: true, path: helper, notes, abi };
 }
 
 interface ProbeRun {

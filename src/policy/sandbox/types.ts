@@ -10,6 +10,12 @@ export interface SandboxPolicy {
    * decide the next run's policy). A missing one inside a root is created, then protected.
    */
   readOnlyPaths?: readonly string[] | undefined;
+  /**
+   * With network off, unix sockets are blocked too (socket(AF_UNIX) fails: docker.sock,
+   * ssh-agent and dbus are host services); true lets commands open them (config
+   * `sandbox_allow_unix_sockets`). socketpair() always works.
+   */
+  allowUnixSockets?: boolean | undefined;
 }
 
 /** What enforces the policy: bubblewrap, the Landlock + seccomp helper, or nothing. */
