@@ -275,6 +275,9 @@ static int setup_mounts(const struct options *opt) {
   if (private_dev_mounts() != 0) return -1;
   for (int i = 0; i < opt->n_writable; i++) bind_writable(opt->writable[i]);
   for (int i = 0; i < opt->n_read_only; i++) bind_read_only(opt->read_only[i]);
+  /* Our cwd still points into the mount it was on (now read-only): look it up again. */
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) && chdir(cwd) != 0) return -1;
   return 0;
 }
 

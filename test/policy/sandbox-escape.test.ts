@@ -206,6 +206,13 @@ const writeCases = [
     (t) => `echo x > ${t}`,
     ["workspace-write", "danger-full-access"],
   ),
+  // A relative path resolves through the process's cwd, which must sit on the writable mount.
+  writeCase(
+    "writes inside cwd by a relative path",
+    () => join(ws, `relative-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t.slice(ws.length + 1)}`,
+    ["workspace-write", "danger-full-access"],
+  ),
   writeCase(
     "writes to /etc",
     () => `/etc/tscodex-escape-${process.pid}-${Math.random().toString(36).slice(2)}`,
