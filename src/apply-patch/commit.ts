@@ -30,13 +30,23 @@ interface DeleteOp {
   moved: boolean;
 }
 
+/** Options of commitPatch. */
+export interface CommitOptions {
+  /**
+   * Called with the plan about to be written (re-planned or not), just before writing; throws
+   * to refuse it. apply_patch checks that its real paths are still the ones approved.
+   */
+  verify?: (plan: PatchPlan) => Promise<void>;
+}
+
 /**
  * Write `plan` atomically; throws PatchWriteError (tree unchanged) or, when files changed since
  * planning and the patch no longer fits, PatchVerifyError. Returns the plan actually written:
  * `plan` itself, or a fresh one if files had changed.
  */
-export async function commitPatch(plan: PatchPlan): Promise<PatchPlan> {
+export async function commitPatch(plan: PatchPlan, options: CommitOptions = {}): Promise<PatchPlan> {
   const current = (await isStale(plan)) ? await planPatch(plan.patch, plan.cwd) : plan;
+  await options.verify?.(current);
   await write(current);
   return current;
 }
