@@ -16,6 +16,8 @@ export const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
 const GIT_ENTRY = ".git";
 /** Directories looked at per writable root for nested `.git` entries (bounds the cost per command). */
 const MAX_SCANNED_DIRS = 5_000;
+/** Not searched for nested repositories: dependency trees, large and never where git runs. */
+const SKIPPED_DIRS = new Set(["node_modules"]);
 
 export interface SandboxLayout {
   /** Real paths to mount (bwrap) or allow (Landlock) writable; outermost first. */
@@ -49,7 +51,7 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
 
 /**
  * Every `.git` entry (directory, gitfile or link) below `root`, breadth first, not descending
- * into `.git` itself or following links; at most MAX_SCANNED_DIRS directories are read.
+ * into `.git` itself, node_modules or links; at most MAX_SCANNED_DIRS directories are read.
  */
 export async function findGitEntries(root: string): Promise<string[]> {
   const found: string[] = [];
@@ -66,7 +68,7 @@ export async function findGitEntries(root: string): Promise<string[]> {
       const dir = batch[i] as string;
       for (const entry of entries) {
         if (entry.name === GIT_ENTRY) found.push(join(dir, entry.name));
-        else if (entry.isDirectory()) next.push(join(dir, entry.name));
+        else if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) next.push(join(dir, entry.name));
       }
     });
     queue = next;
