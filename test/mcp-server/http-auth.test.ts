@@ -32,29 +32,18 @@ const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
   method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } },
 });
 
-/** curl's argv for an initialize POST that prints only the status code. */
-function curlInitialize(url: string, headers: string[] = []): string[] {
-  return [
-    "curl",
-    "-s",
-    "-o",
-    "/dev/null",
-    "-w",
-    "%{http_code}",
-    "-X",
-    "POST",
-    "-H",
-    "content-type: application/json",
-    "-H",
-    "accept: application/json, text/event-stream",
-    ...headers.flatMap((header) => ["-H", header]),
-    "--data",
-    INITIALIZE,
-    url,
-  ];
+/** A node process's argv that POSTs initialize and prints only the status code. */
+function postInitialize(url: string, headers: string[] = []): string[] {
+  const extra = Object.fromEntries(headers.map((header) => header.split(": ") as [string, string]));
+  const script = `fetch(${JSON.stringify(url)}, { method: "POST", headers: ${JSON.stringify({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...extra,
+  })}, body: ${JSON.stringify(INITIALIZE)} }).then((r) => { console.log(r.status); process.exit(0); }, (e) => { console.log(String(e)); process.exit(1); });`;
+  return [process.execPath, "-e", script];
 }
 
 async function run(argv: string[]): Promise<string> {
@@ -99,7 +88,7 @@ describe("mcp-server --http authentication", () => {
 
   it("a key-less loopback server answers an unsandboxed local process", async () => {
     server = await startHttpServer(h.serverEnv());
-    expect(await run(curlInitialize(server.url))).toBe("200");
+    expect(await run(postInitialize(server.url))).toBe("200");
   });
 
   for (const { name, status } of backends) {
@@ -108,7 +97,7 @@ describe("mcp-server --http authentication", () => {
       async () => {
         server = await startHttpServer(h.serverEnv());
         const prepared = await prepareSandboxedCommand(
-          curlInitialize(server.url),
+          postInitialize(server.url),
           h.work,
           { mode: "read-only", writableRoots: [], networkAccess: true },
           { backend: name },
@@ -126,7 +115,7 @@ describe("mcp-server --http authentication", () => {
         "MCP_KEY",
       ]);
       const prepared = await prepareSandboxedCommand(
-        curlInitialize(server.url, ["Authorization: Bearer k-123"]),
+        postInitialize(server.url, ["Authorization: Bearer k-123"]),
         h.work,
         { mode: "read-only", writableRoots: [], networkAccess: true },
       );
