@@ -8,6 +8,8 @@
  *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
  *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
  *                                only step 4 (bwrap runs it inside its own sandbox)
+ *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
+ *                                following any symlink on the way (see file_ops below)
  *
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
  *   1. A private mount namespace in which every mount is remounted read-only, the --writable
@@ -36,6 +38,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -402,7 +405,195 @@ static void apply_seccomp(int allow_network, int allow_unix_sockets) {
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die(EXIT_SETUP, "seccomp", errno);
 }
 
+/*
+ * --file-ops: apply_patch writes through us so that no path it was approved for can be
+ * redirected by a symlink planted meanwhile. Every directory on the way is opened with
+ * openat2(RESOLVE_NO_SYMLINKS), then the last component is changed relative to that fd with
+ * *at calls that do not follow it either. Requests on stdin, fields NUL-terminated:
+ *   mkdirp PATH             create missing directories; answers the first one created (or "")
+ *   create PATH MODE LEN    then LEN bytes: a new file (O_EXCL), MODE octal or "-" (umask)
+ *   rename FROM TO | unlink PATH | rmdir PATH | symlink TARGET PATH
+ * Each answer is one line: "ok[ VALUE]" or "err ERRNO" (the number).
+ */
+static char *read_field(void) {
+  static char buf[8192];
+  size_t n = 0;
+  int c;
+  while ((c = getchar()) != EOF) {
+    if (c == 0) {
+      buf[n] = 0;
+      return buf;
+    }
+    if (n + 1 >= sizeof buf) return NULL;
+    buf[n++] = (char)c;
+  }
+  return NULL;
+}
+
+static int open_dir_nofollow(const char *path) {
+  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                         .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+/* Split an absolute PATH into its parent (opened, no symlinks) and last component. */
+static int open_parent(char *path, const char **name) {
+  char *slash = strrchr(path, '/');
+  if (path[0] != '/' || !slash || slash[1] == 0 || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  *name = slash + 1;
+  if (slash == path) return open_dir_nofollow("/");
+  *slash = 0;
+  int fd = open_dir_nofollow(path);
+  int saved = errno;
+  *slash = '/';
+  errno = saved;
+  return fd;
+}
+
+static void answer(int ok, const char *value) {
+  if (ok)
+    printf("ok%s%s\n", value && *value ? " " : "", value ? value : "");
+  else
+    printf("err %d\n", errno);
+  fflush(stdout);
+}
+
+static int op_mkdirp(char *path, char *first, size_t size) {
+  first[0] = 0;
+  if (path[0] != '/') return errno = EINVAL, -1;
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != 0) continue;
+    char saved = *p;
+    *p = 0;
+    int fd = open_dir_nofollow(path);
+    if (fd < 0 && errno == ENOENT) {
+      const char *name;
+      int parent = open_parent(path, &name);
+      if (parent < 0) return -1;
+      int made = mkdirat(parent, name, 0777);
+      close(parent);
+      if (made != 0 && errno != EEXIST) return -1;
+      if (made == 0 && !first[0]) snprintf(first, size, "%s", path);
+      fd = open_dir_nofollow(path);
+    }
+    *p = saved;
+    if (fd < 0) return -1;
+    close(fd);
+    if (saved == 0) return 0;
+  }
+}
+
+/* Consume a request's data that will not be written, keeping the stream in step. */
+static void drain(long len) {
+  while (len-- > 0 && getchar() != EOF) {
+  }
+}
+
+static int op_create(char *path, const char *mode, long len) {
+  const char *name;
+  int parent = open_parent(path, &name);
+  if (parent < 0) {
+    int saved = errno;
+    drain(len);
+    return errno = saved, -1;
+  }
+  int fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int saved = errno;
+  close(parent);
+  if (fd < 0) {
+    drain(len);
+    return errno = saved, -1;
+  }
+  char chunk[65536];
+  int result = 0;
+  while (len > 0) {
+    size_t want = len > (long)sizeof chunk ? sizeof chunk : (size_t)len;
+    size_t got = fread(chunk, 1, want, stdin);
+    if (got == 0) {
+      result = -1;
+      saved = EIO;
+      break;
+    }
+    len -= (long)got;
+    if (result == 0 && write(fd, chunk, got) != (ssize_t)got) result = -1, saved = errno;
+  }
+  if (result == 0 && strcmp(mode, "-") != 0 && fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0)
+    result = -1, saved = errno;
+  close(fd);
+  return result == 0 ? 0 : (errno = saved, -1);
+}
+
+static int op_two_paths(const char *op, char *from, char *to) {
+  const char *name_from, *name_to;
+  int parent_to = open_parent(to, &name_to);
+  if (parent_to < 0) return -1;
+  int result;
+  if (strcmp(op, "symlink") == 0) {
+    result = symlinkat(from, parent_to, name_to);
+  } else {
+    int parent_from = open_parent(from, &name_from);
+    if (parent_from < 0) {
+      int saved = errno;
+      close(parent_to);
+      return errno = saved, -1;
+    }
+    result = renameat(parent_from, name_from, parent_to, name_to);
+    int saved = errno;
+    close(parent_from);
+    errno = saved;
+  }
+  int saved = errno;
+  close(parent_to);
+  errno = saved;
+  return result;
+}
+
+static int file_ops(void) {
+  char *op_field;
+  while ((op_field = read_field()) != NULL) {
+    char op[16];
+    size_t op_len = strlen(op_field);
+    if (op_len >= sizeof op) return EXIT_SETUP;
+    memcpy(op, op_field, op_len + 1);
+    char *field = read_field();
+    if (!field) return EXIT_SETUP;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", field);
+    if (strcmp(op, "mkdirp") == 0) {
+      char first[4096];
+      answer(op_mkdirp(path, first, sizeof first) == 0, first);
+    } else if (strcmp(op, "create") == 0) {
+      char mode[16];
+      char *m = read_field(), *l = m ? (snprintf(mode, sizeof mode, "%s", m), read_field()) : NULL;
+      if (!l) return EXIT_SETUP;
+      answer(op_create(path, mode, strtol(l, NULL, 10)) == 0, NULL);
+    } else if (strcmp(op, "rename") == 0 || strcmp(op, "symlink") == 0) {
+      char *second = read_field();
+      if (!second) return EXIT_SETUP;
+      char to[4096];
+      snprintf(to, sizeof to, "%s", second);
+      answer(op_two_paths(op, path, to) == 0, NULL);
+    } else if (strcmp(op, "unlink") == 0 || strcmp(op, "rmdir") == 0) {
+      const char *name;
+      int parent = open_parent(path, &name);
+      int result = parent < 0 ? -1 : unlinkat(parent, name, strcmp(op, "rmdir") == 0 ? AT_REMOVEDIR : 0);
+      int saved = errno;
+      if (parent >= 0) close(parent);
+      errno = saved;
+      answer(result == 0, NULL);
+    } else {
+      errno = EINVAL;
+      answer(0, NULL);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--file-ops") == 0) return file_ops();
   struct options opt;
   parse_args(argc, argv, &opt);
   pid_t parent = getppid();

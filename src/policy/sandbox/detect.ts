@@ -5,14 +5,13 @@
  */
 import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
-import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { delimiter, join } from "node:path";
+import { findNativeHelper, HELPER_RELATIVE } from "../../util/native-helper.js";
 import { bwrapArgv } from "./bwrap.js";
 import { HELPER_EXIT_NO_LANDLOCK } from "./landlock.js";
 import type { SandboxBackend } from "./types.js";
 
 const PROBE_TIMEOUT_MS = 5_000;
-const HELPER_RELATIVE = join("native", "build", "tscodex-sandbox");
 
 /** One backend's verdict. `path` is the executable to run; `reason` says why it is unusable. */
 export type BackendStatus =
@@ -40,7 +39,7 @@ export function bwrapBackendStatus(): Promise<BackendStatus> {
  * mode to block unix sockets. Null when it is not built.
  */
 export function sandboxHelperPath(): Promise<string | null> {
-  helperPath ??= findHelper();
+  helperPath ??= findNativeHelper();
   return helperPath;
 }
 
@@ -133,21 +132,6 @@ async function findOnPath(name: string): Promise<string | null> {
   for (const dir of [...dirs, "/usr/bin", "/bin"]) {
     const path = join(dir, name);
     if (await isExecutable(path)) return path;
-  }
-  return null;
-}
-
-/** $TSCODEX_SANDBOX_HELPER, else native/build/ of the package (from src/… or dist/…). */
-async function findHelper(): Promise<string | null> {
-  const override = process.env.TSCODEX_SANDBOX_HELPER;
-  if (override) return (await isExecutable(override)) ? override : null;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 6; depth++) {
-    const candidate = join(dir, HELPER_RELATIVE);
-    if (await isExecutable(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return null;
 }
