@@ -11,7 +11,7 @@ import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mergeTables, projectConfigLayers, unknownKeys, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
-import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
+import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
   type AgentProfileConfig,
@@ -61,6 +61,8 @@ export interface Config {
   features: Record<string, boolean>;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
+  /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
+  sandboxAllowUnixSockets: boolean;
   /** `approval_timeout_ms`: bound on every approval wait, then denied (unset: the thread's 120 s). */
   approvalTimeoutMs?: number;
   /** `approvals.exec_outcome`: how `tscodex exec` answers approval questions. */
@@ -165,7 +167,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const profileName = options.profile ?? file.profile;
   let merged: ConfigFile = file;
   if (profileName) {
-    const profile = file.profiles?.[profileName];
+    const profiles = file.profiles ?? {};
+    const profile = Object.hasOwn(profiles, profileName) ? profiles[profileName] : undefined;
     if (!profile)
       throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
     merged = { ...file, ...profile };
@@ -224,6 +227,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     tools,
     features,
     sandboxBackend: merged.sandbox_backend ?? "auto",
+    sandboxAllowUnixSockets: merged.sandbox_allow_unix_sockets ?? false,
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
     execJsonApprovalItems: merged.approvals?.exec_json_items ?? false,
@@ -268,10 +272,18 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`, { cause: error });
   }
+  let parsed: unknown;
   try {
-    return toPlain(parseToml(text)) as Record<string, unknown>;
+    parsed = parseToml(text);
   } catch (error) {
     throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return toPlain(parsed) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof ConfigOverrideError)
+      throw new ConfigError(`${path}: ${error.message}`, { cause: error });
+    throw error;
   }
 }
 

@@ -130,6 +130,8 @@ export const configFileSchema = z.looseObject({
   tools: toolsConfigSchema.optional(),
   /** Force a sandbox backend ("auto": bubblewrap, else the Landlock helper). */
   sandbox_backend: z.enum(["auto", "bwrap", "landlock"]).optional(),
+  /** Let sandboxed commands open unix sockets (docker, ssh-agent, dbus) with network off. */
+  sandbox_allow_unix_sockets: z.boolean().optional(),
   /** How long an approval question waits for an answer before it counts as denied. */
   approval_timeout_ms: z.number().int().positive().optional(),
   /** Bound on a client tool call: no answer by then is a failed call the model reads. */

@@ -98,6 +98,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const policy = createThreadPolicy({
     rules: await loadExecPolicy(config.home, config.execPolicyRules),
     backend: config.sandboxBackend,
+    protectedPaths: [config.home],
+    allowUnixSockets: config.sandboxAllowUnixSockets,
   });
   // Refuse a clash with a built-in now; MCP names are checked when each turn builds its tools.
   const clientTools = options.clientTools ?? [];

@@ -1,8 +1,11 @@
 /**
  * Streamable HTTP transport on node:http, one SDK transport + Server per MCP session.
- * Checks, in order: Host and Origin must name this machine (DNS-rebinding protection: a web
- * page must not reach a local agent through a hostile DNS name) → 403; the bearer key when one
- * is configured → 401; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
+ * Authentication: a server that listens beyond loopback must have a key (serveHttp refuses to
+ * start otherwise). Checks, in order: Host and Origin must name this machine (DNS-rebinding
+ * protection: a web page must not reach a local agent through a hostile DNS name) → 403; the
+ * bearer key when one is configured → 401; without a key, the caller must be a local process
+ * outside every sandbox (a sandboxed command with network access reaches 127.0.0.1 too, and a
+ * danger-full-access turn would be its escape) → 403; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
  * later requests name it, DELETE ends it. Requests of one session may run concurrently.
  * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
  * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
@@ -14,14 +17,20 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { isLoopbackAddress, loopbackPeerVerdict, type PeerVerdict } from "../../util/loopback-peer.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
 export interface HttpOptions {
   port: number;
   host: string;
-  /** Required as `Authorization: Bearer <key>` when set. */
+  /** Required as `Authorization: Bearer <key>` when set; required to listen beyond loopback. */
   apiKey?: string;
+}
+
+/** serveHttp would expose an unauthenticated agent: a non-loopback host without a key. */
+export class UnsafeBindError extends Error {
+  override name = "UnsafeBindError";
 }
 
 export interface HttpServer {
@@ -45,6 +54,11 @@ interface Session {
 
 /** Listen on host:port and serve `runtime`; resolves once listening. */
 export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpServer> {
+  if (!options.apiKey && !isLoopbackHost(options.host)) {
+    throw new UnsafeBindError(
+      `refusing to listen on ${options.host} without a key: anyone who reaches it could run commands as you; set one with --api-key-env VAR, or listen on 127.0.0.1`,
+    );
+  }
   const sessions = new Map<string, Session>();
   const limits = runtime.config.mcpServer;
   // Initializes under way count toward the cap too, so a burst cannot overshoot it.
@@ -62,6 +76,10 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     if (options.apiKey && !hasBearer(req, options.apiKey)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="tscodex-mcp-server"');
       return reply(res, 401, "Unauthorized: missing or wrong bearer key");
+    }
+    if (!options.apiKey) {
+      const verdict = await peerVerdict(req);
+      if (verdict !== "unconfined") return reply(res, 403, SANDBOXED_CALLER[verdict]);
     }
     if (new URL(req.url ?? "/", "http://local").pathname !== MCP_PATH)
       return reply(res, 404, "Not found: use /mcp");
@@ -155,6 +173,36 @@ function closeIdle(sessions: Map<string, Session>, idleMs: number): void {
     sessions.delete(id);
     void session.close().catch(() => {});
   }
+}
+
+const SANDBOXED_CALLER: Record<Exclude<PeerVerdict, "unconfined">, string> = {
+  confined:
+    "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients",
+  unknown:
+    "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env",
+};
+
+/** A listening address only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || isLoopbackAddress(host);
+}
+
+/** One verdict per TCP connection (keep-alive requests share it). */
+const verdicts = new WeakMap<object, Promise<PeerVerdict>>();
+
+function peerVerdict(req: IncomingMessage): Promise<PeerVerdict> {
+  const socket = req.socket;
+  let verdict = verdicts.get(socket);
+  if (verdict === undefined) {
+    const { remoteAddress, remotePort, localPort } = socket;
+    // Only Linux has sandboxed commands (and /proc) to tell apart.
+    if (process.platform !== "linux") verdict = Promise.resolve("unconfined");
+    else if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !remotePort || !localPort)
+      verdict = Promise.resolve("unknown");
+    else verdict = loopbackPeerVerdict(remotePort, localPort);
+    verdicts.set(socket, verdict);
+  }
+  return verdict;
 }
 
 /** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */

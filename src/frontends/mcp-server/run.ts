@@ -37,8 +37,14 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
       const { serveStdio } = await import("./stdio.js");
       await serveStdio(runtime, stop);
     } else {
-      const { serveHttp } = await import("./http.js");
-      const server = await serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) });
+      const { serveHttp, UnsafeBindError } = await import("./http.js");
+      let server: Awaited<ReturnType<typeof serveHttp>>;
+      try {
+        server = await serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) });
+      } catch (error) {
+        if (error instanceof UnsafeBindError) return fail(error.message);
+        throw error;
+      }
       process.stderr.write(`tscodex mcp-server: listening on ${server.url}\n`);
       await stop;
       await server.close();
