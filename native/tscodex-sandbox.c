@@ -3,20 +3,29 @@
  * cannot run. It restricts itself, then exec's the command, so the command is the process
  * the caller spawned (process-group kills and exit codes work unchanged).
  *
- *   tscodex-sandbox [--allow-network] [--writable PATH]... [--read-only DIR]... -- CMD [ARGS...]
+ *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--writable PATH]... [--read-only DIR]...
+ *                   -- CMD [ARGS...]
  *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
+ *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
+ *                                only step 4 (bwrap runs it inside its own sandbox)
+ *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
+ *                                following any symlink on the way (see file_ops below)
  *
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
- *   1. --read-only DIRs (control dirs such as .git inside writable roots): a private mount
- *      namespace with each DIR bind-mounted read-only. Landlock can only allow, never deny
- *      beneath an allowed directory, so a mount is the only way. Fails closed when impossible.
+ *   1. A private mount namespace in which every mount is remounted read-only, the --writable
+ *      paths are bind-mounted read-write on top, and the --read-only DIRs (control dirs such as
+ *      .git inside writable roots) read-only again: Landlock has no right for chmod, chown,
+ *      utimes or setxattr, and it can only allow, never deny beneath an allowed directory, so
+ *      mounts do that part. /dev/shm gets a private tmpfs and /dev/pts a private devpts
+ *      instance (no handle on the user's terminal). Fails closed when impossible.
  *   2. Drop every capability (matters when run as root) and set no_new_privs.
  *   3. Landlock: reads everywhere; writes only beneath --writable paths and to a few device
  *      nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill() of processes outside
  *      the sandbox) and, without network, abstract unix sockets.
  *   4. seccomp: TIOCSTI/TIOCLINUX ioctls fail (no typing into the caller's terminal); without
  *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
- *      with EPERM. x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
+ *      with EPERM, and so does socket(AF_UNIX) unless --allow-unix-sockets (host daemons such
+ *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed). x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
  *   5. Die with the parent (PR_SET_PDEATHSIG), then execvp.
  *
  * Exit codes of its own: 120 the kernel has no Landlock; 125 usage or setup error;
@@ -29,6 +38,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -89,6 +99,8 @@ struct ruleset_attr {
 
 struct options {
   int allow_network;
+  int allow_unix_sockets;
+  int seccomp_only;
   int probe;
   const char *writable[MAX_PATHS];
   int n_writable;
@@ -125,6 +137,10 @@ static void parse_args(int argc, char **argv, struct options *opt) {
       opt->probe = 1;
     } else if (strcmp(arg, "--allow-network") == 0) {
       opt->allow_network = 1;
+    } else if (strcmp(arg, "--allow-unix-sockets") == 0) {
+      opt->allow_unix_sockets = 1;
+    } else if (strcmp(arg, "--seccomp-only") == 0) {
+      opt->seccomp_only = 1;
     } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_writable < MAX_PATHS) {
       opt->writable[opt->n_writable++] = argv[++i];
     } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_read_only < MAX_PATHS) {
@@ -171,19 +187,101 @@ static int enter_mount_namespace(void) {
   return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-static void bind_read_only(const char *dir) {
+/* Remount the mount at `path` read-only or read-write, keeping the flags a user namespace locks. */
+static int remount(const char *path, int read_only) {
   struct statvfs vfs;
-  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
-  if (statvfs(dir, &vfs) != 0) die(EXIT_SETUP, dir, errno);
-  /* A remount in a user namespace must keep the flags the mount is locked with. */
-  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+  if (statvfs(path, &vfs) != 0) return -1;
+  unsigned long flags = MS_REMOUNT | MS_BIND | (read_only ? MS_RDONLY : 0);
   if (vfs.f_flag & ST_NOSUID) flags |= MS_NOSUID;
   if (vfs.f_flag & ST_NODEV) flags |= MS_NODEV;
   if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
   if (vfs.f_flag & ST_NOATIME) flags |= MS_NOATIME;
   if (vfs.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
   if (vfs.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-  if (mount(NULL, dir, NULL, flags, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (!(vfs.f_flag & (ST_NOATIME | ST_RELATIME))) flags |= MS_STRICTATIME;
+  return mount(NULL, path, NULL, flags, NULL);
+}
+
+static void bind_read_only(const char *dir) {
+  /* Gone since the caller listed it (a shared /tmp): nothing left to protect. */
+  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
+  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (remount(dir, 1) != 0) die(EXIT_SETUP, dir, errno);
+}
+
+static void bind_writable(const char *dir) {
+  /* A writable root that does not exist has nothing to write to. */
+  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
+  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
+  if (remount(dir, 0) != 0) die(EXIT_SETUP, dir, errno);
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_mount_point(char *path) {
+  char *out = path;
+  for (char *in = path; *in; in++) {
+    if (in[0] == '\\' && in[1] >= '0' && in[1] <= '7' && in[2] >= '0' && in[2] <= '7' && in[3] >= '0' &&
+        in[3] <= '7') {
+      *out++ = (char)((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+      in += 3;
+    } else {
+      *out++ = *in;
+    }
+  }
+  *out = 0;
+}
+
+/*
+ * Every mount read-only, as bwrap's --ro-bind / /. A mount point we cannot reach (ENOENT,
+ * EACCES) cannot be reached by the command either; any other failure is fatal.
+ */
+static int remount_everything_read_only(void) {
+  FILE *info = fopen("/proc/self/mountinfo", "re");
+  if (!info) return -1;
+  char line[8192];
+  int result = 0;
+  while (fgets(line, sizeof line, info)) {
+    /* Fields: id parent major:minor root mount-point options ... */
+    char *save = NULL;
+    char *field = strtok_r(line, " ", &save);
+    for (int i = 0; field && i < 4; i++) field = strtok_r(NULL, " ", &save);
+    if (!field) continue;
+    unescape_mount_point(field);
+    if (remount(field, 1) != 0 && errno != ENOENT && errno != EACCES) {
+      fprintf(stderr, "tscodex-sandbox: cannot make %s read-only: %s\n", field, strerror(errno));
+      result = -1;
+      break;
+    }
+  }
+  fclose(info);
+  return result;
+}
+
+/* Private /dev/shm and /dev/pts: nothing shared with the host's, no handle on the user's terminal. */
+static int private_dev_mounts(void) {
+  if (access("/dev/shm", F_OK) == 0 &&
+      mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+    return -1;
+  if (access("/dev/pts", F_OK) == 0) {
+    if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
+      return -1;
+    if (access("/dev/ptmx", F_OK) == 0 && mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Step 1 of the header; -1 (errno set or a message printed) when the kernel will not let us. */
+static int setup_mounts(const struct options *opt) {
+  if (enter_mount_namespace() != 0) return -1;
+  if (remount_everything_read_only() != 0) return -1;
+  if (private_dev_mounts() != 0) return -1;
+  for (int i = 0; i < opt->n_writable; i++) bind_writable(opt->writable[i]);
+  for (int i = 0; i < opt->n_read_only; i++) bind_read_only(opt->read_only[i]);
+  /* Our cwd still points into the mount it was on (now read-only): look it up again. */
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) && chdir(cwd) != 0) return -1;
+  return 0;
 }
 
 static void drop_capabilities(void) {
@@ -259,7 +357,7 @@ static void apply_landlock(const struct options *opt, int abi) {
 #define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 
-static void apply_seccomp(int allow_network) {
+static void apply_seccomp(int allow_network, int allow_unix_sockets) {
   struct sock_filter filter[64];
   unsigned n = 0;
 #define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
@@ -279,12 +377,20 @@ static void apply_seccomp(int allow_network) {
   PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1));
   PUSH(DENY);
   if (!allow_network) {
+    /* socketpair(AF_UNIX) only connects the caller to itself: allowed (libuv's stdio needs it). */
     PUSH(LOAD(offsetof(struct seccomp_data, nr)));
-    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 1, 0));
     PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socketpair, 0, 4));
     PUSH(LOAD(ARG_LOW(0)));
     PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
     PUSH(ALLOW);
+    PUSH(DENY);
+    /* socket(AF_UNIX) reaches host daemons (docker, ssh-agent, dbus): only when opted in. */
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, allow_unix_sockets ? 4 : 1));
+    if (allow_unix_sockets) {
+      PUSH(LOAD(ARG_LOW(0)));
+      PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+      PUSH(ALLOW);
+    }
     PUSH(DENY);
 #ifdef __NR_io_uring_setup
     /* io_uring can open sockets without the socket() syscall. */
@@ -299,13 +405,201 @@ static void apply_seccomp(int allow_network) {
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die(EXIT_SETUP, "seccomp", errno);
 }
 
+/*
+ * --file-ops: apply_patch writes through us so that no path it was approved for can be
+ * redirected by a symlink planted meanwhile. Every directory on the way is opened with
+ * openat2(RESOLVE_NO_SYMLINKS), then the last component is changed relative to that fd with
+ * *at calls that do not follow it either. Requests on stdin, fields NUL-terminated:
+ *   mkdirp PATH             create missing directories; answers the first one created (or "")
+ *   create PATH MODE LEN    then LEN bytes: a new file (O_EXCL), MODE octal or "-" (umask)
+ *   rename FROM TO | unlink PATH | rmdir PATH | symlink TARGET PATH
+ * Each answer is one line: "ok[ VALUE]" or "err ERRNO" (the number).
+ */
+static char *read_field(void) {
+  static char buf[8192];
+  size_t n = 0;
+  int c;
+  while ((c = getchar()) != EOF) {
+    if (c == 0) {
+      buf[n] = 0;
+      return buf;
+    }
+    if (n + 1 >= sizeof buf) return NULL;
+    buf[n++] = (char)c;
+  }
+  return NULL;
+}
+
+static int open_dir_nofollow(const char *path) {
+  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                         .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+  return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+/* Split an absolute PATH into its parent (opened, no symlinks) and last component. */
+static int open_parent(char *path, const char **name) {
+  char *slash = strrchr(path, '/');
+  if (path[0] != '/' || !slash || slash[1] == 0 || strcmp(slash + 1, ".") == 0 || strcmp(slash + 1, "..") == 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  *name = slash + 1;
+  if (slash == path) return open_dir_nofollow("/");
+  *slash = 0;
+  int fd = open_dir_nofollow(path);
+  int saved = errno;
+  *slash = '/';
+  errno = saved;
+  return fd;
+}
+
+static void answer(int ok, const char *value) {
+  if (ok)
+    printf("ok%s%s\n", value && *value ? " " : "", value ? value : "");
+  else
+    printf("err %d\n", errno);
+  fflush(stdout);
+}
+
+static int op_mkdirp(char *path, char *first, size_t size) {
+  first[0] = 0;
+  if (path[0] != '/') return errno = EINVAL, -1;
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != 0) continue;
+    char saved = *p;
+    *p = 0;
+    int fd = open_dir_nofollow(path);
+    if (fd < 0 && errno == ENOENT) {
+      const char *name;
+      int parent = open_parent(path, &name);
+      if (parent < 0) return -1;
+      int made = mkdirat(parent, name, 0777);
+      close(parent);
+      if (made != 0 && errno != EEXIST) return -1;
+      if (made == 0 && !first[0]) snprintf(first, size, "%s", path);
+      fd = open_dir_nofollow(path);
+    }
+    *p = saved;
+    if (fd < 0) return -1;
+    close(fd);
+    if (saved == 0) return 0;
+  }
+}
+
+/* Consume a request's data that will not be written, keeping the stream in step. */
+static void drain(long len) {
+  while (len-- > 0 && getchar() != EOF) {
+  }
+}
+
+static int op_create(char *path, const char *mode, long len) {
+  const char *name;
+  int parent = open_parent(path, &name);
+  if (parent < 0) {
+    int saved = errno;
+    drain(len);
+    return errno = saved, -1;
+  }
+  int fd = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int saved = errno;
+  close(parent);
+  if (fd < 0) {
+    drain(len);
+    return errno = saved, -1;
+  }
+  char chunk[65536];
+  int result = 0;
+  while (len > 0) {
+    size_t want = len > (long)sizeof chunk ? sizeof chunk : (size_t)len;
+    size_t got = fread(chunk, 1, want, stdin);
+    if (got == 0) {
+      result = -1;
+      saved = EIO;
+      break;
+    }
+    len -= (long)got;
+    if (result == 0 && write(fd, chunk, got) != (ssize_t)got) result = -1, saved = errno;
+  }
+  if (result == 0 && strcmp(mode, "-") != 0 && fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0)
+    result = -1, saved = errno;
+  close(fd);
+  return result == 0 ? 0 : (errno = saved, -1);
+}
+
+static int op_two_paths(const char *op, char *from, char *to) {
+  const char *name_from, *name_to;
+  int parent_to = open_parent(to, &name_to);
+  if (parent_to < 0) return -1;
+  int result;
+  if (strcmp(op, "symlink") == 0) {
+    result = symlinkat(from, parent_to, name_to);
+  } else {
+    int parent_from = open_parent(from, &name_from);
+    if (parent_from < 0) {
+      int saved = errno;
+      close(parent_to);
+      return errno = saved, -1;
+    }
+    result = renameat(parent_from, name_from, parent_to, name_to);
+    int saved = errno;
+    close(parent_from);
+    errno = saved;
+  }
+  int saved = errno;
+  close(parent_to);
+  errno = saved;
+  return result;
+}
+
+static int file_ops(void) {
+  char *op_field;
+  while ((op_field = read_field()) != NULL) {
+    char op[16];
+    size_t op_len = strlen(op_field);
+    if (op_len >= sizeof op) return EXIT_SETUP;
+    memcpy(op, op_field, op_len + 1);
+    char *field = read_field();
+    if (!field) return EXIT_SETUP;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", field);
+    if (strcmp(op, "mkdirp") == 0) {
+      char first[4096];
+      answer(op_mkdirp(path, first, sizeof first) == 0, first);
+    } else if (strcmp(op, "create") == 0) {
+      char mode[16];
+      char *m = read_field(), *l = m ? (snprintf(mode, sizeof mode, "%s", m), read_field()) : NULL;
+      if (!l) return EXIT_SETUP;
+      answer(op_create(path, mode, strtol(l, NULL, 10)) == 0, NULL);
+    } else if (strcmp(op, "rename") == 0 || strcmp(op, "symlink") == 0) {
+      char *second = read_field();
+      if (!second) return EXIT_SETUP;
+      char to[4096];
+      snprintf(to, sizeof to, "%s", second);
+      answer(op_two_paths(op, path, to) == 0, NULL);
+    } else if (strcmp(op, "unlink") == 0 || strcmp(op, "rmdir") == 0) {
+      const char *name;
+      int parent = open_parent(path, &name);
+      int result = parent < 0 ? -1 : unlinkat(parent, name, strcmp(op, "rmdir") == 0 ? AT_REMOVEDIR : 0);
+      int saved = errno;
+      if (parent >= 0) close(parent);
+      errno = saved;
+      answer(result == 0, NULL);
+    } else {
+      errno = EINVAL;
+      answer(0, NULL);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--file-ops") == 0) return file_ops();
   struct options opt;
   parse_args(argc, argv, &opt);
   pid_t parent = getppid();
 
   int abi = landlock_abi();
-  if (abi < 1)
+  if (abi < 1 && !opt.seccomp_only)
     die(EXIT_NO_LANDLOCK,
         "this kernel has no Landlock (Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and landlock in "
         "the lsm= list); install bubblewrap instead",
@@ -314,15 +608,14 @@ int main(int argc, char **argv) {
   /* The probe goes through the whole setup, so "usable" means the real thing worked. */
   int mount_ns = 0;
   if (opt.probe) {
-    mount_ns = enter_mount_namespace() == 0;
-  } else if (opt.n_read_only > 0) {
-    if (enter_mount_namespace() != 0) die(EXIT_SETUP, "cannot create a mount namespace", errno);
-    for (int i = 0; i < opt.n_read_only; i++) bind_read_only(opt.read_only[i]);
+    mount_ns = setup_mounts(&opt) == 0;
+  } else if (!opt.seccomp_only && setup_mounts(&opt) != 0) {
+    die(EXIT_SETUP, "cannot make the file system read-only in a private mount namespace", errno);
   }
-  drop_capabilities();
+  if (!opt.seccomp_only) drop_capabilities();
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(EXIT_SETUP, "no_new_privs", errno);
-  apply_landlock(&opt, abi);
-  apply_seccomp(opt.allow_network);
+  if (!opt.seccomp_only) apply_landlock(&opt, abi);
+  apply_seccomp(opt.allow_network, opt.allow_unix_sockets);
   if (opt.probe) {
     printf("landlock-abi=%d mount-namespace=%d\n", abi, mount_ns);
     return 0;

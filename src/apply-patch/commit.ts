@@ -4,12 +4,15 @@
  * any step fails, finished steps are undone from the plan's snapshots and staged files and new
  * directories are removed, so the tree is left as it was. A plan whose files changed since it
  * was made (e.g. while awaiting approval) is re-planned against the current files first.
+ * Every operation goes through FileOps (safe-fs.ts): with the native helper, no symlink on the
+ * way to a written path is followed, so a directory swapped for a link meanwhile fails the
+ * commit instead of redirecting it.
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { PatchWriteError } from "./errors.js";
 import { type PatchPlan, planPatch } from "./plan.js";
+import { type FileOps, openFileOps } from "./safe-fs.js";
 import { type FileSnapshot, stampOf } from "./snapshot.js";
 
 interface WriteOp {
@@ -30,14 +33,31 @@ interface DeleteOp {
   moved: boolean;
 }
 
+/** Options of commitPatch. */
+export interface CommitOptions {
+  /**
+   * Called with the plan about to be written (re-planned or not), just before writing; throws
+   * to refuse it. apply_patch checks that its real paths are still the ones approved.
+   */
+  verify?: (plan: PatchPlan) => Promise<void>;
+  /** The file operations (default: the native helper's no-symlink ones when built). */
+  fs?: FileOps;
+}
+
 /**
  * Write `plan` atomically; throws PatchWriteError (tree unchanged) or, when files changed since
  * planning and the patch no longer fits, PatchVerifyError. Returns the plan actually written:
  * `plan` itself, or a fresh one if files had changed.
  */
-export async function commitPatch(plan: PatchPlan): Promise<PatchPlan> {
+export async function commitPatch(plan: PatchPlan, options: CommitOptions = {}): Promise<PatchPlan> {
   const current = (await isStale(plan)) ? await planPatch(plan.patch, plan.cwd) : plan;
-  await write(current);
+  await options.verify?.(current);
+  const fs = options.fs ?? (await openFileOps());
+  try {
+    await write(current, fs);
+  } finally {
+    if (!options.fs) fs.close();
+  }
   return current;
 }
 
@@ -47,7 +67,7 @@ async function isStale(plan: PatchPlan): Promise<boolean> {
   return stamps.some((stamp, i) => stamp !== snapshots[i]!.stamp);
 }
 
-async function write(plan: PatchPlan): Promise<void> {
+async function write(plan: PatchPlan, fs: FileOps): Promise<void> {
   const sources = new Set(plan.moves.map(([from]) => from));
   const writes: WriteOp[] = [];
   const deletes: DeleteOp[] = [];
@@ -68,30 +88,30 @@ async function write(plan: PatchPlan): Promise<void> {
   }
 
   const createdDirs: string[] = [];
-  const staged = await Promise.allSettled(writes.map((op) => stage(op, createdDirs)));
+  const staged = await Promise.allSettled(writes.map((op) => stage(op, createdDirs, fs)));
   const stageFailure = staged.find((r) => r.status === "rejected");
   if (stageFailure) {
-    await cleanUp(writes, createdDirs);
+    await cleanUp(writes, createdDirs, fs);
     throw stageFailure.reason;
   }
 
   const done: (WriteOp | DeleteOp)[] = [];
   try {
     for (const op of writes) {
-      await rename(op.temp!, op.target).catch((error: unknown) =>
-        fail(`Failed to write file ${op.path}`, error),
-      );
+      await fs
+        .rename(op.temp!, op.target)
+        .catch((error: unknown) => fail(`Failed to write file ${op.path}`, error));
       op.temp = undefined;
       done.push(op);
     }
     for (const op of deletes) {
       const what = op.moved ? "Failed to remove original" : "Failed to delete file";
-      await unlink(op.path).catch((error: unknown) => fail(`${what} ${op.path}`, error));
+      await fs.unlink(op.path).catch((error: unknown) => fail(`${what} ${op.path}`, error));
       done.push(op);
     }
   } catch (error) {
-    for (const op of done.reverse()) await undo(op).catch(() => undefined);
-    await cleanUp(writes, createdDirs);
+    for (const op of done.reverse()) await undo(op, fs).catch(() => undefined);
+    await cleanUp(writes, createdDirs, fs);
     throw error;
   }
 }
@@ -104,48 +124,59 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
 }
 
-async function stage(op: WriteOp, createdDirs: string[]): Promise<void> {
+async function stage(op: WriteOp, createdDirs: string[], fs: FileOps): Promise<void> {
   const dir = dirname(op.target);
-  const made = await mkdir(dir, { recursive: true }).catch((error: unknown) =>
-    fail(`Failed to create parent directories for ${op.path}`, error),
-  );
+  const made = await fs
+    .mkdirp(dir)
+    .catch((error: unknown) => fail(`Failed to create parent directories for ${op.path}`, error));
   if (made !== undefined) createdDirs.push(made);
   const temp = tempPathFor(op.target);
   op.temp = temp;
   try {
-    await writeFile(temp, op.text, { flag: "wx" });
-    // A rewrite keeps the file's permissions (writeFile's mode would be masked by the umask).
-    if (op.mode !== null) await chmod(temp, op.mode);
+    // A rewrite keeps the file's permissions (set explicitly: the umask would mask them).
+    await fs.create(temp, op.text, op.mode);
   } catch (error) {
     fail(`Failed to write file ${op.path}`, error);
   }
 }
 
 /** Put back what a finished step replaced or removed. */
-async function undo(op: WriteOp | DeleteOp): Promise<void> {
+async function undo(op: WriteOp | DeleteOp, fs: FileOps): Promise<void> {
   const { before } = op;
   if (op.kind === "write" && before.bytes === null) {
-    await unlink(op.target);
+    await fs.unlink(op.target);
     // A dangling link that the write replaced comes back too.
-    if (before.linkTarget !== null) await symlink(before.linkTarget, op.path);
+    if (before.linkTarget !== null) await fs.symlink(before.linkTarget, op.path);
     return;
   }
   if (op.kind === "delete" && before.linkTarget !== null) {
-    await symlink(before.linkTarget, op.path);
+    await fs.symlink(before.linkTarget, op.path);
     return;
   }
   if (before.bytes === null) return;
   const target = op.kind === "write" ? op.target : op.path;
   const temp = tempPathFor(target);
-  await writeFile(temp, before.bytes, { flag: "wx" });
-  if (before.mode !== null) await chmod(temp, before.mode);
-  await rename(temp, target);
+  await fs.create(temp, before.bytes, before.mode);
+  await fs.rename(temp, target);
 }
 
 /** Remove staged temp files that were not renamed, and directories this commit created. */
-async function cleanUp(writes: readonly WriteOp[], createdDirs: readonly string[]): Promise<void> {
-  await Promise.all(writes.map((op) => (op.temp ? rm(op.temp, { force: true }) : undefined)));
-  // Deepest first; `recursive` only ever sees what this commit put there.
-  const dirs = [...createdDirs].sort((x, y) => y.length - x.length);
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+async function cleanUp(
+  writes: readonly WriteOp[],
+  createdDirs: readonly string[],
+  fs: FileOps,
+): Promise<void> {
+  for (const op of writes) if (op.temp) await fs.unlink(op.temp).catch(() => undefined);
+  // Every directory from a staged file's up to the first one this commit created, deepest
+  // first; only empty ones go (rmdir), so nothing this commit did not create is removed.
+  const dirs = new Set<string>();
+  for (const top of createdDirs) {
+    for (const op of writes) {
+      for (let dir = dirname(op.target); dir === top || dir.startsWith(`${top}/`); dir = dirname(dir)) {
+        dirs.add(dir);
+        if (dir === top) break;
+      }
+    }
+  }
+  for (const dir of [...dirs].sort((x, y) => y.length - x.length)) await fs.rmdir(dir).catch(() => undefined);
 }

@@ -7,7 +7,7 @@
  * back on failure; returns the plan written) → turn.diffTracker.record(written).
  */
 export { type ApplyPatchResult, applyPatch } from "./apply.js";
-export { commitPatch } from "./commit.js";
+export { type CommitOptions, commitPatch } from "./commit.js";
 export {
   describeIoError,
   PatchError,

@@ -9,8 +9,9 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { mergeTables, projectConfigLayers, unknownKeys, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
-import { applyOverride, type ConfigOverride, toPlain } from "./overrides.js";
+import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import {
   type AgentProfileConfig,
@@ -53,14 +54,23 @@ export interface Config {
   /** Replaces the built-in base instructions when set (model_instructions_file). */
   baseInstructions?: string;
   developerInstructions?: string;
-  tools: ToolsConfig;
+  /** The user's global `AGENTS.override.md` / `AGENTS.md` in the home, when there is one. */
+  userInstructions?: string;
+  /** `[tools]`; `web_search` is folded into `features` (web_search_request / web_search_cached). */
+  tools: Omit<ToolsConfig, "web_search">;
   features: Record<string, boolean>;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
+  /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
+  sandboxAllowUnixSockets: boolean;
   /** `approval_timeout_ms`: bound on every approval wait, then denied (unset: the thread's 120 s). */
   approvalTimeoutMs?: number;
   /** `approvals.exec_outcome`: how `tscodex exec` answers approval questions. */
   execApprovalOutcome: "deny" | "approve";
+  /** `approvals.exec_json_items`: `exec --json` shows answered questions as `approval_request` items. */
+  execJsonApprovalItems: boolean;
+  /** Problems worth a line on stderr that stop nothing (keys nobody reads); see warnings.ts. */
+  warnings: string[];
   /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
   execPolicyRules: PrefixRuleConfig[];
   /** `approval_policy` as the user configured it (file, profile, -c, flag); null when unset. */
@@ -69,6 +79,8 @@ export interface Config {
   clientToolTimeoutMs?: number;
   /** `[mcp_servers.*]`. */
   mcpServers: Record<string, McpServerConfig>;
+  /** `[mcp_server]`: limits of `tscodex mcp-server`. */
+  mcpServer: McpServerLimits;
   /** `compact_prompt`, `experimental_compact_prompt_file`, `model_auto_compact_token_limit`. */
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
@@ -87,9 +99,27 @@ export interface Config {
   modelProviders: Record<string, ProviderConfig>;
 }
 
+/** Limits of `tscodex mcp-server` (config `[mcp_server]`). */
+export interface McpServerLimits {
+  /** `max_message_bytes`: largest stdio message; a larger one is answered with an error. */
+  maxMessageBytes: number;
+  /** `max_http_sessions`: open Streamable HTTP sessions at most. */
+  maxHttpSessions: number;
+  /** `http_session_idle_timeout_ms`: an HTTP session idle this long is closed. */
+  httpSessionIdleTimeoutMs: number;
+}
+
+export const DEFAULT_MCP_SERVER_LIMITS: McpServerLimits = {
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxHttpSessions: 256,
+  httpSessionIdleTimeoutMs: 30 * 60_000,
+};
+
 export interface LoadOptions {
-  /** Defaults to $TSCODEX_HOME or ~/.tscodex. */
+  /** Defaults to $TSCODEX_HOME, else $CODEX_HOME, else ~/.tscodex. */
   home?: string;
+  /** The workspace: its `.codex/config.toml` files (git root down to here) apply over the user's. */
+  cwd?: string;
   profile?: string;
   overrides?: ConfigOverride[];
   /** Flags that win over everything: -m, --oss, -s, -a. */
@@ -104,8 +134,9 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */
 export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TSCODEX_HOME || join(homedir(), ".tscodex");
+  return env.TSCODEX_HOME || env.CODEX_HOME || join(homedir(), ".tscodex");
 }
 
 export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
@@ -113,20 +144,38 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
-  for (const override of options.overrides ?? []) applyOverride(raw, override);
+  const warnings = unknownKeys(raw).map((key) => `${configPath}: unknown key '${key}' (ignored)`);
+  if (options.cwd) {
+    try {
+      for (const layer of await projectConfigLayers(options.cwd, home)) {
+        warnings.push(
+          ...unknownKeys(layer.table).map((key) => `${layer.path}: unknown key '${key}' (ignored)`),
+        );
+        mergeTables(raw, layer.table);
+      }
+    } catch (error) {
+      throw new ConfigError((error as Error).message, { cause: error });
+    }
+  }
+  for (const override of options.overrides ?? []) {
+    const top = override.path[0] ?? "";
+    if (unknownKeys({ [top]: true }).length > 0) warnings.push(`-c ${top}: unknown key (ignored)`);
+    applyOverride(raw, override);
+  }
 
   const file = validate(configFileSchema, raw, configPath);
   const profileName = options.profile ?? file.profile;
   let merged: ConfigFile = file;
   if (profileName) {
-    const profile = file.profiles?.[profileName];
+    const profiles = file.profiles ?? {};
+    const profile = Object.hasOwn(profiles, profileName) ? profiles[profileName] : undefined;
     if (!profile)
       throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
     merged = { ...file, ...profile };
   }
 
   const providers: Record<string, ProviderConfig> = {
-    ...builtinProviders(env),
+    ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
   };
   const providerId = options.oss ? "oss" : (merged.model_provider ?? "openai");
@@ -142,6 +191,15 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const baseInstructions = merged.model_instructions_file
     ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
     : undefined;
+
+  const userInstructions = await readGlobalAgentsMd(home);
+  const webSearch = webSearchMode(merged);
+  const { web_search: _webSearch, ...tools } = merged.tools ?? {};
+  const features = { ...(merged.features ?? {}) };
+  if (webSearch !== null) {
+    features.web_search_request = webSearch === "live";
+    features.web_search_cached = webSearch === "cached";
+  }
 
   return {
     home,
@@ -165,15 +223,25 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.model_context_window ? { contextWindow: merged.model_context_window } : {}),
     ...(baseInstructions !== undefined ? { baseInstructions } : {}),
     ...(merged.developer_instructions ? { developerInstructions: merged.developer_instructions } : {}),
-    tools: merged.tools ?? {},
-    features: merged.features ?? {},
+    ...(userInstructions !== undefined ? { userInstructions } : {}),
+    tools,
+    features,
     sandboxBackend: merged.sandbox_backend ?? "auto",
+    sandboxAllowUnixSockets: merged.sandbox_allow_unix_sockets ?? false,
     ...(merged.approval_timeout_ms ? { approvalTimeoutMs: merged.approval_timeout_ms } : {}),
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
+    execJsonApprovalItems: merged.approvals?.exec_json_items ?? false,
+    warnings,
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
     approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
     mcpServers: merged.mcp_servers ?? {},
+    mcpServer: {
+      maxMessageBytes: merged.mcp_server?.max_message_bytes ?? DEFAULT_MCP_SERVER_LIMITS.maxMessageBytes,
+      maxHttpSessions: merged.mcp_server?.max_http_sessions ?? DEFAULT_MCP_SERVER_LIMITS.maxHttpSessions,
+      httpSessionIdleTimeoutMs:
+        merged.mcp_server?.http_session_idle_timeout_ms ?? DEFAULT_MCP_SERVER_LIMITS.httpSessionIdleTimeoutMs,
+    },
     compaction: {
       ...(merged.compact_prompt ? { prompt: merged.compact_prompt } : {}),
       ...(merged.experimental_compact_prompt_file
@@ -204,11 +272,28 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`, { cause: error });
   }
+  let parsed: unknown;
   try {
-    return toPlain(parseToml(text)) as Record<string, unknown>;
+    parsed = parseToml(text);
   } catch (error) {
     throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
   }
+  try {
+    return toPlain(parsed) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof ConfigOverrideError)
+      throw new ConfigError(`${path}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/** `AGENTS.override.md`, else `AGENTS.md`, in the home: the user's instructions for every project. */
+async function readGlobalAgentsMd(home: string): Promise<string | undefined> {
+  for (const name of ["AGENTS.override.md", "AGENTS.md"]) {
+    const text = await readFile(join(home, name), "utf8").catch(() => undefined);
+    if (text !== undefined && text.trim() !== "") return text;
+  }
+  return undefined;
 }
 
 async function readInstructionsFile(path: string, configPath: string): Promise<string> {

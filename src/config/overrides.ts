@@ -2,6 +2,11 @@
  * `-c key.path=value` overrides: the value is parsed as a TOML value when it is one
  * (`-c model_context_window=1000`, `-c 'tools.web_search=true'`), else taken as a string
  * (`-c model=o3`), as Codex does.
+ *
+ * Every config tree built here (TOML files, -c values, MCP `config` maps) is made of
+ * null-prototype objects, and the keys `__proto__`, `constructor` and `prototype` are refused
+ * with a clear error: a dotted path such as `__proto__.sandbox_mode` must never reach
+ * Object.prototype (it would change the settings of every later lookup in the process).
  */
 import { parse as parseToml } from "smol-toml";
 
@@ -14,6 +19,19 @@ export class ConfigOverrideError extends Error {
   override name = "ConfigOverrideError";
 }
 
+/** Keys that reach an object's prototype machinery; never valid config keys. */
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Throws ConfigOverrideError when `path` (dotted key or TOML table path) has a forbidden key. */
+export function checkConfigPath(path: readonly string[], what: string): void {
+  const bad = path.find((part) => FORBIDDEN_KEYS.has(part));
+  if (bad !== undefined) {
+    throw new ConfigOverrideError(
+      `${what}: the key '${bad}' is not allowed in configuration (in '${path.join(".")}')`,
+    );
+  }
+}
+
 export function parseOverride(raw: string): ConfigOverride {
   const eq = raw.indexOf("=");
   if (eq <= 0) throw new ConfigOverrideError(`invalid -c override '${raw}': expected key.path=value`);
@@ -22,40 +40,52 @@ export function parseOverride(raw: string): ConfigOverride {
   if (path.some((part) => part.length === 0)) {
     throw new ConfigOverrideError(`invalid -c override '${raw}': empty segment in key '${key}'`);
   }
-  return { path, value: parseOverrideValue(raw.slice(eq + 1).trim()) };
+  checkConfigPath(path, `invalid -c override '${raw}'`);
+  return { path, value: parseOverrideValue(raw.slice(eq + 1).trim(), path) };
 }
 
-function parseOverrideValue(text: string): unknown {
+function parseOverrideValue(text: string, path: readonly string[]): unknown {
+  let parsed: unknown;
   try {
-    return toPlain(parseToml(`v = ${text}`).v);
+    parsed = parseToml(`v = ${text}`).v;
   } catch {
     return text.replace(/^"(.*)"$/, "$1");
   }
+  return toPlain(parsed, [...path]);
 }
 
-/** smol-toml returns null-prototype objects; normalise so zod and spreads behave. */
-export function toPlain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toPlain);
+/**
+ * A config value as null-prototype tables all the way down (arrays and dates kept), refusing
+ * forbidden keys; `path` names where the value sits, for the error.
+ */
+export function toPlain(value: unknown, path: string[] = []): unknown {
+  if (Array.isArray(value)) return value.map((item) => toPlain(item, path));
   if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toPlain(v);
+    const out: Record<string, unknown> = Object.create(null);
+    for (const [k, v] of Object.entries(value)) {
+      const at = [...path, k];
+      checkConfigPath(at, "invalid configuration");
+      out[k] = toPlain(v, at);
+    }
     return out;
   }
   return value;
 }
 
-/** Set `value` at `path` inside `target`, creating tables on the way. */
+/** Set `value` at `path` inside `target`, creating (null-prototype) tables on the way. */
 export function applyOverride(target: Record<string, unknown>, { path, value }: ConfigOverride): void {
+  checkConfigPath(path, `invalid override '${path.join(".")}'`);
   let node = target;
   for (const part of path.slice(0, -1)) {
-    const next = node[part];
+    // Own keys only: an inherited property is never a table to descend into.
+    const next = Object.hasOwn(node, part) ? node[part] : undefined;
     if (next === null || typeof next !== "object" || Array.isArray(next)) {
-      const table: Record<string, unknown> = {};
+      const table: Record<string, unknown> = Object.create(null);
       node[part] = table;
       node = table;
     } else {
       node = next as Record<string, unknown>;
     }
   }
-  node[path[path.length - 1] as string] = value;
+  node[path[path.length - 1] as string] = toPlain(value, path);
 }

@@ -8,15 +8,24 @@ import type { ProviderConfig } from "./schema.js";
 const DEFAULT_REQUEST_MAX_RETRIES = 4;
 const DEFAULT_STREAM_MAX_RETRIES = 5;
 const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+/** An hour: far beyond any real response, but a stream that never ends still does. */
+const DEFAULT_STREAM_MAX_DURATION_MS = 3_600_000;
 
-export function builtinProviders(env: NodeJS.ProcessEnv): Record<string, ProviderConfig> {
+/**
+ * The built-in providers. `openai`: base URL from `openai_base_url` (config), else
+ * $OPENAI_BASE_URL; key from $CODEX_API_KEY (what the Codex SDK sets), else $OPENAI_API_KEY.
+ */
+export function builtinProviders(
+  env: NodeJS.ProcessEnv,
+  openaiBaseUrl?: string,
+): Record<string, ProviderConfig> {
   const ossPort = env.CODEX_OSS_PORT ?? "11434";
   return {
     openai: {
       name: "OpenAI",
-      base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+      base_url: openaiBaseUrl || env.OPENAI_BASE_URL || "https://api.openai.com/v1",
       wire_api: "responses",
-      env_key: "OPENAI_API_KEY",
+      env_key: env.CODEX_API_KEY ? "CODEX_API_KEY" : "OPENAI_API_KEY",
       env_key_instructions: "create a key at https://platform.openai.com/api-keys and export OPENAI_API_KEY",
     },
     oss: {
@@ -46,6 +55,7 @@ export function resolveProvider(id: string, config: ProviderConfig, env: NodeJS.
     requestMaxRetries: config.request_max_retries ?? DEFAULT_REQUEST_MAX_RETRIES,
     streamMaxRetries: config.stream_max_retries ?? DEFAULT_STREAM_MAX_RETRIES,
     streamIdleTimeoutMs: config.stream_idle_timeout_ms ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    streamMaxDurationMs: config.stream_max_duration_ms ?? DEFAULT_STREAM_MAX_DURATION_MS,
   };
 }
 

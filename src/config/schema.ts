@@ -22,6 +22,8 @@ export const providerSchema = z.looseObject({
   request_max_retries: z.number().int().min(0).max(100).optional(),
   stream_max_retries: z.number().int().min(0).max(100).optional(),
   stream_idle_timeout_ms: z.number().int().positive().optional(),
+  /** Total budget of one model response, retries included (tscodex's own key). */
+  stream_max_duration_ms: z.number().int().positive().optional(),
   requires_openai_auth: z.boolean().optional(),
 });
 
@@ -45,8 +47,8 @@ export const toolsConfigSchema = z.looseObject({
   shell_type: z.enum(["shell_command", "shell", "local_shell", "none"]).optional(),
   /** Which apply_patch variant the model gets, overriding the model family's choice. */
   apply_patch: z.enum(["freeform", "function", "none"]).optional(),
-  /** Offer the provider's web_search tool with live results (as `features.web_search_request`). */
-  web_search: z.boolean().optional(),
+  /** The provider's web_search tool: true / "live", "cached", false / "disabled" (see web_search). */
+  web_search: z.union([z.boolean(), z.enum(["live", "cached", "disabled"])]).optional(),
   /** Offer view_image (default true). */
   view_image: z.boolean().optional(),
   /** Offer update_plan (default true; the MCP `codex` tool's include-plan-tool=false turns it off). */
@@ -74,6 +76,8 @@ export const approvalsConfigSchema = z.looseObject({
    * (default "deny"). Only matters with an asking policy (-a untrusted|on-request|on-failure).
    */
   exec_outcome: z.enum(["deny", "approve"]).optional(),
+  /** `tscodex exec --json`: also emit each answered question as an `approval_request` item (ours). */
+  exec_json_items: z.boolean().optional(),
 });
 
 const modelKeys = {
@@ -114,6 +118,10 @@ export const collabConfigSchema = z.object({
 export const configFileSchema = z.looseObject({
   ...modelKeys,
   model_providers: z.record(z.string(), providerSchema).optional(),
+  /** Base URL of the built-in `openai` provider (what the Codex SDK's `baseUrl` sets). */
+  openai_base_url: z.string().min(1).optional(),
+  /** The provider's web_search tool: "live", "cached" (no live fetches) or "disabled". */
+  web_search: z.enum(["live", "cached", "disabled"]).optional(),
   profile: z.string().optional(),
   profiles: z.record(z.string(), profileSchema).optional(),
   project_doc_max_bytes: z.number().int().min(0).optional(),
@@ -122,6 +130,8 @@ export const configFileSchema = z.looseObject({
   tools: toolsConfigSchema.optional(),
   /** Force a sandbox backend ("auto": bubblewrap, else the Landlock helper). */
   sandbox_backend: z.enum(["auto", "bwrap", "landlock"]).optional(),
+  /** Let sandboxed commands open unix sockets (docker, ssh-agent, dbus) with network off. */
+  sandbox_allow_unix_sockets: z.boolean().optional(),
   /** How long an approval question waits for an answer before it counts as denied. */
   approval_timeout_ms: z.number().int().positive().optional(),
   /** Bound on a client tool call: no answer by then is a failed call the model reads. */
@@ -141,6 +151,17 @@ export const configFileSchema = z.looseObject({
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
+  /** Limits of `tscodex mcp-server` itself (tscodex's own table). */
+  mcp_server: z
+    .looseObject({
+      /** Largest JSON-RPC message accepted on stdio, in bytes; a larger one gets an error reply. */
+      max_message_bytes: z.number().int().positive().optional(),
+      /** Most Streamable HTTP sessions open at once; an initialize beyond it is refused. */
+      max_http_sessions: z.number().int().positive().optional(),
+      /** An HTTP session with no request for this long is closed. */
+      http_session_idle_timeout_ms: z.number().int().positive().optional(),
+    })
+    .optional(),
   // Threads: context compaction and rollouts.
   /** Compact the history once a response's input + output tokens reach this (default 90% of the window). */
   model_auto_compact_token_limit: z.number().int().positive().optional(),

@@ -7,6 +7,8 @@
  *   A stream that fails before `completed` (drop, idle timeout, response.failed, no completed)
  *   is reopened up to streamMaxRetries times; if the failed attempt had yielded events, a
  *   `stream_restart` event goes first so the consumer drops that attempt's partial output.
+ *   The idle timeout counts only progress (keepalives are not), and the whole call, retries
+ *   included, has a budget (streamMaxDurationMs) after which it fails without retrying.
  * Every retry is announced through `onRetry` before its backoff sleep.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,6 +24,7 @@ import {
   retryAfterFromMessage,
   type WireRequest,
 } from "./http.js";
+import { BUDGET_EXCEEDED, budgetError, watchProgress } from "./progress-watch.js";
 import { buildResponsesRequest, mapResponsesStream } from "./responses.js";
 import { objectField, parseJsonObject, readSse, type SseMessage, streamError, stringField } from "./sse.js";
 import {
@@ -53,6 +56,7 @@ const WIRES: Record<ModelClientConfig["provider"]["wireApi"], Wire> = {
 
 /** Errors no retry can fix: the same request would fail the same way. */
 const FATAL_CODES = new Set([
+  BUDGET_EXCEEDED,
   "context_length_exceeded",
   "insufficient_quota",
   "usage_not_included",
@@ -80,13 +84,16 @@ async function* streamWithRetries(
 ): AsyncGenerator<ResponseEvent> {
   const { provider } = config;
   const request = wire.build(prompt, config);
+  const budgetMs = provider.streamMaxDurationMs;
+  const deadline = Date.now() + budgetMs;
   for (let attempt = 0; ; attempt++) {
     const response = await openStream(request, config, baseMs, options);
+    const limits = { idleMs: provider.streamIdleTimeoutMs, deadline, budgetMs };
     let yielded = false;
     let completed = false;
     let failure: ModelError;
     try {
-      for await (const event of wire.map(readSse(response.body, provider.streamIdleTimeoutMs))) {
+      for await (const event of watchProgress(wire.map(readSse(response.body)), response.body, limits)) {
         yielded = true;
         completed = event.type === "completed";
         yield event;
@@ -103,6 +110,7 @@ async function* streamWithRetries(
     const retryable = failure.kind === "stream" && !FATAL_CODES.has(failure.code ?? "");
     if (!retryable || attempt >= provider.streamMaxRetries) throw failure;
     const delayMs = failure.retryAfterMs ?? backoff(baseMs, attempt + 1);
+    if (Date.now() + delayMs >= deadline) throw budgetError(budgetMs);
     options.onRetry?.({
       attempt: attempt + 1,
       maxAttempts: provider.streamMaxRetries,

@@ -1,6 +1,6 @@
 /**
  * Server-sent events from a response body: eventsource-parser does the framing, this file
- * adds the idle timeout and the error mapping. Also the light JSON narrowing both wires use
+ * adds the error mapping (timeouts count progress, not bytes: see progress-watch.ts). Also the light JSON narrowing both wires use
  * (the hot path: no zod here).
  */
 import type { Readable } from "node:stream";
@@ -20,13 +20,12 @@ export function streamError(reason: string, options?: { cause?: unknown }): Mode
 }
 
 /**
- * Yields the SSE messages of `body` until it ends. Throws a "stream" ModelError when no data
- * arrives for `idleTimeoutMs` while we wait for it, or when the connection breaks; an "aborted"
- * ModelError passes through unchanged. The timer runs only while waiting, so a slow consumer
- * never counts as an idle server. Stopping early leaves `body` alive: the caller destroys it,
- * or drains it so the keep-alive connection can be reused.
+ * Yields the SSE messages of `body` until it ends. Throws a "stream" ModelError when the
+ * connection breaks; a ModelError `body` was destroyed with (a timeout, an abort) passes through
+ * unchanged. Stopping early leaves `body` alive: the caller destroys it, or drains it so the
+ * keep-alive connection can be reused.
  */
-export async function* readSse(body: Readable, idleTimeoutMs: number): AsyncGenerator<SseMessage> {
+export async function* readSse(body: Readable): AsyncGenerator<SseMessage> {
   const pending: SseMessage[] = [];
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => pending.push({ event: message.event, data: message.data }),
@@ -34,10 +33,6 @@ export async function* readSse(body: Readable, idleTimeoutMs: number): AsyncGene
   const chunks: AsyncIterator<unknown> = body.iterator({ destroyOnReturn: false });
   try {
     for (;;) {
-      const timer = setTimeout(
-        () => body.destroy(streamError("idle timeout waiting for SSE")),
-        idleTimeoutMs,
-      );
       let next: IteratorResult<unknown>;
       try {
         next = await chunks.next();
@@ -45,8 +40,6 @@ export async function* readSse(body: Readable, idleTimeoutMs: number): AsyncGene
         if (error instanceof ModelError) throw error;
         const reason = errorMessage(error);
         throw streamError(reason, { cause: error });
-      } finally {
-        clearTimeout(timer);
       }
       if (next.done) return;
       parser.feed(typeof next.value === "string" ? next.value : String(next.value));

@@ -100,8 +100,10 @@ export interface ProviderInfo {
   requestMaxRetries: number;
   /** Retries of a stream that drops before `completed`. Codex default 5. */
   streamMaxRetries: number;
-  /** No SSE data for this long counts as a dropped stream. Codex default 300000. */
+  /** No progress (deltas, items; keepalives do not count) for this long counts as a dropped stream. Codex default 300000. */
   streamIdleTimeoutMs: number;
+  /** One model response, retries included, fails after this long however it streams. */
+  streamMaxDurationMs: number;
 }
 
 /** Per-model request knobs (reference section 1), decided from the model family. */

@@ -11,7 +11,11 @@ import { type ApprovalStore, isApproved } from "./approval-store.js";
 import { pathsOutside, realWritableRoots } from "./patch-paths.js";
 
 export class PolicyGate implements ApprovalGate {
-  constructor(private readonly store: ApprovalStore) {}
+  constructor(
+    private readonly store: ApprovalStore,
+    /** Never writable without asking, even inside a root (the tscodex home). */
+    private readonly protectedPaths: readonly string[] = [],
+  ) {}
 
   async check(invocation: ToolInvocation, request: ApprovalRequest): Promise<ApprovalVerdict> {
     const { turn } = invocation;
@@ -19,7 +23,7 @@ export class PolicyGate implements ApprovalGate {
     const plan = planPatch({
       approvalPolicy: turn.approvalPolicy,
       sandboxMode: turn.sandboxMode,
-      outside: pathsOutside(request.paths, roots),
+      outside: pathsOutside(request.paths, roots, await realWritableRoots(this.protectedPaths)),
       remembered: this.store.hasAllPaths(request.paths),
     });
     if (plan.action === "run") return { allowed: true };

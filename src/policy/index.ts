@@ -28,10 +28,13 @@ export function createThreadPolicy(options: {
   rules: ExecPolicy;
   backend?: SandboxBackendChoice;
   prepare?: OrchestratorOptions["prepare"];
+  /** Read-only to commands and patches even inside writable roots: the tscodex home. */
+  protectedPaths?: readonly string[];
+  allowUnixSockets?: boolean;
 }): ThreadPolicy {
   const store = new ApprovalStore();
   return {
-    gate: new PolicyGate(store),
+    gate: new PolicyGate(store, options.protectedPaths ?? []),
     orchestrator: new PolicyOrchestrator({ ...options, store }),
   };
 }

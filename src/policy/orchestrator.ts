@@ -21,6 +21,7 @@ import type {
   TurnContext,
 } from "../tools/types.js";
 import {
+  type CommandSafety,
   classifyCommand,
   EXEC_REJECTED_BY_USER,
   planExec,
@@ -42,6 +43,10 @@ export interface OrchestratorOptions {
   rules?: ExecPolicy | undefined;
   /** Config `sandbox_backend`; "auto" (default) lets the sandbox runtime pick. */
   backend?: SandboxBackendChoice | undefined;
+  /** Paths kept read-only in every sandbox (the tscodex home). */
+  protectedPaths?: readonly string[] | undefined;
+  /** Config `sandbox_allow_unix_sockets`. */
+  allowUnixSockets?: boolean | undefined;
   /** Session memory; share it with the thread's gate. */
   store?: ApprovalStore;
   /** Test seams: the sandbox wrapper and the denial heuristic. */
@@ -61,6 +66,8 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   readonly store: ApprovalStore;
   private readonly rules: ExecPolicy;
   private readonly backend: SandboxBackendChoice;
+  private readonly protectedPaths: readonly string[];
+  private readonly allowUnixSockets: boolean;
   private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
   private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
 
@@ -68,6 +75,8 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     this.store = options.store ?? new ApprovalStore();
     this.rules = options.rules ?? ExecPolicy.empty();
     this.backend = options.backend ?? "auto";
+    this.protectedPaths = options.protectedPaths ?? [];
+    this.allowUnixSockets = options.allowUnixSockets ?? false;
     this.prepare = options.prepare ?? prepareSandboxedCommand;
     this.isDenial = options.isDenial ?? isLikelySandboxDenial;
   }
@@ -76,7 +85,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     const { command, cwd, inv } = request;
     const { turn } = inv;
     const plan = planExec({
-      safety: classifyCommand(command, this.rules),
+      safety: withModelEnv(classifyCommand(command, this.rules), request.modelEnv),
       approvalPolicy: turn.approvalPolicy,
       sandboxMode: turn.sandboxMode,
       escalation: request.escalation ?? null,
@@ -103,7 +112,12 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     let argv = command;
     if (sandboxed) {
       try {
-        argv = (await this.prepare(command, cwd, sandboxPolicyOf(turn), { backend: this.backend })).argv;
+        const policy = {
+          ...sandboxPolicyOf(turn),
+          readOnlyPaths: this.protectedPaths,
+          allowUnixSockets: this.allowUnixSockets,
+        };
+        argv = (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
       } catch (error) {
         if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
         throw error;
@@ -125,6 +139,15 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   private deniedBySandbox(outcome: AttemptOutcome | null): boolean {
     return outcome !== null && this.isDenial(outcome.exitCode, outcome.output);
   }
+}
+
+/** A command run with model-chosen variables is never trusted (rules may still forbid or ask). */
+function withModelEnv(
+  safety: CommandSafety,
+  modelEnv: Readonly<Record<string, string>> | null | undefined,
+): CommandSafety {
+  if (safety.kind !== "trusted" || !modelEnv || Object.keys(modelEnv).length === 0) return safety;
+  return { kind: "unknown" };
 }
 
 /** The sandbox policy of a turn (writable roots only count in workspace-write). */

@@ -8,6 +8,7 @@
  * safe: being wrong here means running something without asking, so every check errs towards
  * "ask".
  */
+import { type OptionSpec, parseGnuArgs } from "./gnu-options.js";
 import { parseSimpleScript } from "./shell-parse.js";
 
 /** Shells whose `-c` / `-lc` script we read. */
@@ -62,12 +63,8 @@ const CHECKED = new Map<string, (args: readonly string[]) => boolean>(
     git: safeGit,
     sed: (args: readonly string[]) =>
       args[0] === "-n" && SED_PRINT.test(args[1] ?? "") && args.slice(2).every(isOperand),
-    sort: (args: readonly string[]) =>
-      !args.some(
-        (arg) => arg.startsWith("--output") || arg.startsWith("--compress-program") || shortHas(arg, "o"),
-      ),
-    // `uniq IN OUT` writes OUT.
-    uniq: (args: readonly string[]) => args.filter(isOperand).length <= 1,
+    sort: safeSort,
+    uniq: safeUniq,
     base64: (args: readonly string[]) =>
       !args.some((arg) => arg.startsWith("--output") || shortHas(arg, "o")),
     date: (args: readonly string[]) => args.every((arg) => arg.startsWith("+") || DATE_FLAGS.test(arg)),
@@ -130,6 +127,79 @@ function isSafeSimpleCommand(words: readonly string[], depth: number): boolean {
   if (program.includes("/")) return false;
   if (READ_ONLY.has(program)) return true;
   return CHECKED.get(program)?.(args) ?? false;
+}
+
+/** GNU sort's options (coreutils 9). */
+const SORT_OPTIONS: OptionSpec = {
+  shortFlags: "bdfgiMhnRrVcCmsuz",
+  shortValued: "koStT",
+  long: {
+    "ignore-leading-blanks": "none",
+    "dictionary-order": "none",
+    "ignore-case": "none",
+    "general-numeric-sort": "none",
+    "ignore-nonprinting": "none",
+    "month-sort": "none",
+    "human-numeric-sort": "none",
+    "numeric-sort": "none",
+    "random-sort": "none",
+    "random-source": "required",
+    reverse: "none",
+    sort: "required",
+    "version-sort": "none",
+    "batch-size": "required",
+    check: "optional",
+    "compress-program": "required",
+    debug: "none",
+    "files0-from": "required",
+    key: "required",
+    merge: "none",
+    output: "required",
+    stable: "none",
+    "buffer-size": "required",
+    "field-separator": "required",
+    "temporary-directory": "required",
+    parallel: "required",
+    unique: "none",
+    "zero-terminated": "none",
+    help: "none",
+    version: "none",
+  },
+};
+/** sort options that write a file (-o), run a program, or write temporaries somewhere chosen. */
+const SORT_UNSAFE = new Set(["o", "output", "compress-program", "T", "temporary-directory"]);
+
+function safeSort(args: readonly string[]): boolean {
+  const parsed = parseGnuArgs(args, SORT_OPTIONS);
+  return parsed !== null && !parsed.options.some((option) => SORT_UNSAFE.has(option.name));
+}
+
+/** GNU uniq's options; `-N` / `+N` (obsolete skip counts) are not read, so they are not safe. */
+const UNIQ_OPTIONS: OptionSpec = {
+  shortFlags: "cdDiuz",
+  shortValued: "fsw",
+  long: {
+    count: "none",
+    repeated: "none",
+    "all-repeated": "optional",
+    group: "optional",
+    "ignore-case": "none",
+    "skip-fields": "required",
+    "skip-chars": "required",
+    "check-chars": "required",
+    unique: "none",
+    "zero-terminated": "none",
+    help: "none",
+    version: "none",
+  },
+};
+
+/** `uniq IN OUT` writes OUT: at most one operand (any word after `--` is one). */
+function safeUniq(args: readonly string[]): boolean {
+  const parsed = parseGnuArgs(args, UNIQ_OPTIONS);
+  return (
+    parsed !== null && parsed.operands.length <= 1 && !parsed.operands.some((arg) => arg.startsWith("+"))
+  );
 }
 
 function safeRipgrep(args: readonly string[]): boolean {

@@ -7,7 +7,7 @@
  * prompt follows as its own message.
  */
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
-import { loadProjectDocs, projectDocsMessage } from "./agents-md.js";
+import { loadProjectDocs, type ProjectDocs, projectDocsMessage } from "./agents-md.js";
 import { environmentContext } from "./environment.js";
 import { type PermissionsInput, permissionsMessage } from "./permissions.js";
 
@@ -23,14 +23,25 @@ export interface InitialContextInput {
   /** The memories message (prompt/memories.ts), when the thread has memories. */
   memories?: string | null | undefined;
   projectDocMaxBytes: number;
+  /** The user's global AGENTS.md: first in the AGENTS.md message, before the project's docs. */
+  userInstructions?: string | undefined;
   shellPath: string;
+}
+
+/** Codex's joining of the global instructions and the project docs in one message. */
+function withUserInstructions(user: string | undefined, project: ProjectDocs | null): ProjectDocs | null {
+  if (!user?.trim()) return project;
+  const text = user.replace(/\n+$/, "");
+  if (!project) return { text, files: [] };
+  return { text: `${text}\n\n--- project-doc ---\n\n${project.text}`, files: project.files };
 }
 
 export async function buildInitialContext(input: InitialContextInput): Promise<ResponseItem[]> {
   const items: ResponseItem[] = [developerMessage(permissionsMessage(input.permissions))];
   if (input.developerInstructions) items.push(developerMessage(input.developerInstructions));
   if (input.memories) items.push(developerMessage(input.memories));
-  const docs = await loadProjectDocs(input.cwd, input.projectDocMaxBytes);
+  const project = await loadProjectDocs(input.cwd, input.projectDocMaxBytes);
+  const docs = withUserInstructions(input.userInstructions, project);
   if (docs) items.push(userMessage(projectDocsMessage(input.cwd, docs)));
   items.push(userMessage(environmentContext(input.cwd, input.shellPath)));
   return items;

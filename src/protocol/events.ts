@@ -103,7 +103,13 @@ export type Event =
   | { type: "plan_update"; explanation: string | null; plan: PlanItem[] }
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage; model_context_window: number | null }
   | { type: "web_search_begin"; call_id: string }
-  | { type: "web_search_end"; call_id: string; query: string }
+  | {
+      type: "web_search_end";
+      call_id: string;
+      query: string;
+      /** What the provider did (`{type:"search", query}`, `open_page`…), when it said. */
+      action?: { type: string; query?: string };
+    }
   /** An MCP server's startup progressed (one per state change, per server). */
   | { type: "mcp_startup_update"; server: string; status: McpStartupStatus }
   /** Every configured MCP server is ready, failed or was cancelled; the thread goes on. */
@@ -149,6 +155,13 @@ export type Event =
       result: ClientToolResult;
       duration_ms: number;
     }
+  /**
+   * The turn stopped on client tool calls (ThreadSettings.parkClientCalls): the calls are in
+   * history without outputs; a `continue_turn` op resumes it (then `turn_continued`).
+   */
+  | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
+  /** A parked turn resumed with the client's outputs; it ends as any turn does. */
+  | { type: "turn_continued"; turn_id: string }
   /** The thread's client tools changed (thread start or a turn that brought its own set). */
   | { type: "client_tools_changed"; tools: ClientToolSpec[] }
   /** A sub-agent (child thread) was started by this thread's model. */

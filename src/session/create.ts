@@ -50,6 +50,10 @@ export interface CreateThreadOptions {
   agents?: { host: AgentHost; depth: number } | undefined;
   /** Only these tools (a named sub-agent's `tools`); absent: all. */
   allowedTools?: string[] | undefined;
+  /** Client tool calls park the turn instead of waiting (the HTTP proxy; see ThreadSettings). */
+  parkClientCalls?: boolean | undefined;
+  /** No built-in or MCP tools: the model sees only the client's tools. */
+  noInternalTools?: boolean | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -60,7 +64,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const shellPath = userShellPath(env);
   // MCP servers start first, in the background: their startup overlaps the rest of thread
   // creation, and the first turn waits for them (bounded by each startup_timeout_sec).
-  const mcp = await startMcpServers(config, options.cwd, env);
+  const mcp = options.noInternalTools ? null : await startMcpServers(config, options.cwd, env);
   const agents =
     config.features.collab === true && options.agents
       ? new AgentControl(options.agents.host, options.agents.depth, config.agentLimits, (name) =>
@@ -69,15 +73,20 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       : undefined;
   const allowed = options.allowedTools ? new Set(options.allowedTools) : null;
   const memories = await listMemories(config.home, options.cwd);
-  const tools = buildToolDefinitions({
-    family,
-    wireApi: config.provider.wireApi,
-    tools: config.tools,
-    features: config.features,
-    shellPath,
-    mcpResources: () => mcp,
-    collab: agents,
-  })
+  // The proxy's --disable-internal-tools: the model sees only the client's tools.
+  const tools = (
+    options.noInternalTools
+      ? []
+      : buildToolDefinitions({
+          family,
+          wireApi: config.provider.wireApi,
+          tools: config.tools,
+          features: config.features,
+          shellPath,
+          mcpResources: () => mcp,
+          collab: agents,
+        })
+  )
     .concat(memories.length > 0 ? [getMemoryTool({ home: config.home })] : [])
     .filter((definition) => !allowed || allowed.has(toolName(definition)));
   const identity: ClientIdentity = {
@@ -89,6 +98,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const policy = createThreadPolicy({
     rules: await loadExecPolicy(config.home, config.execPolicyRules),
     backend: config.sandboxBackend,
+    protectedPaths: [config.home],
+    allowUnixSockets: config.sandboxAllowUnixSockets,
   });
   // Refuse a clash with a built-in now; MCP names are checked when each turn builds its tools.
   const clientTools = options.clientTools ?? [];
@@ -118,6 +129,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     compaction: await compactionSettings(config, contextWindow),
     truncation: family.truncation,
     projectDocMaxBytes: config.projectDocMaxBytes,
+    userInstructions: config.userInstructions,
     shellPath,
     shellEnvironment: buildShellEnvironment(config.shellEnvironmentPolicy, env),
     orchestrator: policy.orchestrator,
@@ -136,6 +148,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientTools,
     clientToolsWin: options.clientToolsWin ?? false,
     ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
+    ...(options.parkClientCalls ? { parkClientCalls: true } : {}),
   });
   agents?.attach(thread);
   return thread;

@@ -2,11 +2,16 @@
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { ReviewDecision } from "../protocol/events.js";
-import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import type { ResponseItem, TokenUsage, ToolCallItem } from "../protocol/items.js";
 import type { TurnOverrides, UserInput } from "./settings.js";
 
 export type Op =
   | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
+  /**
+   * Continue the parked turn with the client's outputs (function_call_output items for its
+   * pending calls; a pending call left without one gets a failed output).
+   */
+  | { type: "continue_turn"; turnId: string; outputs: ResponseItem[]; overrides?: TurnOverrides }
   | { type: "interrupt" }
   /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
   | { type: "exec_approval"; id: string; decision: ReviewDecision }
@@ -19,7 +24,8 @@ export type Op =
   /** Summarise the history now and continue from the summary (as auto-compaction does). */
   | { type: "compact" };
 
-export type TurnStatus = "completed" | "interrupted" | "failed";
+/** "parked": stopped on client tool calls (ThreadSettings.parkClientCalls); continue it later. */
+export type TurnStatus = "completed" | "interrupted" | "failed" | "parked";
 
 export interface TurnResult {
   turnId: string;
@@ -29,6 +35,16 @@ export interface TurnResult {
   items: ResponseItem[];
   usage: TokenUsage;
   error: string | null;
+  /** status "parked": the client calls waiting for outputs (empty otherwise). */
+  pendingCalls: ToolCallItem[];
+}
+
+/** A turn stopped on client tool calls: its history is recorded, these calls lack outputs. */
+export interface ParkedTurn {
+  turnId: string;
+  calls: ToolCallItem[];
+  /** When it parked (ms since the epoch): front-ends expire parked turns after a TTL. */
+  parkedAt: number;
 }
 
 /** The history note a turn leaves when it was interrupted. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type ClientToolSpec, clientToolSpecSchema } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
 import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
+import { closeUnpairedCalls } from "./unpaired-calls.js";
 
 const usageSchema = z.object({
   input_tokens: z.number(),
@@ -79,6 +80,13 @@ const eventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("token_count"), last: usageSchema.nullable(), total: usageSchema }),
   z.object({ type: z.literal("user_message"), message: z.string() }),
   z.object({ type: z.literal("client_tools_changed"), tools: z.array(clientToolSpecSchema) }),
+  z.object({
+    type: z.literal("turn_parked"),
+    turn_id: z.string(),
+    call_ids: z.array(z.string()),
+    usage: usageSchema,
+  }),
+  z.object({ type: z.literal("turn_continued"), turn_id: z.string() }),
 ]);
 
 const lineSchema = z.discriminatedUnion("type", [
@@ -132,6 +140,8 @@ export interface StoredThread {
   lastUsage: TokenUsage | null;
   /** The client tools in force at the end (from the metadata line and later changes). */
   clientTools: ClientToolSpec[];
+  /** The last turn, when it parked on client calls and was not continued since (parkedAt: ms). */
+  parked: { turnId: string; callIds: string[]; parkedAt: number } | null;
   firstPrompt: string | null;
   /** ISO time of the last line. */
   updated: string;
@@ -152,6 +162,7 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
     usage: emptyUsage(),
     lastUsage: null,
     clientTools: first.payload.client_tools ?? [],
+    parked: null,
     firstPrompt: null,
     updated: first.timestamp,
     compactions: 0,
@@ -165,15 +176,24 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
       stored.history = [...line.payload.replacement_history];
       stored.compactions += 1;
       stored.lastUsage = null;
-    } else if (line.type === "event") applyEvent(stored, line.payload);
+    } else if (line.type === "event") applyEvent(stored, line.payload, line.timestamp);
   }
+  // A parked turn's client calls stay open: their outputs are what its follow-up brings.
+  stored.history = closeUnpairedCalls(stored.history, new Set(stored.parked?.callIds ?? []));
   return stored;
 }
 
-function applyEvent(stored: StoredThread, event: RolloutEvent): void {
+function applyEvent(stored: StoredThread, event: RolloutEvent, timestamp: string): void {
   switch (event.type) {
     case "turn_started":
       stored.turns += 1;
+      stored.parked = null;
+      return;
+    case "turn_continued":
+      stored.parked = null;
+      return;
+    case "turn_parked":
+      stored.parked = { turnId: event.turn_id, callIds: event.call_ids, parkedAt: Date.parse(timestamp) };
       return;
     case "token_count":
       // Totals restart at 0 in each process, so sum the per-response usage instead.

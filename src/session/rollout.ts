@@ -31,6 +31,10 @@ export interface SessionMeta {
   parent_id?: string;
   depth?: number;
   agent_type?: string;
+  /** What the client said started the thread (`exec --thread-source`). */
+  thread_source?: string;
+  /** `exec --cyber-access-program`, as the Codex SDK passes it. */
+  cyber_access_program?: string;
   /** The client tools the thread started with (later changes are `client_tools_changed` events). */
   client_tools?: ClientToolSpec[];
 }
@@ -43,7 +47,10 @@ export type RolloutEvent =
   | { type: "turn_failed"; turn_id: string; message: string }
   | { type: "token_count"; last: TokenUsage | null; total: TokenUsage }
   | { type: "user_message"; message: string }
-  | { type: "client_tools_changed"; tools: ClientToolSpec[] };
+  | { type: "client_tools_changed"; tools: ClientToolSpec[] }
+  /** The turn stopped on these client calls (their items are in history without outputs). */
+  | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
+  | { type: "turn_continued"; turn_id: string };
 
 /** One line of a rollout (`timestamp` is an ISO time). */
 export type RolloutLine =
@@ -135,6 +142,7 @@ export class RolloutRecorder {
         return;
       case "turn_started":
       case "turn_aborted":
+      case "turn_continued":
         this.write("event", { type: event.type, turn_id: event.turn_id });
         return;
       case "turn_complete":
@@ -142,6 +150,14 @@ export class RolloutRecorder {
         return;
       case "turn_failed":
         this.write("event", { type: event.type, turn_id: event.turn_id, message: event.message });
+        return;
+      case "turn_parked":
+        this.write("event", {
+          type: event.type,
+          turn_id: event.turn_id,
+          call_ids: event.call_ids,
+          usage: event.usage,
+        });
         return;
       case "token_count":
         this.write("event", { type: event.type, last: event.last, total: event.total });

@@ -27,6 +27,8 @@ export interface ThreadServices {
   contextWindow: number | null;
   truncation: TruncationPolicy;
   projectDocMaxBytes: number;
+  /** The user's global AGENTS.md (from the home), sent before the project's. */
+  userInstructions?: string | undefined;
   shellPath: string;
   shellEnvironment: Record<string, string>;
   /** Request settings for a turn that picks another model or reasoning; absent: the client's own. */

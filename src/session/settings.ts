@@ -24,6 +24,11 @@ export interface ThreadSettings {
   clientTools?: ClientToolSpec[];
   /** A client tool hides a built-in or MCP tool of the same name instead of being refused (proxy). */
   clientToolsWin?: boolean;
+  /**
+   * Client tool calls park the turn (TurnResult status "parked") instead of waiting for
+   * respondToTool: the HTTP proxy, which cannot wait for its client inside a turn.
+   */
+  parkClientCalls?: boolean;
   /** The model and reasoning turns use (absent: the client's configured ones). */
   model?: ModelChoice;
 }

@@ -2,8 +2,10 @@
  * ThreadManager: the live threads of one process, each recorded to its rollout.
  * Responsibilities: start threads; load stored ones on demand (resume, fork); keep one live
  * Thread per id; expire idle threads from memory (never from disk) after a TTL; flush and close
- * every rollout on close(). The library, the CLI and the servers all go through it.
+ * every rollout on close(). Each open thread holds a lease (thread-lock.ts), so no other process
+ * runs turns on it meanwhile. The library, the CLI and the servers all go through it.
  */
+import { stat } from "node:fs/promises";
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
 import { uuidv7 } from "../util/ids.js";
@@ -20,6 +22,7 @@ import {
   type ThreadSummary,
 } from "./rollout-store.js";
 import type { Thread, TurnStatus } from "./thread.js";
+import { FileThreadLeases, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
@@ -36,6 +39,13 @@ export interface ThreadManagerOptions {
   ttlMs?: number;
   /** false: record nothing (threads cannot be resumed). Default true. */
   persist?: boolean;
+  /**
+   * Where the per-thread leases come from (one process at a time per thread). Default: lock
+   * files under the home when persisting, none otherwise.
+   */
+  leases?: ThreadLeases | null;
+  /** Recorded in each new thread's session_meta (e.g. the SDK's `thread_source`). */
+  metadata?: { thread_source?: string; cyber_access_program?: string };
   env?: NodeJS.ProcessEnv;
 }
 
@@ -71,9 +81,16 @@ export interface LiveThreadState {
   lastActive: number;
 }
 
+/** A stored thread as read, and its rollout's size in bytes just before the read. */
+interface StoredRead {
+  stored: StoredThread;
+  size: number;
+}
+
 interface LiveThread {
   thread: Thread;
   recorder: RolloutRecorder | null;
+  lease: ThreadLease | null;
   meta: SessionMeta;
   turns: number;
   lastTurn: LastTurn;
@@ -84,9 +101,16 @@ export class ThreadManager implements AgentHost {
   private readonly live = new Map<string, LiveThread>();
   private readonly opening = new Map<string, Promise<Thread>>();
   private readonly ttlMs: number;
+  private readonly leases: ThreadLeases | null;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ThreadManagerOptions) {
+    this.leases =
+      options.leases !== undefined
+        ? options.leases
+        : options.persist === false
+          ? null
+          : new FileThreadLeases(options.config.home);
     const env = options.env ?? process.env;
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
     this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : DEFAULT_SESSION_TTL_MS);
@@ -174,6 +198,15 @@ export class ThreadManager implements AgentHost {
     return this.openStored(forked.path, options);
   }
 
+  /**
+   * Drop live thread `id` from memory (shut down, rollout flushed); its rollout stays. A later
+   * resume reads the rollout again, so it sees what other processes appended meanwhile.
+   */
+  async release(id: string): Promise<void> {
+    const live = this.live.get(id);
+    if (live) await this.evict(id, live);
+  }
+
   /** Stored threads, newest first. */
   list(limit?: number): Promise<ThreadSummary[]> {
     return listThreads(this.options.config.home, limit);
@@ -195,16 +228,18 @@ export class ThreadManager implements AgentHost {
 
   /** The thread stored at `path`: the live one if it is in memory, else loaded from the file. */
   private async openStored(path: string, options: OpenThreadOptions): Promise<Thread> {
+    // Rollouts only grow: the size before reading tells whether the file changed since.
+    const size = (await stat(path)).size;
     const stored = await readRollout(path);
     const live = this.live.get(stored.meta.id);
     if (live) return this.touch(live);
     const pending = this.opening.get(stored.meta.id);
     if (pending) return pending;
-    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, stored);
+    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, { stored, size });
   }
 
-  private async open(id: string, options: OpenThreadOptions, stored: StoredThread | null): Promise<Thread> {
-    const opening = this.openNow(id, options, stored);
+  private async open(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
+    const opening = this.openNow(id, options, from);
     this.opening.set(id, opening);
     try {
       return await opening;
@@ -213,10 +248,25 @@ export class ThreadManager implements AgentHost {
     }
   }
 
-  private async openNow(
+  /** Open thread `id` under its lease: refused (ThreadBusyError) while another process has it. */
+  private async openNow(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
+    const lease = (await this.leases?.acquire(id)) ?? null;
+    try {
+      // Read again under the lease if the holder that just let go wrote more meanwhile.
+      const changed = from && lease && (await stat(from.stored.path)).size !== from.size;
+      const stored = changed ? await readRollout(from.stored.path) : (from?.stored ?? null);
+      return await this.openLeased(id, options, stored, lease);
+    } catch (error) {
+      await lease?.release();
+      throw error;
+    }
+  }
+
+  private async openLeased(
     id: string,
     options: OpenThreadOptions,
     stored: StoredThread | null,
+    lease: ThreadLease | null,
   ): Promise<Thread> {
     const { config: own, childOf, ...threadOptions } = options;
     const config = own ?? this.options.config;
@@ -242,6 +292,7 @@ export class ThreadManager implements AgentHost {
     const entry: LiveThread = {
       thread,
       recorder,
+      lease,
       meta,
       turns: stored?.turns ?? 0,
       lastTurn: stored ? storedLastTurn(stored) : { state: "idle", error: null },
@@ -276,6 +327,7 @@ export class ThreadManager implements AgentHost {
       approval_policy: options.approvalPolicy ?? config.approvalPolicy,
       sandbox_mode: options.sandboxMode ?? config.sandboxMode,
       source: this.options.source,
+      ...this.options.metadata,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(thread.clientTools.length > 0 ? { client_tools: [...thread.clientTools] } : {}),
       ...(options.childOf
@@ -331,6 +383,7 @@ export class ThreadManager implements AgentHost {
     await Promise.race([done, bound]);
     clearTimeout(timer);
     await entry.recorder?.close();
+    await entry.lease?.release();
   }
 }
 
@@ -347,6 +400,8 @@ export function storedLastTurn(stored: StoredThread): LastTurn {
 
 function turnEnd(event: Event | RolloutEvent): LastTurn | null {
   if (event.type === "turn_complete") return { state: "completed", error: null };
+  if (event.type === "turn_parked") return { state: "parked", error: null };
+  if (event.type === "turn_continued") return { state: "running", error: null };
   if (event.type === "turn_aborted") return { state: "interrupted", error: null };
   if (event.type === "turn_failed") return { state: "failed", error: event.message };
   return null;

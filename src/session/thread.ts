@@ -4,7 +4,10 @@
  * turns one at a time; emit every event to its listeners; never throw out of `submit`
  * (failures become `error` / `turn_failed` events).
  * Flow: submit(user_turn) → queue → [first turn: initial context] → user message →
- * runTurn → turn_complete | turn_aborted | turn_failed.
+ * runTurn → turn_complete | turn_aborted | turn_failed | turn_parked.
+ * Parked turns (settings.parkClientCalls): a turn that stops on client tool calls keeps only its
+ * history and the pending call ids; continueTurn(outputs) records the outputs and resumes it
+ * (turn_continued). A new user turn instead closes it with failed outputs.
  */
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
@@ -16,8 +19,10 @@ import {
   addUsage,
   developerMessage,
   emptyUsage,
+  isToolCall,
   type ResponseItem,
   type TokenUsage,
+  type ToolCallItem,
   userMessage,
 } from "../protocol/items.js";
 import { ToolRouter } from "../tools/router.js";
@@ -30,7 +35,8 @@ import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
-import { type Op, type TurnResult, turnAbortedMessage } from "./ops.js";
+import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
+import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
 import {
   applyTurnOverrides,
@@ -42,7 +48,7 @@ import {
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
-export type { Op, TurnResult, TurnStatus } from "./ops.js";
+export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 type Listener = (event: Event) => void;
@@ -70,6 +76,8 @@ export class Thread {
   private readonly userInput: PendingUserInput;
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
+  /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
+  private parked: ParkedTurn | null = null;
 
   constructor(
     readonly id: string,
@@ -97,6 +105,11 @@ export class Thread {
   /** The client tools in force (thread start, or the last turn that brought its own). */
   get clientTools(): readonly ClientToolSpec[] {
     return this.settings.clientTools ?? [];
+  }
+
+  /** The parked turn waiting for client outputs, or null. */
+  get parkedTurn(): ParkedTurn | null {
+    return this.parked;
   }
 
   get totalUsage(): TokenUsage {
@@ -151,23 +164,53 @@ export class Thread {
         }
         this.queue = this.queue.then(() => this.runUserTurn(op));
         return;
+      case "continue_turn":
+        if (this.closed) {
+          this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
+          return;
+        }
+        this.queue = this.queue.then(() => this.runUserTurn(op));
+        return;
     }
   }
 
   /** Start a turn and stream its events; the stream's result is the turn's outcome. */
   runStreamed(input: UserInput, overrides?: TurnOverrides): EventStream<Event, TurnResult> {
     const turnId = this.newTurnId();
+    return this.streamTurn(turnId, { type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
+  }
+
+  /**
+   * Continue the parked turn with the client's function_call_output items and stream its events
+   * (turn_continued first). Without a parked turn the stream ends with a failed result.
+   */
+  continueStreamed(outputs: ResponseItem[], overrides?: TurnOverrides): EventStream<Event, TurnResult> {
+    const turnId = this.parked?.turnId ?? "none";
+    return this.streamTurn(turnId, {
+      type: "continue_turn",
+      turnId,
+      outputs,
+      ...(overrides ? { overrides } : {}),
+    });
+  }
+
+  /** Continue the parked turn to its end (see continueStreamed). */
+  continueTurn(outputs: ResponseItem[], overrides?: TurnOverrides): Promise<TurnResult> {
+    return this.continueStreamed(outputs, overrides).result();
+  }
+
+  private streamTurn(turnId: string, op: Op): EventStream<Event, TurnResult> {
     const stream = new EventStream<Event, TurnResult>();
     let inTurn = false;
     const unsubscribe = this.subscribe((event) => {
-      if (event.type === "turn_started") inTurn = event.turn_id === turnId;
+      if (event.type === "turn_started" || event.type === "turn_continued") inTurn = event.turn_id === turnId;
       if (inTurn) stream.push(event);
     });
     this.pendingResults.set(turnId, (result) => {
       unsubscribe();
       stream.end(result);
     });
-    this.submit({ type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
+    this.submit(op);
     return stream;
   }
 
@@ -198,9 +241,37 @@ export class Thread {
     this.usage = state.usage;
     this.nextTurn = state.turns;
     this.initialized = state.history.length > 0;
+    this.parked = state.parked ? parkedFromHistory(state.history, state.parked) : null;
     this.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
       : 0;
+  }
+
+  /**
+   * Start from a conversation held elsewhere (an HTTP client resending its history): after the
+   * initial context, the items become history and are recorded like any item. Function calls
+   * left without outputs at the end become a parked turn, which continueTurn resumes. Call it
+   * once, before the first turn.
+   */
+  async importHistory(items: readonly ResponseItem[]): Promise<void> {
+    const record = (item: ResponseItem) => {
+      this.log.append(item);
+      this.emit({ type: "raw_response_item", item });
+    };
+    await this.prepareContext(undefined, record);
+    for (const item of items) record(item);
+    const answered = new Set(
+      items.flatMap((item) => ("call_id" in item && !isToolCall(item) ? [item.call_id] : [])),
+    );
+    const open = items.filter(
+      (item): item is ToolCallItem => isToolCall(item) && !answered.has(item.call_id),
+    );
+    if (open.length === 0) return;
+    const turnId = this.newTurnId();
+    this.emit({ type: "turn_started", turn_id: turnId, model_context_window: this.services.contextWindow });
+    this.parked = { turnId, calls: open, parkedAt: Date.now() };
+    const call_ids = open.map((call) => call.call_id);
+    this.emit({ type: "turn_parked", turn_id: turnId, call_ids, usage: emptyUsage() });
   }
 
   interrupt(): void {
@@ -273,7 +344,7 @@ export class Thread {
     }
   }
 
-  private async runUserTurn(op: Extract<Op, { type: "user_turn" }>): Promise<void> {
+  private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {
       this.log.append(item);
@@ -289,18 +360,44 @@ export class Thread {
       items: turnItems,
       usage: emptyUsage(),
       error: null,
+      pendingCalls: [],
     };
-    this.emit({
-      type: "turn_started",
-      turn_id: op.turnId,
-      model_context_window: this.services.contextWindow,
-    });
+    const parked = this.parked;
+    if (op.type === "continue_turn" && parked?.turnId !== op.turnId) {
+      const message = `no parked turn ${op.turnId} to continue`;
+      this.emit({ type: "turn_failed", turn_id: op.turnId, message });
+      this.finishTurn(op.turnId, { ...result, status: "failed", error: message });
+      return;
+    }
+    if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
+    else
+      this.emit({
+        type: "turn_started",
+        turn_id: op.turnId,
+        model_context_window: this.services.contextWindow,
+      });
     try {
       await this.awaitMcpStartup(abort.signal);
       const router = this.turnRouter(op.overrides?.clientTools);
-      await this.prepareContext(op.overrides, record);
-      record(userMessage(op.input.text, op.input.images ?? []));
-      this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+      // Outputs go right after their calls: nothing may come between a call and its output.
+      if (parked) {
+        this.parked = null;
+        const { items, ignored } =
+          op.type === "continue_turn"
+            ? parkedOutputs(parked, op.outputs)
+            : { items: abandonedOutputs(parked), ignored: [] };
+        for (const item of items) record(item);
+        if (ignored.length > 0)
+          this.emit({
+            type: "warning",
+            message: `outputs for no pending call ignored: ${ignored.join(", ")}`,
+          });
+      }
+      if (op.type === "user_turn") {
+        await this.prepareContext(op.overrides, record);
+        record(userMessage(op.input.text, op.input.images ?? []));
+        this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+      }
       const outcome = await runTurn({
         client: this.services.client,
         router,
@@ -314,10 +411,23 @@ export class Thread {
         outputSchema: op.overrides?.outputSchema,
         settings: this.requestSettings(),
         autoCompact: this.autoCompact(),
+        parkClientCalls: this.settings.parkClientCalls,
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
       this.usage = addUsage(this.usage, outcome.usage);
+      if (outcome.parked) {
+        this.parked = { turnId: op.turnId, calls: outcome.parked, parkedAt: Date.now() };
+        result.status = "parked";
+        result.pendingCalls = outcome.parked;
+        this.emit({
+          type: "turn_parked",
+          turn_id: op.turnId,
+          call_ids: outcome.parked.map((call) => call.call_id),
+          usage: outcome.usage,
+        });
+        return;
+      }
       this.emit({
         type: "turn_complete",
         turn_id: op.turnId,
@@ -339,9 +449,13 @@ export class Thread {
       }
     } finally {
       this.running = null;
-      this.pendingResults.get(op.turnId)?.(result);
-      this.pendingResults.delete(op.turnId);
+      this.finishTurn(op.turnId, result);
     }
+  }
+
+  private finishTurn(turnId: string, result: TurnResult): void {
+    this.pendingResults.get(turnId)?.(result);
+    this.pendingResults.delete(turnId);
   }
 
   /**
@@ -432,6 +546,7 @@ export class Thread {
         developerInstructions: this.services.developerInstructions,
         memories: this.services.memories,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
+        userInstructions: this.services.userInstructions,
         shellPath: this.services.shellPath,
       });
       for (const item of items) record(item);
@@ -481,6 +596,8 @@ export interface RestoredState {
   lastUsage: TokenUsage | null;
   /** The client tools the thread last used (from its `client_tools_changed` lines). */
   clientTools?: ClientToolSpec[] | undefined;
+  /** The last turn parked on these client calls (its `turn_parked` line) and was not continued. */
+  parked?: { turnId: string; callIds: string[]; parkedAt: number } | null | undefined;
 }
 
 const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");

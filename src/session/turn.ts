@@ -5,6 +5,10 @@
  * stream (deltas go out live) → on `completed`, record the items → dispatch calls (concurrently
  * when every call allows it) → record outputs in call order.
  * Tools run only after `completed`, so a stream retried mid-response never runs a call twice.
+ * Parking (`parkClientCalls`): when a response calls client tools, its other calls run and their
+ * outputs are recorded, then the turn returns with the client calls unanswered. The history then
+ * ends at a model-request boundary (only the client calls' outputs are missing), so the turn can
+ * be continued later, in any process, by recording those outputs and calling runTurn again.
  */
 import type { ModelClient, ModelRequestSettings, Prompt, ResponseEvent } from "../model/types.js";
 import {
@@ -17,7 +21,7 @@ import {
   type ToolCallItem,
 } from "../protocol/items.js";
 import type { DispatchResult, ToolRouter } from "../tools/router.js";
-import type { TurnContext } from "../tools/types.js";
+import { type TurnContext, toolName } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { History } from "./history.js";
 
@@ -40,6 +44,8 @@ export interface TurnDeps {
   settings?: ModelRequestSettings | undefined;
   /** Auto-compaction: absent when the thread never compacts on its own. */
   autoCompact?: AutoCompact | undefined;
+  /** Client tool calls end the turn unanswered (`TurnOutcome.parked`) instead of being awaited. */
+  parkClientCalls?: boolean | undefined;
 }
 
 /** Compact before a request once the last response's tokens reach `limit`. */
@@ -54,6 +60,8 @@ export interface AutoCompact {
 export interface TurnOutcome {
   lastAgentMessage: string | null;
   usage: TokenUsage;
+  /** With `parkClientCalls`: the client calls the turn stopped on (recorded, without outputs). */
+  parked?: ToolCallItem[];
 }
 
 export class TurnAbortedError extends Error {
@@ -89,13 +97,24 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       if (isToolCall(item)) calls.push(item);
     }
     if (calls.length === 0) return { lastAgentMessage, usage };
-    const results = await dispatchAll(deps, calls);
+    const parked = deps.parkClientCalls ? clientCallsOf(deps.router, calls) : [];
+    const results = await dispatchAll(
+      deps,
+      calls.filter((call) => !parked.includes(call)),
+    );
     for (const result of results) deps.record(result.output);
     for (const result of results) for (const item of result.followUp) deps.record(item);
     const fatal = results.find((result) => result.fatal)?.fatal;
     if (fatal) throw new FatalTurnError(fatal);
     if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+    if (parked.length > 0) return { lastAgentMessage, usage, parked };
   }
+}
+
+/** The calls of `calls` that go to one of the turn's client tools. */
+function clientCallsOf(router: ToolRouter, calls: ToolCallItem[]): ToolCallItem[] {
+  const names = new Set(router.definitions.filter((d) => d.clientTool).map(toolName));
+  return calls.filter((call) => call.type === "function_call" && names.has(call.name));
 }
 
 interface SampledResponse {
@@ -167,7 +186,12 @@ function announceItem(item: ResponseItem, context: TurnContext): void {
     const text = item.summary.map((part) => part.text).join("\n\n");
     if (text) context.emit({ type: "agent_reasoning", text });
   } else if (item.type === "web_search_call") {
-    context.emit({ type: "web_search_end", call_id: item.id ?? "", query: item.action?.query ?? "" });
+    context.emit({
+      type: "web_search_end",
+      call_id: item.id ?? "",
+      query: item.action?.query ?? "",
+      ...(item.action ? { action: item.action } : {}),
+    });
   }
 }
 

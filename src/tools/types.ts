@@ -94,6 +94,11 @@ export interface OrchestratedCommand<T> {
   onStart?: (() => void) | undefined;
   /** Whose wording an escalation rejection under `never` uses (default "shell"). */
   tool?: "shell" | "exec_command" | undefined;
+  /**
+   * Variables the model set for this command (local_shell's `env`). Any at all make the command
+   * not known-safe: `BASH_FUNC_*`, `LD_PRELOAD`, `GIT_CONFIG_*`, ... turn a reader into anything.
+   */
+  modelEnv?: Readonly<Record<string, string>> | null | undefined;
 }
 
 /** `rejected`: nothing (more) runs; `message` is the model's output for the call. */

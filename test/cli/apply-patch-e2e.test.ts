@@ -163,19 +163,19 @@ describe("apply_patch through tscodex exec", () => {
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { type: string; item?: { type: string } });
     const fileChanges = events.filter((event) => event.item?.type === "file_change");
+    // Started (as current SDK clients expect) and completed, one item id; nothing for the failed patch.
+    const item = (status: string) => ({
+      id: "item_0",
+      type: "file_change",
+      changes: [
+        { path: join(h.work, "hello.txt"), kind: "add" },
+        { path: join(h.work, "base.txt"), kind: "update" },
+      ],
+      status,
+    });
     expect(fileChanges).toEqual([
-      {
-        type: "item.completed",
-        item: {
-          id: expect.stringMatching(/^item_\d+$/),
-          type: "file_change",
-          changes: [
-            { path: join(h.work, "hello.txt"), kind: "add" },
-            { path: join(h.work, "base.txt"), kind: "update" },
-          ],
-          status: "completed",
-        },
-      },
+      { type: "item.started", item: item("in_progress") },
+      { type: "item.completed", item: item("completed") },
     ]);
     expect(events.at(-1)?.type).toBe("turn.completed");
   });

@@ -77,7 +77,8 @@ function enqueueScenarios(): void {
 
 async function runMatrix(policy: Policy | null, outcome: Outcome, extra: string[] = []) {
   enqueueScenarios();
-  const args = ["exec", "--json", "--skip-git-repo-check", ...extra];
+  // approval_request items are our extension: shown only when the config asks for them.
+  const args = ["exec", "--json", "--skip-git-repo-check", "-c", "approvals.exec_json_items=true", ...extra];
   if (policy) args.push("-a", policy);
   if (outcome === "approve") args.push("-c", 'approvals.exec_outcome="approve"');
   const result = await h.cli([...args, "run the scenarios"]);
@@ -217,6 +218,8 @@ describe.skipIf(sandboxUnavailable)("exec_command goes through the same policy",
       "-c",
       "features.unified_exec=true",
       "-c",
+      "approvals.exec_json_items=true",
+      "-c",
       `approvals.exec_outcome="${outcome}"`,
       "go",
     ]);
@@ -315,6 +318,8 @@ describe("sandbox_backend", () => {
         'sandbox_backend="landlock"',
         "-c",
         'approvals.exec_outcome="approve"',
+        "-c",
+        "approvals.exec_json_items=true",
         "go",
       ]);
       expect(result.code).toBe(0);

@@ -130,7 +130,8 @@ describe("tscodex exec with unified exec", () => {
         void h.server.waitForRequests(2).then(() => child.kill("SIGTERM"));
       },
     });
-    expect(result.signal).toBe("SIGTERM");
+    // SIGTERM stops the turn, ends every session, then exits 143 (128 + SIGTERM).
+    expect(result.code).toBe(143);
     const pid = await readPid(pidFile);
     await waitFor(async () => !(await alive(pid)), 2000);
   });
@@ -139,7 +140,8 @@ describe("tscodex exec with unified exec", () => {
     // The sandbox has its own pid namespace: find the processes on the host by a marker.
     const marker = `${Math.floor(Math.random() * 1e6)}.25`;
     const cmd = `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & exec sleep ${marker}`;
-    h.server.enqueue(turn(functionCall("exec_command", { cmd, yield_time_ms: 300 }, "call_1")), (request) =>
+    // Alive for the whole yield: long enough for a /proc scan to see it on a loaded machine.
+    h.server.enqueue(turn(functionCall("exec_command", { cmd, yield_time_ms: 2000 }, "call_1")), (request) =>
       turn(message(outputOf(request.input, "call_1"))),
     );
     let seen: number[] = [];

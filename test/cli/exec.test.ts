@@ -162,7 +162,7 @@ describe("tscodex exec on the Responses wire", () => {
     expect(events.at(-3)).toMatchObject({ item: { type: "agent_message", text: "All done." } });
     expect(events.at(-1)).toEqual({
       type: "turn.completed",
-      usage: { input_tokens: 600, cached_input_tokens: 10, output_tokens: 35 },
+      usage: { input_tokens: 600, cached_input_tokens: 10, output_tokens: 35, reasoning_output_tokens: 0 },
     });
   });
 

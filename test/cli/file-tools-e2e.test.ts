@@ -133,7 +133,12 @@ describe("tscodex exec: web_search", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
     expect(events.filter((event) => event.type === "item.completed").map((event) => event.item)).toEqual([
-      { id: "item_0", type: "web_search", query: "weather in Paris" },
+      {
+        id: "item_0",
+        type: "web_search",
+        query: "weather in Paris",
+        action: { type: "search", query: "weather in Paris" },
+      },
       { id: "item_1", type: "agent_message", text: "Sunny." },
     ]);
   });

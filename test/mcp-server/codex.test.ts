@@ -98,6 +98,24 @@ describe("codex and codex-reply over stdio", () => {
     expect(h.model.requests[1]?.body.reasoning).toMatchObject({ effort: "medium" });
   });
 
+  it("refuses prototype keys in a call's config, and the server goes on serving", async () => {
+    const { client } = await h.connect();
+    for (const config of [
+      { "__proto__.x": 1 },
+      { "constructor.prototype.sandbox_mode": "danger-full-access" },
+    ]) {
+      const bad = await callTool(client, "codex", { prompt: "x", cwd: h.work, config });
+      expect(bad.result.isError).toBe(true);
+      expect(bad.text).toMatch(
+        /^Failed to load configuration for Codex tool: .*is not allowed in configuration/,
+      );
+    }
+    h.model.enqueue(turn(message("still serving")));
+    const ok = await callTool(client, "codex", { prompt: "y", cwd: h.work });
+    expect(ok.text).toBe("still serving");
+    expect(h.model.requests).toHaveLength(1);
+  });
+
   it("leaves update_plan out when include-plan-tool is false", async () => {
     const { client } = await h.connect();
     h.model.enqueue(turn(message("no plan")), turn(message("with plan")));

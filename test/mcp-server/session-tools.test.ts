@@ -328,7 +328,12 @@ describe("session tools", () => {
     // A server serving every tool lists them all, in tools/list order.
     const bare = context(runtimeFor(threads, serverTools()));
     const served = structured(await call("listTools", {}, bare)).tools as { name: string }[];
-    expect(served.map((entry) => entry.name).slice(0, 3)).toEqual(["codex", "codex-reply", "listSessions"]);
+    expect(served.map((entry) => entry.name).slice(0, 4)).toEqual([
+      "codex",
+      "codex-reply",
+      "review",
+      "listSessions",
+    ]);
     const help = await call("help");
     expect(text(help)).toContain("- sessionStats(threadId): Statistics of one thread");
     expect(text(help)).toContain("- status(threadId, pageSize?, pageToken?)");

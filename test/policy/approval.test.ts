@@ -221,6 +221,32 @@ describe("writable roots on real paths", () => {
     expect(turn.questions.map((q) => q.callId)).toEqual(["call_2", "call_4"]);
   });
 
+  it("a .git at any depth, existing or not, and the tscodex home are never writable by a patch", async () => {
+    const roots = await realWritableRoots([join(root, "ws")]);
+    const home = join(root, "ws", "home");
+    const paths = [
+      join(root, "ws", "sub", "inner", ".git", "hooks", "pre-commit"),
+      join(root, "ws", "new", "deep", ".git", "config"),
+      join(root, "ws", "sub", "mod", ".git"),
+      join(home, "config.toml"),
+      join(home, "rules", "default.rules"),
+    ];
+    expect(pathsOutside([...paths, join(root, "ws", "sub", "gitignore.git")], roots, [home])).toEqual(paths);
+    // Under `never` the gate rejects each such patch even inside cwd in workspace-write.
+    const gate = new PolicyGate(new ApprovalStore(), [home]);
+    const turn = policyTurn({
+      cwd: join(root, "ws"),
+      writableRoots: [join(root, "ws")],
+      approvalPolicy: "never",
+    });
+    for (const path of paths) {
+      expect(await gate.check(invocationFor(turn), { kind: "patch", changes: {}, paths: [path] })).toEqual({
+        allowed: false,
+        message: PATCH_REJECTED_BY_SETTINGS,
+      });
+    }
+  });
+
   it("the gate: read-only + never rejects a patch even inside cwd", async () => {
     const gate = new PolicyGate(new ApprovalStore());
     const turn = policyTurn({ cwd: join(root, "ws"), approvalPolicy: "never", sandboxMode: "read-only" });

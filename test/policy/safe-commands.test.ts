@@ -96,6 +96,24 @@ describe("known-safe commands", () => {
     ["sed -n 1w out f", "sed write"],
     ["sort -o out in", "sort -o"],
     ["uniq in out", "uniq with an output file"],
+    ["sort -oout in", "sort -oFILE"],
+    ["sort -ro out in", "sort -o in a bundle"],
+    ["sort -rnoout in", "sort -oFILE in a bundle"],
+    ["sort --output out in", "sort --output FILE"],
+    ["sort --out=x in", "sort --output abbreviated"],
+    ["sort --outp=x in", "sort --output abbreviated"],
+    ["sort --o x in", "sort --output abbreviated to one letter"],
+    ["sort --compress-program=sh in", "sort --compress-program"],
+    ["sort --compress=sh in", "sort --compress-program abbreviated"],
+    ["sort --co sh in", "sort --compress-program abbreviated, value next"],
+    ["sort -T /tmp/x in", "sort -T DIR"],
+    ["sort --nonsense in", "unknown sort option"],
+    ["sort --c in", "ambiguous sort option"],
+    ["uniq -- in out", "uniq IN OUT after --"],
+    ["uniq -- -in -out", "uniq operands that look like options after --"],
+    ["uniq in -- out", "uniq OUT after --"],
+    ["uniq -c in out", "uniq with options and an output file"],
+    ["uniq -f 1 in out", "uniq -f N IN OUT"],
     ["date -s 2020-01-01", "date -s"],
     ["./ls", "a path, not a bare name"],
     ["FOO=1 ls", "assignment prefix"],
@@ -103,6 +121,18 @@ describe("known-safe commands", () => {
     ["bash -lc 'bash -lc \"bash -lc ls\"'", "shells nested too deep"],
   ])("not safe: %s (%s)", (script) => {
     expect(isKnownSafeCommand(bash(script))).toBe(false);
+  });
+
+  it.each([
+    ["sort -k2 -t, in"],
+    ["sort -rn --key=2 in"],
+    ["sort --rev --unique in"],
+    ["sort -ko in"],
+    ["uniq -c in"],
+    ["uniq -f 1 in"],
+    ["uniq --skip-f=1 in"],
+  ])("safe: %s (option values are not files to write)", (script) => {
+    expect(isKnownSafeCommand(bash(script))).toBe(true);
   });
 
   it("argv commands (legacy shell) and shells by path", () => {

@@ -7,7 +7,7 @@
  * The workspace lives outside /tmp, because /tmp is itself a writable root.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -40,9 +40,15 @@ let ws: string;
 let home: string;
 let sibling: string;
 let outside: string;
+/** A $TSCODEX_HOME inside a writable root (/tmp). */
+let tscodexHome: string;
 let server: Server;
 let port: number;
 let accepted = 0;
+/** A unix socket server on the host (docker.sock, ssh-agent, dbus stand-in). */
+let unixServer: Server;
+let unixPath: string;
+let unixAccepted = 0;
 const etcFiles: string[] = [];
 
 beforeAll(async () => {
@@ -55,22 +61,37 @@ beforeAll(async () => {
   for (const dir of [join(ws, ".git"), home, sibling, outside]) await mkdir(dir, { recursive: true });
   await writeFile(join(ws, ".git", "config"), "[core]\n");
   await symlink(outside, join(ws, "link-out"));
+  // A nested repository and a submodule's gitfile.
+  await mkdir(join(ws, "sub", "inner", ".git"), { recursive: true });
+  await writeFile(join(ws, "sub", "inner", ".git", "config"), "[core]\n");
+  await mkdir(join(ws, "sub", "mod"), { recursive: true });
+  await writeFile(join(ws, "sub", "mod", ".git"), "gitdir: ../../.git/modules/mod\n");
+  tscodexHome = await mkdtemp("/tmp/tscodex-test-home-");
+  await writeFile(join(tscodexHome, "config.toml"), 'sandbox_mode = "read-only"\n');
   server = createServer((socket) => {
     accepted++;
     socket.end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as { port: number }).port;
+  unixPath = join(outside, "agent.sock");
+  unixServer = createServer((socket) => {
+    unixAccepted++;
+    socket.end();
+  });
+  await new Promise<void>((resolve) => unixServer.listen(unixPath, resolve));
 });
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => unixServer.close(resolve));
   await rm(base, { recursive: true, force: true });
+  await rm(tscodexHome, { recursive: true, force: true });
   for (const file of etcFiles) await rm(file, { force: true });
 });
 
 function policy(mode: Mode): SandboxPolicy {
-  return { mode, writableRoots: [ws, "/tmp"], networkAccess: false };
+  return { mode, writableRoots: [ws, "/tmp"], networkAccess: false, readOnlyPaths: [tscodexHome] };
 }
 
 interface Run {
@@ -120,21 +141,58 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** A fresh token per test: a write into an existing file is seen by its token. */
+let runToken = "";
+
 /** A write attempt: blocked unless full access (or, for cwd, workspace-write). */
 function writeCase(
   title: string,
   target: () => string,
   script: (target: string) => string,
   allowedIn: Mode[] = ["danger-full-access"],
+  landed: (target: string) => boolean = existsSync,
 ) {
-  return { title, target, script, allowedIn };
+  return { title, target, script, allowedIn, landed };
+}
+
+/** The file holds this test's token (for targets that exist before the attempt). */
+function holdsToken(target: string): boolean {
+  return readFileSync(target, "utf8").includes(runToken);
+}
+
+/** A fresh file outside every root, mode 0644, mtime now. */
+function outsideFile(): string {
+  const path = join(outside, `meta-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, "x");
+  return path;
 }
 
 const writeCases = [
   writeCase(
+    "chmods a file outside the roots (setuid)",
+    outsideFile,
+    (t) => `chmod 4777 ${t}`,
+    ["danger-full-access"],
+    (t) => (statSync(t).mode & 0o4000) !== 0,
+  ),
+  writeCase(
+    "sets the times of a file outside the roots",
+    outsideFile,
+    (t) => `touch -d 2001-01-01 ${t}`,
+    ["danger-full-access"],
+    (t) => statSync(t).mtime.getUTCFullYear() === 2001,
+  ),
+  writeCase(
     "writes inside cwd",
     () => join(ws, `inside-${Math.random().toString(36).slice(2)}`),
     (t) => `echo x > ${t}`,
+    ["workspace-write", "danger-full-access"],
+  ),
+  // A relative path resolves through the process's cwd, which must sit on the writable mount.
+  writeCase(
+    "writes inside cwd by a relative path",
+    () => join(ws, `relative-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t.slice(ws.length + 1)}`,
     ["workspace-write", "danger-full-access"],
   ),
   writeCase(
@@ -175,6 +233,30 @@ const writeCases = [
     () => join(ws, ".git", `hooks-${Math.random().toString(36).slice(2)}`),
     (t) => `echo x > .git/${t.slice(join(ws, ".git").length + 1)}`,
   ),
+  writeCase(
+    "writes into a nested repository's .git",
+    () => join(ws, "sub", "inner", ".git", `hooks-${Math.random().toString(36).slice(2)}`),
+    (t) => `echo x > ${t}`,
+  ),
+  writeCase(
+    "redirects a submodule's gitfile",
+    () => join(ws, "sub", "mod", ".git"),
+    (t) => `echo 'gitdir: /tmp/planted-${runToken}' > ${t}`,
+    ["danger-full-access"],
+    holdsToken,
+  ),
+  writeCase(
+    "writes config.toml of a $TSCODEX_HOME under /tmp",
+    () => join(tscodexHome, `config-${Math.random().toString(36).slice(2)}.toml`),
+    (t) => `echo 'sandbox_mode = "danger-full-access"' > ${t}`,
+  ),
+  writeCase(
+    "rewrites config.toml of a $TSCODEX_HOME under /tmp",
+    () => join(tscodexHome, "config.toml"),
+    (t) => `echo 'sandbox_mode = "danger-full-access" # ${runToken}' >> ${t}`,
+    ["danger-full-access"],
+    holdsToken,
+  ),
 ];
 
 describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
@@ -187,15 +269,16 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
       // Not run in danger-full-access: "allowed" there would remount this machine's own root.
       if (c.title.startsWith("remounts") && full) continue;
       it.skipIf(needsRoot)(`${c.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        runToken = Math.random().toString(36).slice(2);
         const target = c.target();
         if (target.startsWith("/etc/")) etcFiles.push(target);
         const run = await sandboxed(name, mode, c.script(target));
         if (allowed) {
           expectAllowed(run);
-          expect(existsSync(target)).toBe(true);
+          expect(c.landed(target)).toBe(true);
         } else {
           expectBlocked(run);
-          expect(existsSync(target)).toBe(false);
+          expect(c.landed(target)).toBe(false);
         }
       });
     }
@@ -239,6 +322,63 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
         expectBlocked(run);
         expect(run.durationMs).toBeLessThan(2000);
       });
+
+    it(`connects to a unix socket on the host: ${full ? "allowed" : "blocked"}`, async () => {
+      const before = unixAccepted;
+      const script = `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(unixPath)})\nprint("connected")`;
+      const run = await sandboxed(name, mode, `python3 -c '${script}'`);
+      if (full) {
+        expectAllowed(run);
+        await expect.poll(() => unixAccepted).toBeGreaterThan(before);
+      } else {
+        expectBlocked(run);
+        expect(unixAccepted).toBe(before);
+      }
+    });
+
+    it(`writes the host's /dev/shm: ${full ? "allowed" : "not the host's"}`, async () => {
+      const target = `/dev/shm/tscodex-escape-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      try {
+        const run = await sandboxed(name, mode, `echo x > ${target}`);
+        if (full) expectAllowed(run);
+        expect(existsSync(target)).toBe(full);
+      } finally {
+        await rm(target, { force: true });
+      }
+    });
+
+    it(`writes to the user's terminal: ${full ? "allowed" : "blocked"}`, async () => {
+      const terminal = spawn(
+        "python3",
+        [
+          "-c",
+          "import os, pty, select, sys\nm, s = pty.openpty()\nprint(os.ttyname(s), flush=True)\nsys.stdin.readline()\n" +
+            "r = select.select([m], [], [], 0.5)[0]\nprint('got' if r and b'INJECT' in os.read(m, 4096) else 'none', flush=True)\n",
+        ],
+        { stdio: ["pipe", "pipe", "inherit"] },
+      );
+      const lines: string[] = [];
+      let waiting: (() => void) | null = null;
+      terminal.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        lines.push(...chunk.split("\n").filter(Boolean));
+        waiting?.();
+      });
+      const line = async (n: number): Promise<string> => {
+        while (lines.length <= n) await new Promise<void>((resolve) => (waiting = resolve));
+        return lines[n] as string;
+      };
+      try {
+        const tty = await line(0);
+        const run = await sandboxed(name, mode, `echo INJECT > ${tty}`);
+        terminal.stdin.write("\n");
+        if (full) expectAllowed(run);
+        else expect(run.exitCode, run.output).not.toBe(0);
+        expect(await line(1)).toBe(full ? "got" : "none");
+      } finally {
+        terminal.kill("SIGKILL");
+        await exited(terminal);
+      }
+    });
 
     it(`signals a process outside the sandbox: ${full ? "allowed" : "blocked"}`, async () => {
       const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });

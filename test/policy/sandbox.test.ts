@@ -103,7 +103,11 @@ describe("prepareSandboxedCommand", () => {
       ]);
       const { argv } = await prepareSandboxedCommand(["true"], ws, policy, { backend: "bwrap" });
       expect(values(argv, "--bind")).toEqual(["/tmp", ws]);
-      expect(values(argv, "--ro-bind")).toEqual(["/", "/proc/sys", join(ws, ".git"), join(ws, ".codex")]);
+      expect(values(argv, "--ro-bind")).toEqual(["/", "/proc/sys"]);
+      // Also any other .git below /tmp (other tests' repositories): every one is a .git.
+      const protectedPaths = values(argv, "--ro-bind-try");
+      expect(protectedPaths).toEqual(expect.arrayContaining([join(ws, ".git"), join(ws, ".codex")]));
+      for (const path of protectedPaths) expect(path).toMatch(/\/\.(git|codex|tscodex)$/);
       // Read-only re-binds come after the writable binds they sit in.
       expect(argv.lastIndexOf("--bind")).toBeLessThan(argv.indexOf(join(ws, ".git")));
       expect(argv).toContain("--unshare-net");
@@ -130,8 +134,9 @@ describe("prepareSandboxedCommand", () => {
       expect(backend).toBe("landlock");
       expect(argv).toContain("--allow-network");
       expect(values(argv, "--writable")).toEqual(["/tmp", ws, "/dev/shm"]);
-      const protects = landlock.available && landlock.mountNamespace;
-      expect(values(argv, "--read-only")).toEqual(protects ? [join(ws, ".git"), join(ws, ".codex")] : []);
+      expect(values(argv, "--read-only")).toEqual(
+        expect.arrayContaining([join(ws, ".git"), join(ws, ".codex")]),
+      );
       expect(argv.slice(-2)).toEqual(["--", "true"]);
     });
 
@@ -249,14 +254,24 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
     expect(renderCaptured(usage.stderr)).toContain("usage: tscodex-sandbox");
   });
 
-  it("denies non-unix sockets without --allow-network and allows unix ones", async () => {
+  it("without --allow-network denies unix sockets too, unless --allow-unix-sockets; socketpair works", async () => {
+    const unix =
+      "import socket\nsocket.socketpair()\ntry:\n  socket.socket(socket.AF_UNIX).close()\n  print('unix ok')\n" +
+      "except PermissionError as e:\n  print('unix', e.errno)\n";
+    const run = (flags: string[]) =>
+      runCommand({ argv: [helper, ...flags, "--", "python3", "-c", unix], cwd: ws, env, timeoutMs: 5000 });
+    expect(renderCaptured((await run([])).aggregated)).toBe("unix 1\n");
+    expect(renderCaptured((await run(["--allow-unix-sockets"])).aggregated)).toBe("unix ok\n");
+    expect(renderCaptured((await run(["--allow-network"])).aggregated)).toBe("unix ok\n");
+  });
+
+  it("denies non-unix sockets without --allow-network", async () => {
     const script =
       "import socket\n" +
-      "socket.socket(socket.AF_UNIX).close()\n" +
       "try:\n  socket.socket(socket.AF_INET6)\nexcept PermissionError as e:\n  print('inet6', e.errno)\n" +
       "try:\n  socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)\nexcept PermissionError as e:\n  print('netlink', e.errno)\n";
     const result = await runCommand({
-      argv: [helper, "--", "python3", "-c", script],
+      argv: [helper, "--allow-unix-sockets", "--", "python3", "-c", script],
       cwd: ws,
       env,
       timeoutMs: 5000,

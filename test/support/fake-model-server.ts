@@ -49,6 +49,7 @@ export type TurnPart =
   | { kind: "delay"; ms: number }
   | { kind: "drop_after"; events: number }
   | { kind: "hang" }
+  | { kind: "keepalive"; everyMs: number }
   | { kind: "end_stream" }
   | { kind: "failed"; message: string; code: string }
   | { kind: "incomplete"; reason: string }
@@ -130,6 +131,14 @@ export function dropAfter(events: number): TurnPart {
 /** Stop sending at this point and keep the connection open (idle-timeout tests). */
 export function hang(): TurnPart {
   return { kind: "hang" };
+}
+
+/**
+ * Stop progressing but keep the stream alive: `: ping` comments and `response.in_progress`
+ * events every `everyMs`, until the client goes away (keepalive-only stream tests).
+ */
+export function keepalive(everyMs: number): TurnPart {
+  return { kind: "keepalive", everyMs };
 }
 
 /** End the response cleanly at this point: no more events, no completion, no `[DONE]`. */
@@ -231,6 +240,7 @@ type Step =
   | { kind: "sse"; text: string }
   | { kind: "delay"; ms: number }
   | { kind: "hang" }
+  | { kind: "keepalive"; ms: number }
   | { kind: "end" };
 
 interface Rendered {
@@ -259,6 +269,7 @@ function sseEvent(event: string | undefined, data: string): Step {
 function control(part: TurnPart, steps: Step[], rendered: Rendered): boolean {
   if (part.kind === "delay") steps.push({ kind: "delay", ms: part.ms });
   else if (part.kind === "hang") steps.push({ kind: "hang" });
+  else if (part.kind === "keepalive") steps.push({ kind: "keepalive", ms: part.everyMs });
   else if (part.kind === "end_stream") steps.push({ kind: "end" });
   else if (part.kind === "drop_after") rendered.dropAfter = part.events;
   else if (part.kind === "raw") steps.push(sseEvent(part.event, part.data));
@@ -629,6 +640,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
         requestMaxRetries: 4,
         streamMaxRetries: 5,
         streamIdleTimeoutMs: 30_000,
+        streamMaxDurationMs: 600_000,
         ...overrides,
       };
     },
@@ -645,6 +657,17 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   };
 }
 
+/** Pings until the client leaves (or close() destroys the connection). */
+async function keepAlive(res: ServerResponse, everyMs: number): Promise<void> {
+  const inProgress = JSON.stringify({ type: "response.in_progress", response: { status: "in_progress" } });
+  while (!res.destroyed && !res.writableEnded) {
+    await new Promise<void>((resolve) =>
+      res.write(`: ping\n\nevent: response.in_progress\ndata: ${inProgress}\n\n`, () => resolve()),
+    );
+    await sleep(everyMs);
+  }
+}
+
 /** Writes the steps, each event flushed before the next so drops and delays are observable. */
 async function play(res: ServerResponse, { steps, dropAfter }: Rendered): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -653,6 +676,7 @@ async function play(res: ServerResponse, { steps, dropAfter }: Rendered): Promis
   for (const step of steps) {
     if (res.destroyed) return;
     if (step.kind === "hang") return; // left open; close() destroys it
+    if (step.kind === "keepalive") return keepAlive(res, step.ms);
     if (step.kind === "end") break;
     if (step.kind === "delay") {
       await sleep(step.ms);

@@ -188,7 +188,10 @@ export class RawStdioClient {
   }
 
   /** The first message matching `match` (waits up to `timeoutMs`). */
-  async waitFor(match: (message: WireMessage) => boolean, timeoutMs = 10_000): Promise<WireMessage> {
+  async waitFor(
+    match: (message: WireMessage, index: number) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<WireMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find(match);

@@ -46,7 +46,7 @@ describe("exec events", () => {
       await callTool(
         exec,
         first.context,
-        { cmd: "echo a; sleep 0.5; echo b >&2", yield_time_ms: 250 },
+        { cmd: "echo a; sleep 2; echo b >&2", yield_time_ms: 1000 },
         "call_x",
       ),
     );
@@ -54,7 +54,7 @@ describe("exec events", () => {
     expect(first.events[0]).toMatchObject({
       call_id: "call_x",
       turn_id: "turn-1",
-      command: ["/bin/bash", "-lc", "echo a; sleep 0.5; echo b >&2"],
+      command: ["/bin/bash", "-lc", "echo a; sleep 2; echo b >&2"],
       cwd: dir.path,
     });
 

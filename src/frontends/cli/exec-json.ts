@@ -3,16 +3,20 @@
  * (reference exec-json/): thread.started, turn.started, item.started/updated/completed,
  * turn.completed with usage, error and turn.failed.
  *
- * Extension: a sub-agent (feature `collab`) is an item of its own,
+ * Every item is one of the Codex SDK's `ThreadItem` types. `turn.completed` usage is the
+ * thread's running total (a resumed thread counts its stored turns), as Codex reports it.
+ *
+ * Extension, only when asked for with `--enable collab`: a sub-agent is an item of its own,
  * `{"type":"sub_agent","agent_id","agent_type","message","status","final_message"}`: started
  * when spawned, completed each time its work ends (never as the parent's agent_message).
  *
- * Extension (not in Codex, whose exec never asks): with an asking approval policy, each
- * question exec answered is an item
+ * Extension (not in Codex, whose exec never asks), only with `approvals.exec_json_items = true`:
+ * with an asking approval policy, each question exec answered is an item
  * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
  * "call_id","command"|"changes","cwd"?,"reason","decision"}}`, emitted when it is answered.
  */
 import type { Event, EventOf, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import type { TokenUsage } from "../../protocol/items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
@@ -24,12 +28,20 @@ export class ExecJsonWriter implements ExecRenderer {
   private readonly commands = new Map<string, JsonItem>();
   private readonly mcpCalls = new Map<string, JsonItem>();
   private readonly agents = new Map<string, JsonItem>();
+  private readonly patches = new Map<string, JsonItem>();
   private todo: JsonItem | null = null;
+  /** The thread's usage so far, from the last `token_count` (includes a resumed thread's past). */
+  private threadUsage: TokenUsage | null = null;
 
-  /** `diagnostics`: where problems outside the JSONL stream go (an MCP server that failed to start). */
+  /**
+   * `diagnostics`: where problems outside the JSONL stream go (an MCP server that failed to start).
+   * `approvalItems`: emit our `approval_request` extension items (off by default: SDK clients
+   * know only Codex's item types).
+   */
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly diagnostics: NodeJS.WritableStream = process.stderr,
+    private readonly options: { approvalItems?: boolean } = {},
   ) {}
 
   start(info: RunInfo): void {
@@ -70,19 +82,35 @@ export class ExecJsonWriter implements ExecRenderer {
         });
         return;
       }
-      case "patch_apply_end":
-        this.completed(
-          this.item("file_change", {
-            changes: Object.entries(event.changes).map(([path, change]) => ({ path, kind: change.type })),
-            status: event.success ? "completed" : "failed",
-          }),
-        );
+      case "patch_apply_begin": {
+        const item = this.item("file_change", { changes: fileChanges(event.changes), status: "in_progress" });
+        this.patches.set(event.call_id, item);
+        this.write({ type: "item.started", item });
+        return;
+      }
+      case "patch_apply_end": {
+        const started = this.patches.get(event.call_id);
+        this.patches.delete(event.call_id);
+        this.completed({
+          ...(started ?? this.item("file_change", {})),
+          changes: fileChanges(event.changes),
+          status: event.success ? "completed" : "failed",
+        });
+        return;
+      }
+      case "token_count":
+        this.threadUsage = event.total;
         return;
       case "plan_update":
         this.plan(event.plan);
         return;
       case "web_search_end":
-        this.completed(this.item("web_search", { query: event.query }));
+        this.completed(
+          this.item("web_search", {
+            query: event.query,
+            action: event.action ?? { type: "search", query: event.query },
+          }),
+        );
         return;
       case "mcp_tool_call_begin":
       case "mcp_tool_call_end":
@@ -131,13 +159,14 @@ export class ExecJsonWriter implements ExecRenderer {
   }
 
   approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
+    if (!this.options.approvalItems) return;
     const details =
       request.type === "exec_approval_request"
         ? { kind: "exec", call_id: request.call_id, command: shellQuote(request.command), cwd: request.cwd }
         : {
             kind: "patch",
             call_id: request.call_id,
-            changes: Object.entries(request.changes).map(([path, change]) => ({ path, kind: change.type })),
+            changes: fileChanges(request.changes),
           };
     this.completed(this.item("approval_request", { ...details, reason: request.reason, decision }));
   }
@@ -146,8 +175,12 @@ export class ExecJsonWriter implements ExecRenderer {
     if (this.todo) this.completed(this.todo);
     this.todo = null;
     if (result.status === "completed") {
-      const { input_tokens, cached_input_tokens, output_tokens } = result.usage;
-      this.write({ type: "turn.completed", usage: { input_tokens, cached_input_tokens, output_tokens } });
+      const { input_tokens, cached_input_tokens, output_tokens, reasoning_output_tokens } =
+        this.threadUsage ?? result.usage;
+      this.write({
+        type: "turn.completed",
+        usage: { input_tokens, cached_input_tokens, output_tokens, reasoning_output_tokens },
+      });
     } else {
       this.write({ type: "turn.failed", error: { message: result.error ?? "turn interrupted" } });
     }
@@ -207,4 +240,8 @@ export class ExecJsonWriter implements ExecRenderer {
   private write(value: unknown): void {
     this.out.write(`${JSON.stringify(value)}\n`);
   }
+}
+
+function fileChanges(changes: EventOf<"patch_apply_end">["changes"]): { path: string; kind: string }[] {
+  return Object.entries(changes).map(([path, change]) => ({ path, kind: change.type }));
 }

@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { UserInputResponse, UserQuestion } from "../../protocol/agents.js";
@@ -15,6 +16,7 @@ import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
@@ -33,11 +35,36 @@ export interface ExecCliOptions {
   oss?: boolean;
   image: string[];
   json?: boolean;
+  /** `--experimental-json`: what the Codex SDK passes; the same as `--json`. */
+  experimentalJson?: boolean;
   outputLastMessage?: string;
   /** A JSON Schema file: the final message must be JSON matching it. */
   outputSchema?: string;
   skipGitRepoCheck?: boolean;
   color: string;
+  /** `--add-dir`: extra writable roots (workspace-write). */
+  addDir?: string[];
+  /** `--search`: `web_search = "live"`. */
+  search?: boolean;
+  dangerouslyBypassApprovalsAndSandbox?: boolean;
+  /** `--ephemeral`: no rollout. */
+  ephemeral?: boolean;
+  includePlanTool?: boolean;
+  /** Recorded in the rollout metadata (the SDK passes them). */
+  threadSource?: string;
+  cyberAccessProgram?: string;
+}
+
+/** A turn whose prompt and output schema exec does not take from the user (`review`). */
+export interface ExecTask {
+  /** The prompt sent; `display` is what the human output shows for it. */
+  prompt: string;
+  display: string;
+  outputSchema: Record<string, unknown>;
+  /** The final message as human-readable text (stdout without --json). */
+  render(finalResponse: string): string;
+  /** Review mode is read-only whatever the flags say. */
+  sandboxMode: SandboxMode;
 }
 
 /** `tscodex exec resume [ID|--last]`: which stored thread to continue. */
@@ -47,24 +74,35 @@ export async function runExec(
   promptArg: string | undefined,
   options: ExecCliOptions,
   resume?: ResumeTarget,
+  task?: ExecTask,
 ): Promise<number> {
+  const json = Boolean(options.json || options.experimentalJson);
   const fail = (message: string) => {
     process.stderr.write(`tscodex: ${message}\n`);
     return 1;
   };
   const cwd = resolve(options.cd ?? process.cwd());
+  // Before anything runs: a turn in a directory that is not there would run (and exit 0) anyway.
+  const cwdProblem = await workingDirectoryProblem(
+    cwd,
+    options.cd !== undefined ? "-C" : "working directory",
+  );
+  if (cwdProblem) return fail(cwdProblem);
   let config: Config;
   try {
     config = await loadConfig({
       ...(options.profile ? { profile: options.profile } : {}),
       ...(options.model ? { model: options.model } : {}),
       ...(options.oss ? { oss: true } : {}),
-      overrides: [...options.config.map(parseOverride), ...featureOverrides(options)],
+      cwd,
+      overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
     });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
+  warnConfigOnce(config, process.stderr);
+  config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
       `${cwd} is not inside a git repository; run it in a repo, or pass --skip-git-repo-check to run here anyway`,
@@ -72,7 +110,7 @@ export async function runExec(
   }
   if (config.providerProblem) return fail(config.providerProblem);
 
-  const prompt = await readPrompt(promptArg);
+  const prompt = task ? task.prompt : await readPrompt(promptArg);
   if (prompt === null) return fail("no prompt: pass it as an argument or pipe it on stdin");
   let images: string[];
   try {
@@ -83,17 +121,34 @@ export async function runExec(
 
   let outputSchema: Record<string, unknown> | undefined;
   try {
-    outputSchema = options.outputSchema ? await readOutputSchema(resolve(options.outputSchema)) : undefined;
+    outputSchema =
+      task?.outputSchema ??
+      (options.outputSchema ? await readOutputSchema(resolve(options.outputSchema)) : undefined);
   } catch (error) {
     return fail(errorMessage(error));
   }
 
+  const bypass = options.dangerouslyBypassApprovalsAndSandbox === true;
   const sandboxMode: SandboxMode =
-    options.sandbox ?? (options.fullAuto ? "workspace-write" : config.sandboxMode);
+    task?.sandboxMode ??
+    (bypass ? "danger-full-access" : undefined) ??
+    options.sandbox ??
+    (options.fullAuto ? "workspace-write" : config.sandboxMode);
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
-  const approvalPolicy: ApprovalPolicy =
-    options.askForApproval ?? (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never"));
-  const manager = new ThreadManager({ config, source: "exec", originator: "tscodex_exec" });
+  const approvalPolicy: ApprovalPolicy = bypass
+    ? "never"
+    : (options.askForApproval ?? (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+  const metadata = {
+    ...(options.threadSource ? { thread_source: options.threadSource } : {}),
+    ...(options.cyberAccessProgram ? { cyber_access_program: options.cyberAccessProgram } : {}),
+  };
+  const manager = new ThreadManager({
+    config,
+    source: "exec",
+    originator: process.env.CODEX_INTERNAL_ORIGINATOR_OVERRIDE || "tscodex_exec",
+    ...(options.ephemeral ? { persist: false } : {}),
+    ...(Object.keys(metadata).length ? { metadata } : {}),
+  });
   let thread: Thread;
   try {
     const open = { cwd, sandboxMode, approvalPolicy };
@@ -104,8 +159,8 @@ export async function runExec(
     return fail((error as Error).message);
   }
 
-  const renderer = options.json
-    ? new ExecJsonWriter(process.stdout)
+  const renderer = json
+    ? new ExecJsonWriter(process.stdout, process.stderr, { approvalItems: config.execJsonApprovalItems })
     : new HumanRenderer(process.stderr, { color: wantsColor(options.color) });
   renderer.start({
     threadId: thread.id,
@@ -114,7 +169,7 @@ export async function runExec(
     cwd,
     approvalPolicy,
     sandboxMode,
-    prompt,
+    prompt: task?.display ?? prompt,
   });
   thread.subscribe((event) => renderer.event(event));
   // Nobody can answer here: every question gets the declared outcome at once (never a wait).
@@ -136,21 +191,32 @@ export async function runExec(
     );
   });
 
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
+  // SIGINT (Ctrl-C) and SIGTERM (the SDK's AbortSignal) stop the turn, which kills the running
+  // command's process tree; the manager then ends every exec session. A second signal exits now.
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppedBy) process.exit(signal === "SIGTERM" ? 143 : 130);
+    stoppedBy = signal;
     thread.interrupt();
   };
-  process.on("SIGINT", onSigint);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     const result = await thread.run({ text: prompt, images }, outputSchema ? { outputSchema } : undefined);
     renderer.finish(result);
     if (options.outputLastMessage) await writeFile(options.outputLastMessage, result.finalResponse ?? "");
-    if (!options.json && result.finalResponse) process.stdout.write(`${result.finalResponse}\n`);
+    if (!json && result.finalResponse) {
+      const text = task ? task.render(result.finalResponse) : result.finalResponse;
+      process.stdout.write(`${text}\n`);
+    }
+    // SDK errors quote stderr: the failure goes there too, whatever the output mode.
+    if (result.status === "failed" && json)
+      process.stderr.write(`tscodex: ${result.error ?? "turn failed"}\n`);
+    if (stoppedBy === "SIGTERM") return 143;
     return result.status === "completed" ? 0 : 1;
   } finally {
-    process.off("SIGINT", onSigint);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
@@ -186,8 +252,13 @@ async function readOutputSchema(path: string): Promise<Record<string, unknown>> 
   return value as Record<string, unknown>;
 }
 
-/** `--enable X` / `--disable X` as `-c features.X=true|false` (applied after `-c`, as Codex does). */
-function featureOverrides(options: Pick<ExecCliOptions, "enable" | "disable">): ConfigOverride[] {
+/**
+ * Flags that are config keys, applied after `-c` as Codex does: `--enable X` / `--disable X`
+ * (`features.X`), `--search` (`web_search = "live"`), `--include-plan-tool` (`tools.update_plan`).
+ */
+function flagOverrides(
+  options: Pick<ExecCliOptions, "enable" | "disable" | "search" | "includePlanTool">,
+): ConfigOverride[] {
   const feature = (name: string, value: boolean): ConfigOverride => {
     if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new ConfigOverrideError(`invalid feature name '${name}'`);
     return { path: ["features", name], value };
@@ -195,16 +266,23 @@ function featureOverrides(options: Pick<ExecCliOptions, "enable" | "disable">): 
   return [
     ...(options.enable ?? []).map((name) => feature(name, true)),
     ...(options.disable ?? []).map((name) => feature(name, false)),
+    ...(options.search ? [{ path: ["web_search"], value: "live" }] : []),
+    ...(options.includePlanTool ? [{ path: ["tools", "update_plan"], value: true }] : []),
   ];
 }
 
-async function readPrompt(arg: string | undefined): Promise<string | null> {
-  if (arg !== undefined && arg !== "-") return arg;
-  if (process.stdin.isTTY) return null;
+/**
+ * The prompt: the argument, else stdin. With both (stdin piped, not a terminal), stdin follows
+ * the prompt as a `<stdin>` block, as Codex does (`git diff | tscodex exec "review this"`).
+ */
+export async function readPrompt(arg: string | undefined): Promise<string | null> {
+  const fromArg = arg !== undefined && arg !== "-";
+  if (process.stdin.isTTY) return fromArg ? arg : null;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8").trim();
-  return text === "" ? null : text;
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (fromArg) return text.trim() === "" ? arg : `${arg}\n\n<stdin>\n${text.replace(/\n$/, "")}\n</stdin>`;
+  return text.trim() === "" ? null : text.trim();
 }
 
 function wantsColor(mode: string): boolean {

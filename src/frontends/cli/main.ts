@@ -6,10 +6,12 @@ import { Command, CommanderError, Option } from "commander";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
 import type { AppServerCliOptions } from "../app-server/run.js";
+import type { ProxyCliOptions } from "../http-proxy/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
+import type { ReviewCliOptions } from "./review.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
 import type { SessionsAction, SessionsCliOptions } from "./sessions-command.js";
 
@@ -17,8 +19,11 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** The options `exec` and `exec resume` share. */
-function addExecOptions(command: Command): Command {
+/**
+ * Options Codex accepts both before the subcommand (`tscodex -C DIR -c k=v --search exec ...`)
+ * and on `exec` / `review` themselves.
+ */
+function addSharedOptions(command: Command): Command {
   return command
     .option("-m, --model <model>", "model to use (default from config, else gpt-5.2-codex)")
     .option("-p, --profile <name>", "config profile from [profiles.<name>]")
@@ -54,18 +59,49 @@ function addExecOptions(command: Command): Command {
       ).choices(["untrusted", "on-failure", "on-request", "never"]),
     )
     .option("--full-auto", "workspace-write sandbox (cwd, writable_roots and /tmp writable), no approvals")
+    .option(
+      "--dangerously-bypass-approvals-and-sandbox",
+      "danger-full-access sandbox and no approvals (only inside an externally sandboxed environment)",
+    )
     .option("--oss", "use the local open-source provider (Ollama on localhost:11434)")
-    .option("-i, --image <file>", "attach an image to the prompt; repeatable", collect, [])
+    .option("--search", 'enable the live web_search tool (web_search = "live")')
+    .option("--add-dir <dir>", "an extra writable root besides the workspace; repeatable", collect, [])
+    .option("-i, --image <file>", "attach an image to the prompt; repeatable", collect, []);
+}
+
+/** The options `exec` and `exec resume` share. */
+function addExecOptions(command: Command): Command {
+  return addSharedOptions(command)
     .option("--json", "print events as JSON lines on stdout")
+    .option("--experimental-json", "the same as --json (the Codex SDK's spelling)")
     .option("-o, --output-last-message <file>", "also write the final agent message to this file")
     .option("--output-schema <file>", "JSON Schema the final message must match (the model answers in JSON)")
     .option("--skip-git-repo-check", "allow running outside a git repository")
+    .option("--ephemeral", "do not record the thread (no rollout: it cannot be resumed)")
+    .option("--include-plan-tool", "offer the update_plan tool (tools.update_plan=true)")
+    .option("--thread-source <source>", "who started the thread; recorded in the rollout metadata")
+    .option(
+      "--cyber-access-program <program>",
+      "accepted for the Codex SDK; recorded in the rollout metadata",
+    )
     .option("--color <when>", "colour human output: always, never, auto", "auto");
 }
 
+/** `review` and `exec review`: what to review, then exec's options. */
+function addReviewOptions(command: Command): Command {
+  return addExecOptions(
+    command
+      .argument("[prompt]", "free-form review instructions (read from stdin with '-')")
+      .option("--uncommitted", "review staged, unstaged and untracked changes")
+      .option("--base <branch>", "review the changes against this base branch")
+      .option("--commit <sha>", "review the changes a commit introduced")
+      .option("--title <title>", "the commit title shown in the review prompt (with --commit)"),
+  );
+}
+
 /** Options given after `resume` win over the same ones given before it; lists are joined. */
-function mergeExecOptions(parent: ExecCliOptions, own: ExecCliOptions): ExecCliOptions {
-  const merged: ExecCliOptions = { ...parent };
+function mergeExecOptions<T extends ExecCliOptions>(parent: Partial<ExecCliOptions>, own: T): T {
+  const merged = { ...parent } as T;
   for (const [key, value] of Object.entries(own) as [keyof ExecCliOptions, unknown][]) {
     const before = parent[key];
     if (Array.isArray(value) && Array.isArray(before))
@@ -76,6 +112,24 @@ function mergeExecOptions(parent: ExecCliOptions, own: ExecCliOptions): ExecCliO
   return merged;
 }
 
+/**
+ * Top-level options as `-c` overrides, for subcommands that take no exec flags (mcp-server):
+ * `-C` becomes the process's directory, as the wrappers that pass it expect.
+ */
+function globalConfig(options: Partial<ExecCliOptions>): string[] {
+  if (options.cd) process.chdir(options.cd);
+  const config = [...(options.config ?? [])];
+  const quoted = (value: string) => JSON.stringify(value);
+  if (options.model) config.push(`model=${quoted(options.model)}`);
+  if (options.profile) config.push(`profile=${quoted(options.profile)}`);
+  if (options.sandbox) config.push(`sandbox_mode=${quoted(options.sandbox)}`);
+  if (options.askForApproval) config.push(`approval_policy=${quoted(options.askForApproval)}`);
+  if (options.search) config.push('web_search="live"');
+  for (const name of options.enable ?? []) config.push(`features.${name}=true`);
+  for (const name of options.disable ?? []) config.push(`features.${name}=false`);
+  return config;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let exitCode = 0;
   const program = new Command("tscodex")
@@ -84,6 +138,9 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError()
     .enablePositionalOptions()
     .exitOverride();
+  // Codex's top-level options, applied to the subcommand that follows them.
+  addSharedOptions(program);
+  const globals = (): Partial<ExecCliOptions> => program.opts<Partial<ExecCliOptions>>();
 
   const exec = addExecOptions(
     program
@@ -92,7 +149,7 @@ export async function main(argv: string[]): Promise<number> {
       .argument("[prompt]", "the task; read from stdin when omitted or '-'"),
   ).action(async (prompt: string | undefined, options: ExecCliOptions) => {
     const { runExec } = await import("./exec.js");
-    exitCode = await runExec(prompt, options);
+    exitCode = await runExec(prompt, mergeExecOptions(globals(), options));
   });
   // `exec resume`: options may come before `resume` (exec's) or after it (resume's own).
   addExecOptions(
@@ -111,7 +168,10 @@ export async function main(argv: string[]): Promise<number> {
         command: Command,
       ) => {
         const { runExec } = await import("./exec.js");
-        const merged = mergeExecOptions(exec.opts<ExecCliOptions>(), command.opts<ExecCliOptions>());
+        const merged = mergeExecOptions(
+          mergeExecOptions(globals(), exec.opts<ExecCliOptions>()),
+          command.opts<ExecCliOptions>(),
+        );
         if (options.last) {
           // With --last the only positional is the prompt.
           exitCode = await runExec(prompt ?? id, merged, { last: true });
@@ -123,6 +183,29 @@ export async function main(argv: string[]): Promise<number> {
         }
       },
     );
+
+  const runReviewAction = async (prompt: string | undefined, options: ReviewCliOptions) => {
+    const { runReview } = await import("./review.js");
+    exitCode = await runReview(prompt, options);
+  };
+  addReviewOptions(
+    exec.command("review").description("Review code changes read-only; the findings are the final message"),
+  ).action((prompt: string | undefined, _options: ReviewCliOptions, command: Command) =>
+    runReviewAction(
+      prompt,
+      mergeExecOptions(
+        mergeExecOptions(globals(), exec.opts<ExecCliOptions>()),
+        command.opts<ReviewCliOptions>(),
+      ),
+    ),
+  );
+  addReviewOptions(
+    program
+      .command("review")
+      .description("Review code changes read-only (--uncommitted, --base, --commit, or a prompt)"),
+  ).action((prompt: string | undefined, options: ReviewCliOptions) =>
+    runReviewAction(prompt, mergeExecOptions(globals(), options)),
+  );
 
   const sessions = program.command("sessions").description("List, show, fork and delete stored threads");
   const runSessions = async (action: SessionsAction, id: string | undefined, options: SessionsCliOptions) => {
@@ -213,7 +296,35 @@ export async function main(argv: string[]): Promise<number> {
     .option("--raw-events", "also send Codex's raw codex/event notifications during a call")
     .action(async (options: McpServerCliOptions) => {
       const { runMcpServer } = await import("../mcp-server/run.js");
-      exitCode = await runMcpServer(options);
+      exitCode = await runMcpServer({ ...options, config: [...globalConfig(globals()), ...options.config] });
+    });
+
+  program
+    .command("proxy")
+    .description(
+      "Serve an OpenAI-compatible HTTP API (/v1/responses, /v1/chat/completions, /v1/models) with the agent behind it",
+    )
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port to listen on (0: any free port)", "8787")
+    .option("--api-key-env <var>", "require `Authorization: Bearer <value of VAR>`")
+    .option("-C, --cd <dir>", "working directory of the agent")
+    .option("--disable-internal-tools", "give the agent only the tools each request brings")
+    .option(
+      "--quiet-agent-work",
+      "hide the agent's own tool work (otherwise shown as reasoning summary text)",
+    )
+    .option("--max-concurrent <count>", "turns run at once; more requests get 429", "100")
+    .option("--parked-ttl <seconds>", "how long a response's client tool calls wait for their outputs", "600")
+    .option("--max-body <bytes>", "largest request body accepted (larger: 413)", String(20 * 1024 * 1024))
+    .option(
+      "-c, --config <key=value>",
+      "override a config key (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
+    .action(async (options: ProxyCliOptions) => {
+      const { runProxy } = await import("../http-proxy/run.js");
+      exitCode = await runProxy(options);
     });
 
   const appServer = program
@@ -229,7 +340,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .action(async (options: AppServerCliOptions) => {
       const { runAppServer } = await import("../app-server/run.js");
-      exitCode = await runAppServer(options);
+      exitCode = await runAppServer({ ...options, config: [...globalConfig(globals()), ...options.config] });
     });
   appServer
     .command("generate-json-schema")

@@ -65,13 +65,16 @@ export async function runSandboxCommand(command: string[], options: SandboxCliOp
 }
 
 function sandboxPolicy(mode: SandboxMode, cwd: string, config: Config): SandboxPolicy {
-  if (mode !== "workspace-write") return { mode, writableRoots: [], networkAccess: false };
+  const allowUnixSockets = config.sandboxAllowUnixSockets;
+  if (mode !== "workspace-write") return { mode, writableRoots: [], networkAccess: false, allowUnixSockets };
+  // The home's config and rules decide later runs' policy: never writable from inside.
+  const readOnlyPaths = [config.home];
   const sww = config.sandboxWorkspaceWrite;
   const roots = [cwd, ...sww.writableRoots];
   if (!sww.excludeSlashTmp) roots.push("/tmp");
   const tmpdir = process.env.TMPDIR;
   if (!sww.excludeTmpdirEnvVar && tmpdir) roots.push(resolve(tmpdir));
-  return { mode, writableRoots: roots, networkAccess: sww.networkAccess };
+  return { mode, writableRoots: roots, networkAccess: sww.networkAccess, readOnlyPaths, allowUnixSockets };
 }
 
 /** Runs in our process group with our stdio (Ctrl-C reaches it as usual); forwards TERM and HUP. */

@@ -33,7 +33,7 @@ export const codexArgs = z
       .record(z.string(), z.unknown())
       .optional()
       .describe('config.toml overrides for this thread, as dotted keys: {"model_reasoning_effort": "high"}.'),
-    cwd: str("Working directory of the thread (default: the server's)."),
+    cwd: str("Working directory of the thread: an absolute path to a directory (default: the server's)."),
     model: str("Model name, e.g. gpt-5.2-codex (default from config)."),
     profile: str("A [profiles.NAME] table of config.toml to use."),
     "base-instructions": str("Replaces the built-in base instructions."),

@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { Config } from "../../config/load.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
+import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { type CodexArgs, codexArgs, codexOutput } from "./codex-schema.js";
 import { pagedResult, plainError, type ServerToolResult, threadResult } from "./results.js";
@@ -36,7 +37,11 @@ export const codexTool = defineServerTool({
 async function handleCodex(args: CodexArgs, context: ServerToolContext): Promise<ServerToolResult> {
   if (args.pageToken !== undefined) return nextPage(args.pageToken, args.sessionId, context);
   if (args.prompt === undefined) return plainError(`${PARSE_PREFIX}missing field \`prompt\``);
-  const cwd = resolve(args.cwd ?? args.workingDirectory ?? process.cwd());
+  const given = args.cwd ?? args.workingDirectory;
+  // A client's relative path would depend on where the server happened to start: refuse it.
+  const cwdProblem = given === undefined ? undefined : await workingDirectoryProblem(given, "cwd");
+  if (cwdProblem) return plainError(cwdProblem);
+  const cwd = resolve(given ?? process.cwd());
 
   let images: string[];
   try {
@@ -79,6 +84,8 @@ async function openThread(
   if (args.sessionId && !args.resetSession) {
     const found = await findThread(runtime, args.sessionId);
     if (found && !("error" in found)) return found;
+    // A thread id that cannot be opened (another process has it) must not become a new thread.
+    if (found && isThreadId(args.sessionId)) return plainError(found.error);
     // A name the client chose (not a thread id) starts a thread the name then stands for.
     if (!found && isThreadId(args.sessionId)) return sessionNotFound(args.sessionId);
   }

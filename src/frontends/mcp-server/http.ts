@@ -1,9 +1,15 @@
 /**
  * Streamable HTTP transport on node:http, one SDK transport + Server per MCP session.
- * Checks, in order: Host and Origin must name this machine (DNS-rebinding protection: a web
- * page must not reach a local agent through a hostile DNS name) → 403; the bearer key when one
- * is configured → 401; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
+ * Authentication: a server that listens beyond loopback must have a key (serveHttp refuses to
+ * start otherwise). Checks, in order: Host and Origin must name this machine (DNS-rebinding
+ * protection: a web page must not reach a local agent through a hostile DNS name) → 403; the
+ * bearer key when one is configured → 401; without a key, the caller must be a local process
+ * outside every sandbox (a sandboxed command with network access reaches 127.0.0.1 too, and a
+ * danger-full-access turn would be its escape) → 403; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
  * later requests name it, DELETE ends it. Requests of one session may run concurrently.
+ * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
+ * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
+ * is closed.
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -11,14 +17,20 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { isLoopbackAddress, loopbackPeerVerdict, type PeerVerdict } from "../../util/loopback-peer.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
 export interface HttpOptions {
   port: number;
   host: string;
-  /** Required as `Authorization: Bearer <key>` when set. */
+  /** Required as `Authorization: Bearer <key>` when set; required to listen beyond loopback. */
   apiKey?: string;
+}
+
+/** serveHttp would expose an unauthenticated agent: a non-loopback host without a key. */
+export class UnsafeBindError extends Error {
+  override name = "UnsafeBindError";
 }
 
 export interface HttpServer {
@@ -34,12 +46,29 @@ const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 interface Session {
   transport: StreamableHTTPServerTransport;
   close(): Promise<void>;
+  /** Responses still open (a running call, a GET stream): the session is in use. */
+  open: number;
+  /** When its last response ended (or it started), ms since the epoch. */
+  lastActive: number;
 }
 
 /** Listen on host:port and serve `runtime`; resolves once listening. */
 export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpServer> {
+  if (!options.apiKey && !isLoopbackHost(options.host)) {
+    throw new UnsafeBindError(
+      `refusing to listen on ${options.host} without a key: anyone who reaches it could run commands as you; set one with --api-key-env VAR, or listen on 127.0.0.1`,
+    );
+  }
   const sessions = new Map<string, Session>();
+  const limits = runtime.config.mcpServer;
+  // Initializes under way count toward the cap too, so a burst cannot overshoot it.
+  let starting = 0;
   const allowed = allowedHostnames(options.host);
+  const sweeper = setInterval(
+    () => closeIdle(sessions, limits.httpSessionIdleTimeoutMs),
+    Math.min(Math.max(limits.httpSessionIdleTimeoutMs / 4, 50), 60_000),
+  );
+  sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = refuseHost(req, allowed);
@@ -47,6 +76,10 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     if (options.apiKey && !hasBearer(req, options.apiKey)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="tscodex-mcp-server"');
       return reply(res, 401, "Unauthorized: missing or wrong bearer key");
+    }
+    if (!options.apiKey) {
+      const verdict = await peerVerdict(req);
+      if (verdict !== "unconfined") return reply(res, 403, SANDBOXED_CALLER[verdict]);
     }
     if (new URL(req.url ?? "/", "http://local").pathname !== MCP_PATH)
       return reply(res, 404, "Not found: use /mcp");
@@ -63,14 +96,30 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, `Session not found: ${sessionId}`, -32001);
+      track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body))
       return reply(res, 400, "Bad request: no Mcp-Session-Id header (send initialize first)");
+    if (sessions.size + starting >= limits.maxHttpSessions) {
+      res.setHeader("Retry-After", "60");
+      return reply(
+        res,
+        503,
+        `Too many sessions: ${limits.maxHttpSessions} are open (mcp_server.max_http_sessions); ` +
+          "end one with DELETE, or retry once idle ones expire",
+      );
+    }
+    starting += 1;
+    res.once("close", () => {
+      starting -= 1;
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, close: () => server.close() });
+        const session: Session = { transport, close: () => server.close(), open: 0, lastActive: Date.now() };
+        sessions.set(id, session);
+        track(session, res);
       },
     });
     // Set before connect: the SDK chains its own onclose after ours.
@@ -97,12 +146,63 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
       sessions.clear();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** Counts `res` as open on `session` until it ends. */
+function track(session: Session, res: ServerResponse): void {
+  session.open += 1;
+  session.lastActive = Date.now();
+  res.once("close", () => {
+    session.open -= 1;
+    session.lastActive = Date.now();
+  });
+}
+
+/** Close every session with nothing open and nothing done for `idleMs`. */
+function closeIdle(sessions: Map<string, Session>, idleMs: number): void {
+  const now = Date.now();
+  for (const [id, session] of sessions) {
+    if (session.open > 0 || now - session.lastActive < idleMs) continue;
+    sessions.delete(id);
+    void session.close().catch(() => {});
+  }
+}
+
+const SANDBOXED_CALLER: Record<Exclude<PeerVerdict, "unconfined">, string> = {
+  confined:
+    "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients",
+  unknown:
+    "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env",
+};
+
+/** A listening address only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || isLoopbackAddress(host);
+}
+
+/** One verdict per TCP connection (keep-alive requests share it). */
+const verdicts = new WeakMap<object, Promise<PeerVerdict>>();
+
+function peerVerdict(req: IncomingMessage): Promise<PeerVerdict> {
+  const socket = req.socket;
+  let verdict = verdicts.get(socket);
+  if (verdict === undefined) {
+    const { remoteAddress, remotePort, localPort } = socket;
+    // Only Linux has sandboxed commands (and /proc) to tell apart.
+    if (process.platform !== "linux") verdict = Promise.resolve("unconfined");
+    else if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !remotePort || !localPort)
+      verdict = Promise.resolve("unknown");
+    else verdict = loopbackPeerVerdict(remotePort, localPort);
+    verdicts.set(socket, verdict);
+  }
+  return verdict;
 }
 
 /** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */

@@ -3,6 +3,7 @@
  * (--http PORT) until the client goes away or SIGINT/SIGTERM; then shut threads down (rollouts
  * flushed, so a restarted server continues them). Returns the exit code.
  */
+import { warnConfigOnce } from "../../config/warnings.js";
 import { createRuntime } from "./runtime.js";
 
 export interface McpServerCliOptions {
@@ -24,6 +25,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
 
   guardProcess();
   const runtime = await createRuntime({ config: options.config, rawEvents: options.rawEvents ?? false });
+  warnConfigOnce(runtime.config, process.stderr);
   if (runtime.config.providerProblem)
     process.stderr.write(`tscodex mcp-server: warning: ${runtime.config.providerProblem}\n`);
   const stop = new Promise<void>((resolve) => {
@@ -35,8 +37,14 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
       const { serveStdio } = await import("./stdio.js");
       await serveStdio(runtime, stop);
     } else {
-      const { serveHttp } = await import("./http.js");
-      const server = await serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) });
+      const { serveHttp, UnsafeBindError } = await import("./http.js");
+      let server: Awaited<ReturnType<typeof serveHttp>>;
+      try {
+        server = await serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) });
+      } catch (error) {
+        if (error instanceof UnsafeBindError) return fail(error.message);
+        throw error;
+      }
       process.stderr.write(`tscodex mcp-server: listening on ${server.url}\n`);
       await stop;
       await server.close();

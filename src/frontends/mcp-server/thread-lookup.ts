@@ -3,6 +3,7 @@
  * chose (an alias on the server runtime), live or loaded from its rollout.
  */
 import type { Thread } from "../../session/thread.js";
+import { ThreadBusyError } from "../../session/thread-lock.js";
 import { type ServerToolResult, threadResult } from "./results.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -20,7 +21,8 @@ export function setAlias(runtime: ServerRuntime, name: string, threadId: string)
 
 /**
  * The thread `id` names (a thread id or a session alias): the live one, else loaded from its
- * rollout. `{ error }` when `id` cannot name a thread; null when there is no such thread.
+ * rollout. `{ error }` when `id` cannot name a thread or another process has the thread open;
+ * null when there is no such thread.
  */
 export async function findThread(
   runtime: ServerRuntime,
@@ -34,7 +36,8 @@ export async function findThread(
   try {
     const thread = await runtime.threads.resume(threadId);
     return thread.id === threadId ? thread : null;
-  } catch {
+  } catch (error) {
+    if (error instanceof ThreadBusyError) return { error: error.message };
     return null;
   }
 }

@@ -54,8 +54,10 @@ export async function locateThread(id: string, runtime: ServerRuntime): Promise<
  */
 export function stateOf(found: Located, runtime: ServerRuntime): TurnState {
   if (runtime.tasks.status(found.id)?.state === "running") return "running";
-  if (found.live) return found.live.lastTurn.state;
+  // A turn parked on client tool calls (proxy threads) waits for no MCP client: idle here.
+  if (found.live) return found.live.lastTurn.state === "parked" ? "idle" : found.live.lastTurn.state;
   const last = found.stored ? storedLastTurn(found.stored).state : "idle";
+  if (last === "parked") return "idle";
   return last === "running" ? "interrupted" : last;
 }
 

@@ -24,7 +24,8 @@ export function bwrapArgv(
   // A fresh procfs leaves sysctls writable for uid 0 even without capabilities.
   args.push("--ro-bind", "/proc/sys", "/proc/sys");
   for (const root of layout.writable) args.push("--bind", root, root);
-  for (const path of layout.readOnly) args.push("--ro-bind", path, path);
+  // -try: a nested .git found by the scan may be gone by now (/tmp is shared); gone is safe.
+  for (const path of layout.readOnly) args.push("--ro-bind-try", path, path);
   args.push("--chdir", cwd, "--", ...argv);
   return args;
 }

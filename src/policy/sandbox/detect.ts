@@ -5,14 +5,13 @@
  */
 import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
-import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { delimiter, join } from "node:path";
+import { findNativeHelper, HELPER_RELATIVE } from "../../util/native-helper.js";
 import { bwrapArgv } from "./bwrap.js";
 import { HELPER_EXIT_NO_LANDLOCK } from "./landlock.js";
 import type { SandboxBackend } from "./types.js";
 
 const PROBE_TIMEOUT_MS = 5_000;
-const HELPER_RELATIVE = join("native", "build", "tscodex-sandbox");
 
 /** One backend's verdict. `path` is the executable to run; `reason` says why it is unusable. */
 export type BackendStatus =
@@ -21,17 +20,27 @@ export type BackendStatus =
 
 /** The helper's status adds what the kernel supports. */
 export type LandlockStatus =
-  | { available: true; path: string; notes: string[]; abi: number; mountNamespace: boolean }
+  | { available: true; path: string; notes: string[]; abi: number }
   | { available: false; reason: string };
 
 let bwrapStatus: Promise<BackendStatus> | undefined;
 let landlockStatus: Promise<LandlockStatus> | undefined;
+let helperPath: Promise<string | null> | undefined;
 let detected: Promise<SandboxBackend> | undefined;
 
 /** bubblewrap's status (cached). */
 export function bwrapBackendStatus(): Promise<BackendStatus> {
   bwrapStatus ??= probeBwrap();
   return bwrapStatus;
+}
+
+/**
+ * The built helper (cached), whatever the kernel's Landlock: bwrap runs it in seccomp-only
+ * mode to block unix sockets. Null when it is not built.
+ */
+export function sandboxHelperPath(): Promise<string | null> {
+  helperPath ??= findNativeHelper();
+  return helperPath;
 }
 
 /** The Landlock helper's status (cached). */
@@ -70,7 +79,7 @@ async function probeBwrap(): Promise<BackendStatus> {
 
 async function probeLandlock(): Promise<LandlockStatus> {
   if (process.platform !== "linux") return { available: false, reason: "Landlock is Linux only" };
-  const helper = await findHelper();
+  const helper = await sandboxHelperPath();
   if (!helper) {
     return {
       available: false,
@@ -86,17 +95,19 @@ async function probeLandlock(): Promise<LandlockStatus> {
     return { available: false, reason: `${helper} does not work here: ${firstLine(run.output)}` };
   }
   const abi = Number(match[1]);
-  const mountNamespace = match[2] === "1";
-  const notes: string[] = [];
-  if (!mountNamespace) {
-    notes.push(
-      "no mount namespace for the helper: .git and other control dirs in writable roots stay writable",
-    );
+  // Landlock has no right for chmod/chown/utimes/setxattr: without read-only mounts the mode
+  // cannot be enforced, so the backend is refused rather than half applied.
+  if (match[2] !== "1") {
+    return {
+      available: false,
+      reason: `${helper} cannot make the file system read-only in a private mount namespace here (user namespaces disabled?), so metadata changes outside the writable roots would not be confined`,
+    };
   }
+  const notes: string[] = [];
   if (abi < 6) {
     notes.push(`Landlock ABI ${abi} < 6: commands can signal processes outside the sandbox`);
   }
-  return { available: true, path: helper, notes, abi, mountNamespace };
+  return { available: true, path: helper, notes, abi };
 }
 
 interface ProbeRun {
@@ -121,21 +132,6 @@ async function findOnPath(name: string): Promise<string | null> {
   for (const dir of [...dirs, "/usr/bin", "/bin"]) {
     const path = join(dir, name);
     if (await isExecutable(path)) return path;
-  }
-  return null;
-}
-
-/** $TSCODEX_SANDBOX_HELPER, else native/build/ of the package (from src/… or dist/…). */
-async function findHelper(): Promise<string | null> {
-  const override = process.env.TSCODEX_SANDBOX_HELPER;
-  if (override) return (await isExecutable(override)) ? override : null;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 6; depth++) {
-    const candidate = join(dir, HELPER_RELATIVE);
-    if (await isExecutable(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return null;
 }

@@ -1,6 +1,7 @@
 /**
- * The command line of the fallback helper (native/tscodex-sandbox.c): Landlock for writes,
- * seccomp for sockets, a private mount namespace for read-only control dirs. The helper
+ * The command line of the fallback helper (native/tscodex-sandbox.c): a private mount
+ * namespace that makes everything but the writable roots read-only (and control dirs inside
+ * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets. The helper
  * exec's the command in place, so process groups and exit codes are the command's own.
  */
 import type { SandboxLayout } from "./layout.js";
@@ -8,19 +9,40 @@ import type { SandboxLayout } from "./layout.js";
 /** The helper's exit code when the kernel has no Landlock. */
 export const HELPER_EXIT_NO_LANDLOCK = 120;
 
+/** Socket rules the helper's seccomp filter applies (both backends use them). */
+export interface SocketRules {
+  networkAccess: boolean;
+  allowUnixSockets: boolean;
+}
+
 export function landlockArgv(
   helper: string,
   argv: readonly string[],
   layout: SandboxLayout,
-  networkAccess: boolean,
-  protectControlDirs: boolean,
+  sockets: SocketRules,
 ): string[] {
-  const args = [helper];
-  if (networkAccess) args.push("--allow-network");
+  const args = [helper, ...socketFlags(sockets)];
   for (const root of layout.writable) args.push("--writable", root);
-  // bwrap's --dev gives a private /dev/shm; here it is the host's, so only with writable roots.
+  // The helper mounts a private /dev/shm: writable like the roots, only when there are some.
   if (layout.writable.length > 0) args.push("--writable", "/dev/shm");
-  if (protectControlDirs) for (const path of layout.readOnly) args.push("--read-only", path);
+  for (const path of layout.readOnly) args.push("--read-only", path);
   args.push("--", ...argv);
   return args;
+}
+
+/** The helper in seccomp-only mode, run inside bwrap: blocks unix sockets when network is off. */
+export function seccompOnlyArgv(helper: string, argv: readonly string[], sockets: SocketRules): string[] {
+  return [helper, "--seccomp-only", ...socketFlags(sockets), "--", ...argv];
+}
+
+/** True when the seccomp layer has something to block that bwrap's namespaces do not. */
+export function needsSeccompLayer(sockets: SocketRules): boolean {
+  return !sockets.networkAccess && !sockets.allowUnixSockets;
+}
+
+function socketFlags(sockets: SocketRules): string[] {
+  const flags: string[] = [];
+  if (sockets.networkAccess) flags.push("--allow-network");
+  if (sockets.allowUnixSockets) flags.push("--allow-unix-sockets");
+  return flags;
 }

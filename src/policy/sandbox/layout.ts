@@ -1,14 +1,23 @@
 /**
  * Which host paths a sandboxed command may write: the policy's writable roots as real paths
  * (symlinks resolved, missing ones dropped, nested ones folded into their parent) and the
- * control directories inside them that must stay read-only (.git, .codex, .tscodex).
+ * paths inside them that must stay read-only: the control directories at a root's top (.codex,
+ * .tscodex), every `.git` (directory or gitfile) at any depth, and the policy's own read-only
+ * paths (the tscodex home: its config and rules decide the next run's policy).
  */
-import { realpath } from "node:fs/promises";
+import { mkdir, readdir, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
 
 /** Kept read-only inside writable roots: a command must not plant git hooks or edit our config. */
 export const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
+
+/** The repository entry git looks for in every directory. */
+const GIT_ENTRY = ".git";
+/** Directories looked at per writable root for nested `.git` entries (bounds the cost per command). */
+const MAX_SCANNED_DIRS = 5_000;
+/** Not searched for nested repositories: dependency trees, large and never where git runs. */
+const SKIPPED_DIRS = new Set(["node_modules"]);
 
 export interface SandboxLayout {
   /** Real paths to mount (bwrap) or allow (Landlock) writable; outermost first. */
@@ -17,21 +26,54 @@ export interface SandboxLayout {
   readOnly: string[];
 }
 
-/** Reads the file system (a few realpath calls per root); call per command, nothing is cached. */
+/** Reads the file system (realpath per root, a bounded scan for `.git`); nothing is cached. */
 export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayout> {
   if (policy.mode !== "workspace-write") return { writable: [], readOnly: [] };
   const roots = unique(
     (await Promise.all(policy.writableRoots.map((root) => realpathOrNull(root)))).filter(isString),
   );
   const writable = outermost(roots);
-  const controls = await Promise.all(
-    roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
-  );
-  // A control dir that resolves outside every writable root is read-only already.
-  const readOnly = unique(controls.filter(isString)).filter((path) =>
-    writable.some((root) => isWithin(path, root)),
-  );
+  const inside = (path: string): boolean => writable.some((root) => isWithin(path, root));
+  // The home must exist to be mounted read-only: create it rather than leave it writable.
+  for (const path of policy.readOnlyPaths ?? []) {
+    if (inside(path)) await mkdir(path, { recursive: true }).catch(() => undefined);
+  }
+  const candidates = await Promise.all([
+    ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
+    ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
+  ]);
+  const nested = (await Promise.all(writable.map((root) => findGitEntries(root)))).flat();
+  const nestedReal = await Promise.all(nested.map((path) => realpathOrNull(path)));
+  // A path that resolves outside every writable root is read-only already.
+  const readOnly = outermost(unique([...candidates, ...nestedReal].filter(isString)).filter(inside));
   return { writable, readOnly };
+}
+
+/**
+ * Every `.git` entry (directory, gitfile or link) below `root`, breadth first, not descending
+ * into `.git` itself, node_modules or links; at most MAX_SCANNED_DIRS directories are read.
+ */
+export async function findGitEntries(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let queue = [root];
+  let scanned = 0;
+  while (queue.length > 0 && scanned < MAX_SCANNED_DIRS) {
+    const next: string[] = [];
+    const batch = queue.slice(0, MAX_SCANNED_DIRS - scanned);
+    scanned += batch.length;
+    const listings = await Promise.all(
+      batch.map((dir) => readdir(dir, { withFileTypes: true }).catch(() => [])),
+    );
+    listings.forEach((entries, i) => {
+      const dir = batch[i] as string;
+      for (const entry of entries) {
+        if (entry.name === GIT_ENTRY) found.push(join(dir, entry.name));
+        else if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) next.push(join(dir, entry.name));
+      }
+    });
+    queue = next;
+  }
+  return found;
 }
 
 async function realpathOrNull(path: string): Promise<string | null> {

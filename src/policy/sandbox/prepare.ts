@@ -1,7 +1,12 @@
 /** Wraps a command line in the sandbox backend that enforces a policy. */
 import { bwrapArgv } from "./bwrap.js";
-import { bwrapBackendStatus, detectSandboxBackend, landlockBackendStatus } from "./detect.js";
-import { landlockArgv } from "./landlock.js";
+import {
+  bwrapBackendStatus,
+  detectSandboxBackend,
+  landlockBackendStatus,
+  sandboxHelperPath,
+} from "./detect.js";
+import { landlockArgv, needsSeccompLayer, type SocketRules, seccompOnlyArgv } from "./landlock.js";
 import { resolveLayout } from "./layout.js";
 import {
   type PreparedCommand,
@@ -36,12 +41,27 @@ export async function prepareSandboxedCommand(
   if (backend === "none") throw new SandboxUnavailableError(await noBackendMessage(policy));
 
   const layout = await resolveLayout(policy);
+  const sockets: SocketRules = {
+    networkAccess: policy.networkAccess,
+    allowUnixSockets: policy.allowUnixSockets ?? false,
+  };
   if (backend === "bwrap") {
     const status = await bwrapBackendStatus();
     if (!status.available) {
       throw new SandboxUnavailableError(`cannot run the ${policy.mode} sandbox: ${status.reason}; ${FIX}`);
     }
-    return { argv: bwrapArgv(status.path, argv, cwd, layout, policy.networkAccess), backend };
+    // bwrap's empty network namespace does not stop unix sockets on the host's file system.
+    let inner = argv;
+    if (needsSeccompLayer(sockets)) {
+      const helper = await sandboxHelperPath();
+      if (!helper) {
+        throw new SandboxUnavailableError(
+          `cannot run the ${policy.mode} sandbox: blocking unix sockets under bubblewrap needs the helper (native/build/tscodex-sandbox; \`npm run build\` compiles it with cc), or set sandbox_allow_unix_sockets = true`,
+        );
+      }
+      inner = seccompOnlyArgv(helper, argv, sockets);
+    }
+    return { argv: bwrapArgv(status.path, inner, cwd, layout, policy.networkAccess), backend };
   }
   const status = await landlockBackendStatus();
   if (!status.available) {
@@ -49,10 +69,7 @@ export async function prepareSandboxedCommand(
       `cannot run the ${policy.mode} sandbox with the Landlock helper: ${status.reason}; ${FIX}`,
     );
   }
-  return {
-    argv: landlockArgv(status.path, argv, layout, policy.networkAccess, status.mountNamespace),
-    backend,
-  };
+  return { argv: landlockArgv(status.path, argv, layout, sockets), backend };
 }
 
 async function noBackendMessage(policy: SandboxPolicy): Promise<string> {

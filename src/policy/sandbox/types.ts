@@ -5,6 +5,17 @@ export interface SandboxPolicy {
   mode: "read-only" | "workspace-write" | "danger-full-access";
   writableRoots: string[];
   networkAccess: boolean;
+  /**
+   * Kept read-only even inside a writable root (the tscodex home: its config.toml and rules
+   * decide the next run's policy). A missing one inside a root is created, then protected.
+   */
+  readOnlyPaths?: readonly string[] | undefined;
+  /**
+   * With network off, unix sockets are blocked too (socket(AF_UNIX) fails: docker.sock,
+   * ssh-agent and dbus are host services); true lets commands open them (config
+   * `sandbox_allow_unix_sockets`). socketpair() always works.
+   */
+  allowUnixSockets?: boolean | undefined;
 }
 
 /** What enforces the policy: bubblewrap, the Landlock + seccomp helper, or nothing. */

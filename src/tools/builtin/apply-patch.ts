@@ -14,6 +14,7 @@ import {
   commitPatch,
   PatchError,
   type PatchPlan,
+  PatchWriteError,
   parsePatch,
   planPatch,
   VERIFICATION_PREFIX,
@@ -115,9 +116,10 @@ export async function preparePatch(
   invocation: ToolInvocation,
 ): Promise<PreparedPatch> {
   const plan = await verify(patch, cwd);
+  const paths = await approvalPaths(plan);
   return {
-    approval: { kind: "patch", changes: plan.changes, paths: await approvalPaths(plan) },
-    apply: (approved) => execute(plan, invocation, approved),
+    approval: { kind: "patch", changes: plan.changes, paths },
+    apply: (approved) => execute(plan, invocation, approved, new Set(paths)),
   };
 }
 
@@ -158,11 +160,25 @@ async function verify(text: string, cwd: string): Promise<PatchPlan> {
   }
 }
 
+/**
+ * The gate approved real paths; a directory swapped for a symlink since then (or a re-plan
+ * after files changed) would write elsewhere. Checked again right before writing.
+ */
+async function stillApproved(plan: PatchPlan, approved: ReadonlySet<string>): Promise<void> {
+  const moved = (await approvalPaths(plan)).filter((path) => !approved.has(path));
+  if (moved.length > 0) {
+    throw new PatchWriteError(
+      `patch not applied: where it writes changed since it was checked (${moved.slice(0, 3).join(", ")}); re-read the files and send the patch again`,
+    );
+  }
+}
+
 /** Commit with begin/end events, then publish the turn diff. */
 async function execute(
   plan: PatchPlan,
   invocation: ToolInvocation,
   approved: ApprovalOutcome,
+  approvedPaths: ReadonlySet<string>,
 ): Promise<{ output: string; exitCode: 0 | 1 }> {
   const { turn, callId } = invocation;
   turn.emit({
@@ -175,7 +191,7 @@ async function execute(
   });
   let applied: PatchPlan;
   try {
-    applied = await commitPatch(plan);
+    applied = await commitPatch(plan, { verify: (current) => stillApproved(current, approvedPaths) });
   } catch (error) {
     const message = errorMessage(error);
     turn.emit({

@@ -127,6 +127,7 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
     cwd: run.cwd,
     inv,
     escalation: run.escalation,
+    modelEnv: run.env,
     runner: attempt,
     outcome: attemptOutcome,
     onStart: begin,

@@ -1,0 +1,100 @@
+/**
+ * What Codex users already have, read as Codex reads it: a project's `.codex/config.toml`
+ * layers (git root down to cwd, deeper wins, over the user's file), the `web_search` spellings
+ * (top-level mode, `[tools] web_search`, features), and the names of keys nobody reads (warned
+ * about, not fatal).
+ */
+import { readFile, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { toPlain } from "./overrides.js";
+import { configFileSchema } from "./schema.js";
+
+/** `.codex/config.toml` files that apply in `cwd`, outermost first, parsed. Missing files are skipped. */
+export async function projectConfigLayers(
+  cwd: string,
+  home: string,
+): Promise<{ path: string; table: Record<string, unknown> }[]> {
+  const dirs: string[] = [];
+  const top = (await gitRootOf(cwd)) ?? resolve(cwd);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dir === top || dirname(dir) === dir) break;
+  }
+  const layers: { path: string; table: Record<string, unknown> }[] = [];
+  for (const dir of dirs) {
+    const folder = join(dir, ".codex");
+    // The home itself may be ~/.codex: its config.toml is the user layer already.
+    if (resolve(folder) === resolve(home)) continue;
+    const path = join(folder, "config.toml");
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch {
+      continue;
+    }
+    try {
+      layers.push({ path, table: toPlain(parseToml(text)) as Record<string, unknown> });
+    } catch (error) {
+      throw new Error(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return layers;
+}
+
+async function gitRootOf(cwd: string): Promise<string | null> {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (
+      await stat(join(dir, ".git")).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Merge `layer` into `target`: tables merge key by key, anything else replaces. */
+export function mergeTables(target: Record<string, unknown>, layer: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(layer)) {
+    if (key === "__proto__" || key === "constructor" || key === "prototype") continue;
+    const before = target[key];
+    if (isTable(value) && isTable(before)) mergeTables(before, value);
+    else target[key] = value;
+  }
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+export type WebSearchMode = "live" | "cached" | "disabled";
+
+/**
+ * The web_search mode from its spellings, the most specific first: top-level `web_search`
+ * (what the Codex SDK sets), `[tools] web_search` (a mode or a boolean), then the features
+ * (`web_search_request` live, `web_search_cached`). Null when none is set.
+ */
+export function webSearchMode(raw: Record<string, unknown>): WebSearchMode | null {
+  const mode = (value: unknown): WebSearchMode | null => {
+    if (value === "live" || value === "cached" || value === "disabled") return value;
+    if (value === true) return "live";
+    if (value === false) return "disabled";
+    return null;
+  };
+  const tools = isTable(raw.tools) ? raw.tools : {};
+  const features = isTable(raw.features) ? raw.features : {};
+  return (
+    mode(raw.web_search) ??
+    mode(tools.web_search) ??
+    (features.web_search_request === true ? "live" : null) ??
+    (features.web_search_cached === true ? "cached" : null)
+  );
+}
+
+/** Top-level keys of a config table that tscodex does not read. */
+export function unknownKeys(raw: Record<string, unknown>): string[] {
+  const known = new Set(Object.keys(configFileSchema.shape));
+  return Object.keys(raw).filter((key) => !known.has(key));
+}

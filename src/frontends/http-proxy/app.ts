@@ -1,0 +1,101 @@
+/**
+ * The proxy's HTTP app (hono): an OpenAI-compatible endpoint with the agent behind it.
+ * Responsibilities: guards (Host/Origin, bearer key, body size, concurrency), routes
+ * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
+ * (method, path, status, ms), and every error in OpenAI's shape.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Config } from "../../config/load.js";
+import { errorMessage } from "../../util/errors.js";
+import { handleChat } from "./chat.js";
+import { ApiError, internalError } from "./errors.js";
+import { allowedHostnames, checkBearer, checkHost } from "./guards.js";
+import type { ProxyOptions } from "./request.js";
+import { handleResponses } from "./responses.js";
+
+export type { ProxyOptions } from "./request.js";
+
+export function createApp(options: ProxyOptions): Hono {
+  const app = new Hono();
+  const allowed = allowedHostnames(options.host);
+  const anyHost = options.host === "0.0.0.0" || options.host === "::";
+  const log = options.log ?? batchedStderr();
+
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    const ms = (performance.now() - started).toFixed(1);
+    log(`tscodex proxy: ${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`);
+  });
+  app.use(async (c, next) => {
+    checkHost({ host: c.req.header("host"), origin: c.req.header("origin") }, allowed, anyHost);
+    if (options.apiKey) checkBearer(c.req.header("authorization"), options.apiKey);
+    await next();
+  });
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(
+          413,
+          `Request body too large: the limit is ${options.maxBodyBytes} bytes.`,
+          "invalid_request_error",
+          null,
+          "request_too_large",
+        );
+      },
+    }),
+  );
+
+  app.get("/v1/models", (c) => c.json(modelList(options.config)));
+  app.post("/v1/responses", (c) => handleResponses(c, options));
+  app.post("/v1/chat/completions", (c) => handleChat(c, options));
+
+  app.notFound((c) => {
+    const error = new ApiError(
+      404,
+      `Unknown route: ${c.req.method} ${c.req.path}`,
+      "invalid_request_error",
+      null,
+      "unknown_url",
+    );
+    return c.json(error.body, 404);
+  });
+  app.onError((error, c) => {
+    const apiError = error instanceof ApiError ? error : internalError(errorMessage(error));
+    if (apiError.status === 401) c.header("WWW-Authenticate", 'Bearer realm="tscodex-proxy"');
+    return c.json(apiError.body, apiError.status);
+  });
+  return app;
+}
+
+/**
+ * Log lines to stderr, written once per event-loop turn: a write to a pipe is synchronous, and
+ * one per request cost measurable CPU under load (bench/proxy.ts).
+ */
+function batchedStderr(): (line: string) => void {
+  let pending: string[] = [];
+  return (line) => {
+    pending.push(line);
+    if (pending.length > 1) return;
+    setImmediate(() => {
+      const text = `${pending.join("\n")}\n`;
+      pending = [];
+      process.stderr.write(text);
+    });
+  };
+}
+
+/** The configured model, then each profile's, in OpenAI's list shape. */
+function modelList(config: Config) {
+  const ids = [config.model];
+  for (const profile of Object.values(config.profiles)) {
+    const model = (profile as { model?: unknown }).model;
+    if (typeof model === "string" && !ids.includes(model)) ids.push(model);
+  }
+  return {
+    object: "list",
+    data: ids.map((id) => ({ id, object: "model", created: 0, owned_by: "tscodex" })),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * POST /v1/chat/completions: messages run as one turn; the answer is a chat.completion or
+ * chat.completion.chunk SSE ending in `data: [DONE]` (usage in a last chunk with
+ * stream_options.include_usage). Client tool calls come back as `tool_calls` with
+ * finish_reason "tool_calls"; the follow-up's `role: "tool"` messages continue the parked turn,
+ * found from the call ids the history carries.
+ */
+import { randomBytes } from "node:crypto";
+import type { Context } from "hono";
+import { stream as streamBody } from "hono/streaming";
+import type { Event } from "../../protocol/events.js";
+import type { TokenUsage } from "../../protocol/items.js";
+import type { TurnResult } from "../../session/thread.js";
+import { agentWorkLine } from "./agent-work.js";
+import { fromChatRequest } from "./conversation.js";
+import { internalError } from "./errors.js";
+import { type ProxyOptions, readBody } from "./request.js";
+import { chatRequestSchema } from "./schemas.js";
+import { beginTurn } from "./serve-turn.js";
+
+export async function handleChat(c: Context, options: ProxyOptions): Promise<Response> {
+  const body = await readBody(c, chatRequestSchema);
+  const run = await beginTurn(options, fromChatRequest(body), null, c.req.raw.signal);
+  const head = {
+    id: `chatcmpl-${randomBytes(12).toString("hex")}`,
+    created: Math.floor(Date.now() / 1000),
+    model: body.model ?? options.config.model,
+  };
+  const quiet = options.quietAgentWork;
+  if (!body.stream) {
+    const texts: string[] = [];
+    return run.drive(
+      (event) => {
+        if (event.type === "agent_message") texts.push(event.message);
+      },
+      (result) => {
+        if (result.status === "failed" || result.status === "interrupted")
+          throw internalError(result.error ?? "the turn was interrupted");
+        const toolCalls = toolCallsOf(result);
+        return c.json({
+          ...head,
+          object: "chat.completion",
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: texts.length > 0 ? texts.join("\n\n") : null,
+                refusal: null,
+                ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+              },
+              logprobs: null,
+              finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+            },
+          ],
+          usage: chatUsage(result.usage),
+        });
+      },
+    );
+  }
+  c.header("Content-Type", "text/event-stream");
+  c.header("Cache-Control", "no-cache");
+  return streamBody(c, async (out) => {
+    const send = (data: unknown) => {
+      if (!out.aborted) out.write(`data: ${JSON.stringify(data)}\n\n`).catch(() => {});
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      send({
+        ...head,
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      });
+    chunk({ role: "assistant", content: "" });
+    let messages = 0;
+    let inMessage = false;
+    const onEvent = (event: Event) => {
+      if (event.type === "agent_message_delta") {
+        if (!inMessage && messages > 0) chunk({ content: "\n\n" });
+        inMessage = true;
+        chunk({ content: event.delta });
+      } else if (event.type === "agent_message") {
+        if (!inMessage) chunk({ content: (messages > 0 ? "\n\n" : "") + event.message });
+        inMessage = false;
+        messages += 1;
+      } else if (event.type === "agent_reasoning_delta") {
+        chunk({ reasoning_content: event.delta });
+      } else if (!quiet) {
+        const line = agentWorkLine(event);
+        if (line) chunk({ reasoning_content: `${line}\n` });
+      }
+    };
+    const deliver = async (result: TurnResult) => {
+      if (result.status === "failed" || result.status === "interrupted") {
+        send(internalError(result.error ?? "the turn was interrupted").body);
+      } else {
+        const toolCalls = toolCallsOf(result);
+        if (toolCalls.length > 0) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) });
+        chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop");
+        if (body.stream_options?.include_usage)
+          send({ ...head, object: "chat.completion.chunk", choices: [], usage: chatUsage(result.usage) });
+      }
+      if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+    };
+    await run.drive(onEvent, deliver);
+  });
+}
+
+function toolCallsOf(result: TurnResult) {
+  return result.pendingCalls.flatMap((call) =>
+    call.type === "function_call"
+      ? [{ id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } }]
+      : [],
+  );
+}
+
+function chatUsage(usage: TokenUsage) {
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: usage.output_tokens,
+    total_tokens: usage.total_tokens,
+    prompt_tokens_details: { cached_tokens: usage.cached_input_tokens },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning_output_tokens },
+  };
+}

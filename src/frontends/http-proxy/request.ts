@@ -1,0 +1,40 @@
+/** What the route handlers share: the proxy's options and the checked request body. */
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { Config } from "../../config/load.js";
+import { ApiError, fromZod } from "./errors.js";
+import type { ConcurrencyLimit } from "./guards.js";
+import type { TurnOptions } from "./turns.js";
+
+export interface ProxyOptions {
+  config: Config;
+  turns: TurnOptions;
+  limit: ConcurrencyLimit;
+  /** The interface the server listens on (decides which Host headers are accepted). */
+  host: string;
+  apiKey?: string | undefined;
+  maxBodyBytes: number;
+  quietAgentWork: boolean;
+  /** Where the per-request log lines go (default stderr). */
+  log?: (line: string) => void;
+}
+
+/** The request body as JSON checked by `schema`; a 400 in OpenAI's shape otherwise. */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw ApiError.invalid(
+      "We could not parse the JSON body of your request. The body must be a JSON object.",
+      null,
+      "invalid_json",
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw ApiError.invalid("The request body must be a JSON object.", null, "invalid_json");
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fromZod(parsed.error);
+  return parsed.data;
+}

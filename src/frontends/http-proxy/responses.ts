@@ -1,0 +1,63 @@
+/**
+ * POST /v1/responses: the request's conversation runs as one turn; the answer is a Response
+ * object (JSON) or the Responses SSE stream. Client tool calls end the response with their
+ * function_call items; the follow-up continues the parked turn (see turns.ts).
+ */
+import type { Context } from "hono";
+import { stream as streamBody } from "hono/streaming";
+import { fromResponsesRequest } from "./conversation.js";
+import { type ProxyOptions, readBody } from "./request.js";
+import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
+import { responsesRequestSchema } from "./schemas.js";
+import { beginTurn } from "./serve-turn.js";
+import { responseId } from "./turns.js";
+
+export async function handleResponses(c: Context, options: ProxyOptions): Promise<Response> {
+  const body = await readBody(c, responsesRequestSchema);
+  const conversation = fromResponsesRequest(body);
+  const signal = c.req.raw.signal;
+  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal);
+  const base: ResponseBase = {
+    id: responseId(run.threadId),
+    model: body.model ?? options.config.model,
+    instructions: body.instructions ?? null,
+    metadata: body.metadata ?? {},
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    previous_response_id: body.previous_response_id ?? null,
+    store: body.store ?? true,
+    temperature: null,
+    top_p: null,
+    text: { format: body.text?.format ?? { type: "text" } },
+    tool_choice: body.tool_choice ?? "auto",
+    tools: body.tools ?? [],
+  };
+  if (!body.stream) {
+    const writer = new ResponsesWriter(base, null, options.quietAgentWork);
+    return run.drive(
+      (event) => writer.onEvent(event),
+      (result) => c.json(writer.finish(result)),
+    );
+  }
+  c.header("Content-Type", "text/event-stream");
+  c.header("Cache-Control", "no-cache");
+  c.header("X-Accel-Buffering", "no");
+  return streamBody(c, async (out) => {
+    let written: Promise<unknown> = Promise.resolve();
+    const writer = new ResponsesWriter(
+      base,
+      (type, data) => {
+        if (!out.aborted)
+          written = out.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`).catch(() => {});
+      },
+      options.quietAgentWork,
+    );
+    writer.start();
+    await run.drive(
+      (event) => writer.onEvent(event),
+      async (result) => {
+        writer.finish(result);
+        await written;
+      },
+    );
+  });
+}

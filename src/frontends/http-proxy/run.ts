@@ -1,0 +1,110 @@
+/**
+ * `tscodex proxy`: an OpenAI-compatible HTTP endpoint with the agent behind it.
+ * Flow: load config → thread manager (threads persist under TSCODEX_HOME, where any proxy
+ * process finds them) → listen → on SIGINT/SIGTERM stop accepting, let open turns and streams
+ * finish (bounded), shut threads down. Returns the exit code.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import { loadConfig } from "../../config/load.js";
+import { parseOverride } from "../../config/overrides.js";
+import { ThreadManager } from "../../session/thread-manager.js";
+import { errorMessage } from "../../util/errors.js";
+import { createApp } from "./app.js";
+import { ConcurrencyLimit } from "./guards.js";
+
+export interface ProxyCliOptions {
+  host: string;
+  port: string;
+  apiKeyEnv?: string;
+  cd?: string;
+  disableInternalTools?: boolean;
+  quietAgentWork?: boolean;
+  config: string[];
+  maxConcurrent: string;
+  parkedTtl: string;
+  maxBody: string;
+}
+
+/** How long shutdown waits for open turns before closing their connections. */
+const DRAIN_BOUND_MS = 30_000;
+
+export async function runProxy(options: ProxyCliOptions): Promise<number> {
+  const port = Number(options.port);
+  if (!(Number.isInteger(port) && port >= 0 && port < 65536))
+    return fail(`--port: '${options.port}' is not a port number`);
+  const maxConcurrent = Number(options.maxConcurrent);
+  if (!(Number.isInteger(maxConcurrent) && maxConcurrent > 0))
+    return fail(`--max-concurrent: '${options.maxConcurrent}' is not a positive integer`);
+  const parkedTtlSec = Number(options.parkedTtl);
+  if (!(parkedTtlSec > 0))
+    return fail(`--parked-ttl: '${options.parkedTtl}' is not a positive number of seconds`);
+  const maxBodyBytes = Number(options.maxBody);
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
+    return fail(`--max-body: '${options.maxBody}' is not a positive number of bytes`);
+  const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
+  if (options.apiKeyEnv && !apiKey)
+    return fail(`--api-key-env: the variable ${options.apiKeyEnv} is not set`);
+
+  const config = await loadConfig({ overrides: options.config.map(parseOverride) });
+  if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
+  const threads = new ThreadManager({ config, source: "proxy", originator: "tscodex_proxy" });
+  const limit = new ConcurrencyLimit(maxConcurrent);
+  const app = createApp({
+    config,
+    turns: {
+      threads,
+      home: config.home,
+      cwd: resolve(options.cd ?? process.cwd()),
+      noInternalTools: options.disableInternalTools ?? false,
+      parkedTtlMs: parkedTtlSec * 1000,
+    },
+    limit,
+    host: options.host,
+    apiKey,
+    maxBodyBytes,
+    quietAgentWork: options.quietAgentWork ?? false,
+  });
+  const server = createServer(getRequestListener(app.fetch));
+  // A crashing request must not take the other clients' turns down with it.
+  const report = (error: unknown) =>
+    process.stderr.write(`tscodex proxy: unexpected error (serving on): ${errorMessage(error)}\n`);
+  process.on("uncaughtException", report);
+  process.on("unhandledRejection", report);
+  await new Promise<void>((done, reject) => {
+    server.once("error", reject);
+    server.listen(port, options.host, () => done());
+  });
+  const { port: boundPort } = server.address() as AddressInfo;
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  process.stderr.write(`tscodex proxy: listening on http://${shownHost}:${boundPort}/v1\n`);
+
+  await new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise((done) => {
+    timer = setTimeout(done, DRAIN_BOUND_MS);
+  });
+  await Promise.race([limit.drained(), bound]);
+  // Responses are written by now; keep-alive sockets go idle as their last bytes leave.
+  const idle = setInterval(() => server.closeIdleConnections(), 20);
+  await Promise.race([closed, bound]);
+  clearInterval(idle);
+  clearTimeout(timer);
+  server.closeAllConnections();
+  await closed;
+  await threads.close();
+  return 0;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`tscodex proxy: ${message}\n`);
+  return 2;
+}

@@ -1,0 +1,18 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+
+/**
+ * Why `path` cannot be a working directory (it must be absolute, exist, and be a directory),
+ * or undefined when it can. `what` names it in the message, e.g. "-C" or "cwd".
+ */
+export async function workingDirectoryProblem(path: string, what: string): Promise<string | undefined> {
+  if (!isAbsolute(path)) return `${what} ${path} is not an absolute path`;
+  try {
+    const info = await stat(path);
+    return info.isDirectory() ? undefined : `${what} ${path} is not a directory`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return `${what} ${path} does not exist`;
+    return `${what} ${path} cannot be used: ${code ?? String(error)}`;
+  }
+}
