@@ -5,6 +5,9 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCommand } from "../../src/exec/spawn.js";
+import { prepareSandboxedCommand } from "../../src/policy/sandbox/index.js";
+import { renderCaptured } from "../../src/tools/truncate.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
@@ -13,6 +16,35 @@ import { noSandbox } from "../support/skips.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
+
+/** `node -e` running `request` (a fetch), printing the response status; argv to run. */
+function nodeArgv(request: string): string[] {
+  return [
+    process.execPath,
+    "-e",
+    `${request}.then((r) => console.log(r.status), (e) => console.log(String(e)))`,
+  ];
+}
+
+async function output(argv: string[]): Promise<string> {
+  const result = await runCommand({
+    argv,
+    cwd: h.work,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.work },
+    timeoutMs: 10_000,
+  });
+  return renderCaptured(result.aggregated).trim();
+}
+
+function runNode(request: string): Promise<string> {
+  return output(nodeArgv(request));
+}
+
+/** The same, inside a read-only sandbox with network access (so it reaches 127.0.0.1). */
+async function sandboxed(request: string): Promise<string> {
+  const policy = { mode: "read-only" as const, writableRoots: [], networkAccess: true };
+  return output((await prepareSandboxedCommand(nodeArgv(request), h.work, policy)).argv);
+}
 const unsandboxed = await noSandbox("the WebSocket full turn (its command runs in workspace-write)");
 
 describe("app-server over WebSocket", () => {
@@ -106,6 +138,31 @@ describe("app-server over WebSocket", () => {
     h.defer(authorized);
     expect((await authorized.initialize()).result.userAgent).toContain("tscodex-test");
   });
+
+  it("refuses to listen beyond loopback without a key", async () => {
+    const refused = await h.wsServer(["--listen", "ws://0.0.0.0:0"]).catch((error: Error) => error);
+    expect(String(refused)).toMatch(/refusing to listen on 0\.0\.0\.0 without a key/);
+    const keyed = await h.wsServer(["--listen", "ws://0.0.0.0:0", "--api-key-env", "APP_KEY"], {
+      APP_KEY: "k",
+    });
+    expect(keyed.url).toMatch(/^ws:\/\/0\.0\.0\.0:\d+$/);
+  });
+
+  it.skipIf(unsandboxed)(
+    "a key-less server refuses a command inside the sandbox (network on); with the key it is served",
+    async () => {
+      const open = await h.wsServer();
+      const probe = (url: string, headers: Record<string, string> = {}) =>
+        sandboxed(
+          `fetch(${JSON.stringify(url.replace(/^ws:/, "http:"))}, { headers: ${JSON.stringify(headers)} })`,
+        );
+      // 426: past every check, a plain HTTP request is told to upgrade; 403: refused.
+      expect(await runNode(`fetch(${JSON.stringify(open.url.replace(/^ws:/, "http:"))})`)).toBe("426");
+      expect(await probe(open.url)).toBe("403");
+      const keyed = await h.wsServer(["--api-key-env", "APP_KEY"], { APP_KEY: "k-1" });
+      expect(await probe(keyed.url, { Authorization: "Bearer k-1" })).toBe("426");
+    },
+  );
 
   it("a connection that drops mid-turn interrupts it and stops its command", async () => {
     const server = await h.wsServer();

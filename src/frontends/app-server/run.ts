@@ -12,6 +12,7 @@
  */
 import { ConfigError } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
+import { UnsafeBindError } from "../shared/http-guard.js";
 import { AppServerRuntime } from "./runtime.js";
 
 export interface AppServerCliOptions {
@@ -68,7 +69,13 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
       connection.close();
     } else {
       const { serveWebSocket } = await import("./transport-websocket.js");
-      const server = await serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey });
+      let server: Awaited<ReturnType<typeof serveWebSocket>>;
+      try {
+        server = await serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey });
+      } catch (error) {
+        if (error instanceof UnsafeBindError) return fail(error.message);
+        throw error;
+      }
       process.stderr.write(`tscodex app-server: listening on ${server.url}\n`);
       await stop;
       await server.close();

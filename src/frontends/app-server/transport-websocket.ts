@@ -1,16 +1,23 @@
 /**
  * The WebSocket transport (`--listen ws://HOST:PORT`): one JSON-RPC message per text frame, one
  * client session per connection, every session sharing the runtime's threads.
- * The upgrade is refused, before any WebSocket exists, when Host or Origin does not name this
- * machine (403) or the bearer key is missing or wrong (401), as the MCP server's HTTP transport
- * does. A plain HTTP request gets 426. A connection that closes ends its session (its turns are
- * interrupted).
+ * Who may connect follows the MCP server's HTTP rules (shared/http-guard.ts): no listening
+ * beyond loopback without a key; the upgrade is refused, before any WebSocket exists, when Host
+ * or Origin does not name this machine (403), the bearer key is missing or wrong (401), or, with
+ * no key, the caller runs inside a sandbox (403). A plain HTTP request gets 426. A connection
+ * that closes ends its session (its turns are interrupted).
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
-import { allowedHostnames, hasBearer, refuseHost } from "../shared/http-guard.js";
+import {
+  allowedHostnames,
+  checkBind,
+  hasBearer,
+  refuseHost,
+  refuseSandboxedPeer,
+} from "../shared/http-guard.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
 import { MAX_LINE_BYTES } from "./transport-stdio.js";
@@ -33,17 +40,22 @@ export async function serveWebSocket(
   runtime: AppServerRuntime,
   options: WebSocketOptions,
 ): Promise<WebSocketListener> {
+  checkBind(options.host, options.apiKey);
   const allowed = allowedHostnames(options.host);
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
   const http = createServer((req, res) => {
-    const refusal = refusalOf(req, allowed, options.apiKey);
-    const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
-    res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
+    void refusalOf(req, allowed, options.apiKey).then((refusal) => {
+      const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
+      res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
+    });
   });
 
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const refusal = refusalOf(req, allowed, options.apiKey);
+    void refusalOf(req, allowed, options.apiKey).then((refusal) => upgrade(req, socket, head, refusal));
+  });
+
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, refusal: [number, string] | null) => {
     if (refusal) {
       const [status, text] = refusal;
       const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="tscodex-app-server"\r\n' : "";
@@ -54,7 +66,7 @@ export async function serveWebSocket(
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
-  });
+  };
 
   const connect = (ws: WebSocket): void => {
     sockets.add(ws);
@@ -90,15 +102,17 @@ export async function serveWebSocket(
 }
 
 /** [status, text] when the request must be refused, else null. */
-function refusalOf(
+async function refusalOf(
   req: IncomingMessage,
   allowed: Set<string>,
   apiKey: string | undefined,
-): [number, string] | null {
+): Promise<[number, string] | null> {
   const refusal = refuseHost(req.headers, allowed);
   if (refusal) return [403, refusal];
-  if (apiKey && !hasBearer(req.headers, apiKey)) return [401, "Unauthorized: missing or wrong bearer key"];
-  return null;
+  if (apiKey)
+    return hasBearer(req.headers, apiKey) ? null : [401, "Unauthorized: missing or wrong bearer key"];
+  const sandboxed = await refuseSandboxedPeer(req.socket);
+  return sandboxed ? [403, sandboxed] : null;
 }
 
 function textOf(data: RawData): string {
