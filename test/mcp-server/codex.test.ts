@@ -64,13 +64,15 @@ describe("codex and codex-reply over stdio", () => {
     );
     expect(text).toBe("all done");
     expect(existsSync(join(h.work, "out.txt"))).toBe(true);
+    // Not "Turn complete": it is written just before the result, and when both arrive in one
+    // read the SDK client handles the result first (notifications wait a microtask) and drops
+    // the progress of a finished request.
     expect(progress).toEqual(
       expect.arrayContaining([
         "Turn started",
         "Running `echo from-mcp > out.txt`",
         "Command finished (exit 0): `echo from-mcp > out.txt`",
         "Plan: [x] write file",
-        "Turn complete",
       ]),
     );
   });
