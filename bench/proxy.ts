@@ -65,11 +65,21 @@ function percentile(values: readonly number[], p: number): number {
 async function main(): Promise<void> {
   await withTempDirAndServer("tscodex-bench-proxy-", async (root, server) => {
     await writeFile(join(root, "config.toml"), fakeProviderToml(server.url));
-    const child = spawn(process.execPath, [TSCODEX_BIN, "proxy", "--port", "0"], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "", HOME: root, TSCODEX_HOME: root, FAKE_KEY: "bench" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.PROXY_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROXY_CPU_PROF}`] : []),
+        TSCODEX_BIN,
+        "proxy",
+        "--port",
+        "0",
+      ],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? "", HOME: root, TSCODEX_HOME: root, FAKE_KEY: "bench" },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     const base = await new Promise<string>((resolve, reject) => {
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => {

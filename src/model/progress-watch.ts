@@ -51,9 +51,17 @@ export async function* watchProgress(
       const now = Date.now();
       const idleLeft = idleSince + limits.idleMs - now;
       const budgetLeft = limits.deadline - now;
-      const reason =
-        budgetLeft <= idleLeft ? budgetError(limits.budgetMs) : streamError("idle timeout waiting for SSE");
-      const timer = setTimeout(() => body.destroy(reason), Math.max(0, Math.min(idleLeft, budgetLeft)));
+      // The reason is made only when the timer fires: an Error per event would capture a stack
+      // trace for every delta of every stream.
+      const timer = setTimeout(
+        () =>
+          body.destroy(
+            budgetLeft <= idleLeft
+              ? budgetError(limits.budgetMs)
+              : streamError("idle timeout waiting for SSE"),
+          ),
+        Math.max(0, Math.min(idleLeft, budgetLeft)),
+      );
       let next: IteratorResult<ResponseEvent>;
       try {
         next = await iterator.next();
