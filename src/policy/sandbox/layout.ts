@@ -2,10 +2,12 @@
  * Which host paths a sandboxed command may write: the policy's writable roots as real paths
  * (symlinks resolved, missing ones dropped, nested ones folded into their parent) and the
  * paths inside them that must stay read-only: the control directories at a root's top (.codex,
- * .tscodex), every `.git` (directory or gitfile) at any depth, and the policy's own read-only
+ * .tscodex), every `.git` (directory or gitfile) at any depth of a workspace root (the temp
+ * directories are not searched), and the policy's own read-only
  * paths (the tscodex home: its config and rules decide the next run's policy).
  */
 import { mkdir, readdir, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
 
@@ -42,7 +44,12 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
     ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
     ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
   ]);
-  const nested = (await Promise.all(writable.map((root) => findGitEntries(root)))).flat();
+  // Nested repositories are looked for in the workspace roots (cwd, configured roots), not in
+  // the shared temp directories: scanning all of /tmp before every command cost tens of ms and
+  // bound every stray clone read-only. A workspace under /tmp is still scanned as itself.
+  const temp = new Set((await Promise.all(tempDirs().map((dir) => realpathOrNull(dir)))).filter(isString));
+  const workspaces = outermost(roots.filter((root) => !temp.has(root)));
+  const nested = (await Promise.all(workspaces.map((root) => findGitEntries(root)))).flat();
   const nestedReal = await Promise.all(nested.map((path) => realpathOrNull(path)));
   // A path that resolves outside every writable root is read-only already.
   const readOnly = outermost(unique([...candidates, ...nestedReal].filter(isString)).filter(inside));
@@ -74,6 +81,10 @@ export async function findGitEntries(root: string): Promise<string[]> {
     queue = next;
   }
   return found;
+}
+
+function tempDirs(): string[] {
+  return [...new Set(["/tmp", tmpdir()])];
 }
 
 async function realpathOrNull(path: string): Promise<string | null> {
