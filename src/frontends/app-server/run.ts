@@ -12,7 +12,7 @@
  */
 import { ConfigError } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
-import { UnsafeBindError } from "../shared/http-guard.js";
+import { UnsafeBindError } from "../common/http-guard.js";
 import { AppServerRuntime } from "./runtime.js";
 
 export interface AppServerCliOptions {

@@ -17,7 +17,7 @@ import {
   hasBearer,
   refuseHost,
   refuseSandboxedPeer,
-} from "../shared/http-guard.js";
+} from "../common/http-guard.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
 import { MAX_LINE_BYTES } from "./transport-stdio.js";

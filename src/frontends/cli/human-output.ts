@@ -7,7 +7,7 @@
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
-import { agentLabel, describeStatus } from "../shared/agent-labels.js";
+import { agentLabel, describeStatus } from "../common/agent-labels.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 const MAX_OUTPUT_LINES = 20;

@@ -5,7 +5,7 @@
  */
 import type { Event, FileChange } from "../../protocol/events.js";
 import { shellQuote } from "../../util/shell-quote.js";
-import { agentLabel, describeStatus } from "../shared/agent-labels.js";
+import { agentLabel, describeStatus } from "../common/agent-labels.js";
 
 const MAX_MESSAGE_CHARS = 200;
 
