@@ -11,13 +11,19 @@
  * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
  * is closed.
  */
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
-import { isLoopbackAddress, loopbackPeerVerdict, type PeerVerdict } from "../../util/loopback-peer.js";
+import {
+  allowedHostnames,
+  checkBind,
+  hasBearer,
+  refuseHost,
+  refuseSandboxedPeer,
+} from "../common/http-guard.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -28,11 +34,6 @@ export interface HttpOptions {
   apiKey?: string;
 }
 
-/** serveHttp would expose an unauthenticated agent: a non-loopback host without a key. */
-export class UnsafeBindError extends Error {
-  override name = "UnsafeBindError";
-}
-
 export interface HttpServer {
   /** e.g. http://127.0.0.1:8123/mcp */
   url: string;
@@ -41,7 +42,6 @@ export interface HttpServer {
 
 const MCP_PATH = "/mcp";
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -54,11 +54,7 @@ interface Session {
 
 /** Listen on host:port and serve `runtime`; resolves once listening. */
 export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): Promise<HttpServer> {
-  if (!options.apiKey && !isLoopbackHost(options.host)) {
-    throw new UnsafeBindError(
-      `refusing to listen on ${options.host} without a key: anyone who reaches it could run commands as you; set one with --api-key-env VAR, or listen on 127.0.0.1`,
-    );
-  }
+  checkBind(options.host, options.apiKey);
   const sessions = new Map<string, Session>();
   const limits = runtime.config.mcpServer;
   // Initializes under way count toward the cap too, so a burst cannot overshoot it.
@@ -71,15 +67,15 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   sweeper.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refusal = refuseHost(req, allowed);
+    const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal);
-    if (options.apiKey && !hasBearer(req, options.apiKey)) {
+    if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="tscodex-mcp-server"');
       return reply(res, 401, "Unauthorized: missing or wrong bearer key");
     }
     if (!options.apiKey) {
-      const verdict = await peerVerdict(req);
-      if (verdict !== "unconfined") return reply(res, 403, SANDBOXED_CALLER[verdict]);
+      const sandboxed = await refuseSandboxedPeer(req.socket);
+      if (sandboxed) return reply(res, 403, sandboxed);
     }
     if (new URL(req.url ?? "/", "http://local").pathname !== MCP_PATH)
       return reply(res, 404, "Not found: use /mcp");
@@ -173,69 +169,6 @@ function closeIdle(sessions: Map<string, Session>, idleMs: number): void {
     sessions.delete(id);
     void session.close().catch(() => {});
   }
-}
-
-const SANDBOXED_CALLER: Record<Exclude<PeerVerdict, "unconfined">, string> = {
-  confined:
-    "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients",
-  unknown:
-    "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env",
-};
-
-/** A listening address only this machine can reach. */
-function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || isLoopbackAddress(host);
-}
-
-/** One verdict per TCP connection (keep-alive requests share it). */
-const verdicts = new WeakMap<object, Promise<PeerVerdict>>();
-
-function peerVerdict(req: IncomingMessage): Promise<PeerVerdict> {
-  const socket = req.socket;
-  let verdict = verdicts.get(socket);
-  if (verdict === undefined) {
-    const { remoteAddress, remotePort, localPort } = socket;
-    // Only Linux has sandboxed commands (and /proc) to tell apart.
-    if (process.platform !== "linux") verdict = Promise.resolve("unconfined");
-    else if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !remotePort || !localPort)
-      verdict = Promise.resolve("unknown");
-    else verdict = loopbackPeerVerdict(remotePort, localPort);
-    verdicts.set(socket, verdict);
-  }
-  return verdict;
-}
-
-/** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */
-function allowedHostnames(host: string): Set<string> {
-  const names = new Set(LOCAL_HOSTS);
-  if (host !== "0.0.0.0" && host !== "::") names.add(host.includes(":") ? `[${host}]` : host.toLowerCase());
-  return names;
-}
-
-/** Why the request's Host or Origin is refused, or null when both are acceptable. */
-function refuseHost(req: IncomingMessage, allowed: Set<string>): string | null {
-  const host = req.headers.host;
-  if (!host || !allowed.has(hostname(`http://${host}`) ?? ""))
-    return `Forbidden: Host '${host ?? ""}' is not allowed`;
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowed.has(hostname(origin) ?? ""))
-    return `Forbidden: Origin '${origin}' is not allowed`;
-  return null;
-}
-
-function hostname(url: string): string | null {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return null;
-  }
-}
-
-function hasBearer(req: IncomingMessage, key: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
-  const given = Buffer.from(match?.[1]?.trim() ?? "");
-  const expected = Buffer.from(key);
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

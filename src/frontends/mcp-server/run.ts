@@ -37,7 +37,10 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
       const { serveStdio } = await import("./stdio.js");
       await serveStdio(runtime, stop);
     } else {
-      const { serveHttp, UnsafeBindError } = await import("./http.js");
+      const [{ serveHttp }, { UnsafeBindError }] = await Promise.all([
+        import("./http.js"),
+        import("../common/http-guard.js"),
+      ]);
       let server: Awaited<ReturnType<typeof serveHttp>>;
       try {
         server = await serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) });
