@@ -4,13 +4,15 @@
  * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
+
+import type { Socket } from "node:net";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
 import { errorMessage } from "../../util/errors.js";
 import { handleChat } from "./chat.js";
 import { ApiError, internalError } from "./errors.js";
-import { allowedHostnames, checkBearer, checkHost } from "./guards.js";
+import { allowedHostnames, checkBearer, checkHost, refuseSandboxedCaller } from "./guards.js";
 import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
 
@@ -31,6 +33,7 @@ export function createApp(options: ProxyOptions): Hono {
   app.use(async (c, next) => {
     checkHost({ host: c.req.header("host"), origin: c.req.header("origin") }, allowed, anyHost);
     if (options.apiKey) checkBearer(c.req.header("authorization"), options.apiKey);
+    else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined);
     await next();
   });
   app.use(

@@ -1,9 +1,12 @@
 /**
  * What every request passes before a handler: Host/Origin must name this machine (a web page
  * must not reach a local agent through a rebound DNS name) → 403; the bearer key when configured
- * → 401; the body size → 413; the concurrency limit → 429.
+ * → 401, and without one a caller inside a sandbox → 403 (common/http-guard.ts); the body size
+ * → 413; the concurrency limit → 429.
  */
 import { timingSafeEqual } from "node:crypto";
+import type { Socket } from "node:net";
+import { refuseSandboxedPeer } from "../common/http-guard.js";
 import { ApiError } from "./errors.js";
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -52,6 +55,20 @@ export function checkBearer(authorization: string | undefined, key: string): voi
     null,
     "invalid_api_key",
   );
+}
+
+/**
+ * Without a key, only local processes outside every sandbox may call: a sandboxed command with
+ * network access reaches 127.0.0.1 too, and driving the agent would be its escape.
+ */
+export async function refuseSandboxedCaller(
+  env: { incoming?: { socket?: Socket } } | undefined,
+): Promise<void> {
+  const socket = env?.incoming?.socket;
+  const refusal = socket
+    ? await refuseSandboxedPeer(socket)
+    : "Forbidden: the calling process could not be identified";
+  if (refusal) throw new ApiError(403, refusal, "invalid_request_error", null, "forbidden_caller");
 }
 
 /** Counts running turns; acquire() past the limit is a 429. */

@@ -12,6 +12,7 @@ import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
+import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { createApp } from "./app.js";
 import { ConcurrencyLimit } from "./guards.js";
 
@@ -47,6 +48,13 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
   if (options.apiKeyEnv && !apiKey)
     return fail(`--api-key-env: the variable ${options.apiKeyEnv} is not set`);
+
+  try {
+    checkBind(options.host, apiKey);
+  } catch (error) {
+    if (error instanceof UnsafeBindError) return fail(error.message);
+    throw error;
+  }
 
   const config = await loadConfig({ overrides: options.config.map(parseOverride) });
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
