@@ -12,8 +12,10 @@
  */
 import { ConfigError } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
-import { UnsafeBindError } from "../common/http-guard.js";
+import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
 import { AppServerRuntime } from "./runtime.js";
+
+const NAME = "app-server";
 
 export interface AppServerCliOptions {
   listen: string;
@@ -41,26 +43,25 @@ export function parseListen(url: string): Listen | string {
 /** Run the server; resolves with the exit code once it has stopped. */
 export async function runAppServer(options: AppServerCliOptions): Promise<number> {
   const listen = parseListen(options.listen);
-  if (typeof listen === "string") return fail(listen);
+  if (typeof listen === "string") return failStart(NAME, listen);
   const apiKey = options.apiKeyEnv ? process.env[options.apiKeyEnv] : undefined;
   if (options.apiKeyEnv && !apiKey)
-    return fail(`--api-key-env: the variable ${options.apiKeyEnv} is not set`);
-  if (apiKey && listen.kind === "stdio") return fail("--api-key-env needs --listen ws://HOST:PORT");
+    return failStart(NAME, `--api-key-env: the variable ${options.apiKeyEnv} is not set`);
+  if (apiKey && listen.kind === "stdio")
+    return failStart(NAME, "--api-key-env needs --listen ws://HOST:PORT");
 
   let runtime: AppServerRuntime;
   try {
     runtime = await AppServerRuntime.create({ config: options.config });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
+    if (error instanceof ConfigError || error instanceof ConfigOverrideError)
+      return failStart(NAME, error.message);
     throw error;
   }
-  guardProcess();
+  guardProcess(NAME);
   if (runtime.config.providerProblem)
     process.stderr.write(`tscodex app-server: warning: ${runtime.config.providerProblem}\n`);
-  const stop = new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  const stop = stopSignal();
   try {
     if (listen.kind === "stdio") {
       const { serveStdio } = await import("./transport-stdio.js");
@@ -69,36 +70,14 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
       connection.close();
     } else {
       const { serveWebSocket } = await import("./transport-websocket.js");
-      let server: Awaited<ReturnType<typeof serveWebSocket>>;
-      try {
-        server = await serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey });
-      } catch (error) {
-        if (error instanceof UnsafeBindError) return fail(error.message);
-        throw error;
-      }
-      process.stderr.write(`tscodex app-server: listening on ${server.url}\n`);
-      await stop;
-      await server.close();
+      return await listenUntil(
+        NAME,
+        () => serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey }),
+        stop,
+      );
     }
   } finally {
     await runtime.close();
   }
   return 0;
-}
-
-function fail(message: string): number {
-  process.stderr.write(`tscodex app-server: ${message}\n`);
-  return 2;
-}
-
-/** A failing turn or tool must not take every client's threads down with it. */
-function guardProcess(): void {
-  const report = (error: unknown): void => {
-    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`tscodex app-server: unexpected error (serving on): ${text}\n`);
-  };
-  process.on("uncaughtException", report);
-  process.on("unhandledRejection", report);
-  // stdout is the protocol channel in stdio mode: a closed pipe must not throw later.
-  process.stdout.on("error", () => {});
 }

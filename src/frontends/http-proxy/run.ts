@@ -11,8 +11,8 @@ import { getRequestListener } from "@hono/node-server";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
 import { ThreadManager } from "../../session/thread-manager.js";
-import { errorMessage } from "../../util/errors.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
+import { guardProcess, stopSignal } from "../common/serve.js";
 import { createApp } from "./app.js";
 import { ConcurrencyLimit } from "./guards.js";
 
@@ -76,11 +76,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     quietAgentWork: options.quietAgentWork ?? false,
   });
   const server = createServer(getRequestListener(app.fetch));
-  // A crashing request must not take the other clients' turns down with it.
-  const report = (error: unknown) =>
-    process.stderr.write(`tscodex proxy: unexpected error (serving on): ${errorMessage(error)}\n`);
-  process.on("uncaughtException", report);
-  process.on("unhandledRejection", report);
+  guardProcess("proxy");
   await new Promise<void>((done, reject) => {
     server.once("error", reject);
     server.listen(port, options.host, () => done());
@@ -89,10 +85,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
   process.stderr.write(`tscodex proxy: listening on http://${shownHost}:${boundPort}/v1\n`);
 
-  await new Promise<void>((done) => {
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-  });
+  await stopSignal();
   // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
   const closed = new Promise<void>((done) => server.close(() => done()));
   server.closeIdleConnections();

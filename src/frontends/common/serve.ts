@@ -1,0 +1,54 @@
+/**
+ * What every long-running server front-end (mcp-server, app-server, proxy) does with its
+ * process: survive one client's failure, stop on SIGINT/SIGTERM, and start a network listener
+ * that refuses an unsafe bind with a clear message (exit 2).
+ */
+/** A crashing turn or tool must not take every other client's threads down with it. */
+export function guardProcess(name: string): void {
+  const report = (error: unknown): void => {
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`tscodex ${name}: unexpected error (serving on): ${text}\n`);
+  };
+  process.on("uncaughtException", report);
+  process.on("unhandledRejection", report);
+  // stdout is the protocol channel in stdio mode: a closed pipe must not throw later.
+  process.stdout.on("error", () => {});
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+}
+
+/** `message` on stderr as `tscodex NAME: …`; the exit code of a refused start (2). */
+export function failStart(name: string, message: string): number {
+  process.stderr.write(`tscodex ${name}: ${message}\n`);
+  return 2;
+}
+
+/**
+ * Start a network listener, announce its URL on stderr, serve until `stop`, then close it.
+ * An unsafe bind (no key beyond loopback) is refused with its message and exit code 2.
+ */
+export async function listenUntil(
+  name: string,
+  start: () => Promise<{ url: string; close(): Promise<void> }>,
+  stop: Promise<void>,
+): Promise<number> {
+  let server: { url: string; close(): Promise<void> };
+  try {
+    server = await start();
+  } catch (error) {
+    // Loaded here: a stdio server never needs the network guard's module.
+    const { UnsafeBindError } = await import("./http-guard.js");
+    if (error instanceof UnsafeBindError) return failStart(name, error.message);
+    throw error;
+  }
+  process.stderr.write(`tscodex ${name}: listening on ${server.url}\n`);
+  await stop;
+  await server.close();
+  return 0;
+}
