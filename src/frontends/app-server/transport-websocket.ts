@@ -8,7 +8,6 @@
  * that closes ends its session (its turns are interrupted).
  */
 import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import {
@@ -18,6 +17,7 @@ import {
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
+import { listenOn } from "../common/serve.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
 import { MAX_LINE_BYTES } from "./transport-stdio.js";
@@ -84,14 +84,9 @@ export async function serveWebSocket(
     });
   };
 
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = http.address() as AddressInfo;
-  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const authority = await listenOn(http, options.port, options.host);
   return {
-    url: `ws://${shownHost}:${port}`,
+    url: `ws://${authority}`,
     async close() {
       for (const ws of sockets) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -3,6 +3,9 @@
  * process: survive one client's failure, stop on SIGINT/SIGTERM, and start a network listener
  * that refuses an unsafe bind with a clear message (exit 2).
  */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
 /** A crashing turn or tool must not take every other client's threads down with it. */
 export function guardProcess(name: string): void {
   const report = (error: unknown): void => {
@@ -51,4 +54,14 @@ export async function listenUntil(
   await stop;
   await server.close();
   return 0;
+}
+
+/** Listen on host:port; resolves with the bound `host:port` as a URL writes it ([::1]:8080). */
+export async function listenOn(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return `${host.includes(":") ? `[${host}]` : host}:${bound}`;
 }

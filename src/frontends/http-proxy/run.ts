@@ -5,14 +5,13 @@
  * finish (bounded), shut threads down. Returns the exit code.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
-import { guardProcess, stopSignal } from "../common/serve.js";
+import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
 import { createApp } from "./app.js";
 import { ConcurrencyLimit } from "./guards.js";
 
@@ -77,13 +76,8 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   });
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
-  await new Promise<void>((done, reject) => {
-    server.once("error", reject);
-    server.listen(port, options.host, () => done());
-  });
-  const { port: boundPort } = server.address() as AddressInfo;
-  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
-  process.stderr.write(`tscodex proxy: listening on http://${shownHost}:${boundPort}/v1\n`);
+  const authority = await listenOn(server, port, options.host);
+  process.stderr.write(`tscodex proxy: listening on http://${authority}/v1\n`);
 
   await stopSignal();
   // Stop accepting; open turns and their streams finish (bounded), then threads shut down.

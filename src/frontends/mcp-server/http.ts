@@ -13,7 +13,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
@@ -24,6 +23,7 @@ import {
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
+import { listenOn } from "../common/serve.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -133,14 +133,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = http.address() as AddressInfo;
-  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const authority = await listenOn(http, options.port, options.host);
   return {
-    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    url: `http://${authority}${MCP_PATH}`,
     async close() {
       clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
