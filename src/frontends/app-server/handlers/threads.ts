@@ -115,13 +115,7 @@ export async function threadResume(
 ): Promise<ResultOf<"thread/resume">> {
   const { runtime } = context;
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/resume");
-  let id = params.threadId;
-  if (params.path) {
-    const stored = await readRollout(resolve(params.path)).catch(() => null);
-    if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
-    id = stored.meta.id;
-  }
-  checkThreadId(id);
+  const id = await threadIdOf(params);
   const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
   const wasLive = (await runtime.threads()).peek(id) !== undefined;
   const channel = await runtime.open(id, openOptions(params, ownConfig, tools));
@@ -150,13 +144,7 @@ export async function threadFork(
   context: HandlerContext,
 ): Promise<ResultOf<"thread/fork">> {
   const { runtime } = context;
-  let id = params.threadId;
-  if (params.path) {
-    const stored = await readRollout(resolve(params.path)).catch(() => null);
-    if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
-    id = stored.meta.id;
-  }
-  checkThreadId(id);
+  const id = await threadIdOf(params);
   await requireRollout(runtime.config.home, id);
   const config = await threadConfig(context, params);
   const threads = await runtime.threads();
@@ -201,4 +189,16 @@ function refuseWhileRunning(context: HandlerContext, id: string): void {
     throw RpcError.invalidRequest(
       `thread ${id} is running turn ${running}; interrupt it first (turn/interrupt)`,
     );
+}
+
+/** The thread a resume or fork names: `path` (a rollout file) wins over `threadId`. */
+async function threadIdOf(params: { threadId: string; path?: string | null | undefined }): Promise<string> {
+  let id = params.threadId;
+  if (params.path) {
+    const stored = await readRollout(resolve(params.path)).catch(() => null);
+    if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
+    id = stored.meta.id;
+  }
+  checkThreadId(id);
+  return id;
 }
