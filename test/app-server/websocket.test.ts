@@ -5,13 +5,12 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand } from "../../src/policy/sandbox/index.js";
-import { renderCaptured } from "../../src/tools/truncate.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 import { gone, readPid } from "../support/processes.js";
+import { runProbe } from "../support/sandbox-probe.js";
 import { noSandbox } from "../support/skips.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
@@ -26,15 +25,7 @@ function nodeArgv(request: string): string[] {
   ];
 }
 
-async function output(argv: string[]): Promise<string> {
-  const result = await runCommand({
-    argv,
-    cwd: h.work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.work },
-    timeoutMs: 10_000,
-  });
-  return renderCaptured(result.aggregated).trim();
-}
+const output = (argv: string[]) => runProbe(argv, h.work);
 
 function runNode(request: string): Promise<string> {
   return output(nodeArgv(request));

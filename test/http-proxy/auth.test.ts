@@ -5,22 +5,14 @@
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runCommand } from "../../src/exec/spawn.js";
-import {
-  bwrapBackendStatus,
-  landlockBackendStatus,
-  prepareSandboxedCommand,
-} from "../../src/policy/sandbox/index.js";
-import { renderCaptured } from "../../src/tools/truncate.js";
+import { prepareSandboxedCommand } from "../../src/policy/sandbox/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
+import { runProbe, sandboxBackends } from "../support/sandbox-probe.js";
 
 const h = useProxyHarness();
 
-const backends = [
-  { name: "bwrap" as const, status: await bwrapBackendStatus() },
-  { name: "landlock" as const, status: await landlockBackendStatus() },
-];
+const backends = await sandboxBackends();
 
 /** A node process that GETs /v1/models and prints the status code. */
 const getModels = (url: string) => [
@@ -29,15 +21,7 @@ const getModels = (url: string) => [
   `fetch(${JSON.stringify(`${url}/models`)}).then((r) => console.log(r.status), (e) => console.log(String(e)))`,
 ];
 
-async function run(argv: string[]): Promise<string> {
-  const result = await runCommand({
-    argv,
-    cwd: h.work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.work },
-    timeoutMs: 10_000,
-  });
-  return renderCaptured(result.aggregated).trim();
-}
+const run = (argv: string[]) => runProbe(argv, h.work);
 
 describe("tscodex proxy authentication", () => {
   it("refuses to listen beyond loopback without a key", async () => {

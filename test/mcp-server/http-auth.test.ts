@@ -5,16 +5,11 @@
  */
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCommand } from "../../src/exec/spawn.js";
-import {
-  bwrapBackendStatus,
-  landlockBackendStatus,
-  prepareSandboxedCommand,
-} from "../../src/policy/sandbox/index.js";
-import { renderCaptured } from "../../src/tools/truncate.js";
+import { prepareSandboxedCommand } from "../../src/policy/sandbox/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { type HttpServerProcess, startHttpServer } from "../support/mcp-client.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
+import { runProbe, sandboxBackends } from "../support/sandbox-probe.js";
 
 const h = useMcpHarness();
 let server: HttpServerProcess | undefined;
@@ -23,10 +18,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const backends = [
-  { name: "bwrap" as const, status: await bwrapBackendStatus() },
-  { name: "landlock" as const, status: await landlockBackendStatus() },
-];
+const backends = await sandboxBackends();
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: "2.0",
@@ -46,15 +38,7 @@ function postInitialize(url: string, headers: string[] = []): string[] {
   return [process.execPath, "-e", script];
 }
 
-async function run(argv: string[]): Promise<string> {
-  const result = await runCommand({
-    argv,
-    cwd: h.work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: h.work },
-    timeoutMs: 10_000,
-  });
-  return renderCaptured(result.aggregated).trim();
-}
+const run = (argv: string[]) => runProbe(argv, h.work);
 
 describe("mcp-server --http authentication", () => {
   it("refuses to listen beyond loopback without a key", async () => {
