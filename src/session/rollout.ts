@@ -5,11 +5,12 @@
  * never leaves more than a torn last line); optionally fdatasync after each batch.
  * Flow: RolloutRecorder.create(meta) | .append(path) → attach(thread) → lines → close().
  */
-import { mkdir, open } from "node:fs/promises";
+import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import type { ThreadWriter, WriterOptions } from "./thread-store.js";
 
 /** The first line of every rollout. */
 export interface SessionMeta {
@@ -79,116 +80,85 @@ export function sessionsDir(home: string): string {
   return join(home, "sessions");
 }
 
-export interface RecorderOptions {
-  /** fdatasync after each write: survives power loss, costs a disk flush per batch. */
-  fsync?: boolean;
-}
-
 /** Something to record: a Thread's subscribe(). */
 export interface EventSource {
   subscribe(listener: (event: Event) => void): () => void;
 }
 
-/** Appends lines to one rollout file. `record` is cheap and synchronous; writes run behind it. */
-export class RolloutRecorder {
-  private pending: string[] = [];
+/** The rollout line an event is kept as, or null for events not worth keeping. */
+export function lineOfEvent(event: Event): { type: LineType; payload: PayloadOf<LineType> } | null {
+  switch (event.type) {
+    case "raw_response_item":
+      return { type: "response_item", payload: event.item };
+    case "turn_started":
+    case "turn_aborted":
+    case "turn_continued":
+      return { type: "event", payload: { type: event.type, turn_id: event.turn_id } };
+    case "turn_complete":
+      return { type: "event", payload: { type: event.type, turn_id: event.turn_id, usage: event.usage } };
+    case "turn_failed":
+      return { type: "event", payload: { type: event.type, turn_id: event.turn_id, message: event.message } };
+    case "turn_parked":
+      return {
+        type: "event",
+        payload: { type: event.type, turn_id: event.turn_id, call_ids: event.call_ids, usage: event.usage },
+      };
+    case "token_count":
+      return { type: "event", payload: { type: event.type, last: event.last, total: event.total } };
+    case "user_message":
+      return { type: "event", payload: { type: event.type, message: event.message } };
+    case "client_tools_changed":
+      return { type: "event", payload: { type: event.type, tools: event.tools } };
+    case "context_compacted":
+      return {
+        type: "compacted",
+        payload: { summary: event.summary, replacement_history: event.replacement_history },
+      };
+    default:
+      return null;
+  }
+}
+
+/**
+ * The common part of every store's ThreadWriter: lines recorded in the same tick go out as one
+ * batch; batches never overlap; a failed batch never breaks the thread (it surfaces on flush(),
+ * close() and once through `onFailure`). Subclasses store a batch.
+ */
+export abstract class LineWriter implements ThreadWriter {
+  private pending: RolloutLine[] = [];
   private writing: Promise<void> = Promise.resolve();
   private scheduled = false;
-  private failure: unknown = null;
+  private failure: Error | null = null;
   private closed = false;
 
-  private constructor(
-    readonly path: string,
-    private readonly handle: import("node:fs/promises").FileHandle,
-    private readonly options: RecorderOptions,
+  protected constructor(
+    readonly threadId: string,
+    readonly path: string | null,
+    protected readonly options: WriterOptions,
   ) {}
 
-  /** A new rollout whose first line is `meta`. */
-  static async create(
-    home: string,
-    meta: SessionMeta,
-    options: RecorderOptions = {},
-  ): Promise<RolloutRecorder> {
-    const path = rolloutPath(home, meta.id, new Date(meta.created));
-    await mkdir(join(path, ".."), { recursive: true });
-    const recorder = new RolloutRecorder(path, await open(path, "a"), options);
-    recorder.write("session_meta", meta);
-    await recorder.flush();
-    return recorder;
-  }
+  /** Store `lines` after every earlier batch (retrying as the store sees fit); throw on failure. */
+  protected abstract store(lines: RolloutLine[]): Promise<void>;
+  /** Let go of what the writer holds (a file handle…), after the last batch. */
+  protected abstract release(): Promise<void>;
 
-  /** Continue an existing rollout (a resumed thread appends where it left off). */
-  static async append(path: string, options: RecorderOptions = {}): Promise<RolloutRecorder> {
-    const recorder = new RolloutRecorder(path, await open(path, "a+"), options);
-    // A torn last line (crash mid-write) must not swallow the next line.
-    const { size } = await recorder.handle.stat();
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await recorder.handle.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) recorder.pending.push("");
-    }
-    return recorder;
-  }
-
-  /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
   attach(source: EventSource): () => void {
     return source.subscribe((event) => this.recordEvent(event));
   }
 
   recordEvent(event: Event): void {
-    switch (event.type) {
-      case "raw_response_item":
-        this.write("response_item", event.item);
-        return;
-      case "turn_started":
-      case "turn_aborted":
-      case "turn_continued":
-        this.write("event", { type: event.type, turn_id: event.turn_id });
-        return;
-      case "turn_complete":
-        this.write("event", { type: event.type, turn_id: event.turn_id, usage: event.usage });
-        return;
-      case "turn_failed":
-        this.write("event", { type: event.type, turn_id: event.turn_id, message: event.message });
-        return;
-      case "turn_parked":
-        this.write("event", {
-          type: event.type,
-          turn_id: event.turn_id,
-          call_ids: event.call_ids,
-          usage: event.usage,
-        });
-        return;
-      case "token_count":
-        this.write("event", { type: event.type, last: event.last, total: event.total });
-        return;
-      case "user_message":
-        this.write("event", { type: event.type, message: event.message });
-        return;
-      case "client_tools_changed":
-        this.write("event", { type: event.type, tools: event.tools });
-        return;
-      case "context_compacted":
-        this.write("compacted", {
-          summary: event.summary,
-          replacement_history: event.replacement_history,
-        });
-        return;
-      default:
-        return;
-    }
+    const line = lineOfEvent(event);
+    if (line) this.write(line.type, line.payload);
   }
 
   write<T extends LineType>(type: T, payload: PayloadOf<T>): void {
     if (this.closed) return;
-    this.pending.push(JSON.stringify({ timestamp: new Date().toISOString(), type, payload }));
+    this.pending.push({ timestamp: new Date().toISOString(), type, payload } as RolloutLine);
     if (this.scheduled) return;
     this.scheduled = true;
-    // Lines recorded in the same tick go out in one write; writes never overlap.
     this.writing = this.writing.then(() => this.drain());
   }
 
-  /** Resolves once every line recorded so far is written (rejects if a write failed). */
   async flush(): Promise<void> {
     await this.writing;
     if (this.failure) throw this.failure;
@@ -200,21 +170,76 @@ export class RolloutRecorder {
       await this.flush();
     } finally {
       this.closed = true;
-      await this.handle.close();
+      await this.release();
     }
   }
 
   private async drain(): Promise<void> {
     this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = `${this.pending.join("\n")}\n`;
+    if (this.pending.length === 0 || this.failure) return;
+    const lines = this.pending;
     this.pending = [];
     try {
-      await this.handle.write(text);
-      if (this.options.fsync) await this.handle.datasync();
+      await this.store(lines);
     } catch (error) {
-      // Recording must never break the thread; the failure surfaces on flush()/close().
-      this.failure ??= error;
+      // Later lines are not stored after a failed batch: the thread's lines stay in order.
+      this.failure = error instanceof Error ? error : new Error(String(error));
+      this.options.onFailure?.(this.failure);
     }
+  }
+}
+
+/** Appends lines to one rollout file: one `write` per batch of whole lines. */
+export class RolloutRecorder extends LineWriter {
+  declare readonly path: string;
+
+  private constructor(
+    threadId: string,
+    path: string,
+    private readonly handle: FileHandle,
+    options: WriterOptions,
+  ) {
+    super(threadId, path, options);
+  }
+
+  /** A new rollout whose first line is `meta`. */
+  static async create(
+    home: string,
+    meta: SessionMeta,
+    options: WriterOptions = {},
+  ): Promise<RolloutRecorder> {
+    const path = rolloutPath(home, meta.id, new Date(meta.created));
+    await mkdir(join(path, ".."), { recursive: true });
+    const recorder = new RolloutRecorder(meta.id, path, await open(path, "a"), options);
+    recorder.write("session_meta", meta);
+    await recorder.flush();
+    return recorder;
+  }
+
+  /** Continue an existing rollout (a resumed thread appends where it left off). */
+  static async append(threadId: string, path: string, options: WriterOptions = {}): Promise<RolloutRecorder> {
+    const handle = await open(path, "a+");
+    const recorder = new RolloutRecorder(threadId, path, handle, options);
+    // A torn last line (crash mid-write) must not swallow the next line.
+    const { size } = await handle.stat();
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      recorder.tornTail = last[0] !== 0x0a;
+    }
+    return recorder;
+  }
+
+  private tornTail = false;
+
+  protected async store(lines: RolloutLine[]): Promise<void> {
+    const text = `${this.tornTail ? "\n" : ""}${lines.map((line) => JSON.stringify(line)).join("\n")}\n`;
+    await this.handle.write(text);
+    this.tornTail = false;
+    if (this.options.fsync) await this.handle.datasync();
+  }
+
+  protected release(): Promise<void> {
+    return this.handle.close();
   }
 }

@@ -24,8 +24,16 @@ export interface ThreadLease {
  * ended without releasing does not block anyone.
  */
 export interface ThreadLeases {
-  acquire(threadId: string): Promise<ThreadLease>;
+  /** `waitMs`: how long to wait for a live holder to let go before ThreadBusyError (default 0). */
+  acquire(threadId: string, options?: AcquireOptions): Promise<ThreadLease>;
 }
+
+export interface AcquireOptions {
+  waitMs?: number;
+}
+
+/** How often a file lease waiting for its holder looks again. */
+const FILE_LEASE_POLL_MS = 25;
 
 /** Who holds a thread. */
 export interface LeaseHolder {
@@ -64,7 +72,19 @@ export class FileThreadLeases implements ThreadLeases {
     this.dir = join(home, "locks", "threads");
   }
 
-  async acquire(threadId: string): Promise<ThreadLease> {
+  async acquire(threadId: string, options: AcquireOptions = {}): Promise<ThreadLease> {
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    for (;;) {
+      try {
+        return await this.tryAcquire(threadId);
+      } catch (error) {
+        if (!(error instanceof ThreadBusyError) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, FILE_LEASE_POLL_MS));
+    }
+  }
+
+  private async tryAcquire(threadId: string): Promise<ThreadLease> {
     const path = join(this.dir, `${threadId}.lock`);
     await mkdir(this.dir, { recursive: true });
     const me: LeaseHolder = {

@@ -285,7 +285,7 @@ export class ThreadManager implements AgentHost {
     if (this.options.persist !== false) {
       const recorderOptions = { fsync: config.rolloutFsync };
       recorder = stored
-        ? await RolloutRecorder.append(stored.path, recorderOptions)
+        ? await RolloutRecorder.append(id, stored.path, recorderOptions)
         : await RolloutRecorder.create(config.home, meta, recorderOptions);
       recorder.attach(thread);
     }

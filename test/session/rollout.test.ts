@@ -96,7 +96,7 @@ describe("RolloutRecorder", () => {
     const recorder = await recordThread(1);
     await appendFile(recorder.path, '{"timestamp":"x","type":"resp');
     expect((await readRollout(recorder.path)).skippedLines).toBe(1);
-    const again = await RolloutRecorder.append(recorder.path);
+    const again = await RolloutRecorder.append(recorder.threadId, recorder.path);
     for (const event of turnEvents("1", "after crash", "fine")) again.recordEvent(event);
     await again.close();
     const stored = await readRollout(recorder.path);
@@ -123,7 +123,7 @@ describe("RolloutRecorder", () => {
 
   it("replays a compaction as the new history", async () => {
     const recorder = await recordThread(1);
-    const again = await RolloutRecorder.append(recorder.path);
+    const again = await RolloutRecorder.append(recorder.threadId, recorder.path);
     again.recordEvent({
       type: "context_compacted",
       summary: "s",

@@ -1,0 +1,153 @@
+/**
+ * ThreadStore: where threads live. The ThreadManager alone talks to it; front-ends go through the
+ * manager (or, for read-only views, through the store it holds). Two implementations: JSONL
+ * rollouts under the home (jsonl-store.ts, the embedded default) and PostgreSQL (postgres-store.ts,
+ * for several processes or machines on one database).
+ *
+ * A thread is an ordered list of rollout lines (rollout.ts): its metadata first, then items and
+ * key events, appended as they happen. Every implementation stores exactly those lines, so reading
+ * back is the same replay (rollout-reader.ts) whatever the store.
+ */
+import type { Event } from "../protocol/events.js";
+import type { TokenUsage } from "../protocol/items.js";
+import type { RolloutLine, SessionMeta } from "./rollout.js";
+import type { StoredThread } from "./rollout-reader.js";
+import type { ThreadLeases } from "./thread-lock.js";
+
+export type StoreKind = "jsonl" | "postgres";
+
+/** One line of `sessions list`, thread/list and listSessions. */
+export interface ThreadSummary {
+  id: string;
+  /** The rollout file (JSONL store); null in a database. */
+  path: string | null;
+  created: string;
+  updated: string;
+  cwd: string;
+  model: string;
+  provider: string;
+  source: string;
+  firstPrompt: string | null;
+  turns: number;
+  usage: TokenUsage;
+  forkedFrom: string | null;
+  /** A sub-agent's parent thread. */
+  parentId: string | null;
+  /** A sub-agent's named agent type. */
+  agentType: string | null;
+}
+
+/** Which threads a list returns, in what order, and from where. */
+export interface ThreadQuery {
+  /** Page size (default: all). */
+  limit?: number;
+  /** Where the previous page ended (its `nextCursor`); opaque to callers. */
+  cursor?: string | null;
+  /** "created" (default): newest first; "updated": most recently appended first. */
+  sort?: "created" | "updated";
+  /** Archived threads instead of live ones. */
+  archived?: boolean;
+  /** Only threads on one of these model providers. */
+  providers?: readonly string[];
+  /** Only threads recorded with this `source` ("exec", "proxy", …). */
+  source?: string;
+}
+
+export interface ThreadPage {
+  threads: StoredThread[];
+  /** null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface WriterOptions {
+  /** Make each batch durable before it counts as stored (fdatasync; a committed transaction). */
+  fsync?: boolean;
+  /** Called once when a batch could not be stored after the store's retries. */
+  onFailure?: (error: Error) => void;
+}
+
+/**
+ * Appends the lines of one thread, in order. `record*` is cheap and synchronous; batches are
+ * stored behind it, never overlapping. A line counts as stored once `flush()` resolves after it.
+ */
+export interface ThreadWriter {
+  readonly threadId: string;
+  /** The rollout file, or null when the store is not a file. */
+  readonly path: string | null;
+  /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
+  attach(source: { subscribe(listener: (event: Event) => void): () => void }): () => void;
+  recordEvent(event: Event): void;
+  /** Resolves once every line recorded so far is stored; rejects if a batch failed. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ThreadStore {
+  readonly kind: StoreKind;
+  /** Where the threads are, for messages (a directory, or the database URL without its password). */
+  readonly location: string;
+  /**
+   * Several processes serve these threads: a thread is held only while a turn runs, so a
+   * follow-up may land on any process.
+   */
+  readonly shared: boolean;
+  /** One holder per thread at a time, across every process on this store. */
+  readonly leases: ThreadLeases;
+
+  /** A new thread whose first line is `meta`. */
+  create(meta: SessionMeta, options?: WriterOptions): Promise<ThreadWriter>;
+  /** Continue stored thread `id` (the caller holds its lease). */
+  append(id: string, options?: WriterOptions): Promise<ThreadWriter>;
+  /**
+   * The full id of thread `idOrPrefix` (a unique prefix works), or null when none matches.
+   * Throws StoreError when a prefix is ambiguous.
+   */
+  resolveId(idOrPrefix: string, options?: { archived?: boolean }): Promise<string | null>;
+  /** The most recently created live thread's id, or null. */
+  newestId(): Promise<string | null>;
+  /** Thread `id` replayed, or null when it is stored nowhere. */
+  read(id: string, options?: { archived?: boolean }): Promise<StoredThread | null>;
+  /** Thread `id`'s raw lines from the start of turn `fromTurn` (1-based; 1 or less: all). */
+  readLines(id: string, options?: { fromTurn?: number }): Promise<RolloutLine[] | null>;
+  /** A number that grows with every append to thread `id` (null when absent). */
+  version(id: string): Promise<number | null>;
+  list(query?: ThreadQuery): Promise<ThreadPage>;
+  /** Copy the first `turns` turns (default all) of thread `id` under a new id; returns it. */
+  fork(id: string, options?: { turns?: number; newId?: string }): Promise<string>;
+  /** Remove thread `id` (live or archived); false when it was stored nowhere. */
+  delete(id: string): Promise<boolean>;
+  /** Move thread `id` out of the live list; false when there is no such live thread. */
+  archive(id: string): Promise<boolean>;
+  /** Drop the last `numTurns` turns of thread `id` (all when it has fewer); false when absent. */
+  rollback(id: string, numTurns: number): Promise<boolean>;
+  /** Remember that thread `threadId`'s parked turn waits for these calls' outputs. */
+  indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void>;
+  /** The thread whose parked turn waited for call `callId`, or null. */
+  threadOfCall(callId: string): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+/** A store-level failure the user can act on (ambiguous prefix, unreachable database…). */
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+/** The summary of a replayed thread. */
+export function summaryOf(stored: StoredThread): ThreadSummary {
+  return {
+    id: stored.meta.id,
+    path: stored.path,
+    created: stored.meta.created,
+    updated: stored.updated,
+    cwd: stored.meta.cwd,
+    model: stored.meta.model,
+    provider: stored.meta.provider,
+    source: stored.meta.source,
+    firstPrompt: stored.firstPrompt,
+    turns: stored.turns,
+    usage: stored.usage,
+    forkedFrom: stored.meta.forked_from ?? null,
+    parentId: stored.meta.parent_id ?? null,
+    agentType: stored.meta.agent_type ?? null,
+  };
+}
