@@ -26,9 +26,10 @@ import {
 } from "./protocol/client-tools.js";
 import type { ApprovalRequestEvent, Event, EventOf, ReviewDecision } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
-import type { ThreadSummary } from "./session/rollout-store.js";
+import { openThreadStore } from "./session/open-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
+import type { ThreadSummary } from "./session/thread-store.js";
 import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
@@ -168,9 +169,10 @@ export class Tscodex {
 
   private threads(): Promise<ThreadManager> {
     this.manager ??= this.load().then(
-      (config) =>
+      async (config) =>
         new ThreadManager({
           config,
+          ...(this.options.persist === false ? {} : { store: await openThreadStore(config) }),
           source: "sdk",
           originator: "tscodex_sdk",
           ...(this.options.sessionTtlMs !== undefined ? { ttlMs: this.options.sessionTtlMs } : {}),

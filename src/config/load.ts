@@ -85,6 +85,11 @@ export interface Config {
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
   rolloutFsync: boolean;
+  /**
+   * `[store]`: `url` ($TSCODEX_STORE_URL wins) names a PostgreSQL database for threads; null: JSONL
+   * rollouts under the home. `leaseWaitMs`: wait for a thread another process holds.
+   */
+  store: { url: string | null; leaseWaitMs?: number };
   /** `[agents.NAME]`: named sub-agents (more may be files under `$home/agents/`). */
   agents: Record<string, AgentProfileConfig>;
   /** `[collab]`: sub-agent depth and concurrency limits. */
@@ -252,6 +257,10 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
         : {}),
     },
     rolloutFsync: merged.rollout_fsync ?? false,
+    store: {
+      url: env.TSCODEX_STORE_URL || merged.store?.url || null,
+      ...(merged.store?.lease_wait_ms !== undefined ? { leaseWaitMs: merged.store.lease_wait_ms } : {}),
+    },
     agents: merged.agents ?? {},
     agentLimits: {
       maxDepth: merged.collab?.max_depth ?? 1,

@@ -171,6 +171,15 @@ export const configFileSchema = z.looseObject({
   experimental_compact_prompt_file: z.string().optional(),
   /** fdatasync rollout files after each write (survives power loss; slower). */
   rollout_fsync: z.boolean().optional(),
+  /** `[store]`: where threads live (JSONL rollouts under the home unless a database is named). */
+  store: z
+    .looseObject({
+      /** `postgres://user:password@host:port/db`: threads in PostgreSQL, shared by every process on it. */
+      url: z.string().min(1).optional(),
+      /** How long opening a thread that another process holds waits before "thread busy". */
+      lease_wait_ms: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 export type ConfigFile = z.infer<typeof configFileSchema>;

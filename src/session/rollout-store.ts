@@ -3,33 +3,14 @@
  * and fork (copy a prefix of a rollout under a new id).
  * Files are found by name (`rollout-<time>-<id>.jsonl`), so lookups never parse other threads.
  */
-import { open, readdir, rm } from "node:fs/promises";
+import { open, readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { TokenUsage } from "../protocol/items.js";
 import { uuidv7 } from "../util/ids.js";
 import { RolloutRecorder, sessionsDir } from "./rollout.js";
 import { linesUpToTurn, RolloutError, readRollout } from "./rollout-reader.js";
 
-const NAME = /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
-
-/** One line of `sessions list`. */
-export interface ThreadSummary {
-  id: string;
-  path: string;
-  created: string;
-  updated: string;
-  cwd: string;
-  model: string;
-  source: string;
-  firstPrompt: string | null;
-  turns: number;
-  usage: TokenUsage;
-  forkedFrom: string | null;
-  /** A sub-agent's parent thread. */
-  parentId: string | null;
-  /** A sub-agent's named agent type. */
-  agentType: string | null;
-}
+export const ROLLOUT_NAME =
+  /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 
 /** Every rollout path under `home`, newest first (names start with the creation time). */
 export async function rolloutFiles(home: string): Promise<string[]> {
@@ -41,7 +22,9 @@ export async function rolloutFiles(home: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const files = entries.filter((entry) => NAME.test(basename(entry))).map((entry) => join(root, entry));
+  const files = entries
+    .filter((entry) => ROLLOUT_NAME.test(basename(entry)))
+    .map((entry) => join(root, entry));
   // Sort by name: the time in it, then the (time-ordered) id break ties.
   return files.sort((a, b) => (basename(a) < basename(b) ? 1 : basename(a) > basename(b) ? -1 : 0));
 }
@@ -49,9 +32,9 @@ export async function rolloutFiles(home: string): Promise<string[]> {
 /** The rollout of thread `id` (a unique prefix of it works too), or null. */
 export async function findRollout(home: string, id: string): Promise<string | null> {
   const files = await rolloutFiles(home);
-  const exact = files.find((file) => NAME.exec(basename(file))?.[2] === id);
+  const exact = files.find((file) => ROLLOUT_NAME.exec(basename(file))?.[2] === id);
   if (exact) return exact;
-  const matches = files.filter((file) => NAME.exec(basename(file))?.[2]?.startsWith(id));
+  const matches = files.filter((file) => ROLLOUT_NAME.exec(basename(file))?.[2]?.startsWith(id));
   if (matches.length > 1)
     throw new RolloutError(`thread id prefix '${id}' is ambiguous (${matches.length} threads)`);
   return matches[0] ?? null;
@@ -60,43 +43,6 @@ export async function findRollout(home: string, id: string): Promise<string | nu
 /** The most recently created thread's rollout, or null. */
 export async function newestRollout(home: string): Promise<string | null> {
   return (await rolloutFiles(home))[0] ?? null;
-}
-
-/** Summaries of stored threads, newest first; unreadable files are skipped. */
-export async function listThreads(home: string, limit = Number.POSITIVE_INFINITY): Promise<ThreadSummary[]> {
-  const summaries: ThreadSummary[] = [];
-  for (const path of await rolloutFiles(home)) {
-    if (summaries.length >= limit) break;
-    try {
-      const stored = await readRollout(path);
-      summaries.push({
-        id: stored.meta.id,
-        path,
-        created: stored.meta.created,
-        updated: stored.updated,
-        cwd: stored.meta.cwd,
-        model: stored.meta.model,
-        source: stored.meta.source,
-        firstPrompt: stored.firstPrompt,
-        turns: stored.turns,
-        usage: stored.usage,
-        forkedFrom: stored.meta.forked_from ?? null,
-        parentId: stored.meta.parent_id ?? null,
-        agentType: stored.meta.agent_type ?? null,
-      });
-    } catch {
-      // A file without a metadata line is not a thread we can show.
-    }
-  }
-  return summaries;
-}
-
-/** Remove thread `id`'s rollout from disk; false when there is none. */
-export async function deleteRollout(home: string, id: string): Promise<boolean> {
-  const path = await findRollout(home, id);
-  if (!path) return false;
-  await rm(path, { force: true });
-  return true;
 }
 
 /**

@@ -1,33 +1,39 @@
 /**
- * ThreadManager: the live threads of one process, each recorded to its rollout.
+ * ThreadManager: the live threads of one process, each recorded to its ThreadStore.
  * Responsibilities: start threads; load stored ones on demand (resume, fork); keep one live
- * Thread per id; expire idle threads from memory (never from disk) after a TTL; flush and close
- * every rollout on close(). Each open thread holds a lease (thread-lock.ts), so no other process
- * runs turns on it meanwhile. The library, the CLI and the servers all go through it.
+ * Thread per id; expire idle threads from memory (never from the store) after a TTL; flush and
+ * close every writer on close(). Each open thread holds a lease (thread-lock.ts), so no other
+ * process runs turns on it meanwhile. The library, the CLI and the servers all go through it, and
+ * it alone talks to the store.
+ * On a shared store (several processes, thread-store.ts) a thread leaves memory, and gives its
+ * lease back, as soon as its turn ends: the next turn may come to any process.
  */
-import { stat } from "node:fs/promises";
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
 import { uuidv7 } from "../util/ids.js";
 import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
-import { type RolloutEvent, RolloutRecorder, type SessionMeta } from "./rollout.js";
-import { readRollout, type StoredThread } from "./rollout-reader.js";
-import {
-  deleteRollout,
-  findRollout,
-  forkRollout,
-  listThreads,
-  newestRollout,
-  type ThreadSummary,
-} from "./rollout-store.js";
+import { JsonlThreadStore } from "./jsonl-store.js";
+import type { RolloutEvent, SessionMeta } from "./rollout.js";
+import type { StoredThread } from "./rollout-reader.js";
 import type { Thread, TurnStatus } from "./thread.js";
-import { FileThreadLeases, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
+import type { ThreadLease, ThreadLeases } from "./thread-lock.js";
+import {
+  StoreError,
+  summaryOf,
+  type ThreadPage,
+  type ThreadQuery,
+  type ThreadStore,
+  type ThreadSummary,
+  type ThreadWriter,
+} from "./thread-store.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
 /** How long closing waits for a thread's shutdown before moving on. */
 const SHUTDOWN_BOUND_MS = 5_000;
+/** On a shared store, how long opening a thread waits for another process to finish with it. */
+export const DEFAULT_LEASE_WAIT_MS = 2_000;
 
 export interface ThreadManagerOptions {
   config: Config;
@@ -39,11 +45,15 @@ export interface ThreadManagerOptions {
   ttlMs?: number;
   /** false: record nothing (threads cannot be resumed). Default true. */
   persist?: boolean;
+  /** Where threads live (closed with the manager). Default: JSONL rollouts under the config's home. */
+  store?: ThreadStore;
   /**
-   * Where the per-thread leases come from (one process at a time per thread). Default: lock
-   * files under the home when persisting, none otherwise.
+   * Where the per-thread leases come from (one process at a time per thread). Default: the
+   * store's when persisting, none otherwise.
    */
   leases?: ThreadLeases | null;
+  /** How long opening a thread held elsewhere waits (default: 2 s on a shared store, else 0). */
+  leaseWaitMs?: number;
   /** Recorded in each new thread's session_meta (e.g. the SDK's `thread_source`). */
   metadata?: { thread_source?: string; cyber_access_program?: string };
   env?: NodeJS.ProcessEnv;
@@ -81,15 +91,15 @@ export interface LiveThreadState {
   lastActive: number;
 }
 
-/** A stored thread as read, and its rollout's size in bytes just before the read. */
+/** A stored thread as read, and its store version just before the read. */
 interface StoredRead {
   stored: StoredThread;
-  size: number;
+  version: number | null;
 }
 
 interface LiveThread {
   thread: Thread;
-  recorder: RolloutRecorder | null;
+  recorder: ThreadWriter | null;
   lease: ThreadLease | null;
   meta: SessionMeta;
   turns: number;
@@ -102,18 +112,23 @@ export class ThreadManager implements AgentHost {
   private readonly opening = new Map<string, Promise<Thread>>();
   private readonly ttlMs: number;
   private readonly leases: ThreadLeases | null;
+  private readonly leaseWaitMs: number;
   private sweeper: NodeJS.Timeout | null = null;
+  /** Where threads live (read-only views may use it; writes go through the manager). */
+  readonly store: ThreadStore;
 
   constructor(private readonly options: ThreadManagerOptions) {
+    this.store = options.store ?? new JsonlThreadStore(options.config.home);
     this.leases =
-      options.leases !== undefined
-        ? options.leases
-        : options.persist === false
-          ? null
-          : new FileThreadLeases(options.config.home);
+      options.leases !== undefined ? options.leases : options.persist === false ? null : this.store.leases;
+    this.leaseWaitMs =
+      options.leaseWaitMs ??
+      options.config.store?.leaseWaitMs ??
+      (this.store.shared ? DEFAULT_LEASE_WAIT_MS : 0);
     const env = options.env ?? process.env;
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
-    this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : DEFAULT_SESSION_TTL_MS);
+    // A shared store's threads leave memory once idle: the next turn may come to another process.
+    this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : this.store.shared ? 0 : DEFAULT_SESSION_TTL_MS);
   }
 
   /** Live threads in memory now. */
@@ -131,16 +146,14 @@ export class ThreadManager implements AgentHost {
    * if it is in memory, else loaded from its rollout. Throws when there is no such thread.
    */
   async resume(id: string | { last: true }, options: OpenThreadOptions = {}): Promise<Thread> {
-    const home = this.options.config.home;
-    const path = typeof id === "string" ? await findRollout(home, id) : await newestRollout(home);
-    if (!path) {
-      const live = typeof id === "string" ? this.live.get(id) : undefined;
-      if (live) return this.touch(live);
-      throw new Error(
+    const exact = typeof id === "string" ? this.live.get(id) : undefined;
+    if (exact) return this.touch(exact);
+    const full = typeof id === "string" ? await this.store.resolveId(id) : await this.store.newestId();
+    if (!full)
+      throw new StoreError(
         typeof id === "string" ? `no stored thread with id ${id}` : "no stored thread to resume",
       );
-    }
-    return this.openStored(path, options);
+    return this.openStored(full, options);
   }
 
   /** The live thread `id`, without loading anything. */
@@ -165,11 +178,11 @@ export class ThreadManager implements AgentHost {
 
   /** Reopen stored thread `id`, which must be a sub-agent of `parentId`. */
   async reopenChild(id: string, parentId: string): Promise<Thread> {
-    const path = await findRollout(this.options.config.home, id);
-    const stored = path ? await readRollout(path) : null;
+    const full = await this.store.resolveId(id).catch(() => null);
+    const stored = full ? await this.store.read(full) : null;
     if (!stored || stored.meta.parent_id !== parentId)
       throw new Error(`no sub-agent with id ${id} of this thread`);
-    return this.openStored(stored.path, {});
+    return this.openStored(stored.meta.id, {});
   }
 
   /** Shut thread `id` down and flush its rollout; it stays on disk. */
@@ -192,10 +205,10 @@ export class ThreadManager implements AgentHost {
     forkOptions: { turns?: number; newId?: string } = {},
     options: OpenThreadOptions = {},
   ): Promise<Thread> {
-    // A live source may have lines still queued: write them before copying the file.
+    // A live source may have lines still queued: store them before copying.
     for (const entry of this.live.values()) if (entry.thread.id.startsWith(id)) await entry.recorder?.flush();
-    const forked = await forkRollout(this.options.config.home, id, forkOptions);
-    return this.openStored(forked.path, options);
+    const forked = await this.store.fork(id, forkOptions);
+    return this.openStored(forked, options);
   }
 
   /**
@@ -208,34 +221,70 @@ export class ThreadManager implements AgentHost {
   }
 
   /** Stored threads, newest first. */
-  list(limit?: number): Promise<ThreadSummary[]> {
-    return listThreads(this.options.config.home, limit);
+  async list(limit?: number): Promise<ThreadSummary[]> {
+    const page = await this.store.list(limit === undefined ? {} : { limit });
+    return page.threads.map(summaryOf);
   }
 
-  /** Drop thread `id` from memory and from disk; false when it was stored nowhere. */
+  /** One page of stored threads (the store's query: order, filters, cursor). */
+  listPage(query: ThreadQuery): Promise<ThreadPage> {
+    return this.store.list(query);
+  }
+
+  /** Thread `id` as stored (a live one's queued lines stored first); null when it is nowhere. */
+  async read(id: string, options: { archived?: boolean } = {}): Promise<StoredThread | null> {
+    await this.live.get(id)?.recorder?.flush();
+    return this.store.read(id, options);
+  }
+
+  /** Drop thread `id` from memory and from the store; false when it was stored nowhere. */
   async delete(id: string): Promise<boolean> {
     const live = this.live.get(id);
     if (live) await this.evict(id, live);
-    return deleteRollout(this.options.config.home, id);
+    return this.store.delete(id);
   }
 
-  /** Shut every live thread down and flush its rollout. */
+  /** Move thread `id` to the archive (it leaves memory); false when it is not stored. */
+  async archive(id: string): Promise<boolean> {
+    return this.whileHeld(id, () => this.store.archive(id));
+  }
+
+  /** Drop the last `numTurns` turns of thread `id` (it leaves memory); false when it is not stored. */
+  async rollback(id: string, numTurns: number): Promise<boolean> {
+    return this.whileHeld(id, () => this.store.rollback(id, numTurns));
+  }
+
+  /** Run `change` on stored thread `id` with it out of memory and under its lease. */
+  private async whileHeld(id: string, change: () => Promise<boolean>): Promise<boolean> {
+    const live = this.live.get(id);
+    if (live) await this.evict(id, live);
+    const lease = (await this.leases?.acquire(id, { waitMs: this.leaseWaitMs })) ?? null;
+    try {
+      return await change();
+    } finally {
+      await lease?.release();
+    }
+  }
+
+  /** Shut every live thread down, flush its writer, then close the store. */
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     await Promise.all([...this.live].map(([id, entry]) => this.evict(id, entry)));
+    await this.store.close();
   }
 
-  /** The thread stored at `path`: the live one if it is in memory, else loaded from the file. */
-  private async openStored(path: string, options: OpenThreadOptions): Promise<Thread> {
-    // Rollouts only grow: the size before reading tells whether the file changed since.
-    const size = (await stat(path)).size;
-    const stored = await readRollout(path);
-    const live = this.live.get(stored.meta.id);
+  /** Stored thread `id`: the live one if it is in memory, else loaded from the store. */
+  private async openStored(id: string, options: OpenThreadOptions): Promise<Thread> {
+    const live = this.live.get(id);
     if (live) return this.touch(live);
-    const pending = this.opening.get(stored.meta.id);
+    const pending = this.opening.get(id);
     if (pending) return pending;
-    return this.open(stored.meta.id, { cwd: stored.meta.cwd, ...options }, { stored, size });
+    // Threads only grow: the version before reading tells whether it changed since.
+    const version = await this.store.version(id);
+    const stored = await this.store.read(id);
+    if (!stored) throw new StoreError(`no stored thread with id ${id}`);
+    return this.open(id, { cwd: stored.meta.cwd, ...options }, { stored, version });
   }
 
   private async open(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
@@ -250,11 +299,12 @@ export class ThreadManager implements AgentHost {
 
   /** Open thread `id` under its lease: refused (ThreadBusyError) while another process has it. */
   private async openNow(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
-    const lease = (await this.leases?.acquire(id)) ?? null;
+    const lease = (await this.leases?.acquire(id, { waitMs: this.leaseWaitMs })) ?? null;
     try {
       // Read again under the lease if the holder that just let go wrote more meanwhile.
-      const changed = from && lease && (await stat(from.stored.path)).size !== from.size;
-      const stored = changed ? await readRollout(from.stored.path) : (from?.stored ?? null);
+      const changed = from && lease && (await this.store.version(id)) !== from.version;
+      const stored = changed ? await this.store.read(id) : (from?.stored ?? null);
+      if (from && !stored) throw new StoreError(`no stored thread with id ${id}`);
       return await this.openLeased(id, options, stored, lease);
     } catch (error) {
       await lease?.release();
@@ -281,12 +331,16 @@ export class ThreadManager implements AgentHost {
     });
     if (stored) thread.restore(stored);
     const meta = stored?.meta ?? this.meta(thread, options, config);
-    let recorder: RolloutRecorder | null = null;
+    let recorder: ThreadWriter | null = null;
     if (this.options.persist !== false) {
-      const recorderOptions = { fsync: config.rolloutFsync };
+      const writerOptions = {
+        fsync: config.rolloutFsync,
+        // The store is gone (after its retries): the running turn ends with the reason.
+        onFailure: (error: Error) => thread.failTurn(`the thread store failed: ${error.message}`),
+      };
       recorder = stored
-        ? await RolloutRecorder.append(id, stored.path, recorderOptions)
-        : await RolloutRecorder.create(config.home, meta, recorderOptions);
+        ? await this.store.append(id, writerOptions)
+        : await this.store.create(meta, writerOptions);
       recorder.attach(thread);
     }
     const entry: LiveThread = {

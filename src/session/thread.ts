@@ -45,7 +45,7 @@ import {
   type TurnOverrides,
   type UserInput,
 } from "./settings.js";
-import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError } from "./turn.js";
+import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
 export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
@@ -278,6 +278,11 @@ export class Thread {
     this.submit({ type: "interrupt" });
   }
 
+  /** End the running turn (if any) as failed with `message`: something it relies on is gone. */
+  failTurn(message: string): void {
+    this.running?.abort(new TurnFailedError(message));
+  }
+
   /**
    * Answer client tool call `callId` (a `client_tool_call_request` event). False when no such
    * call is waiting (already answered, timed out, or its turn ended).
@@ -435,12 +440,13 @@ export class Thread {
         usage: outcome.usage,
       });
     } catch (error) {
-      if (abort.signal.aborted || error instanceof TurnAbortedError) {
+      const failure = abort.signal.reason instanceof TurnFailedError ? abort.signal.reason : null;
+      if (!failure && (abort.signal.aborted || error instanceof TurnAbortedError)) {
         result.status = "interrupted";
         record(userMessage(turnAbortedMessage(op.turnId)));
         this.emit({ type: "turn_aborted", turn_id: op.turnId, reason: "interrupted" });
       } else {
-        const message = errorMessage(error);
+        const message = errorMessage(failure ?? error);
         result.status = "failed";
         result.error = message;
         this.emit({ type: "error", message });

@@ -68,6 +68,11 @@ export class TurnAbortedError extends Error {
   override name = "TurnAbortedError";
 }
 
+/** An abort reason: the turn ends as failed with this message, not as interrupted. */
+export class TurnFailedError extends Error {
+  override name = "TurnFailedError";
+}
+
 export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
   const { context } = deps;
   let usage = emptyUsage();

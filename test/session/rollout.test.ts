@@ -6,9 +6,10 @@ import { appendFile, readFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../../src/protocol/items.js";
+import { JsonlThreadStore } from "../../src/session/jsonl-store.js";
 import { RolloutRecorder, rolloutPath, type SessionMeta } from "../../src/session/rollout.js";
 import { linesUpToTurn, parseRollout, readRollout } from "../../src/session/rollout-reader.js";
-import { findRollout, forkRollout, listThreads, rolloutFiles } from "../../src/session/rollout-store.js";
+import { findRollout, forkRollout, rolloutFiles } from "../../src/session/rollout-store.js";
 import { uuidv7 } from "../../src/util/ids.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
@@ -153,7 +154,7 @@ describe("rollout store", () => {
   it("finds by id or unique prefix, lists newest first, forks a prefix of turns", async () => {
     const a = await recordThread(3, uuidv7(Date.now() - 5000));
     const b = await recordThread(1);
-    const ids = (await listThreads(home.path)).map((thread) => thread.id);
+    const ids = (await new JsonlThreadStore(home.path).list()).threads.map((thread) => thread.meta.id);
     expect(ids).toHaveLength(2);
     expect(await rolloutFiles(home.path)).toEqual([b.path, a.path]);
     const aId = /-([0-9a-f-]{36})\.jsonl$/.exec(a.path)?.[1] ?? "";

@@ -10,6 +10,7 @@ import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.j
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
+import { ThreadBusyError } from "../../session/thread-lock.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { type ChannelHost, type ChannelSettings, ThreadChannel } from "./thread-channel.js";
@@ -47,10 +48,19 @@ export class AppServerRuntime implements ChannelHost {
    * policy) is most of the code, and `initialize` should not wait for it.
    */
   threads(): Promise<ThreadManager> {
-    this.manager ??= import("../../session/thread-manager.js").then(
-      ({ ThreadManager }) =>
-        new ThreadManager({ config: this.current, source: SOURCE, originator: ORIGINATOR, env: this.env }),
-    );
+    this.manager ??= Promise.all([
+      import("../../session/thread-manager.js"),
+      import("../../session/open-store.js"),
+    ]).then(async ([{ ThreadManager }, { openThreadStore }]) => {
+      const store = await openThreadStore(this.current);
+      return new ThreadManager({
+        config: this.current,
+        store,
+        source: SOURCE,
+        originator: ORIGINATOR,
+        env: this.env,
+      });
+    });
     return this.manager;
   }
 
@@ -151,7 +161,9 @@ export class AppServerRuntime implements ChannelHost {
     let thread: Thread;
     try {
       thread = await threads.resume(id, { ...restored, ...options, config });
-    } catch {
+    } catch (error) {
+      // Another process is running a turn on it (a shared store): say so, not "not found".
+      if (error instanceof ThreadBusyError) throw RpcError.invalidRequest(error.message);
       throw RpcError.invalidRequest(`thread not found: ${id}`);
     }
     if (thread.id !== id) throw RpcError.invalidRequest(`thread not found: ${id}`);
@@ -167,12 +179,7 @@ export class AppServerRuntime implements ChannelHost {
 
   /** What thread `id` started with, from its rollout's first line; null when it is stored nowhere. */
   private async storedSettings(id: string): Promise<ChannelSettings | null> {
-    const [{ readRollout }, { findRollout }] = await Promise.all([
-      import("../../session/rollout-reader.js"),
-      import("../../session/rollout-store.js"),
-    ]);
-    const path = await findRollout(this.current.home, id).catch(() => null);
-    const stored = path ? await readRollout(path).catch(() => null) : null;
+    const stored = await (await this.threads()).read(id).catch(() => null);
     if (!stored) return null;
     const { meta } = stored;
     const defaults = this.defaultSettings(meta.cwd);

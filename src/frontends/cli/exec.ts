@@ -14,8 +14,10 @@ import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { UserInputResponse, UserQuestion } from "../../protocol/agents.js";
 import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
+import { openThreadStore } from "../../session/open-store.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import type { ThreadStore } from "../../session/thread-store.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { ExecJsonWriter } from "./exec-json.js";
@@ -142,8 +144,15 @@ export async function runExec(
     ...(options.threadSource ? { thread_source: options.threadSource } : {}),
     ...(options.cyberAccessProgram ? { cyber_access_program: options.cyberAccessProgram } : {}),
   };
+  let store: ThreadStore | undefined;
+  try {
+    store = options.ephemeral ? undefined : await openThreadStore(config);
+  } catch (error) {
+    return fail(errorMessage(error));
+  }
   const manager = new ThreadManager({
     config,
+    ...(store ? { store } : {}),
     source: "exec",
     originator: process.env.CODEX_INTERNAL_ORIGINATOR_OVERRIDE || "tscodex_exec",
     ...(options.ephemeral ? { persist: false } : {}),

@@ -209,8 +209,21 @@ export async function main(argv: string[]): Promise<number> {
 
   const sessions = program.command("sessions").description("List, show, fork and delete stored threads");
   const runSessions = async (action: SessionsAction, id: string | undefined, options: SessionsCliOptions) => {
-    const { runSessionsCommand } = await import("./sessions-command.js");
-    exitCode = await runSessionsCommand(action, id, options);
+    const [{ runSessionsCommand }, { loadConfig }, { parseOverride }, { openThreadStore }] =
+      await Promise.all([
+        import("./sessions-command.js"),
+        import("../../config/load.js"),
+        import("../../config/overrides.js"),
+        import("../../session/open-store.js"),
+      ]);
+    // The store comes from config: `[store] url`, $TSCODEX_STORE_URL, or -c store.url=...
+    const config = await loadConfig({ overrides: globalConfig(globals()).map(parseOverride) });
+    const store = await openThreadStore(config);
+    try {
+      exitCode = await runSessionsCommand(action, id, options, store);
+    } finally {
+      await store.close();
+    }
   };
   sessions
     .command("list")

@@ -1,18 +1,11 @@
 /**
- * `tscodex sessions list|show|delete|fork`: stored threads ($TSCODEX_HOME/sessions), read from
- * their rollouts. Human output is a table on stdout; `--json` prints machine-readable JSON.
+ * `tscodex sessions list|show|delete|fork`: stored threads, read from the configured store
+ * (JSONL rollouts under $TSCODEX_HOME, or PostgreSQL). Human output is a table on stdout;
+ * `--json` prints machine-readable JSON.
  */
-import { resolve } from "node:path";
-import { tscodexHome } from "../../config/load.js";
 import { messageText, type ResponseItem } from "../../protocol/items.js";
-import { RolloutError, readRollout, type StoredThread } from "../../session/rollout-reader.js";
-import {
-  deleteRollout,
-  findRollout,
-  forkRollout,
-  listThreads,
-  type ThreadSummary,
-} from "../../session/rollout-store.js";
+import { RolloutError, type StoredThread } from "../../session/rollout-reader.js";
+import { StoreError, summaryOf, type ThreadStore, type ThreadSummary } from "../../session/thread-store.js";
 
 export type SessionsAction = "list" | "show" | "delete" | "fork";
 
@@ -27,47 +20,47 @@ export async function runSessionsCommand(
   action: SessionsAction,
   id: string | undefined,
   options: SessionsCliOptions,
-  home: string = resolve(tscodexHome()),
+  store: ThreadStore,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<number> {
   const print = (text: string) => out.write(`${text}\n`);
   try {
     switch (action) {
       case "list": {
-        const threads = await listThreads(
-          home,
-          options.limit && options.limit > 0 ? options.limit : undefined,
-        );
+        const limit = options.limit && options.limit > 0 ? options.limit : undefined;
+        const page = await store.list(limit === undefined ? {} : { limit });
+        const threads = page.threads.map(summaryOf);
         if (options.json) print(JSON.stringify(threads, null, 2));
         else print(threads.length === 0 ? "no stored threads" : listTable(threads, Date.now()));
         return 0;
       }
       case "show": {
-        const path = await findRollout(home, id ?? "");
-        if (!path) return missing(id);
-        const stored = await readRollout(path);
+        const full = await store.resolveId(id ?? "");
+        const stored = full ? await store.read(full) : null;
+        if (!stored) return missing(id);
         if (options.json) print(JSON.stringify(showJson(stored), null, 2));
         else print(showText(stored));
         return 0;
       }
-      case "delete":
-        if (!(await deleteRollout(home, id ?? ""))) return missing(id);
+      case "delete": {
+        const full = await store.resolveId(id ?? "");
+        if (!full || !(await store.delete(full))) return missing(id);
         print(`deleted ${id}`);
         return 0;
+      }
       case "fork": {
         if (options.turns !== undefined && !(Number.isInteger(options.turns) && options.turns >= 0))
           return failure("--turns must be a whole number ≥ 0");
-        const forked = await forkRollout(
-          home,
-          id ?? "",
-          options.turns !== undefined ? { turns: options.turns } : {},
-        );
-        print(options.json ? JSON.stringify(forked) : forked.id);
+        const full = await store.resolveId(id ?? "");
+        if (!full) return missing(id);
+        const forkedId = await store.fork(full, options.turns !== undefined ? { turns: options.turns } : {});
+        const path = (await store.read(forkedId))?.path ?? null;
+        print(options.json ? JSON.stringify({ id: forkedId, path }) : forkedId);
         return 0;
       }
     }
   } catch (error) {
-    if (error instanceof RolloutError) return failure(error.message);
+    if (error instanceof RolloutError || error instanceof StoreError) return failure(error.message);
     throw error;
   }
 }

@@ -9,7 +9,10 @@ import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
+import { openThreadStore } from "../../session/open-store.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import type { ThreadStore } from "../../session/thread-store.js";
+import { errorMessage } from "../../util/errors.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
 import { createApp } from "./app.js";
@@ -57,13 +60,18 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
 
   const config = await loadConfig({ overrides: options.config.map(parseOverride) });
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
-  const threads = new ThreadManager({ config, source: "proxy", originator: "tscodex_proxy" });
+  let store: ThreadStore;
+  try {
+    store = await openThreadStore(config);
+  } catch (error) {
+    return fail(errorMessage(error));
+  }
+  const threads = new ThreadManager({ config, store, source: "proxy", originator: "tscodex_proxy" });
   const limit = new ConcurrencyLimit(maxConcurrent);
   const app = createApp({
     config,
     turns: {
       threads,
-      home: config.home,
       cwd: resolve(options.cd ?? process.cwd()),
       noInternalTools: options.disableInternalTools ?? false,
       parkedTtlMs: parkedTtlSec * 1000,

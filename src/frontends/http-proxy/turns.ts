@@ -1,16 +1,16 @@
 /**
  * From a request's conversation to a running turn on a thread. Threads live in the store, not
  * in this process: each request loads its thread (previous_response_id, or the parked call its
- * outputs answer), runs one turn, and releases it, so any proxy process on the same
- * TSCODEX_HOME can serve the follow-up, before or after a restart.
+ * outputs answer), runs one turn, and releases it, so any proxy process on the same thread
+ * store (TSCODEX_HOME, or one PostgreSQL database) can serve the follow-up, before or after a
+ * restart. A thread another process is running a turn on is "busy" (409).
  * Flow: plan (tail of the conversation) → find the thread (response id | parked-call index |
  * new thread seeded with the request's history) → runStreamed | continueStreamed.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
+import { ThreadBusyError } from "../../session/thread-lock.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
@@ -19,7 +19,6 @@ import { ApiError } from "./errors.js";
 
 export interface TurnOptions {
   threads: ThreadManager;
-  home: string;
   cwd: string;
   /** The agent gets only the client's tools. */
   noInternalTools: boolean;
@@ -101,9 +100,7 @@ export async function indexParkedCalls(
   threadId: string,
   callIds: string[],
 ): Promise<void> {
-  const dir = indexDir(options.home);
-  await mkdir(dir, { recursive: true });
-  await Promise.all(callIds.map((id) => writeFile(join(dir, indexName(id)), threadId)));
+  await options.threads.store.indexParkedCalls(threadId, callIds);
 }
 
 async function threadOfResponse(options: TurnOptions, id: string): Promise<Thread> {
@@ -118,19 +115,27 @@ async function threadOfResponse(options: TurnOptions, id: string): Promise<Threa
   if (!threadId) throw notFound;
   try {
     return await options.threads.resume(threadId);
-  } catch {
-    throw notFound;
+  } catch (error) {
+    throw busyError(error) ?? notFound;
   }
+}
+
+/** A thread another process (or request) is running a turn on: 409, try again when it is done. */
+function busyError(error: unknown): ApiError | null {
+  if (!(error instanceof ThreadBusyError)) return null;
+  return new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
 }
 
 /** The thread whose parked turn waits for these calls, if any (and not expired). */
 async function threadOfParkedCalls(options: TurnOptions, callIds: string[]): Promise<Thread | null> {
   for (const callId of callIds) {
-    const threadId = await readFile(join(indexDir(options.home), indexName(callId)), "utf8").catch(
-      () => null,
-    );
+    const threadId = await options.threads.store.threadOfCall(callId).catch(() => null);
     if (!threadId) continue;
-    const thread = await options.threads.resume(threadId).catch(() => null);
+    const thread = await options.threads.resume(threadId).catch((error: unknown) => {
+      const busy = busyError(error);
+      if (busy) throw busy;
+      return null;
+    });
     if (!thread) continue;
     const parked = thread.parkedTurn;
     const fresh = parked && Date.now() - parked.parkedAt <= options.parkedTtlMs;
@@ -151,12 +156,4 @@ async function refuseExpired(options: TurnOptions, thread: Thread, parked: Parke
     "previous_response_id",
     "parked_turn_expired",
   );
-}
-
-function indexDir(home: string): string {
-  return join(home, "proxy", "parked-calls");
-}
-
-function indexName(callId: string): string {
-  return createHash("sha256").update(callId).digest("hex").slice(0, 40);
 }

@@ -1,19 +1,22 @@
 /**
  * The `listSessions` tool: stored threads, newest first, with whether each is loaded and when
  * an idle loaded one leaves memory. Long lists are paginated by an opaque cursor naming the
- * last rollout shown (`ls_…`), which survives deletions between pages.
+ * last thread shown (`ls_…`: its creation time and id), which survives deletions between pages.
  */
-import { basename } from "node:path";
+
 import { z } from "zod";
+import type { ThreadSummary } from "../../session/thread-store.js";
 import { clampPageSize, sessionTtlMs } from "./pagination.js";
 import { fail, ok, type ServerToolResult, type Structured } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
 import { defineSessionTool, errorField, pageSizeArg, pageTokenArg } from "./session-tool.js";
-import { fileSize, ROLLOUT_ID } from "./thread-state.js";
+import { fileSize } from "./thread-state.js";
 
 /** listSessions shows this much of each first prompt. */
 const PROMPT_PREVIEW = 200;
 const LIST_TOKEN = /^ls_([A-Za-z0-9_-]+)$/;
+/** What a list token names: `<created ISO time> <thread id>`, the list's order, newest first. */
+const LIST_KEY = /^\d{4}-\d{2}-\d{2}T\S+ [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const session = z.object({
   id: z.string(),
@@ -56,8 +59,8 @@ async function listSessions(
   const size = clampPageSize(args.pageSize);
   const ttl = sessionTtlMs();
   const all = await threads.list();
-  // Newest first by file name (creation time, then id): a cursor survives deletions.
-  const rest = after === null ? all : all.filter((summary) => basename(summary.path) < (after as string));
+  // Newest first (creation time, then id): a cursor survives deletions.
+  const rest = after === null ? all : all.filter((summary) => listKey(summary) < (after as string));
   const lines: string[] = [];
   const sessions: Structured[] = [];
   let used = 0;
@@ -71,7 +74,7 @@ async function listSessions(
     const item = {
       id: summary.id,
       turns: summary.turns,
-      bytes: await fileSize(summary.path),
+      bytes: summary.path ? await fileSize(summary.path) : 0,
       createdAt: summary.created,
       lastUsedAt: summary.updated,
       // A running thread's idle clock restarts when its turn ends.
@@ -83,7 +86,8 @@ async function listSessions(
     };
     const line = JSON.stringify(item);
     if (sessions.length > 0 && used + line.length + 1 > size) {
-      nextPageToken = encodeListToken(basename(rest[sessions.length - 1]?.path ?? ""));
+      const last = rest[sessions.length - 1];
+      nextPageToken = encodeListToken(last ? listKey(last) : "");
       break;
     }
     used += line.length + 1;
@@ -105,7 +109,11 @@ function decodeListToken(token: string): string | null {
   const match = LIST_TOKEN.exec(token);
   if (!match?.[1]) return null;
   const name = Buffer.from(match[1], "base64url").toString();
-  return ROLLOUT_ID.test(name) ? name : null;
+  return LIST_KEY.test(name) ? name : null;
+}
+
+function listKey(summary: ThreadSummary): string {
+  return `${summary.created} ${summary.id}`;
 }
 
 function preview(prompt: string | null): string | null {

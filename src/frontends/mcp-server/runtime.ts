@@ -8,6 +8,7 @@ import type { Config } from "../../config/load.js";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
+import { openThreadStore } from "../../session/open-store.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { BackgroundTasks } from "./background.js";
 import { PageStore } from "./pagination.js";
@@ -22,7 +23,7 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Load config and open the thread manager (threads persist as rollouts under the home). */
+/** Load config and open the thread manager (threads persist in the configured store). */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
   const overrides = (options.config ?? []).map(parseOverride);
   const config = await loadConfig({
@@ -32,6 +33,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Serve
   });
   const threads = new ThreadManager({
     config,
+    store: await openThreadStore(config),
     source: "mcp-server",
     originator: "tscodex_mcp_server",
     ...(options.env ? { env: options.env } : {}),

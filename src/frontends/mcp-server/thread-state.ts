@@ -5,17 +5,12 @@
  * thread that is only stored is read from its rollout, so a restarted server still reports it.
  */
 import { stat } from "node:fs/promises";
-import { basename } from "node:path";
 import { z } from "zod";
 import { messageText } from "../../protocol/items.js";
-import { readRollout, type StoredThread } from "../../session/rollout-reader.js";
-import { findRollout } from "../../session/rollout-store.js";
+import type { StoredThread } from "../../session/rollout-reader.js";
 import { type LiveThreadState, storedLastTurn } from "../../session/thread-manager.js";
 import { errorMessage } from "../../util/errors.js";
 import type { ServerRuntime } from "./server-tool.js";
-
-/** A rollout file name's thread id. */
-export const ROLLOUT_ID = /-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 
 export const turnState = z.enum(["idle", "running", "completed", "failed", "interrupted"]);
 export type TurnState = z.infer<typeof turnState>;
@@ -35,17 +30,17 @@ export async function locateThread(id: string, runtime: ServerRuntime): Promise<
   const { threads, tasks } = runtime;
   const exact = threads.liveState(id);
   if (exact) return { id, path: exact.path, live: exact, stored: null };
-  let path: string | null;
+  let storedId: string | null;
   try {
-    path = await findRollout(runtime.config.home, id);
+    storedId = await threads.store.resolveId(id);
   } catch (cause) {
     return { error: errorMessage(cause) };
   }
-  const fullId = (path && ROLLOUT_ID.exec(basename(path))?.[1]) ?? id;
+  const fullId = storedId ?? id;
   const live = threads.liveState(fullId) ?? null;
-  if (!path && !live && !tasks.status(fullId)) return { error: `Session not found for thread_id: ${id}` };
-  const stored = path && !live ? await readRollout(path) : null;
-  return { id: fullId, path: path ?? live?.path ?? null, live, stored };
+  if (!storedId && !live && !tasks.status(fullId)) return { error: `Session not found for thread_id: ${id}` };
+  const stored = storedId && !live ? await threads.store.read(storedId) : null;
+  return { id: fullId, path: stored?.path ?? live?.path ?? null, live, stored };
 }
 
 /**

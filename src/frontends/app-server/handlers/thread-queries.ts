@@ -3,11 +3,10 @@
  * recently updated first), one thread with its turns, and the threads in memory now.
  * Cursors are opaque to clients: here, the position to continue from.
  */
-import { readRollout, type StoredThread } from "../../../session/rollout-reader.js";
-import { rolloutFiles } from "../../../session/rollout-store.js";
+import { StoreError } from "../../../session/thread-store.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import { archivedHome, requireRollout } from "../thread-files.js";
+import { requireStored } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { storedThreadView } from "../thread-view.js";
 import type { HandlerContext } from "./context.js";
@@ -38,30 +37,21 @@ export async function threadList(
   params: ParamsOf<"thread/list">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/list">> {
-  const home = context.runtime.config.home;
-  const files = await rolloutFiles(params.archived ? archivedHome(home) : home);
-  const limit = params.limit || DEFAULT_PAGE;
-  const providers = params.modelProviders?.length ? new Set(params.modelProviders) : null;
-  const accept = (stored: StoredThread) => !providers || providers.has(stored.meta.provider);
-
-  if (params.sortKey === "updated_at") {
-    // Update times are inside the files: read them all, then sort.
-    const all = (await Promise.all(files.map(readStored))).filter(
-      (stored): stored is StoredThread => stored !== null && accept(stored),
-    );
-    all.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
-    const { data, nextCursor } = page(all, params.cursor, limit);
-    return { data: data.map((stored) => storedThreadView(stored)), nextCursor };
+  cursorStart(params.cursor);
+  const threads = await context.runtime.threads();
+  try {
+    const page = await threads.listPage({
+      limit: params.limit || DEFAULT_PAGE,
+      cursor: params.cursor ?? null,
+      sort: params.sortKey === "updated_at" ? "updated" : "created",
+      archived: params.archived ?? false,
+      ...(params.modelProviders?.length ? { providers: params.modelProviders } : {}),
+    });
+    return { data: page.threads.map((stored) => storedThreadView(stored)), nextCursor: page.nextCursor };
+  } catch (error) {
+    if (error instanceof StoreError) throw RpcError.invalidParams(`Invalid request: ${error.message}`);
+    throw error;
   }
-  // Newest first is the files' name order: read only as many as the page needs.
-  let position = cursorStart(params.cursor);
-  const data: ResultOf<"thread/list">["data"] = [];
-  while (position < files.length && data.length < limit) {
-    const stored = await readStored(files[position] ?? "");
-    position += 1;
-    if (stored && accept(stored)) data.push(storedThreadView(stored));
-  }
-  return { data, nextCursor: position < files.length ? String(position) : null };
 }
 
 export async function threadRead(
@@ -69,11 +59,7 @@ export async function threadRead(
   context: HandlerContext,
 ): Promise<ResultOf<"thread/read">> {
   checkThreadId(params.threadId);
-  const home = context.runtime.config.home;
-  const path =
-    (await requireRollout(home, params.threadId).catch(() => null)) ??
-    (await requireRollout(archivedHome(home), params.threadId));
-  const stored = await readRollout(path);
+  const stored = await requireStored(await context.runtime.threads(), params.threadId, { archived: true });
   const runningTurn = context.runtime.channel(params.threadId)?.running ?? null;
   return { thread: storedThreadView(stored, { includeTurns: params.includeTurns ?? false, runningTurn }) };
 }
@@ -83,9 +69,4 @@ export async function threadLoadedList(
   context: HandlerContext,
 ): Promise<ResultOf<"thread/loaded/list">> {
   return page(context.runtime.loadedThreads(), params.cursor, params.limit);
-}
-
-/** A rollout read back, or null when it cannot be (a file without metadata, a race with delete). */
-function readStored(path: string): Promise<StoredThread | null> {
-  return readRollout(path).catch(() => null);
 }

@@ -7,14 +7,13 @@
 import { resolve } from "node:path";
 import type { Config } from "../../../config/load.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
-import { readRollout } from "../../../session/rollout-reader.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
-import { archiveThread, requireRollout, rollbackThread } from "../thread-files.js";
+import { archiveThread, requireStored, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -134,7 +133,7 @@ export async function threadResume(
   }
   channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
-  const stored = await readRollout(await requireRollout(runtime.config.home, id));
+  const stored = await requireStored(await runtime.threads(), id);
   const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
   return openedResponse(view, channel.settings);
 }
@@ -145,13 +144,13 @@ export async function threadFork(
 ): Promise<ResultOf<"thread/fork">> {
   const { runtime } = context;
   const id = await threadIdOf(params);
-  await requireRollout(runtime.config.home, id);
-  const config = await threadConfig(context, params);
   const threads = await runtime.threads();
+  await requireStored(threads, id);
+  const config = await threadConfig(context, params);
   const thread = await opening(() => threads.fork(id, {}, openOptions(params, config, undefined)));
   const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
   const channel = runtime.adopt(thread, settings);
-  const stored = await readRollout(await requireRollout(runtime.config.home, thread.id));
+  const stored = await requireStored(threads, thread.id);
   const view = storedThreadView(stored, { includeTurns: true });
   announce(context, channel, view);
   return openedResponse(view, settings);
@@ -163,7 +162,7 @@ export async function threadArchive(
 ): Promise<ResultOf<"thread/archive">> {
   checkThreadId(params.threadId);
   refuseWhileRunning(context, params.threadId);
-  await archiveThread(await context.runtime.threads(), context.runtime.config.home, params.threadId);
+  await archiveThread(await context.runtime.threads(), params.threadId);
   return {};
 }
 
@@ -175,11 +174,11 @@ export async function threadRollback(
   checkThreadId(params.threadId);
   if (params.numTurns < 1) throw RpcError.invalidParams("Invalid request: `numTurns` must be at least 1");
   refuseWhileRunning(context, params.threadId);
-  const home = runtime.config.home;
-  await rollbackThread(await runtime.threads(), home, params.threadId, params.numTurns);
+  const threads = await runtime.threads();
+  await rollbackThread(threads, params.threadId, params.numTurns);
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
-  const stored = await readRollout(await requireRollout(home, params.threadId));
+  const stored = await requireStored(threads, params.threadId);
   return { thread: storedThreadView(stored, { includeTurns: true }) };
 }
 
@@ -195,6 +194,7 @@ function refuseWhileRunning(context: HandlerContext, id: string): void {
 async function threadIdOf(params: { threadId: string; path?: string | null | undefined }): Promise<string> {
   let id = params.threadId;
   if (params.path) {
+    const { readRollout } = await import("../../../session/rollout-reader.js");
     const stored = await readRollout(resolve(params.path)).catch(() => null);
     if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
     id = stored.meta.id;

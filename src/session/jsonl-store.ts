@@ -1,0 +1,232 @@
+/**
+ * The embedded ThreadStore: one JSONL rollout per thread under `$TSCODEX_HOME/sessions/`, archived
+ * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
+ * `proxy/parked-calls/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, relative } from "node:path";
+import { type RolloutLine, RolloutRecorder, type SessionMeta, sessionsDir } from "./rollout.js";
+import { linesUpToTurn, RolloutError, readRollout, type StoredThread } from "./rollout-reader.js";
+import { findRollout, forkRollout, newestRollout, ROLLOUT_NAME, rolloutFiles } from "./rollout-store.js";
+import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
+import {
+  StoreError,
+  type ThreadPage,
+  type ThreadQuery,
+  type ThreadStore,
+  type ThreadWriter,
+  type WriterOptions,
+} from "./thread-store.js";
+
+export class JsonlThreadStore implements ThreadStore {
+  readonly kind = "jsonl";
+  readonly shared = false;
+  readonly location: string;
+  readonly leases: ThreadLeases;
+
+  constructor(
+    private readonly home: string,
+    leases?: ThreadLeases,
+  ) {
+    this.location = sessionsDir(home);
+    this.leases = leases ?? new FileThreadLeases(home);
+  }
+
+  create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
+    return RolloutRecorder.create(this.home, meta, options);
+  }
+
+  async append(id: string, options: WriterOptions = {}): Promise<ThreadWriter> {
+    return RolloutRecorder.append(id, await this.requirePath(id), options);
+  }
+
+  async resolveId(idOrPrefix: string, options: { archived?: boolean } = {}): Promise<string | null> {
+    const path = await this.find(idOrPrefix, options.archived);
+    return path ? idOfPath(path) : null;
+  }
+
+  async newestId(): Promise<string | null> {
+    const path = await newestRollout(this.home);
+    return path ? idOfPath(path) : null;
+  }
+
+  async read(id: string, options: { archived?: boolean } = {}): Promise<StoredThread | null> {
+    const path = await this.exactPath(id, options.archived);
+    if (!path) return null;
+    try {
+      return await readRollout(path);
+    } catch (error) {
+      // Deleted or archived between the lookup and the read.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+  }
+
+  async readLines(id: string, options: { fromTurn?: number } = {}): Promise<RolloutLine[] | null> {
+    const stored = await this.read(id);
+    if (!stored) return null;
+    const from = options.fromTurn ?? 1;
+    return from <= 1 ? stored.lines : stored.lines.slice(linesUpToTurn(stored.lines, from - 1).length);
+  }
+
+  async version(id: string): Promise<number | null> {
+    const path = await this.exactPath(id);
+    if (!path) return null;
+    // Rollouts only grow (rollback rewrites them while nothing holds the thread).
+    return (await stat(path).catch(() => null))?.size ?? null;
+  }
+
+  async list(query: ThreadQuery = {}): Promise<ThreadPage> {
+    const files = await rolloutFiles(query.archived ? archivedHome(this.home) : this.home);
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    const accept = (stored: StoredThread) =>
+      (!query.providers?.length || query.providers.includes(stored.meta.provider)) &&
+      (query.source === undefined || stored.meta.source === query.source);
+    let position = cursorPosition(query.cursor);
+    if (query.sort === "updated") {
+      // Update times are inside the files: read them all, then sort.
+      const all = (await Promise.all(files.map(readOrNull))).filter(
+        (stored): stored is StoredThread => stored !== null && accept(stored),
+      );
+      all.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
+      const end = position + limit;
+      return { threads: all.slice(position, end), nextCursor: end < all.length ? String(end) : null };
+    }
+    // Newest first is the files' name order: read only as many as the page needs.
+    const threads: StoredThread[] = [];
+    while (position < files.length && threads.length < limit) {
+      const stored = await readOrNull(files[position] ?? "");
+      position += 1;
+      if (stored && accept(stored)) threads.push(stored);
+    }
+    return { threads, nextCursor: position < files.length ? String(position) : null };
+  }
+
+  async fork(id: string, options: { turns?: number; newId?: string } = {}): Promise<string> {
+    return (await forkRollout(this.home, await this.requireId(id), options)).id;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const path = (await this.exactPath(id)) ?? (await this.exactPath(id, true));
+    if (!path) return false;
+    await rm(path, { force: true });
+    return true;
+  }
+
+  async archive(id: string): Promise<boolean> {
+    const path = await this.exactPath(id);
+    if (!path) return false;
+    const target = join(sessionsDir(archivedHome(this.home)), relative(sessionsDir(this.home), path));
+    await mkdir(dirname(target), { recursive: true });
+    await rename(path, target);
+    return true;
+  }
+
+  async rollback(id: string, numTurns: number): Promise<boolean> {
+    const path = await this.exactPath(id);
+    if (!path) return false;
+    // Raw text, so the kept lines are not rewritten; written whole, then renamed into place.
+    const lines = (await readFile(path, "utf8")).split("\n").filter((line) => line.trim() !== "");
+    const starts = lines.filter(isTurnStart).length;
+    const kept = keepTurns(lines, Math.max(0, starts - numTurns));
+    const draft = `${path}.rollback`;
+    await writeFile(draft, `${kept.join("\n")}\n`);
+    await rename(draft, path);
+    return true;
+  }
+
+  async indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void> {
+    const dir = parkedCallsDir(this.home);
+    await mkdir(dir, { recursive: true });
+    await Promise.all(callIds.map((id) => writeFile(join(dir, callFileName(id)), threadId)));
+  }
+
+  async threadOfCall(callId: string): Promise<string | null> {
+    const text = await readFile(join(parkedCallsDir(this.home), callFileName(callId)), "utf8").catch(
+      () => null,
+    );
+    return text?.trim() || null;
+  }
+
+  async close(): Promise<void> {}
+
+  /** Thread `idOrPrefix`'s rollout; ambiguity is a StoreError. */
+  private async find(idOrPrefix: string, archived = false): Promise<string | null> {
+    try {
+      return await findRollout(archived ? archivedHome(this.home) : this.home, idOrPrefix);
+    } catch (error) {
+      if (error instanceof RolloutError) throw new StoreError(error.message);
+      throw error;
+    }
+  }
+
+  /** The rollout of exactly thread `id` (no prefix matching). */
+  private async exactPath(id: string, archived = false): Promise<string | null> {
+    const path = await this.find(id, archived).catch(() => null);
+    return path && idOfPath(path) === id ? path : null;
+  }
+
+  private async requirePath(id: string): Promise<string> {
+    const path = await this.exactPath(id);
+    if (!path) throw new StoreError(`no stored thread with id ${id}`);
+    return path;
+  }
+
+  private async requireId(idOrPrefix: string): Promise<string> {
+    const id = await this.resolveId(idOrPrefix);
+    if (!id) throw new StoreError(`no stored thread with id ${idOrPrefix}`);
+    return id;
+  }
+}
+
+/** The home whose `sessions/` holds archived rollouts. */
+export function archivedHome(home: string): string {
+  return join(home, "archived");
+}
+
+function parkedCallsDir(home: string): string {
+  return join(home, "proxy", "parked-calls");
+}
+
+/** Call ids are the client's strings: hashed, so any id makes a safe file name. */
+function callFileName(callId: string): string {
+  return createHash("sha256").update(callId).digest("hex").slice(0, 40);
+}
+
+function idOfPath(path: string): string | null {
+  return ROLLOUT_NAME.exec(basename(path))?.[2] ?? null;
+}
+
+function cursorPosition(cursor: string | null | undefined): number {
+  if (cursor === null || cursor === undefined) return 0;
+  const position = Number(cursor);
+  if (!Number.isSafeInteger(position) || position < 0) throw new StoreError(`invalid cursor: ${cursor}`);
+  return position;
+}
+
+function readOrNull(path: string): Promise<StoredThread | null> {
+  // A file without metadata, or one deleted meanwhile, is not a thread to show.
+  return readRollout(path).catch(() => null);
+}
+
+/** The lines before turn number `turns + 1` starts. */
+function keepTurns(lines: string[], turns: number): string[] {
+  let started = 0;
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (isTurnStart(line) && ++started > turns) break;
+    kept.push(line);
+  }
+  return kept;
+}
+
+function isTurnStart(line: string): boolean {
+  if (!line.includes('"turn_started"')) return false;
+  try {
+    const parsed = JSON.parse(line) as { type?: unknown; payload?: { type?: unknown } };
+    return parsed.type === "event" && parsed.payload?.type === "turn_started";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The ThreadStore a configuration names: PostgreSQL when `[store] url` (or $TSCODEX_STORE_URL) is
+ * set, else JSONL rollouts under the home. The database driver loads only when it is used.
+ */
+import type { Config } from "../config/load.js";
+import { JsonlThreadStore } from "./jsonl-store.js";
+import { StoreError, type ThreadStore } from "./thread-store.js";
+
+export async function openThreadStore(config: Pick<Config, "home" | "store">): Promise<ThreadStore> {
+  const url = config.store.url;
+  if (!url) return new JsonlThreadStore(config.home);
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new StoreError(`[store] url must be a postgres:// or postgresql:// URL, not '${redactUrl(url)}'`);
+  throw new StoreError("this build has no PostgreSQL store yet");
+}
+
+/** `url` without its password, for messages and listings. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ":***@");
+  }
+}
