@@ -152,8 +152,12 @@ export abstract class LineWriter implements ThreadWriter {
   }
 
   write<T extends LineType>(type: T, payload: PayloadOf<T>): void {
+    this.writeLine({ timestamp: new Date().toISOString(), type, payload } as RolloutLine);
+  }
+
+  writeLine(line: RolloutLine): void {
     if (this.closed) return;
-    this.pending.push({ timestamp: new Date().toISOString(), type, payload } as RolloutLine);
+    this.pending.push(line);
     if (this.scheduled) return;
     this.scheduled = true;
     this.writing = this.writing.then(() => this.drain());

@@ -77,6 +77,8 @@ export interface ThreadWriter {
   /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
   attach(source: { subscribe(listener: (event: Event) => void): () => void }): () => void;
   recordEvent(event: Event): void;
+  /** Record a line as it is (its own timestamp): copies between stores. */
+  writeLine(line: RolloutLine): void;
   /** Resolves once every line recorded so far is stored; rejects if a batch failed. */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -250,6 +250,20 @@ export async function main(argv: string[]): Promise<number> {
     .option("--json", "print the new thread's id and path as JSON")
     .action((id: string, options: SessionsCliOptions) => runSessions("fork", id, options));
 
+  sessions
+    .command("migrate")
+    .description("Copy the local JSONL threads into another store (resumable: run it again to finish)")
+    .requiredOption("--to <url>", "the target store: postgres://user:password@host:port/db")
+    .action(async (options: { to: string }) => {
+      const [{ runMigrateCommand }, { loadConfig }, { parseOverride }] = await Promise.all([
+        import("./sessions-command.js"),
+        import("../../config/load.js"),
+        import("../../config/overrides.js"),
+      ]);
+      const config = await loadConfig({ overrides: globalConfig(globals()).map(parseOverride) });
+      exitCode = await runMigrateCommand(config.home, options.to);
+    });
+
   program
     .command("apply-patch")
     .description("Apply a patch in the apply_patch format read from stdin")

@@ -4,6 +4,9 @@
  * `--json` prints machine-readable JSON.
  */
 import { messageText, type ResponseItem } from "../../protocol/items.js";
+import { JsonlThreadStore } from "../../session/jsonl-store.js";
+import { migrateThreads } from "../../session/migrate.js";
+import { openThreadStore, redactUrl } from "../../session/open-store.js";
 import { RolloutError, type StoredThread } from "../../session/rollout-reader.js";
 import { StoreError, summaryOf, type ThreadStore, type ThreadSummary } from "../../session/thread-store.js";
 
@@ -62,6 +65,33 @@ export async function runSessionsCommand(
   } catch (error) {
     if (error instanceof RolloutError || error instanceof StoreError) return failure(error.message);
     throw error;
+  }
+}
+
+/**
+ * `sessions migrate --to URL`: every local rollout (archived ones too) into the store at `url`.
+ * Progress goes to stderr; the exit code is 1 when a thread could not be copied.
+ */
+export async function runMigrateCommand(home: string, url: string): Promise<number> {
+  let target: ThreadStore;
+  try {
+    target = await openThreadStore({ home, store: { url } });
+  } catch (error) {
+    if (error instanceof StoreError) return failure(error.message);
+    throw error;
+  }
+  try {
+    const report = await migrateThreads(new JsonlThreadStore(home), target, (progress) => {
+      process.stderr.write(`[${progress.done}/${progress.total}] ${progress.id} ${progress.outcome}\n`);
+    });
+    for (const { id, error } of report.failed) process.stderr.write(`tscodex: ${id}: ${error}\n`);
+    process.stdout.write(
+      `migrated to ${redactUrl(url)}: ${report.copied} copied, ${report.resumed} completed, ` +
+        `${report.unchanged} already there, ${report.failed.length} failed (${report.lines} lines)\n`,
+    );
+    return report.failed.length > 0 ? 1 : 0;
+  } finally {
+    await target.close();
   }
 }
 
