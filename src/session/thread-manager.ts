@@ -33,7 +33,12 @@ export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
 /** How long closing waits for a thread's shutdown before moving on. */
 const SHUTDOWN_BOUND_MS = 5_000;
 /** On a shared store, how long opening a thread waits for another process to finish with it. */
-export const DEFAULT_LEASE_WAIT_MS = 2_000;
+export const DEFAULT_LEASE_WAIT_MS = 5_000;
+/**
+ * On a shared store, how long an idle thread stays in memory (holding its lease): long enough
+ * for a front-end to start the turn it opened the thread for, short next to the lease wait.
+ */
+export const SHARED_STORE_TTL_MS = 1_000;
 
 export interface ThreadManagerOptions {
   config: Config;
@@ -52,7 +57,7 @@ export interface ThreadManagerOptions {
    * store's when persisting, none otherwise.
    */
   leases?: ThreadLeases | null;
-  /** How long opening a thread held elsewhere waits (default: 2 s on a shared store, else 0). */
+  /** How long opening a thread held elsewhere waits (default: 5 s on a shared store, else 0). */
   leaseWaitMs?: number;
   /** Recorded in each new thread's session_meta (e.g. the SDK's `thread_source`). */
   metadata?: { thread_source?: string; cyber_access_program?: string };
@@ -128,7 +133,8 @@ export class ThreadManager implements AgentHost {
     const env = options.env ?? process.env;
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
     // A shared store's threads leave memory once idle: the next turn may come to another process.
-    this.ttlMs = options.ttlMs ?? (fromEnv > 0 ? fromEnv : this.store.shared ? 0 : DEFAULT_SESSION_TTL_MS);
+    this.ttlMs =
+      options.ttlMs ?? (fromEnv > 0 ? fromEnv : this.store.shared ? SHARED_STORE_TTL_MS : DEFAULT_SESSION_TTL_MS);
   }
 
   /** Live threads in memory now. */
