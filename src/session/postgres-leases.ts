@@ -1,0 +1,211 @@
+/**
+ * Thread leases on PostgreSQL: a session-level advisory lock per thread
+ * (`pg_try_advisory_lock(hashtextextended(id, 0))`), all taken on ONE dedicated connection per
+ * store, so a process costs one connection however many threads it holds, and a holder that dies
+ * (kill -9, a lost machine) loses its locks with its connection: nobody stays blocked.
+ *
+ * - A row in `tscodex_leases` names the holder (pid, host, since) for the busy message.
+ * - Advisory locks are re-entrant within a session, so this process's own leases are tracked
+ *   here too: a second acquire of a thread this store holds is busy ("this process").
+ * - Release: unlock, delete the row, NOTIFY `tscodex_lease_released` with the thread id.
+ *   A waiting `acquire` (waitMs) LISTENs and tries again on that notification, and at least
+ *   every LEASE_POLL_MS (a killed holder sends no notification).
+ * - The lease connection lost (server restart, network, pg_terminate_backend): the server has
+ *   dropped every lock it held, so every lease of this store is lost. They are marked `lost`,
+ *   `onLost` is called with their thread ids, and releasing them is a no-op. The next acquire
+ *   opens a new connection.
+ */
+import { hostname } from "node:os";
+import type { Sql } from "postgres";
+import { type Db, isTransient, withRetries } from "./postgres-writer.js";
+import {
+  type AcquireOptions,
+  type LeaseHolder,
+  ThreadBusyError,
+  type ThreadLease,
+  type ThreadLeases,
+} from "./thread-lock.js";
+
+/** NOTIFY channel of released leases (payload: the thread id). */
+export const LEASE_CHANNEL = "tscodex_lease_released";
+/** The longest a waiting acquire goes without looking again. */
+const LEASE_POLL_MS = 200;
+
+/** Opens the single-connection client leases use; `onClose` fires whenever that connection ends. */
+export type LeaseClientFactory = (onClose: () => void) => Sql;
+
+export class PostgresLease implements ThreadLease {
+  private state: "held" | "released" | "lost" = "held";
+
+  constructor(
+    readonly threadId: string,
+    private readonly owner: PostgresThreadLeases,
+  ) {}
+
+  /** The lease connection dropped while this lease was held: another process may have the thread now. */
+  get lost(): boolean {
+    return this.state === "lost";
+  }
+
+  markLost(): void {
+    if (this.state === "held") this.state = "lost";
+  }
+
+  async release(): Promise<void> {
+    if (this.state !== "held") return;
+    this.state = "released";
+    await this.owner.unlock(this);
+  }
+}
+
+export class PostgresThreadLeases implements ThreadLeases {
+  private client: Sql | null = null;
+  /** This store's leases, and acquires under way ("pending"), by thread id. */
+  private readonly mine = new Map<string, PostgresLease | "pending">();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private listening: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly openClient: LeaseClientFactory,
+    private readonly onLost?: (threadIds: string[]) => void,
+  ) {}
+
+  async acquire(threadId: string, options: AcquireOptions = {}): Promise<ThreadLease> {
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    if ((options.waitMs ?? 0) > 0) await this.listen();
+    for (;;) {
+      const result = await this.tryAcquire(threadId);
+      if (result instanceof PostgresLease) return result;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new ThreadBusyError(threadId, result);
+      await this.released(threadId, Math.min(remaining, LEASE_POLL_MS));
+    }
+  }
+
+  /** The lease, or who holds the thread. */
+  private async tryAcquire(threadId: string): Promise<PostgresLease | LeaseHolder> {
+    if (this.closed) throw new Error("the thread store is closed");
+    if (this.mine.has(threadId)) return { pid: process.pid, host: hostname(), start: null, since: "now" };
+    this.mine.set(threadId, "pending");
+    let lease: PostgresLease | null = null;
+    try {
+      const sql = this.connection();
+      const since = new Date().toISOString();
+      const holder = await withRetries(this.db, `taking the lease of thread ${threadId}`, async () => {
+        const [row] = await sql<{ locked: boolean }[]>`
+          SELECT pg_try_advisory_lock(hashtextextended(${threadId}, 0)) AS locked`;
+        if (!row?.locked) return this.holderOf(sql, threadId);
+        try {
+          await sql`
+            INSERT INTO tscodex_leases (thread_id, pid, host, since, backend)
+            VALUES (${threadId}, ${process.pid}, ${hostname()}, ${since}, pg_backend_pid())
+            ON CONFLICT (thread_id) DO UPDATE
+              SET pid = excluded.pid, host = excluded.host, since = excluded.since, backend = excluded.backend`;
+        } catch (error) {
+          // A lost connection took the lock with it; otherwise let go of it before failing.
+          if (!isTransient(error))
+            await sql`SELECT pg_advisory_unlock(hashtextextended(${threadId}, 0))`.catch(() => {});
+          throw error;
+        }
+        return null;
+      });
+      if (holder) return holder;
+      lease = new PostgresLease(threadId, this);
+      return lease;
+    } finally {
+      if (lease) this.mine.set(threadId, lease);
+      else this.mine.delete(threadId);
+    }
+  }
+
+  private async holderOf(sql: Sql, threadId: string): Promise<LeaseHolder> {
+    const [row] = await sql<{ pid: number; host: string; since: string }[]>`
+      SELECT pid, host, since FROM tscodex_leases WHERE thread_id = ${threadId}`;
+    return row
+      ? { pid: row.pid, host: row.host, start: null, since: row.since }
+      : { pid: 0, host: "an unknown host", start: null, since: "unknown" };
+  }
+
+  /** Give `lease` back (its owner calls this once). Never throws: a failed unlock means the connection, and the lock with it, is gone. */
+  async unlock(lease: PostgresLease): Promise<void> {
+    const sql = this.client;
+    try {
+      if (sql && this.mine.get(lease.threadId) === lease)
+        await sql`
+          WITH gone AS (
+            DELETE FROM tscodex_leases WHERE thread_id = ${lease.threadId} AND backend = pg_backend_pid()
+          )
+          SELECT pg_advisory_unlock(hashtextextended(${lease.threadId}, 0)),
+                 pg_notify(${LEASE_CHANNEL}, ${lease.threadId})`;
+    } catch {
+      // The connection is gone, and the server dropped the lock with it.
+    } finally {
+      if (this.mine.get(lease.threadId) === lease) this.mine.delete(lease.threadId);
+      this.wake(lease.threadId);
+    }
+  }
+
+  /** Resolves when thread `threadId` may be free: a release was announced, or `ms` passed. */
+  private released(threadId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(threadId) ?? new Set<() => void>();
+      this.waiters.set(threadId, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0 && this.waiters.get(threadId) === set) this.waiters.delete(threadId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+    });
+  }
+
+  private wake(threadId: string): void {
+    for (const done of [...(this.waiters.get(threadId) ?? [])]) done();
+  }
+
+  /** LISTEN once per store; without it, waiting still works by polling. */
+  private async listen(): Promise<void> {
+    this.listening ??= this.connection()
+      .listen(LEASE_CHANNEL, (threadId) => this.wake(threadId))
+      .then(
+        () => {},
+        () => {
+          this.listening = null;
+        },
+      );
+    await this.listening;
+  }
+
+  private connection(): Sql {
+    this.client ??= this.openClient(() => this.connectionClosed());
+    return this.client;
+  }
+
+  private connectionClosed(): void {
+    if (this.closed) return;
+    const lost: string[] = [];
+    for (const [threadId, lease] of this.mine) {
+      if (lease === "pending") continue;
+      lease.markLost();
+      this.mine.delete(threadId);
+      lost.push(threadId);
+      this.wake(threadId);
+    }
+    if (lost.length > 0) this.onLost?.(lost);
+  }
+
+  /** Release every lease (announcing it) and close the lease connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all(
+      [...this.mine.values()].map((lease) => (lease === "pending" ? undefined : lease.release())),
+    );
+    this.closed = true;
+    for (const threadId of [...this.waiters.keys()]) this.wake(threadId);
+    await this.client?.end({ timeout: 1 });
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Writing threads to PostgreSQL: each batch of rollout lines is one transaction that inserts the
+ * lines under explicit sequence numbers (the writer holds the thread's lease, so it knows the
+ * next one) with ON CONFLICT DO NOTHING, and bumps the thread's `updated`, `last_seq` and
+ * `version`. Retrying a batch whose commit was lost on the way back is therefore harmless: the
+ * lines are there once. A batch counts as stored only once its COMMIT is acknowledged.
+ * Connection failures are retried a bounded number of times with doubling pauses, then surface
+ * as StoreError("thread store unavailable: …").
+ */
+import type { Sql, TransactionSql } from "postgres";
+import { errorMessage } from "../util/errors.js";
+import { LineWriter, type RolloutLine, type SessionMeta } from "./rollout.js";
+import { StoreError, type WriterOptions } from "./thread-store.js";
+
+export interface RetryOptions {
+  /** Tries per operation (default 3). */
+  attempts?: number;
+  /** Pause after the first failed try, doubled after each later one (default 500 ms). */
+  backoffMs?: number;
+}
+
+/** What every query of one store shares: the pool and the retry policy. */
+export interface Db {
+  readonly sql: Sql;
+  readonly retry: Required<RetryOptions>;
+}
+
+/** Postgres error classes worth another try: the connection or the server went away, or a transient conflict. */
+const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "40001", "40P01"]);
+/** postgres.js and socket failures that say the connection, not the statement, failed. */
+const TRANSIENT_CODES = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "ENOENT", // a Unix socket that is gone while the server restarts
+]);
+
+/** Whether `error` is a lost or refused connection (retry) rather than a failing statement. */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return false;
+  return TRANSIENT_CODES.has(code) || TRANSIENT_SQLSTATES.has(code) || code.startsWith("08");
+}
+
+/**
+ * Run `operation` (which must be safe to repeat) with the store's bounded retries. Throws
+ * StoreError: "thread store unavailable" after the last failed try, or at once for an error
+ * that another try would not fix.
+ */
+export async function withRetries<T>(db: Db, what: string, operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      if (!isTransient(error))
+        throw new StoreError(`thread store error (${what}): ${errorMessage(error)}`, { cause: error });
+      if (attempt >= db.retry.attempts)
+        throw new StoreError(
+          `thread store unavailable: ${what} failed after ${attempt} tries: ${errorMessage(error)}`,
+          { cause: error },
+        );
+      await new Promise((resolve) => setTimeout(resolve, db.retry.backoffMs * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/** The kind of event a line records (indexed: turn boundaries find their rows by it). */
+function eventOf(line: RolloutLine): string | null {
+  return line.type === "event" ? line.payload.type : null;
+}
+
+function timeOf(line: RolloutLine): Date {
+  const ms = Date.parse(line.timestamp);
+  return new Date(Number.isFinite(ms) ? ms : Date.now());
+}
+
+/**
+ * Insert `lines` as seq `first`, `first + 1`, … of thread `threadId` in one transaction, and bump
+ * the thread. Idempotent: a seq already stored with the same line is left alone; one stored with
+ * a different line means another writer appended without the lease, which is refused.
+ */
+export async function appendBatch(
+  sql: Sql,
+  threadId: string,
+  first: number,
+  lines: RolloutLine[],
+): Promise<void> {
+  if (lines.length === 0) return;
+  await sql.begin(async (tx) => {
+    const inserted = await insertLines(tx, threadId, first, lines);
+    if (inserted.size < lines.length) await checkStored(tx, threadId, first, lines, inserted);
+    if (inserted.size === 0) return;
+    const last = lines[lines.length - 1] as RolloutLine;
+    const count = await tx`
+      UPDATE tscodex_threads
+         SET last_seq = greatest(last_seq, ${first + lines.length - 1}),
+             updated = ${timeOf(last)}, version = version + 1
+       WHERE id = ${threadId}`;
+    if (count.count === 0) throw new StoreError(`thread ${threadId} is no longer stored`);
+  });
+}
+
+async function insertLines(
+  tx: TransactionSql,
+  threadId: string,
+  first: number,
+  lines: RolloutLine[],
+): Promise<Set<number>> {
+  try {
+    const rows = await tx<{ seq: number }[]>`
+      INSERT INTO tscodex_thread_lines (thread_id, seq, ts, type, event, payload)
+      SELECT ${threadId}, u.seq, u.ts, u.type, u.event, u.payload::json
+        FROM unnest(
+          ${lines.map((_, i) => first + i)}::int[],
+          ${lines.map((line) => line.timestamp)}::text[],
+          ${lines.map((line) => line.type)}::text[],
+          ${lines.map(eventOf)}::text[],
+          ${lines.map((line) => JSON.stringify(line.payload))}::text[]
+        ) AS u(seq, ts, type, event, payload)
+      ON CONFLICT (thread_id, seq) DO NOTHING
+      RETURNING seq`;
+    return new Set(rows.map((row) => row.seq));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "23503")
+      throw new StoreError(`thread ${threadId} is no longer stored`, { cause: error });
+    throw error;
+  }
+}
+
+/** The lines that were not inserted must be ours from an earlier try of this batch. */
+async function checkStored(
+  tx: TransactionSql,
+  threadId: string,
+  first: number,
+  lines: RolloutLine[],
+  inserted: Set<number>,
+): Promise<void> {
+  const rows = await tx<{ seq: number; ts: string; type: string; payload: string }[]>`
+    SELECT seq, ts, type, payload::text AS payload FROM tscodex_thread_lines
+     WHERE thread_id = ${threadId} AND seq >= ${first} AND seq < ${first + lines.length}`;
+  for (const row of rows) {
+    if (inserted.has(row.seq)) continue;
+    const line = lines[row.seq - first] as RolloutLine;
+    if (row.ts !== line.timestamp || row.type !== line.type || row.payload !== JSON.stringify(line.payload))
+      throw new StoreError(
+        `thread ${threadId} was appended to by another writer (line ${row.seq}); is its lease held elsewhere?`,
+      );
+  }
+}
+
+/**
+ * Store a new thread: its row and its metadata line (seq 0), in one transaction. Idempotent like
+ * a batch; an id already taken by another thread is a StoreError.
+ */
+export async function insertThread(
+  sql: Sql,
+  meta: SessionMeta,
+  line: RolloutLine,
+  extra: { lines?: { from: string; below: number | null } } = {},
+): Promise<void> {
+  const created = Date.parse(meta.created);
+  await sql.begin(async (tx) => {
+    const inserted = await tx`
+      INSERT INTO tscodex_threads (id, created, updated, source, provider, forked_from, meta, last_seq)
+      VALUES (${meta.id}, ${new Date(Number.isFinite(created) ? created : Date.now())}, ${timeOf(line)},
+              ${meta.source}, ${meta.provider}, ${meta.forked_from ?? null}, ${JSON.stringify(meta)}::text::json, 0)
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id`;
+    if (inserted.length === 0) {
+      // Either an earlier try of this very call committed, or the id is another thread's.
+      const [stored] = await tx<{ ts: string; payload: string }[]>`
+        SELECT ts, payload::text AS payload FROM tscodex_thread_lines WHERE thread_id = ${meta.id} AND seq = 0`;
+      if (stored?.ts === line.timestamp && stored.payload === JSON.stringify(line.payload)) return;
+      throw new StoreError(`a thread with id ${meta.id} is already stored`);
+    }
+    await insertLines(tx, meta.id, 0, [line]);
+    const copy = extra.lines;
+    if (!copy) return;
+    // A fork: the source's lines after its metadata (up to `below`), under the same seqs.
+    await tx`
+      INSERT INTO tscodex_thread_lines (thread_id, seq, ts, type, event, payload)
+      SELECT ${meta.id}, seq, ts, type, event, payload FROM tscodex_thread_lines
+       WHERE thread_id = ${copy.from} AND seq > 0 ${copy.below === null ? tx`` : tx`AND seq < ${copy.below}`}`;
+    await tx`
+      UPDATE tscodex_threads t
+         SET last_seq = l.seq, updated = l.ts::timestamptz
+        FROM (SELECT seq, ts FROM tscodex_thread_lines WHERE thread_id = ${meta.id}
+               ORDER BY seq DESC LIMIT 1) l
+       WHERE t.id = ${meta.id}`;
+  });
+}
+
+/** Appends the lines of one thread as numbered rows. */
+export class PostgresWriter extends LineWriter {
+  constructor(
+    private readonly db: Db,
+    threadId: string,
+    private nextSeq: number,
+    options: WriterOptions,
+  ) {
+    super(threadId, null, options);
+  }
+
+  protected async store(lines: RolloutLine[]): Promise<void> {
+    // Numbered once: every retry of this batch writes the same seqs, so a lost acknowledgement
+    // never stores a line twice.
+    const first = this.nextSeq;
+    this.nextSeq += lines.length;
+    await withRetries(this.db, `storing ${lines.length} line(s) of thread ${this.threadId}`, () =>
+      appendBatch(this.db.sql, this.threadId, first, lines),
+    );
+  }
+
+  protected async release(): Promise<void> {}
+}
