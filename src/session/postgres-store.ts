@@ -290,7 +290,7 @@ class PostgresThreadStore implements ThreadStore {
     };
     const line: RolloutLine = { timestamp: now, type: "session_meta", payload: meta };
     await this.run(`forking thread ${id}`, () =>
-      insertThread(this.sql, meta, line, { lines: { from: id, below: row.below } }),
+      insertThread(this.sql, meta, line, { from: id, below: row.below }),
     );
     return newId;
   }

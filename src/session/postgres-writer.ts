@@ -84,9 +84,10 @@ function timeOf(line: RolloutLine): Date {
 }
 
 /**
- * Insert `lines` as seq `first`, `first + 1`, … of thread `threadId` in one transaction, and bump
- * the thread. Idempotent: a seq already stored with the same line is left alone; one stored with
- * a different line means another writer appended without the lease, which is refused.
+ * Insert `lines` as seq `first`, `first + 1`, … of thread `threadId` and bump the thread, in one
+ * statement (one round trip, one transaction). Idempotent: a seq already stored with the same
+ * line is left alone; one stored with a different line means another writer appended without
+ * the lease, which is refused.
  */
 export async function appendBatch(
   sql: Sql,
@@ -95,50 +96,57 @@ export async function appendBatch(
   lines: RolloutLine[],
 ): Promise<void> {
   if (lines.length === 0) return;
-  await sql.begin(async (tx) => {
-    const inserted = await insertLines(tx, threadId, first, lines);
-    if (inserted.size < lines.length) await checkStored(tx, threadId, first, lines, inserted);
-    if (inserted.size === 0) return;
-    const last = lines[lines.length - 1] as RolloutLine;
-    const count = await tx`
-      UPDATE tscodex_threads
-         SET last_seq = greatest(last_seq, ${first + lines.length - 1}),
-             updated = ${timeOf(last)}, version = version + 1
-       WHERE id = ${threadId}`;
-    if (count.count === 0) throw new StoreError(`thread ${threadId} is no longer stored`);
-  });
+  const last = lines[lines.length - 1] as RolloutLine;
+  let rows: { seq: number }[];
+  try {
+    rows = await sql<{ seq: number }[]>`
+      WITH inserted AS (${linesInsert(sql, threadId, first, lines)}),
+      bumped AS (
+        UPDATE tscodex_threads
+           SET last_seq = greatest(last_seq, ${first + lines.length - 1}),
+               updated = ${timeOf(last)}, version = version + 1
+         WHERE id = ${threadId} AND EXISTS (SELECT 1 FROM inserted)
+      )
+      SELECT seq FROM inserted`;
+  } catch (error) {
+    throw noThread(error, threadId);
+  }
+  const inserted = new Set(rows.map((row) => row.seq));
+  if (inserted.size < lines.length) await checkStored(sql, threadId, first, lines, inserted);
 }
 
-async function insertLines(
-  tx: TransactionSql,
+/** INSERT … RETURNING seq of `lines` as seq `first`, … (existing seqs are skipped). */
+function linesInsert(
+  sql: Sql | TransactionSql,
   threadId: string,
   first: number,
   lines: RolloutLine[],
-): Promise<Set<number>> {
-  try {
-    const rows = await tx<{ seq: number }[]>`
-      INSERT INTO tscodex_thread_lines (thread_id, seq, ts, type, event, payload)
-      SELECT ${threadId}, u.seq, u.ts, u.type, u.event, u.payload::json
-        FROM unnest(
-          ${lines.map((_, i) => first + i)}::int[],
-          ${lines.map((line) => line.timestamp)}::text[],
-          ${lines.map((line) => line.type)}::text[],
-          ${lines.map(eventOf)}::text[],
-          ${lines.map((line) => JSON.stringify(line.payload))}::text[]
-        ) AS u(seq, ts, type, event, payload)
-      ON CONFLICT (thread_id, seq) DO NOTHING
-      RETURNING seq`;
-    return new Set(rows.map((row) => row.seq));
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "23503")
-      throw new StoreError(`thread ${threadId} is no longer stored`, { cause: error });
-    throw error;
-  }
+  join = sql``,
+) {
+  return sql`
+    INSERT INTO tscodex_thread_lines (thread_id, seq, ts, type, event, payload)
+    SELECT ${threadId}, u.seq, u.ts, u.type, u.event, u.payload::json
+      FROM unnest(
+        ${lines.map((_, i) => first + i)}::int[],
+        ${lines.map((line) => line.timestamp)}::text[],
+        ${lines.map((line) => line.type)}::text[],
+        ${lines.map(eventOf)}::text[],
+        ${lines.map((line) => JSON.stringify(line.payload))}::text[]
+      ) AS u(seq, ts, type, event, payload) ${join}
+    ON CONFLICT (thread_id, seq) DO NOTHING
+    RETURNING seq`;
+}
+
+/** A foreign-key failure on the lines means the thread was deleted under the writer. */
+function noThread(error: unknown, threadId: string): unknown {
+  if ((error as { code?: unknown }).code === "23503")
+    return new StoreError(`thread ${threadId} is no longer stored`, { cause: error });
+  return error;
 }
 
 /** The lines that were not inserted must be ours from an earlier try of this batch. */
 async function checkStored(
-  tx: TransactionSql,
+  tx: Sql | TransactionSql,
   threadId: string,
   first: number,
   lines: RolloutLine[],
@@ -158,38 +166,33 @@ async function checkStored(
 }
 
 /**
- * Store a new thread: its row and its metadata line (seq 0), in one transaction. Idempotent like
- * a batch; an id already taken by another thread is a StoreError.
+ * Store a new thread: its row and its metadata line (seq 0), and for a fork the lines it copies,
+ * in one transaction. Idempotent like a batch; an id already taken by another thread is a
+ * StoreError.
  */
 export async function insertThread(
   sql: Sql,
   meta: SessionMeta,
   line: RolloutLine,
-  extra: { lines?: { from: string; below: number | null } } = {},
+  fork?: { from: string; below: number | null },
 ): Promise<void> {
-  const created = Date.parse(meta.created);
+  if (!fork) {
+    // One statement: the row, then the metadata line (checked against the row at its end).
+    const rows = await sql`
+      WITH thread AS (${threadInsert(sql, meta, line)})
+      ${linesInsert(sql, meta.id, 0, [line], sql`JOIN thread ON true`)}`;
+    if (rows.length === 0) await checkSameThread(sql, meta, line);
+    return;
+  }
   await sql.begin(async (tx) => {
-    const inserted = await tx`
-      INSERT INTO tscodex_threads (id, created, updated, source, provider, forked_from, meta, last_seq)
-      VALUES (${meta.id}, ${new Date(Number.isFinite(created) ? created : Date.now())}, ${timeOf(line)},
-              ${meta.source}, ${meta.provider}, ${meta.forked_from ?? null}, ${JSON.stringify(meta)}::text::json, 0)
-      ON CONFLICT (id) DO NOTHING
-      RETURNING id`;
-    if (inserted.length === 0) {
-      // Either an earlier try of this very call committed, or the id is another thread's.
-      const [stored] = await tx<{ ts: string; payload: string }[]>`
-        SELECT ts, payload::text AS payload FROM tscodex_thread_lines WHERE thread_id = ${meta.id} AND seq = 0`;
-      if (stored?.ts === line.timestamp && stored.payload === JSON.stringify(line.payload)) return;
-      throw new StoreError(`a thread with id ${meta.id} is already stored`);
-    }
-    await insertLines(tx, meta.id, 0, [line]);
-    const copy = extra.lines;
-    if (!copy) return;
-    // A fork: the source's lines after its metadata (up to `below`), under the same seqs.
+    const inserted = await threadInsert(tx, meta, line);
+    if (inserted.length === 0) return checkSameThread(tx, meta, line);
+    await linesInsert(tx, meta.id, 0, [line]);
+    // The source's lines after its metadata (up to `below`), under the same seqs.
     await tx`
       INSERT INTO tscodex_thread_lines (thread_id, seq, ts, type, event, payload)
       SELECT ${meta.id}, seq, ts, type, event, payload FROM tscodex_thread_lines
-       WHERE thread_id = ${copy.from} AND seq > 0 ${copy.below === null ? tx`` : tx`AND seq < ${copy.below}`}`;
+       WHERE thread_id = ${fork.from} AND seq > 0 ${fork.below === null ? tx`` : tx`AND seq < ${fork.below}`}`;
     await tx`
       UPDATE tscodex_threads t
          SET last_seq = l.seq, updated = l.ts::timestamptz
@@ -197,6 +200,28 @@ export async function insertThread(
                ORDER BY seq DESC LIMIT 1) l
        WHERE t.id = ${meta.id}`;
   });
+}
+
+function threadInsert(sql: Sql | TransactionSql, meta: SessionMeta, line: RolloutLine) {
+  const created = Date.parse(meta.created);
+  return sql`
+    INSERT INTO tscodex_threads (id, created, updated, source, provider, forked_from, meta, last_seq)
+    VALUES (${meta.id}, ${new Date(Number.isFinite(created) ? created : Date.now())}, ${timeOf(line)},
+            ${meta.source}, ${meta.provider}, ${meta.forked_from ?? null}, ${JSON.stringify(meta)}::text::json, 0)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id`;
+}
+
+/** The thread row was there already: from an earlier try of this very call, or another thread's id. */
+async function checkSameThread(
+  sql: Sql | TransactionSql,
+  meta: SessionMeta,
+  line: RolloutLine,
+): Promise<void> {
+  const [stored] = await sql<{ ts: string; payload: string }[]>`
+    SELECT ts, payload::text AS payload FROM tscodex_thread_lines WHERE thread_id = ${meta.id} AND seq = 0`;
+  if (stored?.ts === line.timestamp && stored.payload === JSON.stringify(line.payload)) return;
+  throw new StoreError(`a thread with id ${meta.id} is already stored`);
 }
 
 /** Appends the lines of one thread as numbered rows. */

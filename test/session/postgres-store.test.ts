@@ -96,6 +96,17 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     expect((await store.read(id))?.turns).toBe(2);
   });
 
+  it("fails a writer whose thread was deleted under it", async () => {
+    const { store } = await newStore();
+    const id = threadId(6);
+    await storeThread(store, metaOf(id), 1);
+    const writer = await store.append(id);
+    expect(await store.delete(id)).toBe(true);
+    for (const event of turnEvents(2)) writer.recordEvent(event);
+    await expect(writer.flush()).rejects.toThrow(/no longer stored/);
+    await expect(store.append(id)).rejects.toThrow(/no stored thread/);
+  });
+
   it("rides out terminated connections: the batch is retried and stored once", async () => {
     const { store, url } = await newStore({ retry: { attempts: 3, backoffMs: 50 } });
     const id = threadId(3);

@@ -1,7 +1,7 @@
 /**
  * A throwaway PostgreSQL cluster for tests: `initdb` in a temp dir, `postgres` on a free port of
- * 127.0.0.1 (trust auth, no fsync: nothing here must survive a crash of the machine), removed on
- * stop. PostgreSQL refuses to run as root, so under root the cluster runs as `nobody`.
+ * 127.0.0.1 (trust auth; no fsync unless `durable`: nothing here must survive a crash of the
+ * machine), removed on stop. PostgreSQL refuses to run as root, so under root the cluster runs as `nobody`.
  * One cluster per test file (beforeAll); each test takes its own database (`createDatabase`).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -28,7 +28,7 @@ export interface PostgresCluster {
   stop(): Promise<void>;
 }
 
-/** The directory holding initdb and postgres, or null. */
+/** The directory holding initdb, postgres and psql, or null. */
 export function postgresBinDir(): string | null {
   const candidates: string[] = [];
   try {
@@ -43,15 +43,14 @@ export function postgresBinDir(): string | null {
     // not Debian's layout
   }
   candidates.push(...(process.env.PATH ?? "").split(":").filter(Boolean));
-  return (
-    candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres"))) ?? null
-  );
+  const needed = ["initdb", "postgres", "psql"];
+  return candidates.find((dir) => needed.every((name) => existsSync(join(dir, name)))) ?? null;
 }
 
 /** True (and says why on stderr) when no PostgreSQL server binaries are installed. */
 export function noPostgres(what: string): boolean {
   if (postgresBinDir()) return false;
-  console.warn(`skipped ${what}: no PostgreSQL server binaries (initdb, postgres) found (${HINT})`);
+  console.warn(`skipped ${what}: no PostgreSQL server binaries (initdb, postgres, psql) found (${HINT})`);
   return true;
 }
 
@@ -61,7 +60,12 @@ function runAs(): { uid: number; gid: number } | null {
   return { uid: 65534, gid: 65534 };
 }
 
-export async function startPostgres(): Promise<PostgresCluster> {
+export interface ClusterOptions {
+  /** Keep PostgreSQL's crash safety (fsync, full page writes), for benchmarks; tests go without. */
+  durable?: boolean;
+}
+
+export async function startPostgres(options: ClusterOptions = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(`no PostgreSQL server binaries found (${HINT})`);
   const dir = await mkdtemp(join(tmpdir(), "tscodex-pg-"));
@@ -88,7 +92,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
       join(bin, "postgres"),
       [
         ...["-D", data, "-p", String(port), "-k", dir],
-        ...["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off"],
+        ...["-c", "listen_addresses=127.0.0.1"],
+        ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]),
         ...["-c", "max_connections=200", "-c", "shared_buffers=16MB"],
       ],
       { ...spawnOptions, stdio: ["ignore", "ignore", "pipe"] },
