@@ -9,7 +9,7 @@
  *   here too: a second acquire of a thread this store holds is busy ("this process").
  * - Release: unlock, delete the row, NOTIFY `tscodex_lease_released` with the thread id.
  *   A waiting `acquire` (waitMs) LISTENs and tries again on that notification, and at least
- *   every LEASE_POLL_MS (a killed holder sends no notification).
+ *   every `pollMs` (200 by default: a killed holder sends no notification).
  * - The lease connection lost (server restart, network, pg_terminate_backend): the server has
  *   dropped every lock it held, so every lease of this store is lost. They are marked `lost`,
  *   `onLost` is called with their thread ids, and releasing them is a no-op. The next acquire
@@ -28,7 +28,7 @@ import {
 
 /** NOTIFY channel of released leases (payload: the thread id). */
 export const LEASE_CHANNEL = "tscodex_lease_released";
-/** The longest a waiting acquire goes without looking again. */
+/** The longest a waiting acquire goes without looking again, by default. */
 const LEASE_POLL_MS = 200;
 
 /** Opens the single-connection client leases use; `onClose` fires whenever that connection ends. */
@@ -66,11 +66,17 @@ export class PostgresThreadLeases implements ThreadLeases {
   private listening: Promise<void> | null = null;
   private closed = false;
 
+  private readonly pollMs: number;
+  private readonly onLost: ((threadIds: string[]) => void) | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly openClient: LeaseClientFactory,
-    private readonly onLost?: (threadIds: string[]) => void,
-  ) {}
+    options: { pollMs?: number; onLost?: (threadIds: string[]) => void } = {},
+  ) {
+    this.pollMs = options.pollMs ?? LEASE_POLL_MS;
+    this.onLost = options.onLost;
+  }
 
   async acquire(threadId: string, options: AcquireOptions = {}): Promise<ThreadLease> {
     const deadline = Date.now() + (options.waitMs ?? 0);
@@ -80,7 +86,7 @@ export class PostgresThreadLeases implements ThreadLeases {
       if (result instanceof PostgresLease) return result;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new ThreadBusyError(threadId, result);
-      await this.released(threadId, Math.min(remaining, LEASE_POLL_MS));
+      await this.released(threadId, Math.min(remaining, this.pollMs));
     }
   }
 

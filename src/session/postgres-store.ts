@@ -33,6 +33,8 @@ export interface PostgresStoreOptions {
   retry?: RetryOptions;
   /** The lease connection dropped: these threads' leases are no longer held (see postgres-leases.ts). */
   onLeasesLost?: (threadIds: string[]) => void;
+  /** How often an acquire waiting for a holder looks again without a notification (default 200 ms). */
+  leasePollMs?: number;
 }
 
 /** StoredThread.path of a thread that is not a file. */
@@ -75,7 +77,10 @@ export async function openPostgresStore(
         onclose: onClose,
         connection: { application_name: "tscodex leases" },
       }),
-    options.onLeasesLost,
+    {
+      ...(options.leasePollMs === undefined ? {} : { pollMs: options.leasePollMs }),
+      ...(options.onLeasesLost ? { onLost: options.onLeasesLost } : {}),
+    },
   );
   return new PostgresThreadStore(db, locationOf(url), leases);
 }

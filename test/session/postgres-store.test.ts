@@ -164,6 +164,23 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     expect((await reopened.store.read(id))?.turns).toBe(3);
   });
 
+  it("wakes a process waiting for a lease when another process releases it (NOTIFY)", async () => {
+    const { store, url } = await newStore();
+    // Polling every 60 s: only the notification can wake the waiter in time.
+    const waiter = await newStore({ leasePollMs: 60_000 }, url);
+    const id = threadId(7);
+    const lease = await store.leases.acquire(id);
+    // A first wait that runs out sets up the waiter's LISTEN, so the next one is busy at once.
+    await expect(waiter.store.leases.acquire(id, { waitMs: 50 })).rejects.toBeInstanceOf(ThreadBusyError);
+    const waiting = waiter.store.leases.acquire(id, { waitMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const released = performance.now();
+    await lease.release();
+    const next = await waiting;
+    expect(performance.now() - released).toBeLessThan(5_000);
+    await next.release();
+  });
+
   it("reports leases lost with their connection, and others may take the thread", async () => {
     const lost: string[][] = [];
     const { store, url } = await newStore({ onLeasesLost: (ids) => lost.push(ids) });
