@@ -13,11 +13,15 @@
  * - The lease connection lost (server restart, network, pg_terminate_backend): the server has
  *   dropped every lock it held, so every lease of this store is lost. They are marked `lost`,
  *   `onLost` is called with their thread ids, and releasing them is a no-op. The next acquire
- *   opens a new connection.
+ *   opens a new connection. A lease query without an answer in time (`attemptTimeoutMs`) drops
+ *   the connection on purpose, with the same outcome: a lock we cannot account for is never kept.
+ * - A holder cut off by the network: the lease connection asks the server for TCP keepalives
+ *   (30 s idle, 3 probes 10 s apart), so the server ends its session, and frees its locks,
+ *   about a minute after the holder went silent.
  */
 import { hostname } from "node:os";
 import type { Sql } from "postgres";
-import { type Db, isTransient, withRetries } from "./postgres-writer.js";
+import { bounded, type Db, isTimeout, isTransient, withRetries } from "./postgres-writer.js";
 import {
   type AcquireOptions,
   type LeaseHolder,
@@ -97,32 +101,49 @@ export class PostgresThreadLeases implements ThreadLeases {
     this.mine.set(threadId, "pending");
     let lease: PostgresLease | null = null;
     try {
-      const sql = this.connection();
       const since = new Date().toISOString();
-      const holder = await withRetries(this.db, `taking the lease of thread ${threadId}`, async () => {
-        const [row] = await sql<{ locked: boolean }[]>`
-          SELECT pg_try_advisory_lock(hashtextextended(${threadId}, 0)) AS locked`;
-        if (!row?.locked) return this.holderOf(sql, threadId);
-        try {
-          await sql`
-            INSERT INTO tscodex_leases (thread_id, pid, host, since, backend)
-            VALUES (${threadId}, ${process.pid}, ${hostname()}, ${since}, pg_backend_pid())
-            ON CONFLICT (thread_id) DO UPDATE
-              SET pid = excluded.pid, host = excluded.host, since = excluded.since, backend = excluded.backend`;
-        } catch (error) {
-          // A lost connection took the lock with it; otherwise let go of it before failing.
-          if (!isTransient(error))
-            await sql`SELECT pg_advisory_unlock(hashtextextended(${threadId}, 0))`.catch(() => {});
-          throw error;
-        }
-        return null;
-      });
+      // Tries are bounded here rather than by withRetries: a try that times out must drop the connection.
+      const db = { ...this.db, retry: { ...this.db.retry, attemptTimeoutMs: 0 } };
+      const holder = await withRetries(db, `taking the lease of thread ${threadId}`, () =>
+        this.onConnection((sql) => this.lock(sql, threadId, since)),
+      );
       if (holder) return holder;
       lease = new PostgresLease(threadId, this);
       return lease;
     } finally {
       if (lease) this.mine.set(threadId, lease);
       else this.mine.delete(threadId);
+    }
+  }
+
+  /** Take the lock and record us as its holder (null), or say who holds it. */
+  private async lock(sql: Sql, threadId: string, since: string): Promise<LeaseHolder | null> {
+    const [row] = await sql<{ locked: boolean }[]>`
+      SELECT pg_try_advisory_lock(hashtextextended(${threadId}, 0)) AS locked`;
+    if (!row?.locked) return this.holderOf(sql, threadId);
+    try {
+      await sql`
+        INSERT INTO tscodex_leases (thread_id, pid, host, since, backend)
+        VALUES (${threadId}, ${process.pid}, ${hostname()}, ${since}, pg_backend_pid())
+        ON CONFLICT (thread_id) DO UPDATE
+          SET pid = excluded.pid, host = excluded.host, since = excluded.since, backend = excluded.backend`;
+    } catch (error) {
+      // A lost connection took the lock with it; otherwise let go of it before failing.
+      if (!isTransient(error))
+        await sql`SELECT pg_advisory_unlock(hashtextextended(${threadId}, 0))`.catch(() => {});
+      throw error;
+    }
+    return null;
+  }
+
+  /** Run `use` on the lease connection within the try timeout; a try that times out drops the connection. */
+  private async onConnection<T>(use: (sql: Sql) => Promise<T>): Promise<T> {
+    const sql = this.connection();
+    try {
+      return await bounded(use(sql), this.db.retry.attemptTimeoutMs);
+    } catch (error) {
+      if (isTimeout(error)) this.dropConnection(sql);
+      throw error;
     }
   }
 
@@ -136,15 +157,16 @@ export class PostgresThreadLeases implements ThreadLeases {
 
   /** Give `lease` back (its owner calls this once). Never throws: a failed unlock means the connection, and the lock with it, is gone. */
   async unlock(lease: PostgresLease): Promise<void> {
-    const sql = this.client;
     try {
-      if (sql && this.mine.get(lease.threadId) === lease)
-        await sql`
-          WITH gone AS (
-            DELETE FROM tscodex_leases WHERE thread_id = ${lease.threadId} AND backend = pg_backend_pid()
-          )
-          SELECT pg_advisory_unlock(hashtextextended(${lease.threadId}, 0)),
-                 pg_notify(${LEASE_CHANNEL}, ${lease.threadId})`;
+      if (this.client && this.mine.get(lease.threadId) === lease)
+        await this.onConnection(
+          (sql) => sql`
+            WITH gone AS (
+              DELETE FROM tscodex_leases WHERE thread_id = ${lease.threadId} AND backend = pg_backend_pid()
+            )
+            SELECT pg_advisory_unlock(hashtextextended(${lease.threadId}, 0)),
+                   pg_notify(${LEASE_CHANNEL}, ${lease.threadId})`,
+        );
     } catch {
       // The connection is gone, and the server dropped the lock with it.
     } finally {
@@ -187,8 +209,21 @@ export class PostgresThreadLeases implements ThreadLeases {
   }
 
   private connection(): Sql {
-    this.client ??= this.openClient(() => this.connectionClosed());
-    return this.client;
+    if (this.client) return this.client;
+    const client = this.openClient(() => {
+      if (this.client === client) this.connectionClosed();
+    });
+    this.client = client;
+    return client;
+  }
+
+  /** Stop using `sql` (unresponsive): its leases count as lost; the next acquire connects anew. */
+  private dropConnection(sql: Sql): void {
+    if (this.client !== sql) return;
+    this.client = null;
+    this.listening = null;
+    this.connectionClosed();
+    sql.end({ timeout: 0 }).catch(() => {});
   }
 
   private connectionClosed(): void {

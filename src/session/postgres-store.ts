@@ -29,7 +29,7 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Seconds to wait for a new connection before the try fails (default 5). */
   connectTimeoutSeconds?: number;
-  /** Bounded retries of every operation on connection errors (default 3 tries, 500 ms doubling). */
+  /** Bounded retries of every operation on connection errors (default 3 tries, 500 ms doubling, 15 s per try). */
   retry?: RetryOptions;
   /** The lease connection dropped: these threads' leases are no longer held (see postgres-leases.ts). */
   onLeasesLost?: (threadIds: string[]) => void;
@@ -57,7 +57,11 @@ export async function openPostgresStore(
   });
   const db: Db = {
     sql,
-    retry: { attempts: options.retry?.attempts ?? 3, backoffMs: options.retry?.backoffMs ?? 500 },
+    retry: {
+      attempts: options.retry?.attempts ?? 3,
+      backoffMs: options.retry?.backoffMs ?? 500,
+      attemptTimeoutMs: options.retry?.attemptTimeoutMs ?? 15_000,
+    },
   };
   try {
     await withRetries(db, "migrating the schema", () => migrate(sql));
@@ -75,7 +79,14 @@ export async function openPostgresStore(
         idle_timeout: 0,
         max_lifetime: null,
         onclose: onClose,
-        connection: { application_name: "tscodex leases" },
+        keep_alive: 30,
+        // The server ends the session of a holder that went silent, freeing its locks.
+        connection: {
+          application_name: "tscodex leases",
+          tcp_keepalives_idle: 30,
+          tcp_keepalives_interval: 10,
+          tcp_keepalives_count: 3,
+        },
       }),
     {
       ...(options.leasePollMs === undefined ? {} : { pollMs: options.leasePollMs }),

@@ -5,7 +5,9 @@
  * `version`. Retrying a batch whose commit was lost on the way back is therefore harmless: the
  * lines are there once. A batch counts as stored only once its COMMIT is acknowledged.
  * Connection failures are retried a bounded number of times with doubling pauses, then surface
- * as StoreError("thread store unavailable: …").
+ * as StoreError("thread store unavailable: …"). A try that gets no answer within
+ * `attemptTimeoutMs` (a server that hangs, a network that drops packets without a reset) counts
+ * as failed: its statement may still commit later, which a retry of the same batch tolerates.
  */
 import type { Sql, TransactionSql } from "postgres";
 import { errorMessage } from "../util/errors.js";
@@ -17,6 +19,8 @@ export interface RetryOptions {
   attempts?: number;
   /** Pause after the first failed try, doubled after each later one (default 500 ms). */
   backoffMs?: number;
+  /** A try without an answer after this long fails (default 15 s; 0: wait as long as it takes). */
+  attemptTimeoutMs?: number;
 }
 
 /** What every query of one store shares: the pool and the retry policy. */
@@ -40,7 +44,13 @@ const TRANSIENT_CODES = new Set([
   "ENETUNREACH",
   "EAI_AGAIN",
   "ENOENT", // a Unix socket that is gone while the server restarts
+  "ATTEMPT_TIMEOUT", // ours: no answer in time
 ]);
+
+/** Whether `error` is a try that got no answer in time (see `bounded`). */
+export function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ATTEMPT_TIMEOUT";
+}
 
 /** Whether `error` is a lost or refused connection (retry) rather than a failing statement. */
 export function isTransient(error: unknown): boolean {
@@ -58,7 +68,7 @@ export function isTransient(error: unknown): boolean {
 export async function withRetries<T>(db: Db, what: string, operation: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await operation();
+      return await bounded(operation(), db.retry.attemptTimeoutMs);
     } catch (error) {
       if (error instanceof StoreError) throw error;
       if (!isTransient(error))
@@ -71,6 +81,28 @@ export async function withRetries<T>(db: Db, what: string, operation: () => Prom
       await new Promise((resolve) => setTimeout(resolve, db.retry.backoffMs * 2 ** (attempt - 1)));
     }
   }
+}
+
+/** `pending`, or an ATTEMPT_TIMEOUT error after `ms` (its late outcome is dropped). */
+export function bounded<T>(pending: Promise<T>, ms: number): Promise<T> {
+  if (ms <= 0) return pending;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = new Error(`no answer from the database in ${ms} ms`) as Error & { code: string };
+      error.code = "ATTEMPT_TIMEOUT";
+      reject(error);
+    }, ms);
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The kind of event a line records (indexed: turn boundaries find their rows by it). */

@@ -181,6 +181,57 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     await next.release();
   });
 
+  it("gives up on a try that gets no answer in time; the batch is stored at most once", async () => {
+    const { store, url } = await newStore({ retry: { attempts: 2, backoffMs: 50, attemptTimeoutMs: 300 } });
+    const id = threadId(8);
+    await storeThread(store, metaOf(id), 1);
+    const writer = await store.append(id);
+    const blocker = postgres(url, { max: 1, onnotice: () => {} });
+    const db = await blocker.reserve();
+    try {
+      // A table lock held elsewhere: the writer's statements wait, as on a hung server.
+      await db`BEGIN`;
+      await db`LOCK TABLE tscodex_thread_lines IN ACCESS EXCLUSIVE MODE`;
+      for (const event of turnEvents(2)) writer.recordEvent(event);
+      const started = performance.now();
+      const error = await writer.flush().catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(
+        /^thread store unavailable: .*no answer from the database in 300 ms/,
+      );
+      expect(performance.now() - started).toBeLessThan(3_000);
+      await db`COMMIT`;
+    } finally {
+      db.release();
+      await blocker.end();
+    }
+    // Both tries were still queued on the server: one stores the batch, the other finds it there.
+    const full = 1 + 2 * turnEvents(1).length;
+    await waitFor(async () => (await store.read(id))?.lines.length === full);
+    expect((await store.read(id))?.turns).toBe(2);
+  });
+
+  it("drops a lease connection that gets no answer, and the lock with it", async () => {
+    const { store, url } = await newStore({ retry: { attempts: 2, backoffMs: 50, attemptTimeoutMs: 300 } });
+    const other = await newStore({}, url);
+    const id = threadId(9);
+    const blocker = postgres(url, { max: 1, onnotice: () => {} });
+    const db = await blocker.reserve();
+    try {
+      await db`BEGIN`;
+      await db`LOCK TABLE tscodex_leases IN ACCESS EXCLUSIVE MODE`;
+      await expect(store.leases.acquire(id)).rejects.toThrow(/thread store unavailable.*no answer/);
+      await db`COMMIT`;
+    } finally {
+      db.release();
+      await blocker.end();
+    }
+    // The advisory lock the timed-out try took went with its connection.
+    const lease = await other.store.leases.acquire(id, { waitMs: 5_000 });
+    await lease.release();
+    const again = await store.leases.acquire(id, { waitMs: 5_000 });
+    await again.release();
+  });
+
   it("reports leases lost with their connection, and others may take the thread", async () => {
     const lost: string[][] = [];
     const { store, url } = await newStore({ onLeasesLost: (ids) => lost.push(ids) });
