@@ -6,7 +6,7 @@
  * (3) 100 threads at once, each leased, created, given one turn, closed and released.
  * PostgreSQL is a throwaway local cluster with its crash safety on (fsync, synchronous commit),
  * reached over TCP on 127.0.0.1; the JSONL side runs with and without fdatasync per batch.
- * Needs the PostgreSQL server binaries (apt-get install postgresql).
+ * PostgreSQL needs its server binaries (apt-get install postgresql); without them only JSONL runs.
  */
 import { join } from "node:path";
 import type { Event } from "../src/protocol/events.js";
@@ -17,7 +17,7 @@ import { readRollout } from "../src/session/rollout-reader.js";
 import { FileThreadLeases, type ThreadLeases } from "../src/session/thread-lock.js";
 import type { ThreadStore, ThreadWriter } from "../src/session/thread-store.js";
 import { uuidv7 } from "../src/util/ids.js";
-import { startPostgres } from "../test/support/postgres.js";
+import { postgresBinDir, startPostgres } from "../test/support/postgres.js";
 import { benchRuns, median, withTempDir, writeResults } from "./support/bench.js";
 
 const RUNS = benchRuns(5);
@@ -182,25 +182,25 @@ function postgresSide(store: ThreadStore): Side {
 }
 
 async function main(): Promise<void> {
-  const cluster = await startPostgres({ durable: true });
   const results: Record<string, Awaited<ReturnType<typeof measureSide>>> = {};
-  try {
-    const store = await openPostgresStore(await cluster.createDatabase());
+  await withTempDir("tscodex-bench-store-", async (dir) => {
+    for (const side of [jsonlSide(join(dir, "a"), false), jsonlSide(join(dir, "b"), true)])
+      results[side.name] = await measureSide(side);
+  });
+  if (postgresBinDir()) {
+    const cluster = await startPostgres({ durable: true });
     try {
-      await withTempDir("tscodex-bench-store-", async (dir) => {
-        for (const side of [
-          jsonlSide(join(dir, "a"), false),
-          jsonlSide(join(dir, "b"), true),
-          postgresSide(store),
-        ])
-          results[side.name] = await measureSide(side);
-      });
+      const store = await openPostgresStore(await cluster.createDatabase());
+      try {
+        const side = postgresSide(store);
+        results[side.name] = await measureSide(side);
+      } finally {
+        await store.close();
+      }
     } finally {
-      await store.close();
+      await cluster.stop();
     }
-  } finally {
-    await cluster.stop();
-  }
+  } else console.log("PostgreSQL skipped: no server binaries (apt-get install postgresql)");
   console.log(
     `thread store benchmark: ${BATCHES} appends of one response (3 lines), a ${TURNS}-turn thread (load: median of ${RUNS}), ${CONCURRENT} concurrent one-turn threads`,
   );
