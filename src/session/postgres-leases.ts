@@ -116,24 +116,32 @@ export class PostgresThreadLeases implements ThreadLeases {
     }
   }
 
-  /** Take the lock and record us as its holder (null), or say who holds it. */
+  /** Take the lock and record us as its holder (null), or say who holds it: one round trip. */
   private async lock(sql: Sql, threadId: string, since: string): Promise<LeaseHolder | null> {
-    const [row] = await sql<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_lock(hashtextextended(${threadId}, 0)) AS locked`;
-    if (!row?.locked) return this.holderOf(sql, threadId);
     try {
-      await sql`
-        INSERT INTO tscodex_leases (thread_id, pid, host, since, backend)
-        VALUES (${threadId}, ${process.pid}, ${hostname()}, ${since}, pg_backend_pid())
-        ON CONFLICT (thread_id) DO UPDATE
-          SET pid = excluded.pid, host = excluded.host, since = excluded.since, backend = excluded.backend`;
+      const [row] = await sql<
+        { locked: boolean; pid: number | null; host: string | null; since: string | null }[]
+      >`
+        WITH l AS (SELECT pg_try_advisory_lock(hashtextextended(${threadId}, 0)) AS locked),
+        mine AS (
+          INSERT INTO tscodex_leases (thread_id, pid, host, since, backend)
+          SELECT ${threadId}, ${process.pid}, ${hostname()}, ${since}, pg_backend_pid() FROM l WHERE l.locked
+          ON CONFLICT (thread_id) DO UPDATE
+            SET pid = excluded.pid, host = excluded.host, since = excluded.since, backend = excluded.backend
+        )
+        SELECT l.locked, h.pid, h.host, h.since
+          FROM l LEFT JOIN tscodex_leases h ON NOT l.locked AND h.thread_id = ${threadId}`;
+      if (row?.locked) return null;
+      return row?.pid != null && row.host !== null && row.since !== null
+        ? { pid: row.pid, host: row.host, start: null, since: row.since }
+        : { pid: 0, host: "an unknown host", start: null, since: "unknown" };
     } catch (error) {
-      // A lost connection took the lock with it; otherwise let go of it before failing.
-      if (!isTransient(error))
+      // A session-level advisory lock outlives the failed statement that took it: a lost
+      // connection took it along; otherwise let go of it before failing.
+      if (!isTransient(error) && !isTimeout(error))
         await sql`SELECT pg_advisory_unlock(hashtextextended(${threadId}, 0))`.catch(() => {});
       throw error;
     }
-    return null;
   }
 
   /** Run `use` on the lease connection within the try timeout; a try that times out drops the connection. */
@@ -145,14 +153,6 @@ export class PostgresThreadLeases implements ThreadLeases {
       if (isTimeout(error)) this.dropConnection(sql);
       throw error;
     }
-  }
-
-  private async holderOf(sql: Sql, threadId: string): Promise<LeaseHolder> {
-    const [row] = await sql<{ pid: number; host: string; since: string }[]>`
-      SELECT pid, host, since FROM tscodex_leases WHERE thread_id = ${threadId}`;
-    return row
-      ? { pid: row.pid, host: row.host, start: null, since: row.since }
-      : { pid: 0, host: "an unknown host", start: null, since: "unknown" };
   }
 
   /** Give `lease` back (its owner calls this once). Never throws: a failed unlock means the connection, and the lock with it, is gone. */

@@ -80,6 +80,9 @@ export async function openPostgresStore(
         max_lifetime: null,
         onclose: onClose,
         keep_alive: 30,
+        // No array parameters here; and a connection dropped while it fetched types would
+        // leave postgres.js with an unhandled rejection.
+        fetch_types: false,
         // The server ends the session of a holder that went silent, freeing its locks.
         connection: {
           application_name: "tscodex leases",
