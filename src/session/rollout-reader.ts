@@ -117,15 +117,27 @@ export function parseRollout(text: string): { lines: RolloutLine[]; skipped: num
       skipped += 1;
       continue;
     }
-    const parsed = lineSchema.safeParse(value);
-    if (!parsed.success) {
-      skipped += 1;
-      continue;
-    }
-    // The schema checks what the runtime relies on; the item types carry the same fields.
-    lines.push(parsed.data as RolloutLine);
+    const line = validateLine(value);
+    if (line) lines.push(line);
+    else skipped += 1;
   }
   return { lines, skipped };
+}
+
+/** Validated lines from already-parsed values (database rows…); `skipped` counts the invalid ones. */
+export function validateLines(values: unknown[]): { lines: RolloutLine[]; skipped: number } {
+  const lines: RolloutLine[] = [];
+  for (const value of values) {
+    const line = validateLine(value);
+    if (line) lines.push(line);
+  }
+  return { lines, skipped: values.length - lines.length };
+}
+
+function validateLine(value: unknown): RolloutLine | null {
+  const parsed = lineSchema.safeParse(value);
+  // The schema checks what the runtime relies on; the item types carry the same fields.
+  return parsed.success ? (parsed.data as RolloutLine) : null;
 }
 
 /** A stored thread, replayed: the history a resumed thread continues from, and its summary. */

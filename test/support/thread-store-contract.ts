@@ -1,0 +1,431 @@
+/**
+ * The ThreadStore contract, run on every implementation (JSONL, PostgreSQL): the same behaviour
+ * whatever holds the threads. `makeStore` gives each test a fresh, empty store, how a child
+ * process finds the same store (for the killed-holder lease case), and its cleanup.
+ * Nothing here assumes one implementation; store-specific cases live in each store's own tests.
+ */
+import { spawn } from "node:child_process";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Event } from "../../src/protocol/events.js";
+import { emptyUsage, type ResponseItem, userMessage } from "../../src/protocol/items.js";
+import type { RolloutLine, SessionMeta } from "../../src/session/rollout.js";
+import { ThreadBusyError } from "../../src/session/thread-lock.js";
+import { summaryOf, type ThreadStore, type ThreadWriter } from "../../src/session/thread-store.js";
+import type { StoreAddress } from "./lease-holder.js";
+
+export interface StoreUnderTest {
+  store: ThreadStore;
+  /** Where a child process opens the same store (test/support/lease-holder.ts). */
+  address: StoreAddress;
+  cleanup(): Promise<void>;
+}
+
+/** Thread ids that share prefixes: "0193aaaa-0000-7000-8000-00000000000N". */
+export function threadId(n: number, group = "aaaa"): string {
+  return `0193${group}-0000-7000-8000-${String(n).padStart(12, "0")}`;
+}
+
+export function metaOf(id: string, overrides: Partial<SessionMeta> = {}): SessionMeta {
+  return {
+    id,
+    created: "2026-01-02T03:04:05.000Z",
+    cwd: "/work/project",
+    model: "gpt-5.2-codex",
+    provider: "openai",
+    approval_policy: "never",
+    sandbox_mode: "read-only",
+    source: "exec",
+    ...overrides,
+  };
+}
+
+/** The events of one turn `n` (a prompt, a tool call and its output, an answer). */
+export function turnEvents(n: number, text = `step ${n}`): Event[] {
+  const usage = { ...emptyUsage(), input_tokens: 100 + n, output_tokens: 10, total_tokens: 110 + n };
+  return [
+    { type: "turn_started", turn_id: `turn-${n}`, model_context_window: 272_000 },
+    { type: "raw_response_item", item: userMessage(text) },
+    { type: "user_message", message: text, images: [] },
+    {
+      type: "raw_response_item",
+      item: {
+        type: "function_call",
+        name: "shell",
+        arguments: `{"command":["ls","${n}"]}`,
+        call_id: `call-${n}`,
+      },
+    },
+    {
+      type: "raw_response_item",
+      item: { type: "function_call_output", call_id: `call-${n}`, output: `out ${n}` },
+    },
+    {
+      type: "raw_response_item",
+      item: { type: "message", role: "assistant", content: [{ type: "output_text", text: `done ${n}` }] },
+    },
+    { type: "token_count", last: usage, total: usage, model_context_window: 272_000 },
+    { type: "turn_complete", turn_id: `turn-${n}`, last_agent_message: `done ${n}`, usage },
+  ];
+}
+
+/** A stored thread of `turns` turns (created, written, closed). */
+export async function storeThread(
+  store: ThreadStore,
+  meta: SessionMeta,
+  turns: number,
+  firstTurn = 1,
+): Promise<void> {
+  const writer = await store.create(meta);
+  await record(writer, turns, firstTurn);
+  await writer.close();
+}
+
+async function record(writer: ThreadWriter, turns: number, firstTurn = 1): Promise<void> {
+  for (let n = firstTurn; n < firstTurn + turns; n++)
+    for (const event of turnEvents(n)) writer.recordEvent(event);
+  await writer.flush();
+}
+
+function historyOfTurns(from: number, to: number): ResponseItem[] {
+  const items: ResponseItem[] = [];
+  for (let n = from; n <= to; n++)
+    for (const event of turnEvents(n)) if (event.type === "raw_response_item") items.push(event.item);
+  return items;
+}
+
+/** Payloads (no timestamps) of `lines`, to compare with what was recorded. */
+function payloads(lines: readonly RolloutLine[]): unknown[] {
+  return lines.map((line) => ({ type: line.type, payload: line.payload }));
+}
+
+export function describeThreadStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`ThreadStore contract: ${name}`, () => {
+    let under: StoreUnderTest;
+    let store: ThreadStore;
+    beforeEach(async () => {
+      under = await makeStore();
+      store = under.store;
+    });
+    afterEach(async () => {
+      await under.cleanup();
+    });
+
+    it("stores a thread's lines in order and reads them back exactly", async () => {
+      const id = threadId(1);
+      const before = new Date().toISOString();
+      const writer = await store.create(metaOf(id, { client_tools: [] }));
+      expect(writer.threadId).toBe(id);
+      // Content that trips naive storage: NUL, line and paragraph separators, quotes, astral
+      // characters, big and small numbers, fields the schema does not know.
+      const odd = `a\u0000b "quoted" \\ back\nslash \u2028\u2029 🧵 ${"x".repeat(100_000)}`;
+      const item = {
+        type: "function_call_output",
+        call_id: "c1",
+        output: odd,
+        extra: { nested: [1, 0.1, -2.5e-7, 1e21, null, true], "key with space": "v" },
+      } as unknown as ResponseItem;
+      writer.recordEvent({ type: "raw_response_item", item });
+      for (const event of turnEvents(1)) writer.recordEvent(event);
+      await writer.close();
+      const after = new Date().toISOString();
+
+      const stored = await store.read(id);
+      expect(stored?.meta).toEqual(metaOf(id, { client_tools: [] }));
+      expect(stored?.turns).toBe(1);
+      expect(stored?.firstPrompt).toBe("step 1");
+      expect(stored?.history).toEqual([item, ...historyOfTurns(1, 1)]);
+      const lines = stored?.lines ?? [];
+      expect(payloads(lines.slice(1, 2))).toEqual([{ type: "response_item", payload: item }]);
+      expect(lines).toHaveLength(1 + 1 + turnEvents(1).length);
+      for (const line of lines) {
+        expect(line.timestamp >= before && line.timestamp <= after).toBe(true);
+        expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp);
+      }
+      expect(await store.readLines(id)).toEqual(lines);
+      expect(summaryOf(stored as NonNullable<typeof stored>)).toMatchObject({
+        id,
+        turns: 1,
+        firstPrompt: "step 1",
+      });
+    });
+
+    it("continues a stored thread after what it holds; version grows with every append", async () => {
+      const id = threadId(2);
+      expect(await store.version(id)).toBeNull();
+      await storeThread(store, metaOf(id), 1);
+      const v1 = await store.version(id);
+      expect(v1).not.toBeNull();
+      const writer = await store.append(id);
+      for (const event of turnEvents(2)) writer.recordEvent(event);
+      await writer.flush();
+      const v2 = await store.version(id);
+      expect(v2).toBeGreaterThan(v1 as number);
+      // Seen by readers as soon as flush resolved, before close.
+      expect((await store.read(id))?.turns).toBe(2);
+      for (const event of turnEvents(3)) writer.recordEvent(event);
+      await writer.close();
+      expect(await store.version(id)).toBeGreaterThan(v2 as number);
+      const stored = await store.read(id);
+      expect(stored?.turns).toBe(3);
+      expect(stored?.history).toEqual(historyOfTurns(1, 3));
+      // Recording after close stores nothing.
+      writer.recordEvent({ type: "user_message", message: "late", images: [] });
+      await writer.flush();
+      expect((await store.read(id))?.lines).toHaveLength(stored?.lines.length ?? -1);
+    });
+
+    it("refuses a second thread with the same id", async () => {
+      const id = threadId(3);
+      await storeThread(store, metaOf(id), 0);
+      await expect(store.create(metaOf(id, { model: "other" }))).rejects.toThrow();
+      expect((await store.read(id))?.meta.model).toBe("gpt-5.2-codex");
+    });
+
+    it("reads the lines from a given turn on", async () => {
+      const id = threadId(4);
+      await storeThread(store, metaOf(id), 3);
+      const all = (await store.readLines(id)) ?? [];
+      expect(all[0]?.type).toBe("session_meta");
+      expect(await store.readLines(id, { fromTurn: 1 })).toEqual(all);
+      const fromTwo = (await store.readLines(id, { fromTurn: 2 })) ?? [];
+      expect(fromTwo[0]).toMatchObject({
+        type: "event",
+        payload: { type: "turn_started", turn_id: "turn-2" },
+      });
+      expect(fromTwo).toEqual(all.slice(all.length - 2 * turnEvents(1).length));
+      expect(await store.readLines(id, { fromTurn: 9 })).toEqual([]);
+      expect(await store.readLines(threadId(99))).toBeNull();
+      expect(await store.read(threadId(99))).toBeNull();
+    });
+
+    it("resolves full ids and unique prefixes; an ambiguous prefix is an error naming the count", async () => {
+      const [a, b, c] = [threadId(11), threadId(12), threadId(1, "bbbb")];
+      for (const id of [a, b, c]) await storeThread(store, metaOf(id), 0);
+      expect(await store.resolveId(a)).toBe(a);
+      expect(await store.resolveId("0193bbbb")).toBe(c);
+      expect(await store.resolveId("0193b")).toBe(c);
+      expect(await store.resolveId(b)).toBe(b);
+      await expect(store.resolveId("0193aaaa")).rejects.toThrow(/ambiguous.*2/);
+      expect(await store.resolveId("0193cccc")).toBeNull();
+    });
+
+    it("knows the newest live thread", async () => {
+      expect(await store.newestId()).toBeNull();
+      await storeThread(store, metaOf(threadId(21), { created: "2026-01-01T00:00:00.000Z" }), 0);
+      await storeThread(store, metaOf(threadId(22), { created: "2026-01-03T00:00:00.000Z" }), 0);
+      await storeThread(store, metaOf(threadId(23), { created: "2026-01-02T00:00:00.000Z" }), 0);
+      expect(await store.newestId()).toBe(threadId(22));
+      expect(await store.archive(threadId(22))).toBe(true);
+      expect(await store.newestId()).toBe(threadId(23));
+    });
+
+    it("lists newest first in pages, by creation or by last update, with filters", async () => {
+      const days = [5, 1, 4, 2, 3];
+      for (const [i, day] of days.entries())
+        await storeThread(
+          store,
+          metaOf(threadId(31 + i), {
+            created: `2026-02-0${day}T10:00:00.000Z`,
+            provider: i % 2 === 0 ? "openai" : "ollama",
+            source: i < 3 ? "exec" : "proxy",
+          }),
+          1,
+        );
+      const byCreated = [0, 2, 4, 3, 1].map((i) => threadId(31 + i));
+      const all = await store.list();
+      expect(all.threads.map((thread) => thread.meta.id)).toEqual(byCreated);
+      expect(all.nextCursor).toBeNull();
+      expect(all.threads[0]?.turns).toBe(1);
+
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await store.list({ limit: 2, cursor });
+        seen.push(...page.threads.map((thread) => thread.meta.id));
+        sizes.push(page.threads.length);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(byCreated);
+      expect(sizes).toEqual([2, 2, 1]);
+
+      const ollama = await store.list({ providers: ["ollama"] });
+      expect(ollama.threads.map((thread) => thread.meta.id)).toEqual([threadId(34), threadId(32)]);
+      const proxy = await store.list({ source: "proxy", providers: ["openai", "ollama"] });
+      expect(proxy.threads.map((thread) => thread.meta.id)).toEqual([threadId(35), threadId(34)]);
+      expect(proxy.threads.map((thread) => thread.meta.source)).toEqual(["proxy", "proxy"]);
+
+      // The oldest thread gets a new turn: first when sorted by update.
+      const writer = await store.append(threadId(32));
+      for (const event of turnEvents(2)) writer.recordEvent(event);
+      await writer.close();
+      const byUpdated = await store.list({ sort: "updated", limit: 1 });
+      expect(byUpdated.threads.map((thread) => thread.meta.id)).toEqual([threadId(32)]);
+      expect(byUpdated.nextCursor).not.toBeNull();
+      const rest = await store.list({ sort: "updated", cursor: byUpdated.nextCursor });
+      expect(rest.threads.map((thread) => thread.meta.id)).not.toContain(threadId(32));
+      expect(rest.threads).toHaveLength(4);
+
+      expect(await store.archive(threadId(31))).toBe(true);
+      const live = await store.list();
+      expect(live.threads.map((thread) => thread.meta.id)).not.toContain(threadId(31));
+      const archived = await store.list({ archived: true });
+      expect(archived.threads.map((thread) => thread.meta.id)).toEqual([threadId(31)]);
+    });
+
+    it("forks the first turns of a thread under a new id", async () => {
+      const id = threadId(41);
+      await storeThread(store, metaOf(id), 3);
+      const forkId = await store.fork(id, { turns: 2 });
+      expect(forkId).not.toBe(id);
+      const fork = await store.read(forkId);
+      expect(fork?.meta).toMatchObject({ id: forkId, forked_from: id, model: "gpt-5.2-codex" });
+      expect(fork?.turns).toBe(2);
+      expect(fork?.history).toEqual(historyOfTurns(1, 2));
+      const original = await store.read(id);
+      expect(original?.turns).toBe(3);
+      // Copied lines keep their timestamps.
+      expect(fork?.lines.slice(1)).toEqual(original?.lines.slice(1, fork?.lines.length));
+
+      const whole = await store.fork(id, { newId: threadId(42) });
+      expect(whole).toBe(threadId(42));
+      expect((await store.read(whole))?.history).toEqual(historyOfTurns(1, 3));
+      expect(await store.resolveId(whole)).toBe(whole);
+      // A fork is a thread like any other: it can be continued.
+      const writer = await store.append(forkId);
+      for (const event of turnEvents(7)) writer.recordEvent(event);
+      await writer.close();
+      expect((await store.read(forkId))?.history).toEqual([...historyOfTurns(1, 2), ...historyOfTurns(7, 7)]);
+      await expect(store.fork(threadId(99))).rejects.toThrow();
+    });
+
+    it("deletes live and archived threads", async () => {
+      const [a, b] = [threadId(51), threadId(52)];
+      await storeThread(store, metaOf(a), 1);
+      await storeThread(store, metaOf(b), 1);
+      expect(await store.delete(a)).toBe(true);
+      expect(await store.read(a)).toBeNull();
+      expect(await store.resolveId(a)).toBeNull();
+      expect(await store.delete(a)).toBe(false);
+      expect(await store.archive(b)).toBe(true);
+      expect(await store.delete(b)).toBe(true);
+      expect(await store.read(b, { archived: true })).toBeNull();
+      expect((await store.list({ archived: true })).threads).toEqual([]);
+    });
+
+    it("archives a thread out of the live list", async () => {
+      const id = threadId(61);
+      await storeThread(store, metaOf(id), 2);
+      expect(await store.archive(id)).toBe(true);
+      expect(await store.read(id)).toBeNull();
+      expect(await store.resolveId(id)).toBeNull();
+      expect((await store.read(id, { archived: true }))?.turns).toBe(2);
+      expect(await store.resolveId(id.slice(0, 20), { archived: true })).toBe(id);
+      expect(await store.archive(id)).toBe(false);
+      expect(await store.archive(threadId(99))).toBe(false);
+    });
+
+    it("rolls back the last turns", async () => {
+      const id = threadId(71);
+      await storeThread(store, metaOf(id), 3);
+      const before = await store.version(id);
+      expect(await store.rollback(id, 1)).toBe(true);
+      let stored = await store.read(id);
+      expect(stored?.turns).toBe(2);
+      expect(stored?.history).toEqual(historyOfTurns(1, 2));
+      expect(await store.version(id)).not.toBe(before);
+      // Continuing after a rollback appends after the kept turns.
+      const writer = await store.append(id);
+      for (const event of turnEvents(9)) writer.recordEvent(event);
+      await writer.close();
+      expect((await store.read(id))?.history).toEqual([...historyOfTurns(1, 2), ...historyOfTurns(9, 9)]);
+      expect(await store.rollback(id, 10)).toBe(true);
+      stored = await store.read(id);
+      expect(stored?.turns).toBe(0);
+      expect(stored?.history).toEqual([]);
+      expect(stored?.meta.id).toBe(id);
+      expect(await store.rollback(threadId(99), 1)).toBe(false);
+    });
+
+    it("indexes the calls a parked turn waits for", async () => {
+      const [a, b] = [threadId(81), threadId(82)];
+      await storeThread(store, metaOf(a), 1);
+      await storeThread(store, metaOf(b), 1);
+      expect(await store.threadOfCall("call-x")).toBeNull();
+      await store.indexParkedCalls(a, ["call-x", "call-y"]);
+      await store.indexParkedCalls(b, ["call-z"]);
+      expect(await store.threadOfCall("call-x")).toBe(a);
+      expect(await store.threadOfCall("call-y")).toBe(a);
+      expect(await store.threadOfCall("call-z")).toBe(b);
+      expect(await store.threadOfCall("call-w")).toBeNull();
+    });
+
+    describe("leases", () => {
+      it("lets one holder have a thread at a time, and others once it is released", async () => {
+        const [a, b] = [threadId(91), threadId(92)];
+        const lease = await store.leases.acquire(a);
+        expect(lease.threadId).toBe(a);
+        await expect(store.leases.acquire(a)).rejects.toBeInstanceOf(ThreadBusyError);
+        const other = await store.leases.acquire(b); // other threads are not held
+        await lease.release();
+        await lease.release(); // idempotent
+        const again = await store.leases.acquire(a);
+        await again.release();
+        await other.release();
+      });
+
+      it("waits for a holder that releases in time, and is busy after the wait", async () => {
+        const id = threadId(93);
+        const lease = await store.leases.acquire(id);
+        const started = performance.now();
+        await expect(store.leases.acquire(id, { waitMs: 150 })).rejects.toBeInstanceOf(ThreadBusyError);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+        const waiting = store.leases.acquire(id, { waitMs: 10_000 });
+        setTimeout(() => void lease.release(), 100);
+        const next = await waiting;
+        expect(performance.now() - started).toBeLessThan(5_000);
+        await next.release();
+      });
+
+      it("frees the lease of a holder killed with SIGKILL", async () => {
+        const id = threadId(94);
+        const child = spawn(
+          process.execPath,
+          [
+            "scripts/run-ts.mjs",
+            "test/support/lease-holder.ts",
+            under.address.kind,
+            under.address.target,
+            id,
+          ],
+          { stdio: ["ignore", "pipe", "pipe"] },
+        );
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        try {
+          await new Promise<void>((resolve, reject) => {
+            let out = "";
+            let err = "";
+            child.stdout?.on("data", (chunk: Buffer) => {
+              out += chunk.toString();
+              if (out.includes("held\n")) resolve();
+            });
+            child.stderr?.on("data", (chunk: Buffer) => {
+              err += chunk.toString();
+            });
+            child.once("exit", (code) => reject(new Error(`lease holder exited (${code}): ${err}`)));
+          });
+          const busy = await store.leases.acquire(id).catch((error: unknown) => error);
+          expect(busy).toBeInstanceOf(ThreadBusyError);
+          expect((busy as ThreadBusyError).holder.pid).toBe(child.pid);
+          child.kill("SIGKILL");
+          await exited;
+          const lease = await store.leases.acquire(id, { waitMs: 10_000 });
+          await lease.release();
+        } finally {
+          child.kill("SIGKILL");
+          await exited;
+        }
+      });
+    });
+  });
+}
