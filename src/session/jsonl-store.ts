@@ -33,7 +33,9 @@ export class JsonlThreadStore implements ThreadStore {
     this.leases = leases ?? new FileThreadLeases(home);
   }
 
-  create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
+  async create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
+    if ((await this.exactPath(meta.id)) || (await this.exactPath(meta.id, true)))
+      throw new StoreError(`a thread with id ${meta.id} already exists in ${this.location}`);
     return RolloutRecorder.create(this.home, meta, options);
   }
 

@@ -3,6 +3,7 @@
  * set, else JSONL rollouts under the home. The database driver loads only when it is used.
  */
 import type { Config } from "../config/load.js";
+import { redactUrl } from "../util/redact-url.js";
 import { JsonlThreadStore } from "./jsonl-store.js";
 import { StoreError, type ThreadStore } from "./thread-store.js";
 
@@ -11,16 +12,6 @@ export async function openThreadStore(config: Pick<Config, "home" | "store">): P
   if (!url) return new JsonlThreadStore(config.home);
   if (!/^postgres(ql)?:\/\//.test(url))
     throw new StoreError(`[store] url must be a postgres:// or postgresql:// URL, not '${redactUrl(url)}'`);
-  throw new StoreError("this build has no PostgreSQL store yet");
-}
-
-/** `url` without its password, for messages and listings. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ":***@");
-  }
+  const { openPostgresStore } = await import("./postgres-store.js");
+  return openPostgresStore(url);
 }

@@ -10,6 +10,7 @@
 import type { Row, Sql } from "postgres";
 import { z } from "zod";
 import { uuidv7 } from "../util/ids.js";
+import { redactUrl } from "../util/redact-url.js";
 import { PostgresThreadLeases } from "./postgres-leases.js";
 import { migrate } from "./postgres-schema.js";
 import { type Db, insertThread, PostgresWriter, type RetryOptions, withRetries } from "./postgres-writer.js";
@@ -36,9 +37,6 @@ export interface PostgresStoreOptions {
   /** How often an acquire waiting for a holder looks again without a notification (default 200 ms). */
   leasePollMs?: number;
 }
-
-/** StoredThread.path of a thread that is not a file. */
-const NO_PATH = "";
 
 /** Open (and migrate) the store at `url` (`postgres://user:password@host:port/db`). */
 export async function openPostgresStore(
@@ -96,18 +94,7 @@ export async function openPostgresStore(
       ...(options.onLeasesLost ? { onLost: options.onLeasesLost } : {}),
     },
   );
-  return new PostgresThreadStore(db, locationOf(url), leases);
-}
-
-/** `url` without its password, for messages. */
-export function locationOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, "@");
-  }
+  return new PostgresThreadStore(db, redactUrl(url), leases);
 }
 
 interface LineRow extends Row {
@@ -196,7 +183,7 @@ class PostgresThreadStore implements ThreadStore {
       rows.map((row) => ({ timestamp: row.ts, type: row.type, payload: row.payload })),
     );
     try {
-      return { ...replayRollout(`thread ${id} in ${this.location}`, lines, skipped), path: NO_PATH };
+      return { ...replayRollout(`thread ${id} in ${this.location}`, lines, skipped), path: null };
     } catch (error) {
       if (error instanceof RolloutError) throw new StoreError(error.message, { cause: error });
       throw error;

@@ -142,7 +142,8 @@ function validateLine(value: unknown): RolloutLine | null {
 
 /** A stored thread, replayed: the history a resumed thread continues from, and its summary. */
 export interface StoredThread {
-  path: string;
+  /** The rollout file; null when the store is not files (a database). */
+  path: string | null;
   meta: SessionMeta;
   history: ResponseItem[];
   /** Turns started (a resumed thread numbers its next turn after these). */

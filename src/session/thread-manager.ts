@@ -134,7 +134,8 @@ export class ThreadManager implements AgentHost {
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
     // A shared store's threads leave memory once idle: the next turn may come to another process.
     this.ttlMs =
-      options.ttlMs ?? (fromEnv > 0 ? fromEnv : this.store.shared ? SHARED_STORE_TTL_MS : DEFAULT_SESSION_TTL_MS);
+      options.ttlMs ??
+      (fromEnv > 0 ? fromEnv : this.store.shared ? SHARED_STORE_TTL_MS : DEFAULT_SESSION_TTL_MS);
   }
 
   /** Live threads in memory now. */

@@ -49,7 +49,8 @@ function turn(turnId: string, prompt: string): Event[] {
 
 async function storeThread(store: JsonlThreadStore, turns: number, id = uuidv7()): Promise<string> {
   const writer = await store.create(meta(id));
-  for (let i = 0; i < turns; i++) for (const event of turn(String(i), `prompt ${i}`)) writer.recordEvent(event);
+  for (let i = 0; i < turns; i++)
+    for (const event of turn(String(i), `prompt ${i}`)) writer.recordEvent(event);
   await writer.close();
   return id;
 }
@@ -64,7 +65,9 @@ describe("migrateThreads", () => {
     expect(await from.archive(archived)).toBe(true);
 
     const seen: string[] = [];
-    const report = await migrateThreads(from, to, (progress) => seen.push(`${progress.done}/${progress.total}`));
+    const report = await migrateThreads(from, to, (progress) =>
+      seen.push(`${progress.done}/${progress.total}`),
+    );
     expect(report).toMatchObject({ copied: 3, resumed: 0, unchanged: 0, failed: [] });
     expect(seen).toEqual(["1/3", "2/3", "3/3"]);
     for (const id of [a, b]) {

@@ -274,8 +274,8 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
   it("names its location without the password", async () => {
     const { store } = await newStore();
     expect(store.location).toMatch(/^postgres:\/\/tscodex@127\.0\.0\.1:\d+\/t\d+$/);
-    const { locationOf } = await import("../../src/session/postgres-store.js");
-    expect(locationOf("postgres://me:s3cret@db.example:5432/threads")).toBe(
+    const { redactUrl } = await import("../../src/util/redact-url.js");
+    expect(redactUrl("postgres://me:s3cret@db.example:5432/threads")).toBe(
       "postgres://me@db.example:5432/threads",
     );
   });

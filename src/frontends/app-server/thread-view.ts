@@ -34,7 +34,8 @@ export function storedThreadView(
     modelProvider: stored.meta.provider,
     createdAt: seconds(stored.meta.created),
     updatedAt: seconds(stored.updated),
-    path: stored.path,
+    // Codex always has a rollout file; a thread in a database has none.
+    path: stored.path ?? "",
     cwd: stored.meta.cwd,
     cliVersion: VERSION,
     source: sourceOf(stored.meta.source),
