@@ -271,6 +271,18 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     expect(stores.every((store) => store.kind === "postgres" && store.shared)).toBe(true);
   });
 
+  it("fails to open with a clear error when the database cannot be reached", async () => {
+    const started = performance.now();
+    const error = await openPostgresStore("postgres://tscodex@127.0.0.1:1/none", {
+      retry: { attempts: 2, backoffMs: 20 },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(
+      /^thread store unavailable: migrating the schema failed after 2 tries: .*ECONNREFUSED/,
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it("names its location without the password", async () => {
     const { store } = await newStore();
     expect(store.location).toMatch(/^postgres:\/\/tscodex@127\.0\.0\.1:\d+\/t\d+$/);
