@@ -11,8 +11,8 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Event } from "../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../src/protocol/items.js";
-import { RolloutRecorder } from "../src/session/rollout.js";
 import { readRollout } from "../src/session/rollout-reader.js";
+import { RolloutRecorder } from "../src/session/rollout-recorder.js";
 import { uuidv7 } from "../src/util/ids.js";
 import { message, turn } from "../test/support/fake-model-server.js";
 import {

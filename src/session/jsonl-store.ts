@@ -4,10 +4,11 @@
  * `proxy/parked-calls/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
-import { type RolloutLine, RolloutRecorder, type SessionMeta, sessionsDir } from "./rollout.js";
+import { type RolloutLine, rolloutPath, type SessionMeta, sessionsDir } from "./rollout.js";
 import { linesUpToTurn, RolloutError, readRollout, type StoredThread } from "./rollout-reader.js";
+import { RolloutRecorder } from "./rollout-recorder.js";
 import { findRollout, forkRollout, newestRollout, ROLLOUT_NAME, rolloutFiles } from "./rollout-store.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
@@ -34,8 +35,18 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
-    if ((await this.exactPath(meta.id)) || (await this.exactPath(meta.id, true)))
-      throw new StoreError(`a thread with id ${meta.id} already exists in ${this.location}`);
+    // A thread's file lies in the directory of its creation day: looking there (live and
+    // archived) finds a second thread with the same id without listing every rollout.
+    const created = new Date(meta.created);
+    const days = [this.home, archivedHome(this.home)].map((home) =>
+      dirname(rolloutPath(home, meta.id, created)),
+    );
+    const suffix = `-${meta.id}.jsonl`;
+    for (const day of days) {
+      const names = await readdir(day).catch(() => [] as string[]);
+      if (names.some((name) => name.endsWith(suffix)))
+        throw new StoreError(`a thread with id ${meta.id} already exists in ${this.location}`);
+    }
     return RolloutRecorder.create(this.home, meta, options);
   }
 

@@ -11,7 +11,8 @@
  */
 import type { Sql, TransactionSql } from "postgres";
 import { errorMessage } from "../util/errors.js";
-import { LineWriter, type RolloutLine, type SessionMeta } from "./rollout.js";
+import { LineWriter } from "./line-writer.js";
+import type { RolloutLine, SessionMeta } from "./rollout.js";
 import { StoreError, type WriterOptions } from "./thread-store.js";
 
 export interface RetryOptions {

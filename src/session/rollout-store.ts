@@ -6,8 +6,9 @@
 import { open, readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { uuidv7 } from "../util/ids.js";
-import { RolloutRecorder, sessionsDir } from "./rollout.js";
+import { sessionsDir } from "./rollout.js";
 import { linesUpToTurn, RolloutError, readRollout } from "./rollout-reader.js";
+import { RolloutRecorder } from "./rollout-recorder.js";
 
 export const ROLLOUT_NAME =
   /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
