@@ -249,8 +249,8 @@ static struct proc_entry *list_processes(size_t *count) {
   return entries;
 }
 
-/* Sends `sig` to every live process below us; returns how many there were. */
-static int signal_descendants(int sig) {
+/* Sends `sig` to every live process below us, from a scan of all of /proc; returns how many. */
+static int signal_descendants_by_scan(int sig) {
   size_t n = 0;
   struct proc_entry *entries = list_processes(&n);
   if (!entries) return 0;
@@ -278,13 +278,72 @@ static int signal_descendants(int sig) {
   return found;
 }
 
-/* SIGKILLs our whole tree, again and again (a process may fork meanwhile), reaping as we go. */
+/* Appends the children of every thread of `pid` (/proc/PID/task/TID/children) to `queue`. */
+static void add_children(pid_t pid, pid_t **queue, size_t *n, size_t *size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *tasks = opendir(path);
+  if (!tasks) return;
+  struct dirent *task;
+  while ((task = readdir(tasks)) != NULL) {
+    if (!isdigit((unsigned char)task->d_name[0])) continue;
+    char file[300], text[4096];
+    snprintf(file, sizeof file, "/proc/%d/task/%s/children", (int)pid, task->d_name);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t len = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (len <= 0) continue;
+    text[len] = 0;
+    for (char *p = text; *p;) {
+      char *end;
+      long child = strtol(p, &end, 10);
+      if (end == p) break;
+      p = end;
+      if (*n == *size) {
+        pid_t *grown = realloc(*queue, (*size *= 2) * sizeof **queue);
+        if (!grown) break;
+        *queue = grown;
+      }
+      (*queue)[(*n)++] = (pid_t)child;
+    }
+  }
+  closedir(tasks);
+}
+
+/*
+ * Sends `sig` to every live process below us; returns how many there were. Walks down the
+ * tree through the kernel's children lists (a few reads, not all of /proc); without them
+ * (CONFIG_PROC_CHILDREN off) scans /proc. A child forked meanwhile may be missed: callers
+ * that must not miss one repeat until nothing is left.
+ */
+static int signal_descendants(int sig) {
+  char probe[64];
+  snprintf(probe, sizeof probe, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+  if (access(probe, R_OK) != 0) return signal_descendants_by_scan(sig);
+  size_t n = 0, size = 64;
+  pid_t *queue = malloc(size * sizeof *queue);
+  if (!queue) return signal_descendants_by_scan(sig);
+  add_children(getpid(), &queue, &n, &size);
+  int found = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (kill(queue[i], sig) == 0) found++;
+    add_children(queue[i], &queue, &n, &size);
+  }
+  free(queue);
+  return found;
+}
+
+/*
+ * SIGKILLs our whole tree, again and again (a process may fork meanwhile), reaping as we go.
+ * Orphans are re-parented to us, so once we have no child at all there is nothing below us.
+ */
 static void kill_tree(pid_t command, int *command_status, int *command_done) {
   struct timespec pause = {0, 1000000};
   for (int round = 0; round < 10000; round++) {
-    int left = signal_descendants(SIGKILL);
-    int none_left = reap(command, command_status, command_done) < 0;
-    if (left == 0 && none_left) return;
+    if (reap(command, command_status, command_done) < 0) return;
+    /* Zombies count as none: they are ours to reap once they are re-parented. */
+    signal_descendants(SIGKILL);
     nanosleep(&pause, NULL);
   }
 }
