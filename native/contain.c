@@ -167,11 +167,11 @@ static void run_init(pid_t command, int status_fd, const sigset_t *all) {
     siginfo_t info;
     int sig = sigwaitinfo(all, &info);
     if (sig == SIGCHLD) {
-      int was_done = command_done;
       int none_left = reap(command, &command_status, &command_done) < 0;
-      /* The call is over: nothing it started may outlive it. */
-      if (command_done && !was_done) kill(-1, SIGKILL);
       if (none_left && command_done) report_and_exit(status_fd, command_status);
+      /* The call is over: nothing it started may outlive it. Again on every later SIGCHLD,
+       * for a process forked while the previous kill went round. */
+      if (command_done) kill(-1, SIGKILL);
     } else if (sig == forward_signal() && !command_done) {
       kill(command, info.si_value.sival_int);
     }
