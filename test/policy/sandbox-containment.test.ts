@@ -8,7 +8,9 @@
  * Each daemon runs `sleep 1000.<marker>`; the marker only exists once the shell expands it
  * ($T), so the script's own command line never matches it.
  */
-import { describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/exec/spawn.js";
 import {
   containmentStatus,
@@ -17,9 +19,11 @@ import {
   type SandboxPolicy,
 } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
+import { runCli } from "../support/cli.js";
 import { waitFor, withMarker } from "../support/processes.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing } from "../support/skips.js";
+import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 type Mode = SandboxPolicy["mode"];
 
@@ -106,5 +110,71 @@ describe.each(cases)("process containment: $label", (c) => {
     expect(signalled.result.exitCode, signalled.output).toBe(143);
     // bwrap reports a signal death as exit code 128+n (its own behaviour); the helper re-raises it.
     expect(signalled.result.killedBySignal).toBe(c.backend === "bwrap" ? null : "SIGTERM");
+  });
+});
+
+describe("the helper's stand-in", () => {
+  const helper = containment.available ? containment.path : "";
+  const landlock = backends.find((backend) => backend.name === "landlock")?.status;
+  const landlockPidNamespace =
+    landlock?.available && !landlock.pidNamespace
+      ? ({ available: false, reason: "the Landlock helper gets no PID namespace here" } as const)
+      : (landlock ?? { available: false as const, reason: "no Landlock status" });
+  const shapes = [
+    {
+      label: "keeper (danger-full-access)",
+      flags: ["--contain-only"],
+      available: !missing(containment, "the keeper's stand-in"),
+    },
+    {
+      label: "PID namespace (Landlock)",
+      flags: ["--pid-namespace", "--writable", "/tmp"],
+      available: !missing(landlockPidNamespace, "the PID namespace stand-in"),
+    },
+  ];
+
+  // Spawned in our own process group, as `tscodex sandbox` runs it: a signal sent to the
+  // helper alone must reach the command (once), which decides how to end.
+  for (const shape of shapes) {
+    it.skipIf(!shape.available)(
+      `passes a signal sent to it alone on to the command: ${shape.label}`,
+      async () => {
+        const trap = 'trap "echo got-term; exit 5" TERM; echo ready; while :; do sleep 0.05; done';
+        const child = spawn(helper, [...shape.flags, "--", "bash", "-c", trap], {
+          cwd: "/tmp",
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let output = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          output += chunk;
+        });
+        await waitFor(() => output.includes("ready"));
+        child.kill("SIGTERM");
+        const [code] = (await once(child, "exit")) as [number | null];
+        expect(output).toBe("ready\ngot-term\n");
+        expect(code).toBe(5);
+      },
+    );
+  }
+});
+
+describe("without the helper", () => {
+  let home: TempDir;
+  beforeAll(async () => {
+    home = await tmpdir("tscodex-contain-home-");
+  });
+  afterAll(() => home.cleanup());
+
+  it("runs danger-full-access commands uncontained, saying so once on stderr", async () => {
+    const run = await runCli(["sandbox", "-s", "danger-full-access", "--", "sh", "-c", "echo ran; exit 4"], {
+      cwd: home.path,
+      home: home.path,
+      env: { TSCODEX_SANDBOX_HELPER: "/nonexistent/tscodex-sandbox" },
+    });
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe("ran\n");
+    const warnings = run.stderr.split("\n").filter((line) => line.includes("cannot be contained"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^tscodex: warning: commands cannot be contained here \(.*\); a daemon/);
   });
 });
