@@ -8,10 +8,14 @@
  *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
  *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
  *                                only step 4 (bwrap runs it inside its own sandbox)
+ *   tscodex-sandbox --contain-only -- CMD [ARGS...]
+ *                                no sandbox, only the keeper of contain.c (danger-full-access)
  *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
  *                                following any symlink on the way (see file_ops below)
  *
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
+ *   0. With --pid-namespace: a new PID namespace (contain.c), so that the end of the command,
+ *      or of its caller, ends everything it started; /proc is remounted for it in step 1.
  *   1. A private mount namespace in which every mount is remounted read-only, the --writable
  *      paths are bind-mounted read-write on top, and the --read-only DIRs (control dirs such as
  *      .git inside writable roots) read-only again: Landlock has no right for chmod, chown,
@@ -55,6 +59,8 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "contain.h"
 
 #define EXIT_NO_LANDLOCK 120
 #define EXIT_SETUP 125
@@ -101,6 +107,8 @@ struct options {
   int allow_network;
   int allow_unix_sockets;
   int seccomp_only;
+  int contain_only;
+  int pid_namespace;
   int probe;
   const char *writable[MAX_PATHS];
   int n_writable;
@@ -119,8 +127,8 @@ static void die(int code, const char *what, int err) {
 
 static void usage(void) {
   die(EXIT_SETUP,
-      "usage: tscodex-sandbox [--allow-network] [--writable PATH]... [--read-only DIR]... -- CMD "
-      "[ARGS...] | --probe",
+      "usage: tscodex-sandbox [--allow-network] [--pid-namespace] [--writable PATH]... [--read-only DIR]... "
+      "-- CMD [ARGS...] | --contain-only -- CMD [ARGS...] | --probe",
       0);
 }
 
@@ -141,6 +149,10 @@ static void parse_args(int argc, char **argv, struct options *opt) {
       opt->allow_unix_sockets = 1;
     } else if (strcmp(arg, "--seccomp-only") == 0) {
       opt->seccomp_only = 1;
+    } else if (strcmp(arg, "--contain-only") == 0) {
+      opt->contain_only = 1;
+    } else if (strcmp(arg, "--pid-namespace") == 0) {
+      opt->pid_namespace = 1;
     } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_writable < MAX_PATHS) {
       opt->writable[opt->n_writable++] = argv[++i];
     } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_read_only < MAX_PATHS) {
@@ -159,30 +171,9 @@ static int landlock_abi(void) {
   return abi < 0 ? 0 : (int)abi;
 }
 
-static int write_file(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  size_t len = strlen(text);
-  ssize_t written = write(fd, text, len);
-  int saved = errno;
-  close(fd);
-  errno = saved;
-  return written == (ssize_t)len ? 0 : -1;
-}
-
 /* A private mount namespace: directly as root, else through a user namespace mapping us to ourselves. */
 static int enter_mount_namespace(void) {
-  uid_t uid = geteuid();
-  gid_t gid = getegid();
-  if (unshare(CLONE_NEWNS) != 0) {
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return -1;
-    char map[64];
-    if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) return -1;
-    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-    if (write_file("/proc/self/uid_map", map) != 0) return -1;
-    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-    if (write_file("/proc/self/gid_map", map) != 0) return -1;
-  }
+  if (unshare_as_self(CLONE_NEWNS) != 0) return -1;
   /* Without this our bind mounts would propagate back to the caller's namespace. */
   return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
@@ -274,6 +265,8 @@ static int private_dev_mounts(void) {
 /* Step 1 of the header; -1 (errno set or a message printed) when the kernel will not let us. */
 static int setup_mounts(const struct options *opt) {
   if (enter_mount_namespace() != 0) return -1;
+  /* Before the read-only pass, which then covers it too (as the host's /proc was). */
+  if (opt->pid_namespace && mount_own_proc() != 0) return -1;
   if (remount_everything_read_only() != 0) return -1;
   if (private_dev_mounts() != 0) return -1;
   for (int i = 0; i < opt->n_writable; i++) bind_writable(opt->writable[i]);
@@ -592,10 +585,23 @@ static int file_ops(void) {
   return 0;
 }
 
+static int exec_command(char **command) {
+  execvp(command[0], command);
+  int err = errno;
+  fprintf(stderr, "tscodex-sandbox: %s: %s\n", command[0], strerror(err));
+  return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--file-ops") == 0) return file_ops();
   struct options opt;
   parse_args(argc, argv, &opt);
+  if (opt.contain_only) {
+    if (enter_keeper() != 0) die(EXIT_SETUP, "cannot start the process keeper", errno);
+    return exec_command(opt.command);
+  }
+  if (opt.pid_namespace && enter_pid_namespace() != 0)
+    die(EXIT_SETUP, "cannot create a PID namespace", errno);
   pid_t parent = getppid();
 
   int abi = landlock_abi();
@@ -625,8 +631,5 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die(EXIT_SETUP, "pdeathsig", errno);
   if (getppid() != parent) return EXIT_SETUP;
 
-  execvp(opt.command[0], opt.command);
-  int err = errno;
-  fprintf(stderr, "tscodex-sandbox: %s: %s\n", opt.command[0], strerror(err));
-  return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+  return exec_command(opt.command);
 }

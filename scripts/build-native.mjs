@@ -1,11 +1,14 @@
-// Builds the fallback sandbox helper (native/tscodex-sandbox.c → native/build/tscodex-sandbox)
+// Builds the fallback sandbox helper (native/*.c → native/build/tscodex-sandbox)
 // with the system C compiler. Never fails the build: without a compiler, or off Linux, it
 // prints one line and tscodex uses bubblewrap alone (or refuses to sandbox, saying why).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const source = fileURLToPath(new URL("../native/tscodex-sandbox.c", import.meta.url));
+const sources = ["tscodex-sandbox.c", "contain.c"].map((name) =>
+  fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
+);
+const header = fileURLToPath(new URL("../native/contain.h", import.meta.url));
 const outDir = fileURLToPath(new URL("../native/build/", import.meta.url));
 const output = `${outDir}tscodex-sandbox`;
 
@@ -15,7 +18,8 @@ function note(message) {
 }
 
 if (process.platform !== "linux") note("not Linux: the Landlock sandbox helper is not built");
-if (existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs) process.exit(0);
+const newestInput = Math.max(...[...sources, header].map((path) => statSync(path).mtimeMs));
+if (existsSync(output) && statSync(output).mtimeMs >= newestInput) process.exit(0);
 
 const compiler = [process.env.CC, "cc", "gcc", "clang"].find((cc) => {
   if (!cc) return false;
@@ -28,7 +32,7 @@ if (!compiler) {
 mkdirSync(outDir, { recursive: true });
 const temp = `${output}.tmp-${process.pid}`;
 try {
-  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-o", temp, source], { stdio: "pipe" });
+  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-o", temp, ...sources], { stdio: "pipe" });
   // Rename so a running helper is never overwritten in place.
   renameSync(temp, output);
 } catch (error) {

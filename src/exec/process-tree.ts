@@ -3,8 +3,9 @@
  * fork, or `detached` pipes), so its pid is its process group id and its session id.
  * Signalling the group reaches ordinary children; an interactive shell's background jobs
  * get their own groups but stay in the session, so the session is swept through /proc
- * (Linux; elsewhere the group signal is all there is). Only a process that calls setsid
- * itself (a daemon) escapes.
+ * (Linux; elsewhere the group signal is all there is). A process that calls setsid itself (a
+ * daemon) escapes this sweep; the policy layer's containment (policy/sandbox/contain.ts: a PID
+ * namespace, or the helper's keeper) ends it with the command.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";

@@ -8,7 +8,7 @@
  *
  * Flow: classify → plan → [reject] | [ask → denied: reject] → sandbox (read-only /
  * workspace-write: prepareSandboxedCommand; danger-full-access or an approved escalation:
- * unsandboxed) → run → [sandboxed, denied by the sandbox, retry allowed: ask "command failed;
+ * unsandboxed, but contained: what it starts ends with it) → run → [sandboxed, denied by the sandbox, retry allowed: ask "command failed;
  * retry without sandbox?" → approved: run unsandboxed] → result. The model sees only the final
  * attempt. When no sandbox backend works, the model gets SandboxUnavailableError's message:
  * nothing runs unsandboxed unless policy or the user said so.
@@ -30,6 +30,7 @@ import {
 import { ApprovalStore, isApproved } from "./approval-store.js";
 import { ExecPolicy } from "./exec-policy.js";
 import {
+  containCommand,
   isLikelySandboxDenial,
   type PreparedCommand,
   type PrepareOptions,
@@ -58,6 +59,8 @@ export interface OrchestratorOptions {
         options: PrepareOptions,
       ) => Promise<PreparedCommand>)
     | undefined;
+  /** Test seam: the containment of unsandboxed commands (sandbox/contain.ts). */
+  contain?: ((argv: string[]) => Promise<string[]>) | undefined;
   isDenial?: (exitCode: number, output: string) => boolean;
 }
 
@@ -69,6 +72,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   private readonly protectedPaths: readonly string[];
   private readonly allowUnixSockets: boolean;
   private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
+  private readonly contain: NonNullable<OrchestratorOptions["contain"]>;
   private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
 
   constructor(options: OrchestratorOptions = {}) {
@@ -78,6 +82,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     this.protectedPaths = options.protectedPaths ?? [];
     this.allowUnixSockets = options.allowUnixSockets ?? false;
     this.prepare = options.prepare ?? prepareSandboxedCommand;
+    this.contain = options.contain ?? containCommand;
     this.isDenial = options.isDenial ?? isLikelySandboxDenial;
   }
 
@@ -109,8 +114,11 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
     }
     const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";
-    let argv = command;
-    if (sandboxed) {
+    let argv: string[];
+    if (!sandboxed) {
+      // No sandbox, but what the command starts still ends with it.
+      argv = await this.contain(command);
+    } else {
       try {
         const policy = {
           ...sandboxPolicyOf(turn),
@@ -132,7 +140,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
 
     if (!(await ask(RETRY_WITHOUT_SANDBOX_REASON)))
       return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
-    const second = await request.runner(command, { sandboxed: false });
+    const second = await request.runner(await this.contain(command), { sandboxed: false });
     return { kind: "ran", result: second, sandboxed: false };
   }
 

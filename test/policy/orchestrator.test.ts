@@ -30,7 +30,10 @@ interface Fake {
   output: string;
 }
 
-/** An orchestrator whose sandbox wraps argv as ["SANDBOX", ...argv], and a runner that records. */
+/**
+ * An orchestrator whose sandbox wraps argv as ["SANDBOX", ...argv] and whose containment of
+ * unsandboxed commands as ["CONTAIN", ...argv], and a runner that records.
+ */
 function harness(
   options: PolicyTurnOptions & { results?: Fake[]; rules?: ExecPolicy; unavailable?: boolean } = {},
 ) {
@@ -45,6 +48,7 @@ function harness(
         throw new SandboxUnavailableError("cannot run the workspace-write sandbox: install bubblewrap");
       return { argv: ["SANDBOX", ...argv], backend: "bwrap" };
     },
+    contain: async (argv) => ["CONTAIN", ...argv],
   });
   const run = (command: string[], extra: Partial<OrchestratedCommand<Fake>> = {}, callId = "call_1") =>
     orchestrator.run<Fake>({
@@ -97,7 +101,7 @@ describe("orchestrator decisions (fake runner)", () => {
     });
     expect(result).toMatchObject({ kind: "ran", sandboxed: false });
     expect(reasons(h.turn)).toEqual(["needs the network"]);
-    expect(h.attempts).toEqual([{ argv: bash("curl example.com"), sandboxed: false }]);
+    expect(h.attempts).toEqual([{ argv: ["CONTAIN", ...bash("curl example.com")], sandboxed: false }]);
   });
 
   it("on-request: a safe command asking for escalation is not asked about", async () => {
@@ -127,7 +131,7 @@ describe("orchestrator decisions (fake runner)", () => {
     expect(reasons(h.turn)).toEqual([RETRY_WITHOUT_SANDBOX_REASON]);
     expect(h.attempts).toEqual([
       { argv: ["SANDBOX", ...bash("touch /etc/x")], sandboxed: true },
-      { argv: bash("touch /etc/x"), sandboxed: false },
+      { argv: ["CONTAIN", ...bash("touch /etc/x")], sandboxed: false },
     ]);
     expect(h.starts()).toBe(1);
   });
@@ -188,10 +192,10 @@ describe("orchestrator decisions (fake runner)", () => {
     expect(h.starts()).toBe(0);
   });
 
-  it("danger-full-access runs the command as given", async () => {
+  it("danger-full-access runs the command unsandboxed, only contained", async () => {
     const h = harness({ approvalPolicy: "on-failure", sandboxMode: "danger-full-access", results: [DENIED] });
     expect(await h.run(bash("touch /etc/x"))).toEqual({ kind: "ran", result: DENIED, sandboxed: false });
-    expect(h.attempts).toEqual([{ argv: bash("touch /etc/x"), sandboxed: false }]);
+    expect(h.attempts).toEqual([{ argv: ["CONTAIN", ...bash("touch /etc/x")], sandboxed: false }]);
   });
 
   it("no sandbox backend: the model gets the message; nothing runs unsandboxed", async () => {

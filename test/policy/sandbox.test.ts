@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/exec/spawn.js";
 import {
   bwrapBackendStatus,
+  containmentStatus,
   detectSandboxBackend,
   isLikelySandboxDenial,
   landlockBackendStatus,
@@ -58,14 +59,16 @@ function values(argv: string[], flag: string): string[] {
 }
 
 describe("prepareSandboxedCommand", () => {
-  it("returns danger-full-access commands unchanged", async () => {
+  it("only contains danger-full-access commands (the helper's keeper, no sandbox flag)", async () => {
     const argv = ["echo", "hi"];
     const prepared = await prepareSandboxedCommand(argv, "/", {
       mode: "danger-full-access",
       writableRoots: [],
       networkAccess: false,
     });
-    expect(prepared).toEqual({ argv, backend: "none" });
+    const containment = await containmentStatus();
+    const expected = containment.available ? [containment.path, "--contain-only", "--", ...argv] : argv;
+    expect(prepared).toEqual({ argv: expected, backend: "none" });
     expect(prepared.argv).not.toBe(argv);
   });
 
@@ -142,7 +145,8 @@ describe("prepareSandboxedCommand", () => {
 
     it("gives read-only mode no writable path and no network", async () => {
       const { argv } = await prepareSandboxedCommand(["true"], ws, readOnly, { backend: "landlock" });
-      expect(argv.slice(1)).toEqual(["--", "true"]);
+      const pidNamespace = landlock.available && landlock.pidNamespace ? ["--pid-namespace"] : [];
+      expect(argv.slice(1)).toEqual([...pidNamespace, "--", "true"]);
     });
   });
 });

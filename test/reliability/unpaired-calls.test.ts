@@ -10,7 +10,7 @@ import { rolloutFiles } from "../../src/session/rollout-store.js";
 import { ABORTED_CALL_OUTPUT, closeUnpairedCalls } from "../../src/session/unpaired-calls.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { readPid, waitFor } from "../support/processes.js";
+import { gone, readPid, waitFor } from "../support/processes.js";
 
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access"] });
 
@@ -31,9 +31,12 @@ describe("resume after kill -9 mid-call", () => {
         })().finally(() => child.kill("SIGKILL"));
       },
     });
-    // The orphaned command is this test's to end (exec's kill -9 cannot take it along).
-    if (commandPid > 0) process.kill(commandPid, "SIGKILL");
     expect(killed.signal).toBe("SIGKILL");
+    // exec's kill -9 takes the command along (the helper's keeper ends it).
+    expect(commandPid).toBeGreaterThan(0);
+    const commandGone = await gone(commandPid);
+    if (!commandGone) process.kill(commandPid, "SIGKILL");
+    expect(commandGone).toBe(true);
     const threadId = (JSON.parse(killed.stdout.split("\n")[0] ?? "{}") as { thread_id?: string }).thread_id;
     expect(threadId).toBeDefined();
 

@@ -1,7 +1,8 @@
 /**
  * Which backends work on this machine, probed once per process and cached: bubblewrap by
  * running it with the flags we use, the helper by its `--probe` (which applies Landlock and
- * seccomp for real). Nothing here runs per command.
+ * seccomp for real), and whether the helper's process containment (its keeper) is there.
+ * Nothing here runs per command.
  */
 import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
@@ -18,15 +19,16 @@ export type BackendStatus =
   | { available: true; path: string; notes: string[] }
   | { available: false; reason: string };
 
-/** The helper's status adds what the kernel supports. */
+/** The helper's status adds what the kernel supports, and whether commands get a PID namespace. */
 export type LandlockStatus =
-  | { available: true; path: string; notes: string[]; abi: number }
+  | { available: true; path: string; notes: string[]; abi: number; pidNamespace: boolean }
   | { available: false; reason: string };
 
 let bwrapStatus: Promise<BackendStatus> | undefined;
 let landlockStatus: Promise<LandlockStatus> | undefined;
 let helperPath: Promise<string | null> | undefined;
 let detected: Promise<SandboxBackend> | undefined;
+let containment: Promise<BackendStatus> | undefined;
 
 /** bubblewrap's status (cached). */
 export function bwrapBackendStatus(): Promise<BackendStatus> {
@@ -47,6 +49,15 @@ export function sandboxHelperPath(): Promise<string | null> {
 export function landlockBackendStatus(): Promise<LandlockStatus> {
   landlockStatus ??= probeLandlock();
   return landlockStatus;
+}
+
+/**
+ * Whether the helper's keeper can contain unsandboxed commands here (cached). Unavailable
+ * without the helper (not built, not Linux).
+ */
+export function containmentStatus(): Promise<BackendStatus> {
+  containment ??= probeContainment();
+  return containment;
 }
 
 /**
@@ -86,7 +97,11 @@ async function probeLandlock(): Promise<LandlockStatus> {
       reason: `the Landlock helper is not built (${HELPER_RELATIVE}; \`npm run build\` compiles it with cc)`,
     };
   }
-  const run = await runProbe([helper, "--probe"]);
+  // With a PID namespace (as root directly, else through a user namespace) when the kernel
+  // allows one; the plain probe then tells whether the rest works.
+  let run = await runProbe([helper, "--probe", "--pid-namespace"]);
+  const contained = run.code === 0;
+  if (!contained) run = await runProbe([helper, "--probe"]);
   if (run.code === HELPER_EXIT_NO_LANDLOCK) {
     return { available: false, reason: `this kernel has no Landlock: ${firstLine(run.output)}` };
   }
@@ -107,7 +122,21 @@ async function probeLandlock(): Promise<LandlockStatus> {
   if (abi < 6) {
     notes.push(`Landlock ABI ${abi} < 6: commands can signal processes outside the sandbox`);
   }
-  return { available: true, path: helper, notes, abi };
+  if (!contained) {
+    notes.push("no PID namespace: a daemon a command starts (setsid) can outlive it");
+  }
+  return { available: true, path: helper, notes, abi, pidNamespace: contained };
+}
+
+async function probeContainment(): Promise<BackendStatus> {
+  if (process.platform !== "linux") return { available: false, reason: "the helper is Linux only" };
+  const helper = await sandboxHelperPath();
+  if (!helper) {
+    return { available: false, reason: `the helper is not built (${HELPER_RELATIVE})` };
+  }
+  // The keeper needs no privilege (a subreaper, a session, /proc): the built helper is enough,
+  // and no probe run delays the first command.
+  return { available: true, path: helper, notes: [] };
 }
 
 interface ProbeRun {

@@ -1,8 +1,9 @@
 /**
  * The command line of the fallback helper (native/tscodex-sandbox.c): a private mount
  * namespace that makes everything but the writable roots read-only (and control dirs inside
- * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets. The helper
- * exec's the command in place, so process groups and exit codes are the command's own.
+ * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets. With a
+ * PID namespace (native/pid-init.c) the helper stays as the command's stand-in (same process
+ * group, same exit status or fatal signal); without one it exec's the command in place.
  */
 import type { SandboxLayout } from "./layout.js";
 
@@ -20,8 +21,10 @@ export function landlockArgv(
   argv: readonly string[],
   layout: SandboxLayout,
   sockets: SocketRules,
+  pidNamespace: boolean,
 ): string[] {
   const args = [helper, ...socketFlags(sockets)];
+  if (pidNamespace) args.push("--pid-namespace");
   for (const root of layout.writable) args.push("--writable", root);
   // The helper mounts a private /dev/shm: writable like the roots, only when there are some.
   if (layout.writable.length > 0) args.push("--writable", "/dev/shm");
@@ -33,6 +36,16 @@ export function landlockArgv(
 /** The helper in seccomp-only mode, run inside bwrap: blocks unix sockets when network is off. */
 export function seccompOnlyArgv(helper: string, argv: readonly string[], sockets: SocketRules): string[] {
   return [helper, "--seccomp-only", ...socketFlags(sockets), "--", ...argv];
+}
+
+/**
+ * The helper's containment only (danger-full-access): a keeper process (a child subreaper in
+ * a session of its own, see native/contain.c) ends everything the command started when the
+ * command or tscodex ends. No namespace: host pids and /proc stay as they are. No file,
+ * network or socket rule.
+ */
+export function containArgv(helper: string, argv: readonly string[]): string[] {
+  return [helper, "--contain-only", "--", ...argv];
 }
 
 /** True when the seccomp layer has something to block that bwrap's namespaces do not. */

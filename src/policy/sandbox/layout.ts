@@ -5,8 +5,12 @@
  * .tscodex), every `.git` (directory or gitfile) at any depth of a workspace root (the temp
  * directories are not searched), and the policy's own read-only
  * paths (the tscodex home: its config and rules decide the next run's policy).
+ *
+ * A workspace root without `.git` gets an empty `.git` directory, bound read-only like any
+ * other: neither backend can deny a name that does not exist yet, so this is what keeps a
+ * command from making the root a repository (git skips an empty `.git`; see README).
  */
-import { mkdir, readdir, realpath } from "node:fs/promises";
+import { lstat, mkdir, readdir, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
@@ -40,15 +44,17 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
   for (const path of policy.readOnlyPaths ?? []) {
     if (inside(path)) await mkdir(path, { recursive: true }).catch(() => undefined);
   }
-  const candidates = await Promise.all([
-    ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
-    ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
-  ]);
   // Nested repositories are looked for in the workspace roots (cwd, configured roots), not in
   // the shared temp directories: scanning all of /tmp before every command cost tens of ms and
   // bound every stray clone read-only. A workspace under /tmp is still scanned as itself.
   const temp = new Set((await Promise.all(tempDirs().map((dir) => realpathOrNull(dir)))).filter(isString));
-  const workspaces = outermost(roots.filter((root) => !temp.has(root)));
+  const workspaceRoots = roots.filter((root) => !temp.has(root));
+  await Promise.all(workspaceRoots.map((root) => placeGitPlaceholder(root)));
+  const candidates = await Promise.all([
+    ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
+    ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
+  ]);
+  const workspaces = outermost(workspaceRoots);
   const nested = (await Promise.all(workspaces.map((root) => findGitEntries(root)))).flat();
   const nestedReal = await Promise.all(nested.map((path) => realpathOrNull(path)));
   // A path that resolves outside every writable root is read-only already.
@@ -81,6 +87,20 @@ export async function findGitEntries(root: string): Promise<string[]> {
     queue = next;
   }
   return found;
+}
+
+/**
+ * An empty `.git` directory at the top of a workspace root that has none (nothing at all
+ * there, not even a dangling link), to be bound read-only. Best effort: a root we cannot
+ * write to cannot be written by the command either.
+ */
+async function placeGitPlaceholder(root: string): Promise<void> {
+  const path = join(root, GIT_ENTRY);
+  const exists = await lstat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
+  );
+  if (!exists) await mkdir(path).catch(() => undefined);
 }
 
 function tempDirs(): string[] {

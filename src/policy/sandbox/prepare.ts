@@ -1,5 +1,6 @@
 /** Wraps a command line in the sandbox backend that enforces a policy. */
 import { bwrapArgv } from "./bwrap.js";
+import { containCommand, warnUncontained } from "./contain.js";
 import {
   bwrapBackendStatus,
   detectSandboxBackend,
@@ -25,7 +26,7 @@ const FIX = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or 
 
 /**
  * Wrap argv so it runs under the policy; spawn the result with the same cwd and env.
- * danger-full-access returns argv unchanged (backend "none"). Throws SandboxUnavailableError,
+ * danger-full-access only contains argv (backend "none"; see contain.ts). Throws SandboxUnavailableError,
  * naming the fix, when no backend works: never runs a command silently unsandboxed.
  * Per call it only stats the writable roots; backend detection is cached.
  */
@@ -35,7 +36,7 @@ export async function prepareSandboxedCommand(
   policy: SandboxPolicy,
   options: PrepareOptions = {},
 ): Promise<PreparedCommand> {
-  if (policy.mode === "danger-full-access") return { argv: [...argv], backend: "none" };
+  if (policy.mode === "danger-full-access") return { argv: await containCommand(argv), backend: "none" };
   const choice = options.backend ?? "auto";
   const backend = choice === "auto" ? await detectSandboxBackend() : choice;
   if (backend === "none") throw new SandboxUnavailableError(await noBackendMessage(policy));
@@ -69,7 +70,8 @@ export async function prepareSandboxedCommand(
       `cannot run the ${policy.mode} sandbox with the Landlock helper: ${status.reason}; ${FIX}`,
     );
   }
-  return { argv: landlockArgv(status.path, argv, layout, sockets), backend };
+  if (!status.pidNamespace) warnUncontained("the Landlock helper cannot create a PID namespace");
+  return { argv: landlockArgv(status.path, argv, layout, sockets, status.pidNamespace), backend };
 }
 
 async function noBackendMessage(policy: SandboxPolicy): Promise<string> {
