@@ -60,12 +60,12 @@ async function oneRequest(url: string, i: number): Promise<{ ok: boolean; ms: nu
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ model: "m", input: `request ${i}` }),
     });
-    const body = (await response.json()) as { output_text?: string; output?: unknown[] };
-    return {
-      ok: response.status === 200 && JSON.stringify(body).includes("done"),
-      ms: performance.now() - started,
-    };
-  } catch {
+    const text = await response.text();
+    const ok = response.status === 200 && text.includes("done");
+    if (!ok) console.log(`request ${i} failed: ${response.status} ${text.slice(0, 300)}`);
+    return { ok, ms: performance.now() - started };
+  } catch (error) {
+    console.log(`request ${i} failed: ${String(error)}`);
     return { ok: false, ms: performance.now() - started };
   }
 }
