@@ -8,9 +8,10 @@
  * reached over TCP on 127.0.0.1; the JSONL side runs with and without fdatasync per batch.
  * PostgreSQL needs its server binaries (apt-get install postgresql); without them only JSONL runs.
  */
+
 import { join } from "node:path";
 import type { Event } from "../src/protocol/events.js";
-import { emptyUsage, userMessage } from "../src/protocol/items.js";
+import { emptyUsage } from "../src/protocol/items.js";
 import { openPostgresStore } from "../src/session/postgres-store.js";
 import type { SessionMeta } from "../src/session/rollout.js";
 import { readRollout } from "../src/session/rollout-reader.js";
@@ -20,6 +21,7 @@ import type { ThreadStore, ThreadWriter } from "../src/session/thread-store.js";
 import { uuidv7 } from "../src/util/ids.js";
 import { postgresBinDir, startPostgres } from "../test/support/postgres.js";
 import { benchRuns, median, withTempDir, writeResults } from "./support/bench.js";
+import { benchTurnEvents } from "./support/turn-events.js";
 
 const RUNS = benchRuns(5);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 500);
@@ -59,41 +61,6 @@ function responseBatch(i: number): Event[] {
   ];
 }
 
-/** One turn as in bench/threads.ts: a prompt, reasoning, a shell call with ~1 KB output, an answer. */
-function turnEvents(i: number): Event[] {
-  const usage = { ...emptyUsage(), input_tokens: 1000 + i, output_tokens: 50, total_tokens: 1050 + i };
-  const output = `line ${i}: ${"lorem ipsum dolor sit amet ".repeat(36)}`;
-  return [
-    { type: "turn_started", turn_id: String(i), model_context_window: 272_000 },
-    { type: "raw_response_item", item: userMessage(`step ${i}: please look at module ${i} and fix it`) },
-    { type: "user_message", message: `step ${i}`, images: [] },
-    {
-      type: "raw_response_item",
-      item: { type: "reasoning", summary: [{ type: "summary_text", text: `Thinking about ${i}` }] },
-    },
-    {
-      type: "raw_response_item",
-      item: {
-        type: "function_call",
-        name: "shell_command",
-        arguments: JSON.stringify({ command: `cat src/m${i}.ts` }),
-        call_id: `call_${i}`,
-      },
-    },
-    { type: "raw_response_item", item: { type: "function_call_output", call_id: `call_${i}`, output } },
-    {
-      type: "raw_response_item",
-      item: {
-        type: "message",
-        role: "assistant",
-        content: [{ type: "output_text", text: `Fixed module ${i}. ${"ok ".repeat(60)}` }],
-      },
-    },
-    { type: "token_count", last: usage, total: usage, model_context_window: 272_000 },
-    { type: "turn_complete", turn_id: String(i), last_agent_message: "done", usage },
-  ];
-}
-
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -125,7 +92,7 @@ async function longThread(side: Side) {
   const started = performance.now();
   const writer = await side.create(m);
   for (let i = 0; i < TURNS; i++) {
-    for (const event of turnEvents(i)) writer.recordEvent(event);
+    for (const event of benchTurnEvents(i)) writer.recordEvent(event);
     await writer.flush();
   }
   await writer.close();
@@ -148,7 +115,7 @@ async function concurrentThreads(side: Side) {
       const m = meta();
       const lease = await side.leases.acquire(m.id);
       const writer = await side.create(m);
-      for (const event of turnEvents(0)) writer.recordEvent(event);
+      for (const event of benchTurnEvents(0)) writer.recordEvent(event);
       await writer.close();
       await lease.release();
     }),

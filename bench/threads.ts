@@ -6,11 +6,11 @@
  * CLI runs measured from outside (wall time, peak RSS via bench/measure.py), next to a fresh
  * one-turn `exec` as the baseline.
  */
+
 import { execFileSync } from "node:child_process";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Event } from "../src/protocol/events.js";
-import { emptyUsage, userMessage } from "../src/protocol/items.js";
+import { userMessage } from "../src/protocol/items.js";
 import { readRollout } from "../src/session/rollout-reader.js";
 import { RolloutRecorder } from "../src/session/rollout-recorder.js";
 import { uuidv7 } from "../src/util/ids.js";
@@ -27,43 +27,10 @@ import {
   withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
+import { benchTurnEvents } from "./support/turn-events.js";
 
 const RUNS = benchRuns(5);
 const TURNS = 1000;
-
-function turnEvents(i: number): Event[] {
-  const usage = { ...emptyUsage(), input_tokens: 1000 + i, output_tokens: 50, total_tokens: 1050 + i };
-  const output = `line ${i}: ${"lorem ipsum dolor sit amet ".repeat(36)}`;
-  return [
-    { type: "turn_started", turn_id: String(i), model_context_window: 272_000 },
-    { type: "raw_response_item", item: userMessage(`step ${i}: please look at module ${i} and fix it`) },
-    { type: "user_message", message: `step ${i}`, images: [] },
-    {
-      type: "raw_response_item",
-      item: { type: "reasoning", summary: [{ type: "summary_text", text: `Thinking about ${i}` }] },
-    },
-    {
-      type: "raw_response_item",
-      item: {
-        type: "function_call",
-        name: "shell_command",
-        arguments: JSON.stringify({ command: `cat src/m${i}.ts` }),
-        call_id: `call_${i}`,
-      },
-    },
-    { type: "raw_response_item", item: { type: "function_call_output", call_id: `call_${i}`, output } },
-    {
-      type: "raw_response_item",
-      item: {
-        type: "message",
-        role: "assistant",
-        content: [{ type: "output_text", text: `Fixed module ${i}. ${"ok ".repeat(60)}` }],
-      },
-    },
-    { type: "token_count", last: usage, total: usage, model_context_window: 272_000 },
-    { type: "turn_complete", turn_id: String(i), last_agent_message: "done", usage },
-  ];
-}
 
 async function generate(home: string, cwd: string): Promise<{ id: string; path: string; writeMs: number }> {
   const id = uuidv7();
@@ -83,7 +50,7 @@ async function generate(home: string, cwd: string): Promise<{ id: string; path: 
     item: userMessage("<environment_context>\n</environment_context>"),
   });
   for (let i = 0; i < TURNS; i++) {
-    for (const event of turnEvents(i)) recorder.recordEvent(event);
+    for (const event of benchTurnEvents(i)) recorder.recordEvent(event);
     // One flush per turn, as a live thread would write.
     await recorder.flush();
   }

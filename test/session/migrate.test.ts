@@ -9,8 +9,8 @@ import type { Event } from "../../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../../src/protocol/items.js";
 import { JsonlThreadStore } from "../../src/session/jsonl-store.js";
 import { migrateThreads } from "../../src/session/migrate.js";
-import type { SessionMeta } from "../../src/session/rollout.js";
 import { uuidv7 } from "../../src/util/ids.js";
+import { metaOf } from "../support/thread-store-contract.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 let source: TempDir;
@@ -24,19 +24,6 @@ afterEach(async () => {
   await target.cleanup();
 });
 
-function meta(id: string): SessionMeta {
-  return {
-    id,
-    created: new Date().toISOString(),
-    cwd: "/repo",
-    model: "gpt-5.2-codex",
-    provider: "fake",
-    approval_policy: "never",
-    sandbox_mode: "read-only",
-    source: "test",
-  };
-}
-
 function turn(turnId: string, prompt: string): Event[] {
   const usage = { ...emptyUsage(), input_tokens: 3, total_tokens: 3 };
   return [
@@ -48,7 +35,7 @@ function turn(turnId: string, prompt: string): Event[] {
 }
 
 async function storeThread(store: JsonlThreadStore, turns: number, id = uuidv7()): Promise<string> {
-  const writer = await store.create(meta(id));
+  const writer = await store.create(metaOf(id));
   for (let i = 0; i < turns; i++)
     for (const event of turn(String(i), `prompt ${i}`)) writer.recordEvent(event);
   await writer.close();
@@ -87,7 +74,7 @@ describe("migrateThreads", () => {
     const id = await storeThread(from, 3);
     // A run that stopped after the first turn of this thread.
     const lines = (await from.readLines(id)) ?? [];
-    const partial = await to.create(meta(id));
+    const partial = await to.create(metaOf(id));
     for (const line of lines.slice(1, 5)) partial.writeLine(line);
     await partial.close();
 
