@@ -86,7 +86,7 @@ export interface RecorderOptions {
 
 /** Something to record: a Thread's subscribe(). */
 export interface EventSource {
-  subscribe(listener: (event: Event) => void): () => void;
+  subscribe(listener: (event: Event) => void, options?: { outputDeltas?: boolean }): () => void;
 }
 
 /** Appends lines to one rollout file. `record` is cheap and synchronous; writes run behind it. */
@@ -132,7 +132,7 @@ export class RolloutRecorder {
 
   /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
   attach(source: EventSource): () => void {
-    return source.subscribe((event) => this.recordEvent(event));
+    return source.subscribe((event) => this.recordEvent(event), { outputDeltas: false });
   }
 
   recordEvent(event: Event): void {

@@ -28,6 +28,8 @@ import { FileThreadLeases, type ThreadLease, type ThreadLeases } from "./thread-
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;
 /** How long closing waits for a thread's shutdown before moving on. */
 const SHUTDOWN_BOUND_MS = 5_000;
+/** The manager's own listeners only watch turn boundaries (Thread.subscribe). */
+const NO_DELTAS = { outputDeltas: false };
 
 export interface ThreadManagerOptions {
   config: Config;
@@ -310,7 +312,7 @@ export class ThreadManager implements AgentHost {
         entry.lastTurn = ended;
         entry.lastActive = Date.now();
       }
-    });
+    }, NO_DELTAS);
     this.live.set(id, entry);
     this.startSweeper();
     return thread;
@@ -371,7 +373,7 @@ export class ThreadManager implements AgentHost {
     const done = new Promise<void>((resolve) => {
       entry.thread.subscribe((event) => {
         if (event.type === "shutdown_complete") resolve();
-      });
+      }, NO_DELTAS);
     });
     entry.thread.submit({ type: "shutdown" });
     // Bounded: a tool resource that will not close (a hung MCP server) must not hang the exit.
