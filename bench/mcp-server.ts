@@ -7,6 +7,7 @@
  * - 10 and 20 concurrent one-turn `codex` calls (each on a fresh server): total time and the
  *   server's peak RSS (VmHWM from /proc).
  * Targets (issue 7): initialize ≤ 150 ms, one-turn call ≤ 40 ms, 10 concurrent ≤ 400 ms and ≤ 100 MB.
+ * Target (issue 16): 20 concurrent one-turn calls in ≤ 90 MB peak RSS.
  */
 import { readFile } from "node:fs/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,8 +23,11 @@ import {
   withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
+import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
+/** Issue 16: the server's peak RSS over 20 concurrent one-turn calls. */
+const CONCURRENT_20_RSS_MB = 90;
 
 interface Connected {
   client: Client;
@@ -136,8 +140,17 @@ async function main(): Promise<void> {
           `20 concurrent ${twenty.totalMs.toFixed(0)} ms / ${twenty.peakRssMb.toFixed(0)} MB`,
       );
     }
-    if (agents.length === 1) console.log("codex-0.89: binary not found (set CODEX_BIN); tscodex only");
+    if (agents.length === 1) console.log(`${codexNotFound()}; tscodex only`);
     console.log("targets: initialize <= 150 ms, one-turn <= 40 ms, 10 concurrent <= 400 ms and <= 100 MB");
+    const peak20 = (name: string) =>
+      (results[name] as { concurrent20: { peakRssMb: number } } | undefined)?.concurrent20.peakRssMb;
+    const mine = peak20("tscodex") ?? 0;
+    const theirs = peak20("codex-0.89");
+    console.log(
+      `issue 16 target: 20 concurrent one-turn calls peak RSS ${mine.toFixed(1)} MB (codex-0.89 ` +
+        `${theirs === undefined ? "n/a" : `${theirs.toFixed(1)} MB`}), target <= ${CONCURRENT_20_RSS_MB} MB: ` +
+        `${mine <= CONCURRENT_20_RSS_MB ? "met" : "NOT met"}`,
+    );
     await writeResults("mcp-server", { runs: RUNS, ...results });
   });
 }

@@ -89,28 +89,37 @@ export class HeadTailBuffer {
     return (this.head?.length ?? 0) + (this.ring?.length ?? 0);
   }
 
+  /** A copy holding the same bytes and counts (a stream's own buffer split off a shared one). */
+  clone(): HeadTailBuffer {
+    const copy = new HeadTailBuffer(this.headLimit, this.tailLimit);
+    if (this.head) copy.head = Buffer.from(this.head.subarray(0, this.headLen));
+    copy.headLen = this.headLen;
+    if (this.ring) copy.ring = Buffer.from(this.ring);
+    copy.ringPos = this.ringPos;
+    copy.ringLen = this.ringLen;
+    copy.bytes = this.bytes;
+    copy.newlines = this.newlines;
+    copy.continuationBytes = this.continuationBytes;
+    copy.lastByte = this.lastByte;
+    return copy;
+  }
+
   /** Decodes what is held (lossy UTF-8, like Rust's `from_utf8_lossy`). */
   toText(): CapturedText {
     const totals = { totalBytes: this.bytes, totalChars: this.totalChars, totalLines: this.totalLines };
     const headBytes = this.head ? this.head.subarray(0, this.headLen) : Buffer.alloc(0);
-    const tailParts = this.tailParts();
+    // One contiguous tail decodes into one flat string (no concatenation of halves).
+    const tailBytes = this.contiguousTail();
     if (this.droppedBytes === 0) {
+      if (tailBytes.length === 0) return { head: headBytes.toString("utf8"), tail: null, ...totals };
       // Contiguous: decode head and tail as one stream so a character split between them survives.
       const decoder = new StringDecoder("utf8");
-      let text = decoder.write(headBytes);
-      for (const part of tailParts) text += decoder.write(part);
+      const text = decoder.write(headBytes) + decoder.write(tailBytes);
       return { head: text + decoder.end(), tail: null, ...totals };
     }
     const head = headBytes.subarray(0, completeCharsEnd(headBytes)).toString("utf8");
-    const decoder = new StringDecoder("utf8");
-    let tail = "";
-    let skip = leadingContinuationBytes(tailParts);
-    for (const part of tailParts) {
-      const drop = Math.min(skip, part.length);
-      skip -= drop;
-      tail += decoder.write(part.subarray(drop));
-    }
-    return { head, tail: tail + decoder.end(), ...totals };
+    const skip = leadingContinuationBytes(tailBytes);
+    return { head, tail: tailBytes.subarray(skip).toString("utf8"), ...totals };
   }
 
   private appendHead(data: Uint8Array): void {
@@ -143,11 +152,19 @@ export class HeadTailBuffer {
     this.ringLen = Math.min(limit, this.ringLen + data.length);
   }
 
-  /** The ring's content, oldest byte first. */
-  private tailParts(): Buffer[] {
-    if (!this.ring || this.ringLen === 0) return [];
-    if (this.ringLen < this.tailLimit) return [this.ring.subarray(0, this.ringLen)];
-    return [this.ring.subarray(this.ringPos), this.ring.subarray(0, this.ringPos)];
+  /**
+   * The ring's content, oldest byte first, as one slice: a wrapped ring is rotated in place
+   * (three reversals, no allocation) so that its oldest byte is at 0.
+   */
+  private contiguousTail(): Buffer {
+    const ring = this.ring;
+    if (!ring || this.ringLen === 0) return Buffer.alloc(0);
+    if (this.ringLen < this.tailLimit || this.ringPos === 0) return ring.subarray(0, this.ringLen);
+    ring.subarray(0, this.ringPos).reverse();
+    ring.subarray(this.ringPos).reverse();
+    ring.reverse();
+    this.ringPos = 0;
+    return ring;
   }
 }
 
@@ -233,13 +250,53 @@ function completeCharsEnd(bytes: Uint8Array): number {
 }
 
 /** Continuation bytes at the start of the tail (the rest of a character cut off by the gap). */
-function leadingContinuationBytes(parts: Buffer[]): number {
+function leadingContinuationBytes(bytes: Uint8Array): number {
   let count = 0;
-  for (const part of parts) {
-    for (const byte of part) {
-      if ((byte & 0xc0) !== 0x80 || count === 3) return count;
-      count++;
-    }
-  }
+  while (count < 3 && count < bytes.length && ((bytes[count] ?? 0) & 0xc0) === 0x80) count++;
   return count;
+}
+
+export type CapturedStream = "stdout" | "stderr";
+
+/**
+ * stdout, stderr and both interleaved, each bounded like HeadTailBuffer. While only one
+ * stream has written (most commands), the interleaved buffer stands for that stream too: its
+ * bytes are held and decoded once. The other stream's first chunk splits a copy off.
+ */
+export class StreamCaptures {
+  private readonly all: HeadTailBuffer;
+  private readonly own: Record<CapturedStream, HeadTailBuffer | null> = { stdout: null, stderr: null };
+  private first: CapturedStream | null = null;
+
+  constructor(
+    readonly headLimit = DEFAULT_HEAD_BYTES,
+    readonly tailLimit = DEFAULT_TAIL_BYTES,
+  ) {
+    this.all = new HeadTailBuffer(headLimit, tailLimit);
+  }
+
+  write(stream: CapturedStream, chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    const stats = chunkStats(chunk);
+    if (this.first === null) this.first = stream;
+    else if (stream !== this.first && this.own[stream] === null) {
+      this.own[this.first] = this.all.clone();
+      this.own[stream] = new HeadTailBuffer(this.headLimit, this.tailLimit);
+    }
+    this.own[stream]?.write(chunk, stats);
+    this.all.write(chunk, stats);
+  }
+
+  /** Lines of the interleaved output (whole stream). */
+  get totalLines(): number {
+    return this.all.totalLines;
+  }
+
+  /** The texts; while one stream wrote alone, its text is the very `aggregated` object. */
+  texts(): { stdout: CapturedText; stderr: CapturedText; aggregated: CapturedText } {
+    const aggregated = this.all.toText();
+    const text = (stream: CapturedStream): CapturedText =>
+      this.own[stream]?.toText() ?? (stream === this.first ? aggregated : EMPTY_TEXT);
+    return { stdout: text("stdout"), stderr: text("stderr"), aggregated };
+  }
 }

@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { constants } from "node:os";
 import { type CapturedText, chunkStats, EMPTY_TEXT, HeadTailBuffer } from "./head-tail-buffer.js";
+import { readPipe } from "./pipe-reader.js";
 import { processState, signalSessions, waitUntilDead } from "./process-tree.js";
 import { spawnPty } from "./pty.js";
 
@@ -133,7 +134,10 @@ export class ExecSession {
     };
   }
 
-  /** Every chunk as it arrives (not copied: do not keep or mutate it). Returns the unsubscribe. */
+  /**
+   * Every chunk as it arrives, valid during the call only (pipe reads reuse the buffer: copy
+   * what you keep). Returns the unsubscribe.
+   */
   onOutput(listener: OutputListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -272,15 +276,15 @@ function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
     openPipes--;
     settle();
   };
-  child.stdout.on("data", (chunk: Buffer) => sink.data("stdout", chunk)).once("close", onClose);
-  child.stderr.on("data", (chunk: Buffer) => sink.data("stderr", chunk)).once("close", onClose);
+  const stdout = readPipe(child.stdout, (chunk) => sink.data("stdout", chunk), onClose);
+  const stderr = readPipe(child.stderr, (chunk) => sink.data("stderr", chunk), onClose);
   child.once("exit", (code, signal) => {
     exit = code === null ? exitBySignal(signal) : { exitCode: code, signal: null };
     if (openPipes === 0) return settle();
     drainTimer = setTimeout(() => {
       // Whoever still holds the pipes gets EPIPE from now on; the session has ended.
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       openPipes = 0;
       settle();
     }, PIPE_DRAIN_MS);

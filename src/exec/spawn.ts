@@ -16,7 +16,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
-import { type CapturedText, chunkStats, HeadTailBuffer } from "./head-tail-buffer.js";
+import type { Readable } from "node:stream";
+import { type CapturedText, StreamCaptures } from "./head-tail-buffer.js";
+import { readPipe } from "./pipe-reader.js";
 
 export type OutputStream = "stdout" | "stderr";
 
@@ -30,7 +32,7 @@ export interface RunCommandOptions {
   timeoutMs: number;
   /** Aborting kills the process group; the result then has `aborted: true`. */
   signal?: AbortSignal;
-  /** Each chunk as it arrives (not copied: do not mutate it). */
+  /** Each chunk as it arrives, valid during the call only (the next read reuses it: copy to keep). */
   onOutput?: (stream: OutputStream, chunk: Uint8Array) => void;
   /** Between SIGTERM and SIGKILL of the group. Default 500 ms. */
   killGraceMs?: number;
@@ -50,7 +52,7 @@ export interface ExecResult {
   durationMs: number;
   stdout: CapturedText;
   stderr: CapturedText;
-  /** stdout and stderr interleaved in arrival order. */
+  /** stdout and stderr interleaved in arrival order (the same object as a stream that wrote alone). */
   aggregated: CapturedText;
   /** Lines of the aggregated output (whole stream, not only what was kept). */
   totalLines: number;
@@ -67,19 +69,15 @@ const EXIT_CODE_SIGNAL_BASE = 128;
 /** Runs a command to completion. Never rejects: failures to start are in `spawnError`. */
 export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
   const started = performance.now();
-  const out = new HeadTailBuffer();
-  const err = new HeadTailBuffer();
-  const all = new HeadTailBuffer();
+  const captures = new StreamCaptures();
   const result = (fields: Partial<ExecResult>): ExecResult => ({
     exitCode: -1,
     timedOut: false,
     aborted: false,
     killedBySignal: null,
     durationMs: performance.now() - started,
-    stdout: out.toText(),
-    stderr: err.toText(),
-    aggregated: all.toText(),
-    totalLines: all.totalLines,
+    ...captures.texts(),
+    totalLines: captures.totalLines,
     ...fields,
   });
 
@@ -109,6 +107,7 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
     let drainTimer: NodeJS.Timeout | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     let done = false;
+    const pipes: Readable[] = [];
 
     const killGroup = (signal: NodeJS.Signals): void => {
       if (child.pid !== undefined) killProcessGroup(child.pid, signal);
@@ -134,8 +133,7 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       options.signal?.removeEventListener("abort", onAbort);
       // Whatever of the group survived SIGTERM without holding the pipes goes now.
       if (killReason) killGroup("SIGKILL");
-      child.stdout?.destroy();
-      child.stderr?.destroy();
+      for (const pipe of pipes) pipe.destroy();
       resolve(result(fields));
     };
 
@@ -155,14 +153,12 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       if (openPipes === 0) settle();
     };
 
-    const pipe = (stream: OutputStream, buffer: HeadTailBuffer) => (chunk: Buffer) => {
-      const stats = chunkStats(chunk);
-      buffer.write(chunk, stats);
-      all.write(chunk, stats);
+    const pipe = (stream: OutputStream) => (chunk: Buffer) => {
+      captures.write(stream, chunk);
       options.onOutput?.(stream, chunk);
     };
-    child.stdout?.on("data", pipe("stdout", out)).once("close", onPipeClosed);
-    child.stderr?.on("data", pipe("stderr", err)).once("close", onPipeClosed);
+    if (child.stdout) pipes.push(readPipe(child.stdout, pipe("stdout"), onPipeClosed));
+    if (child.stderr) pipes.push(readPipe(child.stderr, pipe("stderr"), onPipeClosed));
 
     child.once("error", (error: NodeJS.ErrnoException) => {
       // Spawn failures (ENOENT for binary or cwd, EACCES) come here without a pid.

@@ -92,10 +92,13 @@ export class AgentControl implements AgentCollab, ScopedResource {
       approval: (id, decision) => this.route(id, (child, callId) => child.approve(callId, decision)),
       userInput: (id, response) => this.route(id, (child, callId) => child.answerUserInput(callId, response)),
     });
-    parent.subscribe((event) => {
-      if (event.type !== "turn_aborted") return;
-      for (const child of this.children.values()) if (child.active > 0) child.thread.interrupt();
-    });
+    parent.subscribe(
+      (event) => {
+        if (event.type !== "turn_aborted") return;
+        for (const child of this.children.values()) if (child.active > 0) child.thread.interrupt();
+      },
+      { outputDeltas: false },
+    );
   }
 
   async spawn(request: { message: string; agentType: string | null }, turn: TurnContext): Promise<string> {

@@ -30,7 +30,8 @@ export abstract class LineWriter implements ThreadWriter {
   protected abstract release(): Promise<void>;
 
   attach(source: EventSource): () => void {
-    return source.subscribe((event) => this.recordEvent(event));
+    // Output deltas are never stored: asking for none spares the thread copying them.
+    return source.subscribe((event) => this.recordEvent(event), { outputDeltas: false });
   }
 
   recordEvent(event: Event): void {

@@ -79,7 +79,7 @@ export function sessionsDir(home: string): string {
 
 /** Something to record: a Thread's subscribe(). */
 export interface EventSource {
-  subscribe(listener: (event: Event) => void): () => void;
+  subscribe(listener: (event: Event) => void, options?: { outputDeltas?: boolean }): () => void;
 }
 
 /** The rollout line an event is kept as, or null for events not worth keeping. */

@@ -39,6 +39,8 @@ export const DEFAULT_LEASE_WAIT_MS = 5_000;
  * for a front-end to start the turn it opened the thread for, short next to the lease wait.
  */
 export const SHARED_STORE_TTL_MS = 1_000;
+/** The manager's own listeners only watch turn boundaries (Thread.subscribe). */
+const NO_DELTAS = { outputDeltas: false };
 
 export interface ThreadManagerOptions {
   config: Config;
@@ -371,7 +373,7 @@ export class ThreadManager implements AgentHost {
         entry.lastTurn = ended;
         entry.lastActive = Date.now();
       }
-    });
+    }, NO_DELTAS);
     this.live.set(id, entry);
     this.startSweeper();
     return thread;
@@ -432,7 +434,7 @@ export class ThreadManager implements AgentHost {
     const done = new Promise<void>((resolve) => {
       entry.thread.subscribe((event) => {
         if (event.type === "shutdown_complete") resolve();
-      });
+      }, NO_DELTAS);
     });
     entry.thread.submit({ type: "shutdown" });
     // Bounded: a tool resource that will not close (a hung MCP server) must not hang the exit.

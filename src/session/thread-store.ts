@@ -10,7 +10,7 @@
  */
 import type { Event } from "../protocol/events.js";
 import type { TokenUsage } from "../protocol/items.js";
-import type { RolloutLine, SessionMeta } from "./rollout.js";
+import type { EventSource, RolloutLine, SessionMeta } from "./rollout.js";
 import type { StoredThread } from "./rollout-reader.js";
 import type { ThreadLeases } from "./thread-lock.js";
 
@@ -75,7 +75,7 @@ export interface ThreadWriter {
   /** The rollout file, or null when the store is not a file. */
   readonly path: string | null;
   /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
-  attach(source: { subscribe(listener: (event: Event) => void): () => void }): () => void;
+  attach(source: EventSource): () => void;
   recordEvent(event: Event): void;
   /** Record a line as it is (its own timestamp): copies between stores. */
   writeLine(line: RolloutLine): void;

@@ -53,6 +53,12 @@ export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 type Listener = (event: Event) => void;
 
+/** How a listener subscribes (Thread.subscribe). */
+export interface SubscribeOptions {
+  /** Receive `exec_command_output_delta` events (default true); false lets commands skip them. */
+  outputDeltas?: boolean;
+}
+
 /** Where answers to forwarded questions go (see Thread.routeAnswers). */
 export interface AnswerRoute {
   approval?(id: string, decision: ReviewDecision): boolean;
@@ -62,6 +68,8 @@ export interface AnswerRoute {
 export class Thread {
   private readonly log = new History();
   private readonly listeners = new Set<Listener>();
+  /** How many of the listeners want output deltas. */
+  private deltaListeners = 0;
   private settings: ThreadSettings;
   private usage = emptyUsage();
   private nextTurn = 0;
@@ -117,9 +125,18 @@ export class Thread {
   }
 
   /** Listen to every event of every turn; returns the unsubscribe function. */
-  subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  subscribe(listener: Listener, options: SubscribeOptions = {}): () => void {
+    const entry: Listener =
+      options.outputDeltas === false
+        ? (event) => {
+            if (event.type !== "exec_command_output_delta") listener(event);
+          }
+        : listener;
+    if (!this.listeners.has(entry) && entry === listener) this.deltaListeners++;
+    this.listeners.add(entry);
+    return () => {
+      if (this.listeners.delete(entry) && entry === listener) this.deltaListeners--;
+    };
   }
 
   newTurnId(): string {
@@ -589,6 +606,7 @@ export class Thread {
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
+      wantsOutputDeltas: () => this.deltaListeners > 0,
     };
   }
 }

@@ -53,6 +53,11 @@ export interface TurnContext {
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
   readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;
+  /**
+   * Whether anyone listens for `exec_command_output_delta` (absent: assume so). Commands skip
+   * copying their output into deltas nobody reads (the exec CLI shows only the end).
+   */
+  wantsOutputDeltas?(): boolean;
 }
 
 /** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */

@@ -172,6 +172,28 @@ describe("shell_command events", () => {
     });
     expect(end?.type === "exec_command_end" && absorbJitter(end.formatted_output)).toBe(text);
   });
+  it("copies no output into deltas when the turn says nobody reads them, and still ends with it", async () => {
+    const context = testTurnContext({
+      cwd: dir.path,
+      networkAccess: true,
+      truncation: TOKENS,
+      wantsOutputDeltas: () => false,
+    });
+    const output = await runHandler(tool.handler, {
+      callId: "call-1",
+      toolName: "shell_command",
+      payload: { kind: "function", arguments: JSON.stringify({ command: "echo out; echo err >&2" }) },
+      turn: context,
+    });
+    expect(output.success).toBe(true);
+    expect(context.events.some((event) => event.type === "exec_command_output_delta")).toBe(false);
+    expect(context.events.at(-1)).toMatchObject({
+      type: "exec_command_end",
+      stdout: "out\n",
+      stderr: "err\n",
+      aggregated_output: "out\nerr\n",
+    });
+  });
 });
 
 describe("shell_command interception and errors", () => {

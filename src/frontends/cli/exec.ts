@@ -180,7 +180,9 @@ export async function runExec(
     sandboxMode,
     prompt: task?.display ?? prompt,
   });
-  thread.subscribe((event) => renderer.event(event));
+  // Nothing here shows output as it streams: commands need not copy it into deltas.
+  const noDeltas = { outputDeltas: false };
+  thread.subscribe((event) => renderer.event(event), noDeltas);
   // Nobody can answer here: every question gets the declared outcome at once (never a wait).
   const outcome: ReviewDecision = config.execApprovalOutcome === "approve" ? "approved" : "denied";
   thread.subscribe((event) => {
@@ -188,7 +190,7 @@ export async function runExec(
     renderer.approval(event, outcome);
     const type = event.type === "exec_approval_request" ? "exec_approval" : "patch_approval";
     thread.submit({ type, id: event.call_id, decision: outcome });
-  });
+  }, noDeltas);
 
   // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =
   // "first"` answers each question with its first suggested option instead.
@@ -198,7 +200,7 @@ export async function runExec(
       event.call_id,
       config.execUserInput === "first" ? firstOptions(event.questions) : null,
     );
-  });
+  }, noDeltas);
 
   // SIGINT (Ctrl-C) and SIGTERM (the SDK's AbortSignal) stop the turn, which kills the running
   // command's process tree; the manager then ends every exec session. A second signal exits now.

@@ -211,11 +211,17 @@ function groupThousands(value: number): string {
 }
 
 function abridge(output: string): string {
-  const lines = output.replace(/\n$/, "").split("\n");
-  if (lines.length <= MAX_OUTPUT_LINES) return lines.join("\n");
-  const head = lines.slice(0, MAX_OUTPUT_LINES / 2);
-  const tail = lines.slice(-MAX_OUTPUT_LINES / 2);
-  return [...head, `… +${lines.length - head.length - tail.length} lines`, ...tail].join("\n");
+  // Found by index, not split: a command's output may hold up to a million short lines.
+  const text = output.endsWith("\n") ? output.slice(0, -1) : output;
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  if (lines <= MAX_OUTPUT_LINES) return text;
+  const half = MAX_OUTPUT_LINES / 2;
+  let headEnd = -1;
+  for (let i = 0; i < half; i++) headEnd = text.indexOf("\n", headEnd + 1);
+  let tailStart = text.length;
+  for (let i = 0; i < half; i++) tailStart = text.lastIndexOf("\n", tailStart - 1);
+  return `${text.slice(0, headEnd)}\n… +${lines - 2 * half} lines\n${text.slice(tailStart + 1)}`;
 }
 
 function formatPlan(plan: PlanItem[], explanation: string | null): string {

@@ -68,7 +68,13 @@ export function rawEventMessage(event: Event): Record<string, unknown> {
     case "turn_complete":
       return { type: "task_complete", last_agent_message: event.last_agent_message };
     case "exec_command_output_delta":
-      return { ...event, chunk: Buffer.from(event.chunk).toString("base64") };
+      // A view, not a copy: the chunk is only read here.
+      return {
+        ...event,
+        chunk: Buffer.from(event.chunk.buffer, event.chunk.byteOffset, event.chunk.byteLength).toString(
+          "base64",
+        ),
+      };
     case "exec_command_end": {
       const secs = Math.floor(event.duration_ms / 1000);
       return { ...event, duration: { secs, nanos: (event.duration_ms - secs * 1000) * 1_000_000 } };

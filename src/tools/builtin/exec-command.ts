@@ -123,7 +123,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
         } catch (error) {
           return { output: failedToStart(error, inv, origin, performance.now() - started), outcome: null };
         }
-        trackSession(session, origin, turn.emit);
+        trackSession(session, origin, turn);
         // Sessions a turn started end when that turn is interrupted.
         manager.endOnAbort(session, turn.signal);
 

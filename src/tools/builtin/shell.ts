@@ -11,6 +11,7 @@ import {
   IMPLICIT_INVOCATION_MESSAGE,
   isImplicitPatchInvocation,
 } from "../../apply-patch/index.js";
+import type { CapturedText } from "../../exec/head-tail-buffer.js";
 import { type ExecResult, runCommand } from "../../exec/spawn.js";
 import type { LocalShellAction } from "../../protocol/items.js";
 import { defineFunctionTool } from "../define-tool.js";
@@ -118,8 +119,16 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
       timeoutMs: Math.max(0, run.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS),
       signal: turn.signal,
       onOutput: (stream, chunk) => {
-        if (deltas++ < MAX_OUTPUT_DELTAS)
-          turn.emit({ type: "exec_command_output_delta", call_id: inv.callId, stream, chunk });
+        // The chunk is reused by the next read: a delta gets its own copy, made only if read.
+        if (deltas < MAX_OUTPUT_DELTAS && turn.wantsOutputDeltas?.() !== false) {
+          deltas++;
+          turn.emit({
+            type: "exec_command_output_delta",
+            call_id: inv.callId,
+            stream,
+            chunk: Buffer.from(chunk),
+          });
+        }
       },
     });
   const orchestrated: OrchestratedResult<ExecResult> = await turn.orchestrator.run({
@@ -141,14 +150,17 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
 
   const end = (exitCode: number, formatted: string, success: boolean): ToolOutput => {
     const failedToRun = result.spawnError !== undefined;
+    // A command that wrote one stream only has that stream's text as its aggregated text.
+    const aggregated = failedToRun ? formatted : renderCaptured(result.aggregated);
+    const rendered = (text: CapturedText) => (text === result.aggregated ? aggregated : renderCaptured(text));
     turn.emit({
       type: "exec_command_end",
       ...base,
       exit_code: exitCode,
       duration_ms: Math.round(result.durationMs),
-      stdout: failedToRun ? "" : renderCaptured(result.stdout),
-      stderr: failedToRun ? formatted : renderCaptured(result.stderr),
-      aggregated_output: failedToRun ? formatted : renderCaptured(result.aggregated),
+      stdout: failedToRun ? "" : rendered(result.stdout),
+      stderr: failedToRun ? formatted : rendered(result.stderr),
+      aggregated_output: aggregated,
       formatted_output: formatted,
     });
     return { content: formatted, success };

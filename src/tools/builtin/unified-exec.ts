@@ -15,7 +15,6 @@ import { randomBytes } from "node:crypto";
 import type { CapturedText } from "../../exec/head-tail-buffer.js";
 import type { ExecSession, SessionExit } from "../../exec/session.js";
 import { ExecSessionManager, type ExecSessionManagerOptions } from "../../exec/sessions.js";
-import type { Event } from "../../protocol/events.js";
 import { resourceKey } from "../../util/resource-scope.js";
 import { formattedTruncateText, renderCaptured, truncateText } from "../truncate.js";
 import type { TurnContext } from "../types.js";
@@ -94,8 +93,11 @@ export function prunedNote(pruned: ExecSession, maxSessions: number): string {
   return `Note: session ${pruned.id} (\`${shown}\`) was ended to stay within ${maxSessions} live sessions; it was the least recently used.`;
 }
 
+/** Where a session's events go: the turn now using it. */
+type EventSink = Pick<TurnContext, "emit" | "wantsOutputDeltas">;
+
 interface Tracker {
-  emit: (event: Event) => void;
+  turn: EventSink;
   deltas: number;
 }
 
@@ -110,24 +112,28 @@ export interface SessionOrigin {
 
 /**
  * Streams the session's output as deltas and announces its exit, under the exec_command
- * call that started it. Events go through `emit` until retarget() points them elsewhere.
+ * call that started it. Events go to `turn` until retarget() points them at a later turn.
  */
-export function trackSession(
-  session: ExecSession,
-  origin: SessionOrigin,
-  emit: (event: Event) => void,
-): void {
-  const tracker: Tracker = { emit, deltas: 0 };
+export function trackSession(session: ExecSession, origin: SessionOrigin, turn: EventSink): void {
+  const tracker: Tracker = { turn, deltas: 0 };
   trackers.set(session, tracker);
   session.onOutput((stream, chunk) => {
-    if (tracker.deltas++ < MAX_OUTPUT_DELTAS)
-      tracker.emit({ type: "exec_command_output_delta", call_id: origin.callId, stream, chunk });
+    // The chunk is reused by the next read: a delta gets its own copy, made only if read.
+    if (tracker.deltas < MAX_OUTPUT_DELTAS && tracker.turn.wantsOutputDeltas?.() !== false) {
+      tracker.deltas++;
+      tracker.turn.emit({
+        type: "exec_command_output_delta",
+        call_id: origin.callId,
+        stream,
+        chunk: Buffer.from(chunk),
+      });
+    }
   });
   void session.exited.then((exit) => {
     // The thread is going away: nobody is left to show the end to.
     if (session.killReason === "shutdown") return;
     const { aggregated, stdout, stderr } = session.transcript();
-    tracker.emit({
+    tracker.turn.emit({
       type: "exec_command_end",
       call_id: origin.callId,
       turn_id: origin.turnId,
@@ -144,7 +150,7 @@ export function trackSession(
 }
 
 /** Later events of the session go to the turn of the call now using it. */
-export function retarget(session: ExecSession, emit: (event: Event) => void): void {
+export function retarget(session: ExecSession, turn: EventSink): void {
   const tracker = trackers.get(session);
-  if (tracker) tracker.emit = emit;
+  if (tracker) tracker.turn = turn;
 }

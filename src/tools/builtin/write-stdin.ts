@@ -63,7 +63,7 @@ export function writeStdinTool(): ToolDefinition {
       const chars = args.chars ?? "";
       if (chars !== "" && !session.tty) throw ToolError.respond(STDIN_CLOSED);
 
-      retarget(session, turn.emit);
+      retarget(session, turn);
       const wait =
         chars === ""
           ? clampYield(args.yield_time_ms, DEFAULT_WRITE_YIELD_MS, MIN_EMPTY_POLL_MS)
