@@ -1,10 +1,29 @@
 // Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
 // `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
-import { rm } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
+const plugins = [withoutAjv(), onlyEnglishZodMessages()];
+const banner = {
+  // Bundled CommonJS dependencies may call require().
+  js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
+};
+
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
+const mcpToolList = await computeMcpToolList();
+// The stdio MCP server answers tools/list from this, without loading its tools (tool-list.ts).
+const builtToolList = {
+  name: "built-tool-list",
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /mcp-server[\\/]built-tool-list\.ts$/ }, () => ({
+      contents: `export const builtToolList = ${JSON.stringify(mcpToolList)};`,
+      loader: "js",
+    }));
+  },
+};
 await build({
   entryPoints: { cli: "src/frontends/cli/main.ts", index: "src/index.ts" },
   outdir: "dist",
@@ -18,12 +37,38 @@ await build({
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
   logLevel: "warning",
-  plugins: [withoutAjv(), onlyEnglishZodMessages()],
-  banner: {
-    // Bundled CommonJS dependencies may call require().
-    js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
-  },
+  plugins: [...plugins, builtToolList],
+  banner,
 });
+
+/** The MCP server's tools/list entries, computed once from the sources (tools, zod schemas). */
+async function computeMcpToolList() {
+  const source = [
+    'import { serverTools } from "./src/frontends/mcp-server/tools.ts";',
+    'import { listEntry } from "./src/frontends/mcp-server/tool-list.ts";',
+    "export const list = serverTools().map(listEntry);",
+  ].join("\n");
+  const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
+  try {
+    const outfile = join(dir, "tool-list.mjs");
+    await build({
+      stdin: { contents: source, resolveDir: fileURLToPath(new URL("..", import.meta.url)), loader: "ts" },
+      outfile,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      external: ["@lydell/node-pty", "@vscode/ripgrep"],
+      logLevel: "warning",
+      plugins,
+      banner,
+    });
+    const { list } = await import(pathToFileURL(outfile).href);
+    return list;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * The MCP SDK imports its ajv-based validator eagerly; we always pass our own
