@@ -3,6 +3,13 @@
  * source with the list, so the bundled stdio server answers tools/list without loading its tools.
  * Run from source (tests), there is none and tool-list.ts computes it.
  */
-import type { ListedTool } from "./tool-list.js";
+/** One tool as tools/list shows it. */
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: { type: "object"; [key: string]: unknown };
+  outputSchema?: { type: "object"; [key: string]: unknown };
+}
 
 export const builtToolList: readonly ListedTool[] | undefined = undefined;

@@ -3,11 +3,13 @@
  * schema conversion) are loaded: the build computes the list once into built-tool-list.ts;
  * from source it is computed here.
  */
-import { builtToolList } from "./built-tool-list.js";
+import { builtToolList, type ListedTool } from "./built-tool-list.js";
 import type { ServerTool } from "./server-tool.js";
 
+export type { ListedTool } from "./built-tool-list.js";
+
 /** One tool as tools/list shows it. */
-export function listEntry(tool: ServerTool) {
+export function listEntry(tool: ServerTool): ListedTool {
   return {
     name: tool.name,
     ...(tool.title ? { title: tool.title } : {}),
@@ -16,9 +18,6 @@ export function listEntry(tool: ServerTool) {
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
   };
 }
-
-/** A tools/list entry as JSON. */
-export type ListedTool = ReturnType<typeof listEntry>;
 
 /** The default tools' entries (serverTools()), as built into the bundle or computed now. */
 export async function defaultToolList(): Promise<readonly ListedTool[]> {
