@@ -26,6 +26,7 @@ import {
   withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
+import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
 
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const rows: Record<string, Record<string, string>> = {};
   const raw: Record<string, unknown> = {};
   await withTempDirAndServer("tscodex-bench-", async (work, server) => {
-    for (const agent of await makeAgents(work, fakeProviderToml(server.url))) {
+    for (const agent of await makeAgents(work, fakeProviderToml(server.url), { baseline: true })) {
       const cold = await scenario(agent, server, oneTurn, work, RUNS);
       const few = Math.max(3, Math.floor(RUNS / 2));
       const calls = await scenario(agent, server, fiftyCalls, work, few);
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
   });
   console.log(`exec benchmarks (median of ${RUNS} runs; fake model server on loopback)`);
   console.table(rows);
+  console.log("targets (issue 16): one-turn cold start <= 0.8x Codex's wall and <= 45 MB peak RSS");
   const ts = raw.tscodex as { cold: Sample; perCallMs: number; big: Sample } | undefined;
   const cx = raw["codex-0.89"] as typeof ts;
   if (ts && cx) {
@@ -97,9 +99,7 @@ async function main(): Promise<void> {
       },
     });
   } else {
-    console.log(
-      "codex 0.89 not found: set CODEX_BIN or `npm install --no-save @openai/codex@0.89.0` for side-by-side numbers",
-    );
+    console.log(codexNotFound());
   }
   await writeResults("exec", raw);
 }
