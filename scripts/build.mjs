@@ -13,13 +13,18 @@ const banner = {
 };
 
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
-const mcpToolList = await computeMcpToolList();
-// The stdio MCP server answers tools/list from this, without loading its tools (tool-list.ts).
-const builtToolList = {
-  name: "built-tool-list",
+const computed = await computeAtBuild();
+// Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
+// (mcp-server/tool-list.ts) and config.toml's schema as JSON Schema (config/validate.ts).
+const builtData = {
+  name: "built-data",
   setup(pluginBuild) {
     pluginBuild.onLoad({ filter: /mcp-server[\\/]built-tool-list\.ts$/ }, () => ({
-      contents: `export const builtToolList = ${JSON.stringify(mcpToolList)};`,
+      contents: `export const builtToolList = ${JSON.stringify(computed.toolList)};`,
+      loader: "js",
+    }));
+    pluginBuild.onLoad({ filter: /config[\\/]built-config-schema\.ts$/ }, () => ({
+      contents: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
       loader: "js",
     }));
   },
@@ -37,16 +42,18 @@ await build({
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
   logLevel: "warning",
-  plugins: [...plugins, builtToolList],
+  plugins: [...plugins, builtData],
   banner,
 });
 
-/** The MCP server's tools/list entries, computed once from the sources (tools, zod schemas). */
-async function computeMcpToolList() {
+/** What built-data embeds, computed once from the sources (tools and zod schemas). */
+async function computeAtBuild() {
   const source = [
     'import { serverTools } from "./src/frontends/mcp-server/tools.ts";',
     'import { listEntry } from "./src/frontends/mcp-server/tool-list.ts";',
-    "export const list = serverTools().map(listEntry);",
+    'import { configJsonSchema } from "./src/config/config-json-schema.ts";',
+    "export const toolList = serverTools().map(listEntry);",
+    "export const configSchema = configJsonSchema();",
   ].join("\n");
   const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
   try {
@@ -63,8 +70,8 @@ async function computeMcpToolList() {
       plugins,
       banner,
     });
-    const { list } = await import(pathToFileURL(outfile).href);
-    return list;
+    const { toolList, configSchema } = await import(pathToFileURL(outfile).href);
+    return { toolList, configSchema };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
