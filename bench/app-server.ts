@@ -27,6 +27,7 @@ import {
   withTempDirAndServer,
   writeResults,
 } from "./support/bench.js";
+import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
 const CONCURRENT = 20;
@@ -195,12 +196,13 @@ async function main(): Promise<void> {
     const agents = await makeAgents(
       root,
       fakeProviderToml(server.url, "[features]\nremote_models = false\n"),
+      { baseline: true },
     );
     const results: Record<string, unknown> = { nodeStartupMs: await nodeBaseline(root) };
     for (const agent of agents) {
       const initializeMs = await initialize(agent, root);
       const oneTurnMs = await threadAndTurn(agent, server, root);
-      const tool = agent.name === "tscodex" ? await clientToolRoundTrip(agent, server, root) : null;
+      const tool = agent.name !== "codex-0.89" ? await clientToolRoundTrip(agent, server, root) : null;
       const many = await concurrent(agent, server, root);
       results[agent.name] = {
         initializeMs,
@@ -209,7 +211,7 @@ async function main(): Promise<void> {
         concurrent20: many,
       };
       console.log(
-        `${agent.name.padEnd(11)} initialize ${initializeMs.toFixed(0)} ms, thread/start + one turn ${oneTurnMs.toFixed(1)} ms, ` +
+        `${agent.name.padEnd(14)} initialize ${initializeMs.toFixed(0)} ms, thread/start + one turn ${oneTurnMs.toFixed(1)} ms, ` +
           (tool
             ? `client tool round trip ${tool.clientToolGapMs.toFixed(1)} ms (built-in ${tool.builtInGapMs.toFixed(1)} ms, +${tool.beyondModelMs.toFixed(1)} ms), `
             : "client tools n/a (0.169 API), ") +
@@ -217,7 +219,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
-    if (agents.length === 1) console.log("codex-0.89: binary not found (set CODEX_BIN); tscodex only");
+    if (!agents.some((agent) => agent.name === "codex-0.89")) console.log(codexNotFound());
     console.log(
       "targets: initialize <= 100 ms, client tool <= 5 ms beyond the model, 20 concurrent <= 400 ms and <= 120 MB",
     );

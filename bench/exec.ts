@@ -76,7 +76,7 @@ async function main(): Promise<void> {
   const rows: Record<string, Record<string, string>> = {};
   const raw: Record<string, unknown> = {};
   await withTempDirAndServer("tscodex-bench-", async (work, server) => {
-    for (const agent of await makeAgents(work, fakeProviderToml(server.url))) {
+    for (const agent of await makeAgents(work, fakeProviderToml(server.url), { baseline: true })) {
       const cold = await scenario(agent, server, oneTurn, work, RUNS);
       const few = Math.max(3, Math.floor(RUNS / 2));
       const calls = await scenario(agent, server, fiftyCalls, work, few);
@@ -105,6 +105,7 @@ async function main(): Promise<void> {
   });
   console.log(`exec benchmarks (median of ${RUNS} runs; fake model server on loopback)`);
   console.table(rows);
+  console.log("targets (issue 16): one-turn cold start <= 0.8x Codex's wall and <= 45 MB peak RSS");
   const ts = raw.tscodex as { cold: Sample; perCallMs: number; big: Sample; bigSession: Sample } | undefined;
   const cx = raw["codex-0.89"] as typeof ts;
   if (ts && cx) {

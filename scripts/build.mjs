@@ -1,10 +1,34 @@
 // Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
 // `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
-import { rm } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
+const plugins = [withoutAjv(), onlyEnglishZodMessages()];
+const banner = {
+  // Bundled CommonJS dependencies may call require().
+  js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
+};
+
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
+const computed = await computeAtBuild();
+// Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
+// (mcp-server/tool-list.ts) and config.toml's schema as JSON Schema (config/validate.ts).
+const builtData = {
+  name: "built-data",
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /mcp-server[\\/]built-tool-list\.ts$/ }, () => ({
+      contents: `export const builtToolList = ${JSON.stringify(computed.toolList)};`,
+      loader: "js",
+    }));
+    pluginBuild.onLoad({ filter: /config[\\/]built-config-schema\.ts$/ }, () => ({
+      contents: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
+      loader: "js",
+    }));
+  },
+};
 await build({
   entryPoints: { cli: "src/frontends/cli/main.ts", index: "src/index.ts" },
   outdir: "dist",
@@ -18,12 +42,40 @@ await build({
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
   logLevel: "warning",
-  plugins: [withoutAjv(), onlyEnglishZodMessages()],
-  banner: {
-    // Bundled CommonJS dependencies may call require().
-    js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
-  },
+  plugins: [...plugins, builtData],
+  banner,
 });
+
+/** What built-data embeds, computed once from the sources (tools and zod schemas). */
+async function computeAtBuild() {
+  const source = [
+    'import { serverTools } from "./src/frontends/mcp-server/tools.ts";',
+    'import { listEntry } from "./src/frontends/mcp-server/tool-list.ts";',
+    'import { configJsonSchema } from "./src/config/config-json-schema.ts";',
+    "export const toolList = serverTools().map(listEntry);",
+    "export const configSchema = configJsonSchema();",
+  ].join("\n");
+  const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
+  try {
+    const outfile = join(dir, "tool-list.mjs");
+    await build({
+      stdin: { contents: source, resolveDir: fileURLToPath(new URL("..", import.meta.url)), loader: "ts" },
+      outfile,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      external: ["@lydell/node-pty", "@vscode/ripgrep"],
+      logLevel: "warning",
+      plugins,
+      banner,
+    });
+    const { toolList, configSchema } = await import(pathToFileURL(outfile).href);
+    return { toolList, configSchema };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /**
  * The MCP SDK imports its ajv-based validator eagerly; we always pass our own

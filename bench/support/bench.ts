@@ -98,7 +98,8 @@ export function fakeProviderToml(baseUrl: string, tables = ""): string {
 
 /** A CLI under comparison, with its own home. */
 export interface Agent {
-  name: "tscodex" | "codex-0.89";
+  /** tscodex-before: the build at $BENCH_BASELINE (see makeAgents). */
+  name: "tscodex" | "tscodex-before" | "codex-0.89";
   /** The command line running it with `args` (e.g. `["exec", "--full-auto", "prompt"]`). */
   argv: (args: string[]) => string[];
   /** Its home (HOME too), holding config.toml. */
@@ -107,14 +108,15 @@ export interface Agent {
 }
 
 /**
- * tscodex (`options.tscodex`, default the built CLI) and Codex 0.89 when found
- * (bench/support/codex.ts), each with a home under `dir` (named with `options.suffix`) whose
- * config.toml is `toml`.
+ * tscodex (`options.tscodex`, default the built CLI), with `options.baseline` another build of it
+ * as tscodex-before when $BENCH_BASELINE names its bin/tscodex.js (before/after numbers taken in
+ * one run), and Codex 0.89 when found (bench/support/codex.ts); each with a home under `dir`
+ * (named with `options.suffix`) whose config.toml is `toml`.
  */
 export async function makeAgents(
   dir: string,
   toml: string,
-  options: { tscodex?: string | undefined; suffix?: string | undefined } = {},
+  options: { tscodex?: string | undefined; suffix?: string | undefined; baseline?: boolean } = {},
 ): Promise<Agent[]> {
   const home = async (name: string): Promise<string> => {
     const path = join(dir, `${name}${options.suffix ?? ""}`);
@@ -132,6 +134,16 @@ export async function makeAgents(
       env: { HOME: tsHome, TSCODEX_HOME: tsHome },
     },
   ];
+  const baseline = options.baseline ? process.env.BENCH_BASELINE : undefined;
+  if (baseline) {
+    const beforeHome = await home("tscodex-before-home");
+    agents.push({
+      name: "tscodex-before",
+      argv: (args) => [process.execPath, baseline, ...args],
+      home: beforeHome,
+      env: { HOME: beforeHome, TSCODEX_HOME: beforeHome },
+    });
+  }
   const codex = findCodex();
   if (codex) {
     const codexHome = await home("codex-home");

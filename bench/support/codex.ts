@@ -2,13 +2,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-/** Where findCodex looks, in order ($CODEX_BIN first when set). */
-export function codexSearchPaths(): string[] {
+/** Where the Codex 0.89 binary is looked for, in order. */
+function codexCandidates(): { path: string | undefined; label: string }[] {
   return [
-    process.env.CODEX_BIN,
-    join(process.cwd(), "node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex"),
-    "/tmp/codexbench/node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex",
-  ].filter((path): path is string => Boolean(path));
+    { path: process.env.CODEX_BIN, label: "$CODEX_BIN" },
+    {
+      path: join(process.cwd(), "node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex"),
+      label: "node_modules/@openai/codex",
+    },
+    {
+      path: "/tmp/codexbench/node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/codex/codex",
+      label: "/tmp/codexbench",
+    },
+  ];
 }
 
 /**
@@ -16,11 +22,17 @@ export function codexSearchPaths(): string[] {
  * (after `npm install --no-save @openai/codex@0.89.0`), else a known scratch install; null if none.
  */
 export function findCodex(): string | null {
-  return codexSearchPaths().find((path) => existsSync(path)) ?? null;
+  const found = codexCandidates().find(({ path }) => Boolean(path && existsSync(path)));
+  return found?.path ?? null;
 }
 
-/** The line a bench prints when Codex is absent: what to do, and where it looked. */
+/** The line a bench prints when Codex is absent: where it looked, and how to provide it. */
 export function codexNotFound(): string {
-  const looked = [...(process.env.CODEX_BIN ? [] : ["$CODEX_BIN (unset)"]), ...codexSearchPaths()];
-  return `codex 0.89 not found (looked at: ${looked.join(", ")}): set CODEX_BIN or \`npm install --no-save @openai/codex@0.89.0\` for side-by-side numbers`;
+  const looked = codexCandidates()
+    .map(({ path, label }) => (path ? `${label} (${path})` : `${label} (unset)`))
+    .join(", ");
+  return (
+    `codex-0.89: not found, Codex column skipped; looked at ${looked}. ` +
+    "Set CODEX_BIN to the binary (e.g. from `npm pack @openai/codex@0.89.0`: package/vendor/x86_64-unknown-linux-musl/codex/codex)"
+  );
 }

@@ -8,7 +8,6 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { toPlain } from "./overrides.js";
-import { configFileSchema } from "./schema.js";
 
 /** `.codex/config.toml` files that apply in `cwd`, outermost first, parsed. Missing files are skipped. */
 export async function projectConfigLayers(
@@ -93,8 +92,7 @@ export function webSearchMode(raw: Record<string, unknown>): WebSearchMode | nul
   );
 }
 
-/** Top-level keys of a config table that tscodex does not read. */
-export function unknownKeys(raw: Record<string, unknown>): string[] {
-  const known = new Set(Object.keys(configFileSchema.shape));
+/** Top-level keys of a config table that tscodex does not read (`known`: the ones it does). */
+export function unknownKeys(raw: Record<string, unknown>, known: ReadonlySet<string>): string[] {
   return Object.keys(raw).filter((key) => !known.has(key));
 }

@@ -6,22 +6,21 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import type { z } from "zod";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mergeTables, projectConfigLayers, unknownKeys, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
-import {
-  type AgentProfileConfig,
-  type ConfigFile,
-  configFileSchema,
-  type PrefixRuleConfig,
-  type ProviderConfig,
-  type ShellEnvironmentPolicy,
-  type ToolsConfig,
+import type {
+  AgentProfileConfig,
+  ConfigFile,
+  PrefixRuleConfig,
+  ProviderConfig,
+  ShellEnvironmentPolicy,
+  ToolsConfig,
 } from "./schema.js";
+import { configValidator } from "./validate.js";
 
 export const DEFAULT_MODEL = "gpt-5.2-codex";
 export const DEFAULT_OSS_MODEL = "gpt-oss:20b";
@@ -149,12 +148,17 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
-  const warnings = unknownKeys(raw).map((key) => `${configPath}: unknown key '${key}' (ignored)`);
+  const validator = await configValidator();
+  const warnings = unknownKeys(raw, validator.known).map(
+    (key) => `${configPath}: unknown key '${key}' (ignored)`,
+  );
   if (options.cwd) {
     try {
       for (const layer of await projectConfigLayers(options.cwd, home)) {
         warnings.push(
-          ...unknownKeys(layer.table).map((key) => `${layer.path}: unknown key '${key}' (ignored)`),
+          ...unknownKeys(layer.table, validator.known).map(
+            (key) => `${layer.path}: unknown key '${key}' (ignored)`,
+          ),
         );
         mergeTables(raw, layer.table);
       }
@@ -164,11 +168,14 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   }
   for (const override of options.overrides ?? []) {
     const top = override.path[0] ?? "";
-    if (unknownKeys({ [top]: true }).length > 0) warnings.push(`-c ${top}: unknown key (ignored)`);
+    if (unknownKeys({ [top]: true }, validator.known).length > 0)
+      warnings.push(`-c ${top}: unknown key (ignored)`);
     applyOverride(raw, override);
   }
 
-  const file = validate(configFileSchema, raw, configPath);
+  const checked = await validator.check(raw);
+  if (!checked.ok) throw new ConfigError(`${configPath}: key '${checked.key}': ${checked.message}`);
+  const file = checked.data;
   const profileName = options.profile ?? file.profile;
   let merged: ConfigFile = file;
   if (profileName) {
@@ -313,12 +320,4 @@ async function readInstructionsFile(path: string, configPath: string): Promise<s
       `${configPath}: model_instructions_file: cannot read ${path}: ${(error as Error).message}`,
     );
   }
-}
-
-function validate<T extends z.ZodType>(schema: T, value: unknown, path: string): z.infer<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const key = issue?.path.length ? issue.path.join(".") : "(top level)";
-  throw new ConfigError(`${path}: key '${key}': ${issue?.message ?? "invalid value"}`);
 }

@@ -5,7 +5,7 @@
  */
 import { warnConfigOnce } from "../../config/warnings.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
-import { createRuntime } from "./runtime.js";
+import { loadServerConfig } from "./server-config.js";
 
 const NAME = "mcp-server";
 
@@ -27,25 +27,29 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
     return failStart(NAME, `--api-key-env: the variable ${options.apiKeyEnv} is not set`);
 
   guardProcess(NAME);
-  const runtime = await createRuntime({ config: options.config, rawEvents: options.rawEvents ?? false });
-  warnConfigOnce(runtime.config, process.stderr);
-  if (runtime.config.providerProblem)
-    process.stderr.write(`tscodex mcp-server: warning: ${runtime.config.providerProblem}\n`);
+  const runtimeOptions = { config: options.config, rawEvents: options.rawEvents ?? false };
+  const loaded = await loadServerConfig(runtimeOptions);
+  const { config } = loaded;
+  warnConfigOnce(config, process.stderr);
+  if (config.providerProblem)
+    process.stderr.write(`tscodex mcp-server: warning: ${config.providerProblem}\n`);
   const stop = stopSignal();
+  // The runtime (threads, tools) loads when first needed: on stdio, at the first tools/call.
+  const open = async () => (await import("./runtime.js")).openRuntime(loaded, runtimeOptions);
+  if (port === undefined) {
+    const { serveStdio } = await import("./stdio.js");
+    await serveStdio(open, config.mcpServer.maxMessageBytes, stop);
+    return 0;
+  }
+  const runtime = await open();
   try {
-    if (port === undefined) {
-      const { serveStdio } = await import("./stdio.js");
-      await serveStdio(runtime, stop);
-    } else {
-      const { serveHttp } = await import("./http.js");
-      return await listenUntil(
-        NAME,
-        () => serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) }),
-        stop,
-      );
-    }
+    const { serveHttp } = await import("./http.js");
+    return await listenUntil(
+      NAME,
+      () => serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) }),
+      stop,
+    );
   } finally {
     await runtime.close();
   }
-  return 0;
 }

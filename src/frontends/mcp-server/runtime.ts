@@ -5,32 +5,27 @@
  * process has its own and sees none of it.
  */
 import type { Config } from "../../config/load.js";
-import { loadConfig } from "../../config/load.js";
-import { parseOverride } from "../../config/overrides.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { openThreadStore } from "../../session/open-store.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { BackgroundTasks } from "./background.js";
 import { PageStore } from "./pagination.js";
+import { loadServerConfig, type RuntimeOptions, type ServerConfig } from "./server-config.js";
 import type { ServerRuntime, ServerSettings, ServerTool } from "./server-tool.js";
 import { serverTools } from "./tools.js";
 
-export interface RuntimeOptions {
-  /** Raw `-c key=value` overrides. */
-  config?: string[];
-  profile?: string;
-  rawEvents?: boolean;
-  env?: NodeJS.ProcessEnv;
-}
+export type { RuntimeOptions } from "./server-config.js";
 
 /** Load config and open the thread manager (threads persist in the configured store). */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
-  const overrides = (options.config ?? []).map(parseOverride);
-  const config = await loadConfig({
-    overrides,
-    ...(options.profile ? { profile: options.profile } : {}),
-    ...(options.env ? { env: options.env } : {}),
-  });
+  return openRuntime(await loadServerConfig(options), options);
+}
+
+/** The runtime over an already loaded config (server-config.ts), as createRuntime makes it. */
+export async function openRuntime(
+  { config, overrides }: ServerConfig,
+  options: RuntimeOptions = {},
+): Promise<ServerRuntime> {
   const threads = new ThreadManager({
     config,
     store: await openThreadStore(config),

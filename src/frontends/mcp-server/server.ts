@@ -18,10 +18,9 @@ import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { errorMessage } from "../../util/errors.js";
-import { VERSION } from "../../version.js";
+import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
 import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
-
-const SERVER_INFO = { name: "tscodex-mcp-server", title: "tscodex", version: VERSION };
+import { listEntry } from "./tool-list.js";
 
 /**
  * Handlers are registered with a loose schema and check params themselves: the SDK turns a
@@ -46,7 +45,7 @@ const elicitAnswer = z.record(z.string(), z.unknown());
 /** A new SDK Server for one connection, serving the runtime's tools. */
 export function createMcpServer(runtime: ServerRuntime): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    capabilities: structuredClone(SERVER_CAPABILITIES),
     jsonSchemaValidator: acceptAllSchemas,
   });
   server.setRequestHandler(looseRequest("tools/list"), (request) => {
@@ -135,14 +134,4 @@ async function callTool(
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
-}
-
-function listEntry(tool: ServerTool) {
-  return {
-    name: tool.name,
-    ...(tool.title ? { title: tool.title } : {}),
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-  };
 }

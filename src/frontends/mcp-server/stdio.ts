@@ -3,49 +3,74 @@
  * stdout). Serves until stdin ends (the client closed) or `stop` resolves. Our own transport, not
  * the SDK's: every line that is not one valid message gets a JSON-RPC error reply, and a line over
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
+ *
+ * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
+ * (early-answers.ts) from this module alone. The first other message loads the MCP SDK, the
+ * server and the runtime (threads, tools); the SDK server is then told the client's `initialize`
+ * again (its reply dropped) so it knows the client's capabilities, and every later line goes to it.
  */
 import type { Readable, Writable } from "node:stream";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpServer } from "./server.js";
+import { errorMessage } from "../../util/errors.js";
+import { type EarlyAnswer, earlyAnswer } from "./early-answers.js";
+import {
+  JSONRPC_PARSE_ERROR,
+  type LineOutcome,
+  LineSplitter,
+  type OversizedLine,
+  oversizedReply,
+} from "./line-splitter.js";
 import type { ServerRuntime } from "./server-tool.js";
-import { classifyLine, type LineOutcome, LineSplitter, oversizedReply } from "./stdio-framing.js";
+import { defaultToolList, type ListedTool } from "./tool-list.js";
 
-/** Serve `runtime` over this process's stdin/stdout; resolves once the connection is over. */
-export async function serveStdio(runtime: ServerRuntime, stop: Promise<void>): Promise<void> {
-  const server = createMcpServer(runtime);
-  const transport = new LineTransport(
-    process.stdin,
-    process.stdout,
-    runtime.config.mcpServer.maxMessageBytes,
-  );
+/** Serve over this process's stdin/stdout; `open` makes the runtime on the first call that needs it. */
+export async function serveStdio(
+  open: () => Promise<ServerRuntime>,
+  maxBytes: number,
+  stop: Promise<void>,
+): Promise<void> {
+  const front = new StdioFront(process.stdin, process.stdout, maxBytes, open, await defaultToolList());
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
-    server.onclose = resolve;
+    front.onclose = resolve;
   });
-  await server.connect(transport);
+  front.start();
   await Promise.race([ended, stop]);
-  await server.close().catch(() => {});
+  await front.close();
 }
 
-/** An MCP transport over a pair of streams, one JSON-RPC message per line. */
-export class LineTransport implements Transport {
+/** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
+type Pending = { line: string } | { oversized: OversizedLine };
+
+/** The id the replayed `initialize` carries; its reply is ours to drop. */
+const REPLAY_ID = "tscodex-stdio-replayed-initialize";
+
+/** The stdio connection: early answers first, then the SDK server once one is needed. */
+export class StdioFront {
   onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private readonly splitter: LineSplitter;
+  /** Messages answered early, for the SDK server to hear about (initialize, initialized). */
+  private readonly heard: Record<string, unknown>[] = [];
+  /** Lines that came while the SDK server was loading. */
+  private queue: Pending[] | null = null;
+  private full: { server: Server; transport: FrontTransport; runtime: ServerRuntime } | null = null;
+  private loading: Promise<void> | null = null;
   private closed = false;
 
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    maxBytes: number,
+    private readonly maxBytes: number,
+    private readonly open: () => Promise<ServerRuntime>,
+    private readonly tools: readonly ListedTool[],
   ) {
     this.splitter = new LineSplitter(
       maxBytes,
-      (line) => this.handle(classifyLine(line.toString("utf8"))),
-      (edges) => this.handle(oversizedReply(edges, maxBytes)),
+      (line) => this.take({ line: line.toString("utf8") }),
+      (oversized) => this.take({ oversized }),
     );
   }
 
@@ -54,42 +79,149 @@ export class LineTransport implements Transport {
   };
 
   private readonly onInputError = (error: Error): void => {
-    this.onerror?.(error);
+    this.full?.transport.onerror?.(error);
   };
 
-  async start(): Promise<void> {
+  start(): void {
     this.input.on("data", this.onData);
     this.input.on("error", this.onInputError);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.write(message);
-  }
-
+  /** Stop reading, close the SDK server (if it was loaded), then its runtime. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.input.off("data", this.onData);
     this.input.off("error", this.onInputError);
     if (this.input.listenerCount("data") === 0) this.input.pause();
-    this.onclose?.();
+    await this.loading?.catch(() => {});
+    if (this.full) {
+      await this.full.server.close().catch(() => {});
+      await this.full.runtime.close();
+    }
   }
 
-  private handle(outcome: LineOutcome): void {
-    if (outcome.kind === "message") {
-      this.onmessage?.(outcome.message);
+  private take(item: Pending): void {
+    if (this.closed) return;
+    if (this.queue) {
+      this.queue.push(item);
       return;
     }
-    if (outcome.kind === "ignore") return;
+    if (this.full) {
+      this.deliver(item);
+      return;
+    }
+    const early = "line" in item ? this.earlyFor(item.line) : this.answerOversized(item.oversized);
+    if (early) return;
+    this.queue = [item];
+    this.loading = this.loadServer().catch((error: unknown) => {
+      process.stderr.write(`tscodex mcp-server: cannot start serving: ${errorMessage(error)}\n`);
+      this.onclose?.();
+    });
+  }
+
+  /** Answers `line` early when it can (true); false when the SDK server must see it. */
+  private earlyFor(line: string): boolean {
+    if (line.trim() === "") return true;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.reply({
+        kind: "reply",
+        id: null,
+        code: JSONRPC_PARSE_ERROR,
+        message: "Parse error: the line is not JSON",
+      });
+      return true;
+    }
+    const answer: EarlyAnswer | null = earlyAnswer(value, this.tools);
+    if (!answer) return false;
+    if (answer.method === "initialize" || answer.method === "notifications/initialized")
+      this.heard.push(value as Record<string, unknown>);
+    if (answer.kind === "reply") void this.write(answer.reply);
+    return true;
+  }
+
+  private answerOversized(oversized: OversizedLine): boolean {
+    this.reply(oversizedReply(oversized, this.maxBytes));
+    return true;
+  }
+
+  private async loadServer(): Promise<void> {
+    const [{ createMcpServer }, framing, runtime] = await Promise.all([
+      import("./server.js"),
+      import("./stdio-framing.js"),
+      this.open(),
+    ]);
+    const transport = new FrontTransport((message) => this.write(message), framing.classifyLine);
+    const server = createMcpServer(runtime);
+    server.onclose = () => this.onclose?.();
+    this.full = { server, transport, runtime };
+    await server.connect(transport);
+    for (const message of this.heard) {
+      const replayed = message.method === "initialize" ? { ...message, id: REPLAY_ID } : message;
+      transport.deliver({ kind: "message", message: replayed as JSONRPCMessage });
+    }
+    const queued = this.queue ?? [];
+    this.queue = null;
+    for (const item of queued) this.deliver(item);
+  }
+
+  /** Hands a line to the loaded SDK server (its oversized and invalid lines answered as before). */
+  private deliver(item: Pending): void {
+    const full = this.full;
+    if (!full) return;
+    if ("oversized" in item) this.reply(oversizedReply(item.oversized, this.maxBytes));
+    else full.transport.deliver(full.transport.classify(item.line));
+  }
+
+  private reply(outcome: LineOutcome): void {
+    if (outcome.kind !== "reply") return;
     const { id, code, message } = outcome;
     // The SDK's Server never sees the line: the reply is ours (its id may be null, as JSON-RPC says).
     void this.write({ jsonrpc: "2.0", id, error: { code, message } });
   }
 
   private write(message: object): Promise<void> {
+    if ((message as { id?: unknown }).id === REPLAY_ID) return Promise.resolve();
     return new Promise((resolve) => {
       if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.output.once("drain", resolve);
     });
+  }
+}
+
+/** The SDK server's side of the connection: StdioFront feeds it lines and carries its replies. */
+class FrontTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  private closed = false;
+
+  constructor(
+    private readonly sendLine: (message: object) => Promise<void>,
+    readonly classify: (line: string) => LineOutcome,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.sendLine(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  /** A classified line: a message for the server, or the reply the server never sees. */
+  deliver(outcome: LineOutcome): void {
+    if (outcome.kind === "message") this.onmessage?.(outcome.message);
+    else if (outcome.kind === "reply") {
+      const { id, code, message } = outcome;
+      void this.sendLine({ jsonrpc: "2.0", id, error: { code, message } });
+    }
   }
 }
