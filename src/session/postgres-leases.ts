@@ -71,7 +71,7 @@ export class PostgresThreadLeases implements ThreadLeases {
   private closed = false;
 
   private readonly pollMs: number;
-  private readonly onLost: ((threadIds: string[]) => void) | undefined;
+  private readonly lostListeners = new Set<(threadIds: string[]) => void>();
 
   constructor(
     private readonly db: Db,
@@ -79,7 +79,12 @@ export class PostgresThreadLeases implements ThreadLeases {
     options: { pollMs?: number; onLost?: (threadIds: string[]) => void } = {},
   ) {
     this.pollMs = options.pollMs ?? LEASE_POLL_MS;
-    this.onLost = options.onLost;
+    if (options.onLost) this.lostListeners.add(options.onLost);
+  }
+
+  watchLost(listener: (threadIds: string[]) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
   }
 
   async acquire(threadId: string, options: AcquireOptions = {}): Promise<ThreadLease> {
@@ -236,7 +241,7 @@ export class PostgresThreadLeases implements ThreadLeases {
       lost.push(threadId);
       this.wake(threadId);
     }
-    if (lost.length > 0) this.onLost?.(lost);
+    if (lost.length > 0) for (const listener of this.lostListeners) listener(lost);
   }
 
   /** Release every lease (announcing it) and close the lease connection. */

@@ -26,6 +26,12 @@ export interface ThreadLease {
 export interface ThreadLeases {
   /** `waitMs`: how long to wait for a live holder to let go before ThreadBusyError (default 0). */
   acquire(threadId: string, options?: AcquireOptions): Promise<ThreadLease>;
+  /**
+   * Call `listener` when held leases are lost without being released (a database connection
+   * dropped: another process may take those threads now). Returns the unsubscribe. Stores whose
+   * leases cannot be lost that way (lock files) leave it out.
+   */
+  watchLost?(listener: (threadIds: string[]) => void): () => void;
 }
 
 export interface AcquireOptions {

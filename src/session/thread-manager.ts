@@ -132,6 +132,7 @@ export class ThreadManager implements AgentHost {
       options.leaseWaitMs ??
       options.config.store?.leaseWaitMs ??
       (this.store.shared ? DEFAULT_LEASE_WAIT_MS : 0);
+    this.leases?.watchLost?.((threadIds) => this.leasesLost(threadIds));
     const env = options.env ?? process.env;
     const fromEnv = Number(env.TSCODEX_SESSION_TTL_MS);
     // A shared store's threads leave memory once idle: the next turn may come to another process.
@@ -261,6 +262,21 @@ export class ThreadManager implements AgentHost {
   /** Drop the last `numTurns` turns of thread `id` (it leaves memory); false when it is not stored. */
   async rollback(id: string, numTurns: number): Promise<boolean> {
     return this.whileHeld(id, () => this.store.rollback(id, numTurns));
+  }
+
+  /**
+   * These threads' leases are gone (the store's connection dropped): another process may run
+   * them now, so a running turn here ends as failed and the thread leaves memory.
+   */
+  private leasesLost(threadIds: string[]): void {
+    for (const id of threadIds) {
+      const entry = this.live.get(id);
+      if (!entry) continue;
+      entry.thread.failTurn(
+        "the thread's lease in the store was lost (its database connection dropped); resume the thread to continue",
+      );
+      void this.evict(id, entry);
+    }
   }
 
   /** Run `change` on stored thread `id` with it out of memory and under its lease. */

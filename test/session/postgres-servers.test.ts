@@ -272,6 +272,25 @@ describe.skipIf(skip)("several processes on one PostgreSQL store", () => {
     expect(resumed.error?.message).toMatch(/in use by another tscodex process/);
   });
 
+  it("a lease lost mid-turn (its database connection dropped) ends the turn with a clear error", async () => {
+    const a = await machine();
+    model.enqueue(turn(hang()));
+    const run = runCli(["exec", "--skip-git-repo-check", "wait for it"], {
+      cwd: a.work,
+      home: a.home,
+      env: a.env,
+    });
+    await model.waitForRequests(1, 15_000);
+    const database = new URL(url).pathname.slice(1);
+    // The lease connection of the exec process: its advisory locks go with it.
+    cluster?.psql(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND application_name = 'tscodex leases'`,
+    );
+    const result = await run;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/lease in the store was lost/);
+  });
+
   it("sessions migrate copies local threads into the database, and they resume there", async () => {
     const local = await machine();
     const localEnv = { FAKE_KEY: "sk-test" };
