@@ -1,6 +1,6 @@
 /**
- * The stored threads of one home: find a rollout by id (or the newest), list summaries, delete,
- * and fork (copy a prefix of a rollout under a new id).
+ * The rollout files of one home, for the JSONL store (jsonl-store.ts): every file newest first,
+ * find one by id (or the newest), and fork (copy a prefix of a rollout under a new id).
  * Files are found by name (`rollout-<time>-<id>.jsonl`), so lookups never parse other threads.
  */
 import { open, readdir } from "node:fs/promises";
