@@ -3,9 +3,9 @@
  * native/build/ of the package, found from src/… or dist/…. Both the sandbox (Landlock, seccomp)
  * and apply_patch's no-symlink writes use it.
  */
-import { access, constants } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isExecutable } from "./files.js";
 
 export const HELPER_RELATIVE = join("native", "build", "tscodex-sandbox");
 
@@ -29,13 +29,4 @@ async function locate(): Promise<string | null> {
     dir = parent;
   }
   return null;
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -3,7 +3,7 @@
  * `[mcp_servers.*]` (edits keep the rest of the file as written; see config/mcp-edit.ts).
  * Each action returns the exit code; messages go to stdout, problems to stderr.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse } from "smol-toml";
 import { tscodexHome } from "../../config/load.js";
@@ -15,6 +15,7 @@ import {
   mcpServerConfigSchema,
   mcpServersSchema,
 } from "../../config/mcp-servers.js";
+import { readTextOrEmpty } from "../../util/files.js";
 
 /** `tscodex mcp add` options, as commander parses them. */
 export interface McpAddOptions {
@@ -33,21 +34,12 @@ function fail(message: string): number {
   return 1;
 }
 
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw error;
-  }
-}
-
 /** The configured servers, validated; a string is the problem. */
 async function loadServers(): Promise<Record<string, McpServerConfig> | string> {
   const path = configPath();
   let doc: Record<string, unknown>;
   try {
-    doc = parse(await readText(path)) as Record<string, unknown>;
+    doc = parse(await readTextOrEmpty(path)) as Record<string, unknown>;
   } catch (error) {
     return `${path}: invalid TOML: ${(error as Error).message}`;
   }
@@ -218,7 +210,7 @@ async function editConfig(
   const path = configPath();
   let result: { text: string; preserved: boolean };
   try {
-    result = edit(await readText(path));
+    result = edit(await readTextOrEmpty(path));
   } catch (error) {
     return fail(`${path}: ${(error as Error).message}`);
   }

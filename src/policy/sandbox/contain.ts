@@ -6,8 +6,8 @@
  * Where neither is possible, commands run as before (their process group and session are
  * killed, a daemon escapes) and one line on stderr says so, once per process.
  */
-import { access, constants } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { isExecutable } from "../../util/files.js";
 import { containmentStatus } from "./detect.js";
 import { containArgv } from "./landlock.js";
 
@@ -37,13 +37,7 @@ async function isRunnable(program: string | undefined): Promise<boolean> {
     ? [program]
     : (process.env.PATH ?? "").split(delimiter).map((dir) => join(dir || ".", program));
   for (const candidate of candidates) {
-    if (
-      await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
+    if (await isExecutable(candidate)) return true;
   }
   return false;
 }

@@ -5,8 +5,7 @@
  * Nothing here runs per command.
  */
 import { execFile } from "node:child_process";
-import { access, constants } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { findOnPath, isExecutable } from "../../util/files.js";
 import { findNativeHelper, HELPER_RELATIVE } from "../../util/native-helper.js";
 import { bwrapArgv } from "./bwrap.js";
 import { HELPER_EXIT_NO_LANDLOCK } from "./landlock.js";
@@ -77,7 +76,8 @@ async function probeBwrap(): Promise<BackendStatus> {
   if (process.platform !== "linux") return { available: false, reason: "bubblewrap is Linux only" };
   // $TSCODEX_SANDBOX_BWRAP names the binary (or, pointing nowhere, disables bwrap).
   const override = process.env.TSCODEX_SANDBOX_BWRAP;
-  const bwrap = override ? ((await isExecutable(override)) ? override : null) : await findOnPath("bwrap");
+  const found = override ?? (await findOnPath("bwrap", ["/usr/bin", "/bin"]));
+  const bwrap = found && (await isExecutable(found)) ? found : null;
   if (!bwrap) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
   // The flags of a real workspace-write run, on a command that does nothing.
   const argv = bwrapArgv(bwrap, ["true"], "/", { writable: ["/tmp"], readOnly: [] }, false);
@@ -154,24 +154,6 @@ function runProbe(argv: string[]): Promise<ProbeRun> {
       resolve({ code, output });
     });
   });
-}
-
-async function findOnPath(name: string): Promise<string | null> {
-  const dirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  for (const dir of [...dirs, "/usr/bin", "/bin"]) {
-    const path = join(dir, name);
-    if (await isExecutable(path)) return path;
-  }
-  return null;
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function firstLine(text: string): string {

@@ -2,10 +2,9 @@
  * `shell_command`: a script string run by the user's shell (`$SHELL -lc script`), answered
  * in the freeform envelope `Exit code / Wall time / Output` (reference section 3).
  */
-import { constants } from "node:fs";
-import { access } from "node:fs/promises";
 import { basename, isAbsolute } from "node:path";
 import { z } from "zod";
+import { isExecutable } from "../../util/files.js";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition } from "../types.js";
 import { callCwd, commandRunParameters, escalationOf, prepareShellCall } from "./shell.js";
@@ -28,15 +27,6 @@ async function detectShell(shell: string | undefined): Promise<string> {
     if (await isExecutable(candidate)) return candidate;
   }
   return "/bin/sh";
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const parameters = z.object({

@@ -5,23 +5,15 @@
  * (keeping its layout where they can), refuse a result that does not load (the file is put back),
  * and apply to threads opened afterwards.
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { configFileSchema } from "../../../config/schema.js";
 import { errorMessage } from "../../../util/errors.js";
+import { readTextOrEmpty } from "../../../util/files.js";
 import { applyEdits, configVersion, type KeyEdit, parseConfigText } from "../config-edit.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
-
-async function readText(path: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
-    throw error;
-  }
-}
 
 /** Dotted paths of every value in `table` (tables are walked, arrays and scalars are leaves). */
 function leafPaths(table: Record<string, unknown>, prefix = ""): string[] {
@@ -37,7 +29,7 @@ export async function configRead(
   context: HandlerContext,
 ): Promise<ResultOf<"config/read">> {
   const config = context.runtime.config;
-  const text = await readText(config.configPath);
+  const text = await readTextOrEmpty(config.configPath);
   const file = text ? parseConfigText(text) : {};
   const layer = { name: { type: "user" as const, file: config.configPath }, version: configVersion(text) };
   return {
@@ -71,7 +63,7 @@ async function write(
   const path = runtime.config.configPath;
   if (target.filePath && resolve(target.filePath) !== path)
     throw RpcError.invalidRequest(`Invalid request: only the user config file can be written: ${path}`);
-  const before = await readText(path);
+  const before = await readTextOrEmpty(path);
   const version = configVersion(before);
   if (target.expectedVersion && target.expectedVersion !== version)
     throw RpcError.invalidRequest(
