@@ -25,6 +25,12 @@ export class JsonlThreadStore implements ThreadStore {
   readonly shared = false;
   readonly location: string;
   readonly leases: ThreadLeases;
+  /**
+   * Rollout paths found so far, by thread id ("live:ID" / "archived:ID"). A file keeps its path
+   * for life (archive moves it, and updates this), so a lookup costs one stat, not a listing
+   * of every rollout (resume, version, read and append each look the thread up).
+   */
+  private readonly known = new Map<string, string>();
 
   constructor(
     private readonly home: string,
@@ -47,7 +53,9 @@ export class JsonlThreadStore implements ThreadStore {
       if (names.some((name) => name.endsWith(suffix)))
         throw new StoreError(`a thread with id ${meta.id} already exists in ${this.location}`);
     }
-    return RolloutRecorder.create(this.home, meta, options);
+    const recorder = await RolloutRecorder.create(this.home, meta, options);
+    this.known.set(knownKey(meta.id, false), recorder.path);
+    return recorder;
   }
 
   async append(id: string, options: WriterOptions = {}): Promise<ThreadWriter> {
@@ -55,8 +63,12 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async resolveId(idOrPrefix: string, options: { archived?: boolean } = {}): Promise<string | null> {
-    const path = await this.find(idOrPrefix, options.archived);
-    return path ? idOfPath(path) : null;
+    const archived = options.archived ?? false;
+    if (await this.knownPath(idOrPrefix, archived)) return idOrPrefix;
+    const path = await this.find(idOrPrefix, archived);
+    const id = path ? idOfPath(path) : null;
+    if (path && id) this.known.set(knownKey(id, archived), path);
+    return id;
   }
 
   async newestId(): Promise<string | null> {
@@ -124,6 +136,8 @@ export class JsonlThreadStore implements ThreadStore {
     const path = (await this.exactPath(id)) ?? (await this.exactPath(id, true));
     if (!path) return false;
     await rm(path, { force: true });
+    this.known.delete(knownKey(id, false));
+    this.known.delete(knownKey(id, true));
     return true;
   }
 
@@ -133,6 +147,8 @@ export class JsonlThreadStore implements ThreadStore {
     const target = join(sessionsDir(archivedHome(this.home)), relative(sessionsDir(this.home), path));
     await mkdir(dirname(target), { recursive: true });
     await rename(path, target);
+    this.known.delete(knownKey(id, false));
+    this.known.set(knownKey(id, true), target);
     return true;
   }
 
@@ -176,8 +192,28 @@ export class JsonlThreadStore implements ThreadStore {
 
   /** The rollout of exactly thread `id` (no prefix matching). */
   private async exactPath(id: string, archived = false): Promise<string | null> {
+    const known = await this.knownPath(id, archived);
+    if (known) return known;
     const path = await this.find(id, archived).catch(() => null);
-    return path && idOfPath(path) === id ? path : null;
+    if (!path || idOfPath(path) !== id) return null;
+    this.known.set(knownKey(id, archived), path);
+    return path;
+  }
+
+  /** Thread `id`'s path as found before, if the file is still there (another process may have moved it). */
+  private async knownPath(id: string, archived: boolean): Promise<string | null> {
+    const key = knownKey(id, archived);
+    const known = this.known.get(key);
+    if (!known) return null;
+    if (
+      await stat(known).then(
+        () => true,
+        () => false,
+      )
+    )
+      return known;
+    this.known.delete(key);
+    return null;
   }
 
   private async requirePath(id: string): Promise<string> {
@@ -196,6 +232,10 @@ export class JsonlThreadStore implements ThreadStore {
 /** The home whose `sessions/` holds archived rollouts. */
 export function archivedHome(home: string): string {
   return join(home, "archived");
+}
+
+function knownKey(id: string, archived: boolean): string {
+  return `${archived ? "archived" : "live"}:${id}`;
 }
 
 function parkedCallsDir(home: string): string {
