@@ -6,10 +6,10 @@
  * second and failures.
  * PostgreSQL needs its server binaries (apt-get install postgresql); without them only JSONL runs.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { message, turn } from "../test/support/fake-model-server.js";
+import { type ListeningServer, spawnListening } from "../test/support/listening-server.js";
 import { postgresBinDir, startPostgres } from "../test/support/postgres.js";
 import {
   benchRuns,
@@ -23,33 +23,12 @@ import {
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 const ROUNDS = benchRuns(3);
 
-interface Proxy {
-  url: string;
-  child: ChildProcess;
-}
-
-function startProxy(home: string, env: Record<string, string>): Promise<Proxy> {
-  const child = spawn(process.execPath, [TSCODEX_BIN, "proxy", "--port", "0"], {
-    cwd: home,
-    env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "bench", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (\S+)/.exec(stderr)?.[1];
-      if (url) resolve({ url, child });
-    });
-    child.once("exit", (code) => reject(new Error(`proxy exited (${code}):\n${stderr}`)));
-  });
-}
-
-async function stopProxy(proxy: Proxy): Promise<void> {
-  if (proxy.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
-  proxy.child.kill("SIGTERM");
-  await exited;
+function startProxy(home: string, env: Record<string, string>): Promise<ListeningServer> {
+  return spawnListening(
+    ["proxy", "--port", "0"],
+    { home, cwd: home, env },
+    { what: "proxy", cli: TSCODEX_BIN },
+  );
 }
 
 async function oneRequest(url: string, i: number): Promise<{ ok: boolean; ms: number }> {
@@ -82,7 +61,7 @@ interface Round {
   failures: number;
 }
 
-async function rounds(proxies: Proxy[], enqueue: (count: number) => void): Promise<Round[]> {
+async function rounds(proxies: ListeningServer[], enqueue: (count: number) => void): Promise<Round[]> {
   const results: Round[] = [];
   for (let round = 0; round < ROUNDS + 1; round++) {
     enqueue(CONCURRENT);
@@ -133,7 +112,7 @@ async function main(): Promise<void> {
     try {
       rows.push(summary("JSONL (one home)", await rounds(jsonl, enqueue)));
     } finally {
-      await Promise.all(jsonl.map(stopProxy));
+      await Promise.all(jsonl.map((proxy) => proxy.stop()));
     }
 
     if (!postgresBinDir()) {
@@ -150,7 +129,7 @@ async function main(): Promise<void> {
         try {
           rows.push(summary("PostgreSQL (two homes, one database)", await rounds(pg, enqueue)));
         } finally {
-          await Promise.all(pg.map(stopProxy));
+          await Promise.all(pg.map((proxy) => proxy.stop()));
         }
       } finally {
         await cluster.stop();

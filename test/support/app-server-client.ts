@@ -8,12 +8,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import WebSocket from "ws";
 import { CLI_PATH } from "./cli.js";
+import { childEnv, type ListeningServer, type ServerEnv, spawnListening } from "./listening-server.js";
 
-export interface ServerEnv {
-  home: string;
-  cwd: string;
-  env?: Record<string, string>;
-}
+export type { ServerEnv };
 
 /** One JSON-RPC message as read or written. */
 export interface WireMessage {
@@ -31,16 +28,6 @@ export interface WireMessage {
 /** An answer to a server request: a result, a JSON-RPC error, or null (never answer). */
 export type RequestAnswer = { result: unknown } | { error: { code: number; message: string } } | null;
 export type RequestHandler = (message: WireMessage) => RequestAnswer | Promise<RequestAnswer>;
-
-export function childEnv(server: ServerEnv): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: server.home,
-    TSCODEX_HOME: server.home,
-    FAKE_KEY: "sk-test",
-    ...server.env,
-  };
-}
 
 export abstract class AppClient {
   /** Everything the server sent, in order. */
@@ -198,38 +185,26 @@ export class StdioAppClient extends AppClient {
 
 /** A spawned `tscodex app-server --listen ws://127.0.0.1:0`; connect clients with `connect()`. */
 export class WsAppServer {
-  private constructor(
-    readonly child: ChildProcess,
-    readonly url: string,
-    private readonly stderrText: () => string,
-  ) {}
+  private constructor(private readonly server: ListeningServer) {}
 
-  static start(server: ServerEnv, args: string[] = []): Promise<WsAppServer> {
-    const child = spawn(process.execPath, [CLI_PATH, "app-server", "--listen", "ws://127.0.0.1:0", ...args], {
-      cwd: server.cwd,
-      env: childEnv(server),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`app-server did not start:\n${stderr}`)), 15_000);
-      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-        const url = /listening on (\S+)/.exec(stderr)?.[1];
-        if (url) {
-          clearTimeout(timer);
-          resolve(new WsAppServer(child, url, () => stderr));
-        }
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`app-server exited (${code}):\n${stderr}`));
-      });
-    });
+  static async start(server: ServerEnv, args: string[] = []): Promise<WsAppServer> {
+    return new WsAppServer(
+      await spawnListening(["app-server", "--listen", "ws://127.0.0.1:0", ...args], server, {
+        what: "app-server",
+      }),
+    );
+  }
+
+  get child(): ChildProcess {
+    return this.server.child;
+  }
+
+  get url(): string {
+    return this.server.url;
   }
 
   get stderr(): string {
-    return this.stderrText();
+    return this.server.stderr();
   }
 
   /** A client connection (rejects with the HTTP status when the upgrade is refused). */
@@ -237,13 +212,8 @@ export class WsAppServer {
     return WsAppClient.open(this.url, headers);
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-    this.child.kill("SIGTERM");
-    await exited;
-    clearTimeout(timer);
+  stop(): Promise<void> {
+    return this.server.stop();
   }
 }
 

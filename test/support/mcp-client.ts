@@ -11,25 +11,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CLI_PATH } from "./cli.js";
+import { childEnv, type ListeningServer, type ServerEnv, spawnListening } from "./listening-server.js";
 
-export interface ServerEnv {
-  home: string;
-  cwd: string;
-  env?: Record<string, string>;
-}
+export type { ServerEnv };
 
 /** Answers one elicitation/create (the params as sent, Codex's extra fields included). */
 export type ElicitHandler = (params: Record<string, unknown>) => ElicitResult | Promise<ElicitResult>;
-
-function childEnv(server: ServerEnv): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "",
-    HOME: server.home,
-    TSCODEX_HOME: server.home,
-    FAKE_KEY: "sk-test",
-    ...server.env,
-  };
-}
 
 const looseElicitRequest = z.object({
   method: z.literal("elicitation/create"),
@@ -101,40 +88,13 @@ export async function callTool(
   };
 }
 
-export interface HttpServerProcess {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
+export type HttpServerProcess = ListeningServer;
 
 /** Spawn `tscodex mcp-server --http 0 [args]`; resolves with the URL it printed. */
 export function startHttpServer(server: ServerEnv, args: string[] = []): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, "mcp-server", "--http", "0", ...args], {
-    cwd: server.cwd,
-    env: childEnv(server),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
-  return new Promise((resolve, reject) => {
-    let stderr = "";
-    const timer = setTimeout(() => reject(new Error(`mcp-server --http did not start:\n${stderr}`)), 10_000);
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (\S+)/.exec(stderr)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, child, stop });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-server --http exited (${code}):\n${stderr}`));
-    });
+  return spawnListening(["mcp-server", "--http", "0", ...args], server, {
+    what: "mcp-server --http",
+    timeoutMs: 10_000,
   });
 }
 

@@ -12,11 +12,12 @@
  * });
  * ```
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
-import { CLI_PATH, writeFakeConfig } from "./cli.js";
+import { writeFakeConfig } from "./cli.js";
 import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.js";
+import { spawnListening } from "./listening-server.js";
 import { type TempDir, tmpdir } from "./tmpdir.js";
 
 export interface ProxyProcess {
@@ -86,44 +87,23 @@ export function useProxyHarness(options: { extraConfig?: string } = {}): ProxyHa
   };
 }
 
-export function spawnProxy(
+export async function spawnProxy(
   home: string,
   cwd: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<ProxyProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, "proxy", "--port", "0", ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "sk-test", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`proxy did not start:\n${stderr}`)), 10_000);
-    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr += chunk;
-      const url = /listening on (\S+)/.exec(stderr)?.[1];
-      if (url && timer) {
-        clearTimeout(timer);
-        resolve({
-          url,
-          child,
-          stderr: () => stderr,
-          client: (opts = {}) =>
-            new OpenAI({ baseURL: url, apiKey: opts.apiKey ?? "unused", maxRetries: opts.maxRetries ?? 0 }),
-          stop,
-        });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`proxy exited (${code}):\n${stderr}`));
-    });
-  });
+  const proxy = await spawnListening(
+    ["proxy", "--port", "0", ...args],
+    { home, cwd, env },
+    {
+      what: "proxy",
+      timeoutMs: 10_000,
+    },
+  );
+  return {
+    ...proxy,
+    client: (opts = {}) =>
+      new OpenAI({ baseURL: proxy.url, apiKey: opts.apiKey ?? "unused", maxRetries: opts.maxRetries ?? 0 }),
+  };
 }
