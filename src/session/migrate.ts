@@ -102,7 +102,7 @@ async function linesOfArchived(store: ThreadStore, id: string): Promise<RolloutL
   return (await store.read(id, { archived: true }))?.lines ?? null;
 }
 
-/** Whether the target's lines are the source's first lines (same ids and types, in order). */
+/** Whether the target's lines can be the source's first lines (the same line types, in order). */
 function sameStart(have: RolloutLine[], lines: RolloutLine[]): boolean {
   return have.every((line, i) => line.type === lines[i]?.type);
 }

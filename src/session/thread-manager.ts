@@ -6,7 +6,7 @@
  * process runs turns on it meanwhile. The library, the CLI and the servers all go through it, and
  * it alone talks to the store.
  * On a shared store (several processes, thread-store.ts) a thread leaves memory, and gives its
- * lease back, as soon as its turn ends: the next turn may come to any process.
+ * lease back, once it has been idle for SHARED_STORE_TTL_MS: the next turn may come to any process.
  */
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
