@@ -38,6 +38,11 @@ await build({
   platform: "node",
   target: "node20",
   sourcemap: "linked",
+  // Without comments and whitespace the loaded source is ~30% smaller, and V8 keeps every
+  // loaded source in the heap (twice the size when one non-ASCII character, such as a dash in
+  // a comment, makes it two-byte). Names stay, so stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
   chunkNames: "chunks/[name]-[hash]",
   // Native or lazily optional packages stay outside the bundle.
   external: ["@lydell/node-pty", "@vscode/ripgrep"],
