@@ -46,11 +46,22 @@ export function prependText(prefix: string, text: CapturedText): CapturedText {
   };
 }
 
-/** The text as one string; a gap (bytes never kept) shows as a one-line note. */
+/** Each captured text's rendering: the sandbox-denial check and the end event share one. */
+const rendered = new WeakMap<CapturedText, string>();
+
+/**
+ * The text as one string; a gap (bytes never kept) shows as a one-line note. Rendered once per
+ * text: a capture holds up to a MiB, and every rendering is another MiB string in the heap.
+ */
 export function renderCaptured(text: CapturedText): string {
   if (text.tail === null) return text.head;
-  const kept = Buffer.byteLength(text.head, "utf8") + Buffer.byteLength(text.tail, "utf8");
-  return `${text.head}\n[… ${text.totalBytes - kept} bytes not kept …]\n${text.tail}`;
+  let whole = rendered.get(text);
+  if (whole === undefined) {
+    const kept = Buffer.byteLength(text.head, "utf8") + Buffer.byteLength(text.tail, "utf8");
+    whole = `${text.head}\n[… ${text.totalBytes - kept} bytes not kept …]\n${text.tail}`;
+    rendered.set(text, whole);
+  }
+  return whole;
 }
 
 /**

@@ -11,6 +11,8 @@ import { agentLabel, describeStatus } from "../common/agent-labels.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 const MAX_OUTPUT_LINES = 20;
+/** Characters of command output shown when its lines are few but long. */
+const MAX_OUTPUT_CHARS = 8192;
 
 export class HumanRenderer implements ExecRenderer {
   private readonly paint: Painter;
@@ -205,6 +207,16 @@ export class HumanRenderer implements ExecRenderer {
   }
 }
 
+/**
+ * A few long lines (a minified file, a megabyte without a newline) shown by their ends: the
+ * terminal gets what a reader can use, and exec does not hold another copy of the capture.
+ */
+function abridgeChars(text: string): string {
+  if (text.length <= MAX_OUTPUT_CHARS) return text;
+  const half = MAX_OUTPUT_CHARS / 2;
+  return `${text.slice(0, half)}\n… +${text.length - 2 * half} characters\n${text.slice(-half)}`;
+}
+
 /** 1234567 → "1,234,567" without toLocaleString, whose ICU start-up costs ~17 ms. */
 function groupThousands(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -215,7 +227,7 @@ function abridge(output: string): string {
   const text = output.endsWith("\n") ? output.slice(0, -1) : output;
   let lines = 1;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  if (lines <= MAX_OUTPUT_LINES) return text;
+  if (lines <= MAX_OUTPUT_LINES) return abridgeChars(text);
   const half = MAX_OUTPUT_LINES / 2;
   let headEnd = -1;
   for (let i = 0; i < half; i++) headEnd = text.indexOf("\n", headEnd + 1);
