@@ -1,7 +1,7 @@
 /**
  * `tscodex` entry point. What a host starts and waits for (`--version`, a bare `mcp-server` or
- * `app-server`) skips the command-line parser (commander: ~20 ms to load and build every
- * command's options); everything else is parsed by program.ts. Each short cut runs the command
+ * `app-server`) and a plain `exec` (exec-argv.ts) skip the command-line parser (commander: ~20 ms
+ * and ~3 MB to load and build every command's options); everything else is parsed by program.ts. Each short cut runs the command
  * with the options the parser would give it. Only VERSION is imported up front: each module the
  * bundle splits out is one more file `--version` would read and compile.
  */
@@ -26,6 +26,19 @@ export async function main(argv: string[]): Promise<number> {
     } catch (error) {
       const { reportFailure } = await import("./failure.js");
       return reportFailure(error);
+    }
+  }
+  if (argv.includes("exec")) {
+    const { parseExecArgv } = await import("./exec-argv.js");
+    const parsed = parseExecArgv(argv);
+    if (parsed) {
+      try {
+        const { runExec } = await (await import("./load-exec.js")).loadExec();
+        return await runExec(parsed.prompt, parsed.options);
+      } catch (error) {
+        const { reportFailure } = await import("./failure.js");
+        return reportFailure(error);
+      }
     }
   }
   const { runProgram } = await import("./program.js");

@@ -8,7 +8,9 @@ import type { AppServerCliOptions } from "../app-server/run.js";
 import type { ProxyCliOptions } from "../http-proxy/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
+import { EXEC_OPTIONS, mergeExecOptions, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { loadExec } from "./load-exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
 import type { ReviewCliOptions } from "./review.js";
@@ -20,72 +22,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/**
- * Options Codex accepts both before the subcommand (`tscodex -C DIR -c k=v --search exec ...`)
- * and on `exec` / `review` themselves.
- */
-function addSharedOptions(command: Command): Command {
-  return command
-    .option("-m, --model <model>", "model to use (default from config, else gpt-5.2-codex)")
-    .option("-p, --profile <name>", "config profile from [profiles.<name>]")
-    .option(
-      "-c, --config <key=value>",
-      "override a config key (value parsed as TOML); repeatable",
-      collect,
-      [],
-    )
-    .option(
-      "--enable <feature>",
-      "turn a feature on (features.NAME=true), e.g. unified_exec; repeatable",
-      collect,
-      [],
-    )
-    .option(
-      "--disable <feature>",
-      "turn a feature off (features.NAME=false), e.g. shell_tool; repeatable",
-      collect,
-      [],
-    )
-    .option("-C, --cd <dir>", "working directory for the agent")
-    .addOption(
-      new Option(
-        "-s, --sandbox <mode>",
-        "sandbox mode for commands the agent runs (default read-only; bubblewrap, else the Landlock helper)",
-      ).choices(["read-only", "workspace-write", "danger-full-access"]),
-    )
-    .addOption(
-      new Option(
-        "-a, --ask-for-approval <policy>",
-        "approval policy (default never); exec has nobody to ask, so questions are answered at once by config approvals.exec_outcome (deny, or approve)",
-      ).choices(["untrusted", "on-failure", "on-request", "never"]),
-    )
-    .option("--full-auto", "workspace-write sandbox (cwd, writable_roots and /tmp writable), no approvals")
-    .option(
-      "--dangerously-bypass-approvals-and-sandbox",
-      "danger-full-access sandbox and no approvals (only inside an externally sandboxed environment)",
-    )
-    .option("--oss", "use the local open-source provider (Ollama on localhost:11434)")
-    .option("--search", 'enable the live web_search tool (web_search = "live")')
-    .option("--add-dir <dir>", "an extra writable root besides the workspace; repeatable", collect, [])
-    .option("-i, --image <file>", "attach an image to the prompt; repeatable", collect, []);
+/** Registers options from exec-options.ts's table, as commander options. */
+function addOptions(command: Command, specs: readonly OptionSpec[]): Command {
+  for (const spec of specs) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.choices) option.choices(spec.choices);
+    if (spec.repeatable) option.argParser(collect).default([]);
+    else if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
+    command.addOption(option);
+  }
+  return command;
 }
 
 /** The options `exec` and `exec resume` share. */
 function addExecOptions(command: Command): Command {
-  return addSharedOptions(command)
-    .option("--json", "print events as JSON lines on stdout")
-    .option("--experimental-json", "the same as --json (the Codex SDK's spelling)")
-    .option("-o, --output-last-message <file>", "also write the final agent message to this file")
-    .option("--output-schema <file>", "JSON Schema the final message must match (the model answers in JSON)")
-    .option("--skip-git-repo-check", "allow running outside a git repository")
-    .option("--ephemeral", "do not record the thread (no rollout: it cannot be resumed)")
-    .option("--include-plan-tool", "offer the update_plan tool (tools.update_plan=true)")
-    .option("--thread-source <source>", "who started the thread; recorded in the rollout metadata")
-    .option(
-      "--cyber-access-program <program>",
-      "accepted for the Codex SDK; recorded in the rollout metadata",
-    )
-    .option("--color <when>", "colour human output: always, never, auto", "auto");
+  return addOptions(command, [...SHARED_OPTIONS, ...EXEC_OPTIONS]);
 }
 
 /** `review` and `exec review`: what to review, then exec's options. */
@@ -98,19 +49,6 @@ function addReviewOptions(command: Command): Command {
       .option("--commit <sha>", "review the changes a commit introduced")
       .option("--title <title>", "the commit title shown in the review prompt (with --commit)"),
   );
-}
-
-/** Options given after `resume` win over the same ones given before it; lists are joined. */
-function mergeExecOptions<T extends ExecCliOptions>(parent: Partial<ExecCliOptions>, own: T): T {
-  const merged = { ...parent } as T;
-  for (const [key, value] of Object.entries(own) as [keyof ExecCliOptions, unknown][]) {
-    const before = parent[key];
-    if (Array.isArray(value) && Array.isArray(before))
-      Object.assign(merged, { [key]: [...before, ...value] });
-    else if (value !== undefined && !(key === "color" && value === "auto"))
-      Object.assign(merged, { [key]: value });
-  }
-  return merged;
 }
 
 /**
@@ -131,8 +69,13 @@ function globalConfig(options: Partial<ExecCliOptions>): string[] {
   return config;
 }
 
+/** Runs a plain `exec` (its prompt and merged options); tests pass one that records them. */
+export type ExecRunner = (prompt: string | undefined, options: ExecCliOptions) => Promise<number>;
+
+const runExecCommand: ExecRunner = async (prompt, options) => (await loadExec()).runExec(prompt, options);
+
 /** Parse `argv` (after the program name) and run the command; resolves with the exit code. */
-export async function runProgram(argv: string[]): Promise<number> {
+export async function runProgram(argv: string[], runPlainExec: ExecRunner = runExecCommand): Promise<number> {
   let exitCode = 0;
   const program = new Command("tscodex")
     .description("The Codex coding agent runtime, in TypeScript.")
@@ -141,7 +84,7 @@ export async function runProgram(argv: string[]): Promise<number> {
     .enablePositionalOptions()
     .exitOverride();
   // Codex's top-level options, applied to the subcommand that follows them.
-  addSharedOptions(program);
+  addOptions(program, SHARED_OPTIONS);
   const globals = (): Partial<ExecCliOptions> => program.opts<Partial<ExecCliOptions>>();
 
   const exec = addExecOptions(
@@ -150,8 +93,7 @@ export async function runProgram(argv: string[]): Promise<number> {
       .description("Run the agent non-interactively on one prompt; the final message goes to stdout")
       .argument("[prompt]", "the task; read from stdin when omitted or '-'"),
   ).action(async (prompt: string | undefined, options: ExecCliOptions) => {
-    const { runExec } = await import("./exec.js");
-    exitCode = await runExec(prompt, mergeExecOptions(globals(), options));
+    exitCode = await runPlainExec(prompt, mergeExecOptions(globals(), options));
   });
   // `exec resume`: options may come before `resume` (exec's) or after it (resume's own).
   addExecOptions(
@@ -169,7 +111,7 @@ export async function runProgram(argv: string[]): Promise<number> {
         options: ExecCliOptions & { last?: boolean },
         command: Command,
       ) => {
-        const { runExec } = await import("./exec.js");
+        const { runExec } = await loadExec();
         const merged = mergeExecOptions(
           mergeExecOptions(globals(), exec.opts<ExecCliOptions>()),
           command.opts<ExecCliOptions>(),
