@@ -15,7 +15,8 @@ const banner = {
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
 // Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
-// (mcp-server/tool-list.ts) and config.toml's schema as JSON Schema (config/validate.ts).
+// (mcp-server/tool-list.ts), config.toml's schema as JSON Schema (config/validate.ts) and the
+// built-in tools' specs (tools/registry.ts loads a tool's module on its first call).
 const builtData = {
   name: "built-data",
   setup(pluginBuild) {
@@ -25,6 +26,10 @@ const builtData = {
     }));
     pluginBuild.onLoad({ filter: /config[\\/]built-config-schema\.ts$/ }, () => ({
       contents: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
+      loader: "js",
+    }));
+    pluginBuild.onLoad({ filter: /tools[\\/]built-tool-specs\.ts$/ }, () => ({
+      contents: `const specs = ${JSON.stringify(computed.toolSpecs)};\nexport function builtToolSpecs() { return specs; }`,
       loader: "js",
     }));
   },
@@ -57,8 +62,10 @@ async function computeAtBuild() {
     'import { serverTools } from "./src/frontends/mcp-server/tools.ts";',
     'import { listEntry } from "./src/frontends/mcp-server/tool-list.ts";',
     'import { configJsonSchema } from "./src/config/config-json-schema.ts";',
+    'import { computeToolSpecs } from "./src/tools/built-tool-specs.ts";',
     "export const toolList = serverTools().map(listEntry);",
     "export const configSchema = configJsonSchema();",
+    "export const toolSpecs = computeToolSpecs();",
   ].join("\n");
   const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
   try {
@@ -75,8 +82,8 @@ async function computeAtBuild() {
       plugins,
       banner,
     });
-    const { toolList, configSchema } = await import(pathToFileURL(outfile).href);
-    return { toolList, configSchema };
+    const { toolList, configSchema, toolSpecs } = await import(pathToFileURL(outfile).href);
+    return { toolList, configSchema, toolSpecs };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

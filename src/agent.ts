@@ -18,12 +18,8 @@
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
 import type { UserInputReply } from "./protocol/agents.js";
-import {
-  type ClientToolResult,
-  type ClientToolSpec,
-  clientToolResultSchema,
-  failedClientResult,
-} from "./protocol/client-tools.js";
+import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
+import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
 import type { ApprovalRequestEvent, Event, EventOf, ReviewDecision } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import { openThreadStore } from "./session/open-store.js";

@@ -1,49 +1,16 @@
 /**
  * `[mcp_servers.NAME]`: MCP servers the agent uses as tool sources (Codex's key names).
  * A server is either stdio (`command`, `args`, `env`, `cwd`) or Streamable HTTP (`url`,
- * `bearer_token_env_var`, `http_headers`, `env_http_headers`), never both.
+ * `bearer_token_env_var`, `http_headers`, `env_http_headers`), never both. The schemas are in
+ * mcp-servers-schema.ts; these helpers read checked entries.
  */
-import { z } from "zod";
+import type { McpServerConfig } from "./mcp-servers-schema.js";
+
+export type { McpServerConfig } from "./mcp-servers-schema.js";
 
 /** Startup and per-call bounds when the config sets none (Codex's defaults). */
 export const DEFAULT_STARTUP_TIMEOUT_SEC = 10;
 export const DEFAULT_TOOL_TIMEOUT_SEC = 60;
-
-const stringMap = z.record(z.string(), z.string());
-const seconds = z.number().positive();
-
-export const mcpServerConfigSchema = z
-  .looseObject({
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    env: stringMap.optional(),
-    cwd: z.string().optional(),
-    url: z.url().optional(),
-    /** Name of an environment variable holding a bearer token for `url`. */
-    bearer_token_env_var: z.string().min(1).optional(),
-    http_headers: stringMap.optional(),
-    /** Header name → environment variable holding its value. */
-    env_http_headers: stringMap.optional(),
-    startup_timeout_sec: seconds.optional(),
-    /** Codex's older spelling of the startup bound; `startup_timeout_sec` wins. */
-    startup_timeout_ms: z.number().int().positive().optional(),
-    tool_timeout_sec: seconds.optional(),
-    enabled: z.boolean().optional(),
-    /** Only these tools (by the server's names) are offered; absent: all. */
-    enabled_tools: z.array(z.string()).optional(),
-    /** These tools are never offered (applied after enabled_tools). */
-    disabled_tools: z.array(z.string()).optional(),
-  })
-  .refine((server) => (server.command === undefined) !== (server.url === undefined), {
-    message: "an MCP server needs exactly one of `command` (stdio) or `url` (Streamable HTTP)",
-  });
-
-export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
-
-export const mcpServersSchema = z.record(
-  z.string().regex(/^[A-Za-z0-9_-]+$/, "MCP server names may use only letters, digits, '_' and '-'"),
-  mcpServerConfigSchema,
-);
 
 /** The servers to start: enabled ones only, in name order. */
 export function enabledMcpServers(

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
-import { mcpServersSchema } from "./mcp-servers.js";
+import { mcpServersSchema } from "./mcp-servers-schema.js";
 
 const stringMap = z.record(z.string(), z.string());
 

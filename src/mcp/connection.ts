@@ -10,7 +10,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerConfig, startupTimeoutMs } from "../config/mcp-servers.js";
 import { VERSION } from "../version.js";
-import { callToolResultSchema, describeMcpError, type McpCallResult } from "./render.js";
+import { callToolResultSchema, type McpCallResult } from "./call-result.js";
+import { describeMcpError } from "./render.js";
 import { acceptAllSchemas } from "./schema-validator.js";
 
 /** A tool as the server lists it (only what tscodex uses). */

@@ -1,24 +1,14 @@
 /**
- * MCP results at the boundary: validated with zod (a server may send anything), then rendered
- * for the model as Codex does (reference section 3) — structuredContent as its JSON, a result
- * with images as an input_text/input_image array, otherwise the content array as JSON with keys
- * sorted — except where Codex is wrong: an `isError` result starts with a marker, and a
- * JSON-RPC error is one clean line.
+ * MCP results (validated at the boundary by call-result.ts) rendered for the model as Codex does
+ * (reference section 3) — structuredContent as its JSON, a result with images as an
+ * input_text/input_image array, otherwise the content array as JSON with keys sorted — except
+ * where Codex is wrong: an `isError` result starts with a marker, and a JSON-RPC error is one
+ * clean line.
  */
-import { z } from "zod";
 import type { InputContent } from "../protocol/items.js";
+import type { McpCallResult, McpContentBlock } from "./call-result.js";
 
-const contentBlockSchema = z.looseObject({ type: z.string() });
-
-/** A tools/call result, checked. Unknown content kinds and fields pass through. */
-export const callToolResultSchema = z.looseObject({
-  content: z.array(contentBlockSchema).default([]),
-  structuredContent: z.record(z.string(), z.unknown()).nullish(),
-  isError: z.boolean().nullish(),
-});
-
-export type McpContentBlock = z.infer<typeof contentBlockSchema>;
-export type McpCallResult = z.infer<typeof callToolResultSchema>;
+export type { McpCallResult, McpContentBlock } from "./call-result.js";
 
 /** What the model reads before an error result's content (tscodex; Codex shows nothing). */
 export const TOOL_ERROR_MARKER = "MCP tool reported an error:\n";

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { Config } from "../config/load.js";
-import { type AgentProfileConfig, agentProfileSchema } from "../config/schema.js";
+import type { AgentProfileConfig } from "../config/schema.js";
 import { errorMessage } from "../util/errors.js";
 import type { AgentProfile } from "./agent-control.js";
 
@@ -24,6 +24,8 @@ export async function loadAgentProfile(config: Config, name: string): Promise<Ag
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new Error(`cannot read ${path}: ${errorMessage(error)}`, { cause: error });
   }
+  // The config schema (and zod) loads only when an agent file is read.
+  const { agentProfileSchema } = await import("../config/schema.js");
   let parsed: AgentProfileConfig;
   try {
     parsed = agentProfileSchema.parse(parseToml(text));

@@ -14,9 +14,8 @@ import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { getMemoryTool } from "../tools/builtin/get-memory.js";
 import { mcpStartup } from "../tools/mcp.js";
-import { buildToolDefinitions } from "../tools/registry.js";
+import { buildToolDefinitions, memoryTool } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
 import { toolName } from "../tools/types.js";
@@ -87,7 +86,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
           collab: agents,
         })
   )
-    .concat(memories.length > 0 ? [getMemoryTool({ home: config.home })] : [])
+    .concat(memories.length > 0 ? [memoryTool(config.home)] : [])
     .filter((definition) => !allowed || allowed.has(toolName(definition)));
   const identity: ClientIdentity = {
     sessionId: id,

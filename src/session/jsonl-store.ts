@@ -7,9 +7,16 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { type RolloutLine, rolloutPath, type SessionMeta, sessionsDir } from "./rollout.js";
-import { linesUpToTurn, RolloutError, readRollout, type StoredThread } from "./rollout-reader.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
-import { findRollout, forkRollout, newestRollout, ROLLOUT_NAME, rolloutFiles } from "./rollout-store.js";
+import {
+  findRollout,
+  forkRollout,
+  newestRollout,
+  ROLLOUT_NAME,
+  readRolloutFile,
+  rolloutFiles,
+} from "./rollout-store.js";
+import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
   StoreError,
@@ -80,7 +87,7 @@ export class JsonlThreadStore implements ThreadStore {
     const path = await this.exactPath(id, options.archived);
     if (!path) return null;
     try {
-      return await readRollout(path);
+      return await readRolloutFile(path);
     } catch (error) {
       // Deleted or archived between the lookup and the read.
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
@@ -260,7 +267,7 @@ function cursorPosition(cursor: string | null | undefined): number {
 
 function readOrNull(path: string): Promise<StoredThread | null> {
   // A file without metadata, or one deleted meanwhile, is not a thread to show.
-  return readRollout(path).catch(() => null);
+  return readRolloutFile(path).catch(() => null);
 }
 
 /** The lines before turn number `turns + 1` starts. */

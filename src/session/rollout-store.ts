@@ -7,8 +7,8 @@ import { open, readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { uuidv7 } from "../util/ids.js";
 import { sessionsDir } from "./rollout.js";
-import { linesUpToTurn, RolloutError, readRollout } from "./rollout-reader.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
+import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 
 export const ROLLOUT_NAME =
   /^rollout-(.+)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
@@ -57,7 +57,7 @@ export async function forkRollout(
 ) {
   const path = await findRollout(home, id);
   if (!path) throw new RolloutError(`no stored thread with id ${id}`);
-  const stored = await readRollout(path);
+  const stored = await readRolloutFile(path);
   const newId = options.newId ?? uuidv7();
   const meta = { ...stored.meta, id: newId, created: new Date().toISOString(), forked_from: stored.meta.id };
   const recorder = await RolloutRecorder.create(home, meta);
@@ -78,4 +78,10 @@ export async function forkRollout(
     await recorder.close();
   }
   return { id: newId, path: recorder.path };
+}
+
+/** Read and replay one rollout file; the reader (a zod parse boundary) loads on first use. */
+export async function readRolloutFile(path: string): Promise<StoredThread> {
+  const { readRollout } = await import("./rollout-reader.js");
+  return readRollout(path);
 }

@@ -6,11 +6,9 @@
  * output: text items joined, images attached after the outputs (as view_image does), and a
  * failed call marked so the model can tell.
  */
-import { z } from "zod";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { InputContent } from "../protocol/items.js";
-import { parseFunctionArguments } from "./define-tool.js";
 import { runsAsIs, type ToolDefinition, type ToolHandler, type ToolOutput } from "./types.js";
 
 /** Put before the text of a call the client reported as failed. */
@@ -33,8 +31,6 @@ export function clientToolDefinitions(specs: readonly ClientToolSpec[]): ToolDef
   }));
 }
 
-const anyJson = z.unknown();
-
 // No approval: the client that offers a tool has consented to its calls. Calls never overlap
 // (supportsParallel is false), as Codex runs dynamic tools as mutating calls.
 const handler: ToolHandler = {
@@ -42,7 +38,12 @@ const handler: ToolHandler = {
   async prepare(invocation) {
     const { payload, turn, callId, toolName } = invocation;
     const empty = payload.kind === "function" && payload.arguments.trim() === "";
-    const args = empty ? {} : parseFunctionArguments(toolName, invocation, anyJson);
+    let args: unknown = {};
+    if (!empty) {
+      // Loaded on the first call (with zod): threads whose client tools go uncalled skip it.
+      const { anyJson, parseFunctionArguments } = await import("./any-json.js");
+      args = parseFunctionArguments(toolName, invocation, anyJson);
+    }
     return runsAsIs(async () =>
       toToolOutput(await turn.callClientTool({ callId, tool: toolName, arguments: args })),
     );

@@ -5,12 +5,10 @@
  * for the model (mcp/render.ts). Also the glue a Thread uses to wait for startup and to close
  * the servers (McpStartup).
  */
-import { z } from "zod";
 import type { McpToolEntry } from "../mcp/client-manager.js";
 import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/render.js";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { Event, McpInvocation } from "../protocol/events.js";
-import { ArgumentsError, parseToolArguments } from "./json-args.js";
 import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
 
 /** What the MCP tools need from the client manager. */
@@ -61,9 +59,6 @@ export function mcpStartup(manager: McpManagerLike): McpStartup {
   };
 }
 
-/** serde_json's view of the raw arguments: any JSON value (error texts as Codex's). */
-const anyJson = z.unknown();
-
 /** The tool for one server tool: its sanitized schema, and a handler calling the server. */
 export function mcpToolDefinition(entry: McpToolEntry, source: McpToolSource): ToolDefinition {
   return {
@@ -88,7 +83,7 @@ async function callMcpTool(invocation: ToolInvocation, source: McpToolSource): P
   const { payload, turn } = invocation;
   if (payload.kind !== "mcp")
     throw ToolError.respond(`${invocation.toolName} handler received unsupported payload`);
-  const args = parseArguments(payload.rawArguments);
+  const args = await parseArguments(payload.rawArguments);
   const mcpInvocation: McpInvocation = {
     server: payload.server,
     tool: payload.tool,
@@ -117,8 +112,9 @@ async function callMcpTool(invocation: ToolInvocation, source: McpToolSource): P
 }
 
 /** Empty means no arguments; otherwise a JSON object (bad JSON answers as Codex: `err: {serde}`). */
-function parseArguments(raw: string): Record<string, unknown> | undefined {
+async function parseArguments(raw: string): Promise<Record<string, unknown> | undefined> {
   if (raw.trim() === "") return undefined;
+  const { anyJson, ArgumentsError, parseToolArguments } = await import("./any-json.js");
   let value: unknown;
   try {
     value = parseToolArguments(raw, anyJson);

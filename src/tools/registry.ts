@@ -8,6 +8,10 @@
  *   list_dir, web_search, view_image, spawn_agent, send_input, wait, close_agent, resume_agent,
  *   then the MCP servers' `mcp__…` tools and the client tools (per turn; see tools/tool-set.ts)
  *
+ * The definitions are lazy: their specs come from built-tool-specs.ts, and a tool's module (with
+ * zod, its parameter schema's language) is loaded when the model first calls it, so a turn that
+ * calls no tool loads none of them.
+ *
  * Switches (Codex's feature names, set by `--enable NAME` / `--disable NAME`):
  * - `unified_exec`: exec_command + write_stdin replace the shell tool.
  * - `shell_tool = false`: no shell tool at all.
@@ -29,20 +33,10 @@ import {
   type ShellType,
 } from "../model/family.js";
 import type { WireApi } from "../model/types.js";
-import { type AgentCollab, agentTools } from "./builtin/agents.js";
-import { applyPatchFreeformTool, applyPatchJsonTool } from "./builtin/apply-patch.js";
-import { execCommandTool } from "./builtin/exec-command.js";
-import { grepFilesTool } from "./builtin/grep-files.js";
-import { listDirTool } from "./builtin/list-dir.js";
-import { type McpResourceSourceRef, mcpResourceTools } from "./builtin/mcp-resources.js";
-import { readFileTool } from "./builtin/read-file.js";
-import { requestUserInputTool } from "./builtin/request-user-input.js";
-import { localShellTool, shellTool } from "./builtin/shell.js";
-import { shellCommandTool } from "./builtin/shell-command.js";
-import { updatePlanTool } from "./builtin/update-plan.js";
-import { viewImageTool } from "./builtin/view-image.js";
+import { type BuiltinToolKey, builtToolSpecs } from "./built-tool-specs.js";
+import type { AgentCollab } from "./builtin/agents.js";
+import type { McpResourceSourceRef } from "./builtin/mcp-resources.js";
 import { webSearchTool } from "./builtin/web-search.js";
-import { writeStdinTool } from "./builtin/write-stdin.js";
 import type { ToolDefinition } from "./types.js";
 
 /** The `[tools]` keys tool selection reads. */
@@ -118,30 +112,125 @@ export function selectTools(input: ToolSelectionInput): ToolSelection {
   };
 }
 
+/**
+ * A built-in tool whose module is loaded on its first call: the spec, parallelism and payload
+ * kinds come from built-tool-specs.ts; `load` builds the real definition, whose handler then
+ * prepares every call.
+ */
+function lazyTool(key: BuiltinToolKey, load: () => Promise<ToolDefinition>): ToolDefinition {
+  const { spec, supportsParallel, kinds } = builtToolSpecs()[key];
+  let loaded: Promise<ToolDefinition> | undefined;
+  return {
+    spec,
+    supportsParallel,
+    handler: {
+      kinds,
+      async prepare(invocation) {
+        loaded ??= load();
+        return (await loaded).handler.prepare(invocation);
+      },
+    },
+  };
+}
+
+/** The one tool called `name` among several a module builds together. */
+function named(name: string): (tools: ToolDefinition[]) => ToolDefinition {
+  return (tools) => {
+    const tool = tools.find((t) => t.spec.type === "function" && t.spec.name === name);
+    if (!tool) throw new Error(`no built-in tool ${name}`);
+    return tool;
+  };
+}
+
 const FILE_TOOLS: Record<ExperimentalTool, () => ToolDefinition> = {
-  grep_files: grepFilesTool,
-  read_file: readFileTool,
-  list_dir: listDirTool,
+  grep_files: () =>
+    lazyTool("grep_files", async () => (await import("./builtin/grep-files.js")).grepFilesTool()),
+  read_file: () => lazyTool("read_file", async () => (await import("./builtin/read-file.js")).readFileTool()),
+  list_dir: () => lazyTool("list_dir", async () => (await import("./builtin/list-dir.js")).listDirTool()),
 };
+
+const MCP_RESOURCE_TOOLS = [
+  "list_mcp_resources",
+  "list_mcp_resource_templates",
+  "read_mcp_resource",
+] as const;
+const AGENT_TOOLS = ["spawn_agent", "send_input", "wait", "close_agent", "resume_agent"] as const;
 
 export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[] {
   const selection = selectTools(input);
+  const { shellPath } = input;
   const definitions: ToolDefinition[] = [];
   if (selection.unifiedExec) {
-    definitions.push(execCommandTool({ shellPath: input.shellPath }), writeStdinTool());
+    definitions.push(
+      lazyTool("exec_command", async () =>
+        (await import("./builtin/exec-command.js")).execCommandTool({ shellPath }),
+      ),
+      lazyTool("write_stdin", async () => (await import("./builtin/write-stdin.js")).writeStdinTool()),
+    );
   }
-  if (selection.shellType === "shell_command")
-    definitions.push(shellCommandTool({ shellPath: input.shellPath }));
-  if (selection.shellType === "shell") definitions.push(shellTool());
-  if (selection.shellType === "local_shell") definitions.push(localShellTool());
-  definitions.push(...mcpResourceTools(input.mcpResources ?? (() => null)));
-  if (selection.updatePlan) definitions.push(updatePlanTool());
-  if (input.features.collaboration_modes === true) definitions.push(requestUserInputTool());
-  if (selection.applyPatch === "freeform") definitions.push(applyPatchFreeformTool());
-  if (selection.applyPatch === "function") definitions.push(applyPatchJsonTool());
+  if (selection.shellType === "shell_command") {
+    definitions.push(
+      lazyTool("shell_command", async () =>
+        (await import("./builtin/shell-command.js")).shellCommandTool({ shellPath }),
+      ),
+    );
+  }
+  if (selection.shellType === "shell")
+    definitions.push(lazyTool("shell", async () => (await import("./builtin/shell.js")).shellTool()));
+  if (selection.shellType === "local_shell")
+    definitions.push(
+      lazyTool("local_shell", async () => (await import("./builtin/shell.js")).localShellTool()),
+    );
+  const mcpResources = input.mcpResources ?? (() => null);
+  for (const name of MCP_RESOURCE_TOOLS) {
+    definitions.push(
+      lazyTool(name, async () =>
+        named(name)((await import("./builtin/mcp-resources.js")).mcpResourceTools(mcpResources)),
+      ),
+    );
+  }
+  if (selection.updatePlan)
+    definitions.push(
+      lazyTool("update_plan", async () => (await import("./builtin/update-plan.js")).updatePlanTool()),
+    );
+  if (input.features.collaboration_modes === true)
+    definitions.push(
+      lazyTool("request_user_input", async () =>
+        (await import("./builtin/request-user-input.js")).requestUserInputTool(),
+      ),
+    );
+  if (selection.applyPatch === "freeform")
+    definitions.push(
+      lazyTool("apply_patch_freeform", async () =>
+        (await import("./builtin/apply-patch.js")).applyPatchFreeformTool(),
+      ),
+    );
+  if (selection.applyPatch === "function")
+    definitions.push(
+      lazyTool("apply_patch_function", async () =>
+        (await import("./builtin/apply-patch.js")).applyPatchJsonTool(),
+      ),
+    );
   for (const name of selection.fileTools) definitions.push(FILE_TOOLS[name]());
   if (selection.webSearch) definitions.push(webSearchTool({ live: selection.webSearch === "live" }));
-  if (selection.viewImage) definitions.push(viewImageTool());
-  if (input.features.collab === true && input.collab) definitions.push(...agentTools(input.collab));
+  if (selection.viewImage)
+    definitions.push(
+      lazyTool("view_image", async () => (await import("./builtin/view-image.js")).viewImageTool()),
+    );
+  const collab = input.collab;
+  if (input.features.collab === true && collab) {
+    for (const name of AGENT_TOOLS) {
+      definitions.push(
+        lazyTool(name, async () => named(name)((await import("./builtin/agents.js")).agentTools(collab))),
+      );
+    }
+  }
   return definitions;
+}
+
+/** `get_memory`, offered when the thread has memories (see prompt/memories.ts). */
+export function memoryTool(home: string): ToolDefinition {
+  return lazyTool("get_memory", async () =>
+    (await import("./builtin/get-memory.js")).getMemoryTool({ home }),
+  );
 }

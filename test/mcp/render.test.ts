@@ -1,11 +1,7 @@
 /** Rendering of tools/call results for the model: reference tool-outputs (run mcp-tools). */
 import { describe, expect, it } from "vitest";
-import {
-  callToolResultSchema,
-  describeMcpError,
-  renderCallResult,
-  sortedJson,
-} from "../../src/mcp/render.js";
+import { callToolResultSchema } from "../../src/mcp/call-result.js";
+import { describeMcpError, renderCallResult, sortedJson } from "../../src/mcp/render.js";
 
 const render = (raw: unknown) => renderCallResult(callToolResultSchema.parse(raw));
 

@@ -12,9 +12,8 @@ import {
   DEFAULT_STARTUP_TIMEOUT_SEC,
   DEFAULT_TOOL_TIMEOUT_SEC,
   type McpServerConfig,
-  mcpServerConfigSchema,
-  mcpServersSchema,
 } from "../../config/mcp-servers.js";
+import { mcpServerConfigSchema, mcpServersSchema } from "../../config/mcp-servers-schema.js";
 import { readTextOrEmpty } from "../../util/files.js";
 
 /** `tscodex mcp add` options, as commander parses them. */
