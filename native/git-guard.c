@@ -1,0 +1,611 @@
+/*
+ * The .git guard: no sandboxed command can give any file a new name `.git` (any case), so it
+ * cannot plant a repository whose config (core.fsmonitor, hooks) the user's next git command
+ * runs outside the sandbox. Mounts and Landlock only protect inodes that already exist; a name
+ * that does not exist yet needs someone who sees the name.
+ *
+ * The command runs under a seccomp filter that hands every name-creating call to us (seccomp
+ * user notification): mkdir, mknod, open/creat with O_CREAT, rename, link, symlink (and their
+ * *at forms). We copy the path out of the caller's memory, refuse a last component `.git`
+ * with EPERM, and otherwise make the call ourselves on our copy, relative to the caller's
+ * directory fd, cwd or root (opened through /proc/PID), with the caller's umask, then answer
+ * with its result (an opened file goes back with SECCOMP_IOCTL_NOTIF_ADDFD). The caller's
+ * call never runs itself, so changing its memory after our check changes nothing (we never
+ * answer SECCOMP_USER_NOTIF_FLAG_CONTINUE). openat2 fails with ENOSYS (its flags are in a
+ * struct the filter cannot read; libc falls back to openat), io_uring_setup with EPERM (it
+ * creates files without syscalls), and so does a nested filter that asks for its own
+ * listener (which would answer before us).
+ *
+ * We are the process that restricted itself and then forked the command: same mount
+ * namespace, Landlock domain, credentials and no capabilities, so whatever we do on the
+ * command's behalf it could have done itself. We are its parent (a child subreaper, so also
+ * the ancestor of its orphans, as Yama's ptrace_scope=1 requires for reading their memory),
+ * not dumpable (it cannot ptrace us or steal our listener), and its stand-in: it dies with us,
+ * we exit with its exact status and pass on the signals our parent sends us alone. If we are
+ * gone, the kernel fails its guarded calls with ENOSYS: closed, not open.
+ */
+#define _GNU_SOURCE
+#include "git-guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "contain.h"
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+#if defined(__x86_64__)
+#define GUARD_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define GUARD_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define GUARD_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GUARD_ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+#else
+#define GUARD_ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n) + 4)
+#endif
+
+#define PATH_MAX_LEN 4096
+#define MAX_SYMLINKS 40
+
+/* ---- the command's filter ----------------------------------------------------------- */
+
+#define RET(action) BPF_STMT(BPF_RET | BPF_K, (action))
+#define RET_ERRNO(err) RET(SECCOMP_RET_ERRNO | ((err) & SECCOMP_RET_DATA))
+#define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define IF_NR(nr, skip) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, (skip))
+
+/* Installs the filter on the calling thread; returns the listener fd, or -1. */
+static int install_filter(void) {
+  struct sock_filter filter[64];
+  unsigned n = 0;
+#define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
+  PUSH(LOAD(offsetof(struct seccomp_data, arch)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, GUARD_AUDIT_ARCH, 1, 0));
+  PUSH(RET(SECCOMP_RET_KILL_PROCESS));
+  PUSH(LOAD(offsetof(struct seccomp_data, nr)));
+  /* Calls whose flags decide: open/openat notify only with O_CREAT (plain opens stay fast). */
+#ifdef __NR_open
+  PUSH(IF_NR(__NR_open, 4));
+  PUSH(LOAD(GUARD_ARG_LOW(1)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1));
+  PUSH(RET(SECCOMP_RET_USER_NOTIF));
+  PUSH(RET(SECCOMP_RET_ALLOW));
+#endif
+  PUSH(IF_NR(__NR_openat, 4));
+  PUSH(LOAD(GUARD_ARG_LOW(2)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1));
+  PUSH(RET(SECCOMP_RET_USER_NOTIF));
+  PUSH(RET(SECCOMP_RET_ALLOW));
+  PUSH(IF_NR(__NR_seccomp, 4));
+  PUSH(LOAD(GUARD_ARG_LOW(1)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 1));
+  PUSH(RET_ERRNO(EPERM));
+  PUSH(RET(SECCOMP_RET_ALLOW));
+  PUSH(IF_NR(__NR_openat2, 1));
+  PUSH(RET_ERRNO(ENOSYS));
+  PUSH(IF_NR(__NR_io_uring_setup, 1));
+  PUSH(RET_ERRNO(EPERM));
+  /* Always notified. */
+  static const int creating[] = {
+#ifdef __NR_mkdir
+      __NR_mkdir,
+#endif
+#ifdef __NR_creat
+      __NR_creat,
+#endif
+#ifdef __NR_mknod
+      __NR_mknod,
+#endif
+#ifdef __NR_rename
+      __NR_rename,
+#endif
+#ifdef __NR_link
+      __NR_link,
+#endif
+#ifdef __NR_symlink
+      __NR_symlink,
+#endif
+#ifdef __NR_renameat
+      __NR_renameat,
+#endif
+      __NR_mkdirat, __NR_mknodat, __NR_renameat2, __NR_linkat, __NR_symlinkat,
+  };
+  for (size_t i = 0; i < sizeof creating / sizeof *creating; i++) {
+    PUSH(IF_NR(creating[i], 1));
+    PUSH(RET(SECCOMP_RET_USER_NOTIF));
+  }
+  PUSH(RET(SECCOMP_RET_ALLOW));
+#undef PUSH
+  struct sock_fprog prog = {.len = (unsigned short)n, .filter = filter};
+  /* Killable once we hold the call: a signal must not restart a call we already made. */
+  int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                        SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+  if (fd < 0 && errno == EINVAL)
+    fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+  return fd;
+}
+
+/* ---- reading the call ----------------------------------------------------------------- */
+
+/* The NUL-terminated string at `addr` in `pid`; 0 or a negative errno. */
+static int read_string(pid_t pid, uint64_t addr, char *out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    /* Page by page: the string may end just before an unmapped page. */
+    uint64_t at = addr + done;
+    size_t chunk = 4096 - (size_t)(at & 4095);
+    if (chunk > size - done) chunk = size - done;
+    struct iovec local = {out + done, chunk}, remote = {(void *)(uintptr_t)at, chunk};
+    ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+    if (got <= 0) return got == 0 ? -EFAULT : (errno == ESRCH ? -ESRCH : -EFAULT);
+    char *nul = memchr(out + done, 0, (size_t)got);
+    if (nul) return 0;
+    done += (size_t)got;
+  }
+  return -ENAMETOOLONG;
+}
+
+/* The name a path creates: its last component, trailing slashes ignored. */
+static int is_git_name(const char *path) {
+  size_t end = strlen(path);
+  while (end > 0 && path[end - 1] == '/') end--;
+  size_t start = end;
+  while (start > 0 && path[start - 1] != '/') start--;
+  /* Any case: git finds `.GIT` as `.git` on a case-insensitive file system. */
+  return end - start == 4 && strncasecmp(path + start, ".git", 4) == 0;
+}
+
+/* A directory of the caller as an O_PATH fd: its root, cwd or fd `dirfd`; or ours, `own_dir`. */
+static int open_base(pid_t pid, const char *path, int dirfd, int own_dir) {
+  char proc[64];
+  if (path[0] != '/' && own_dir >= 0) {
+    int fd = fcntl(own_dir, F_DUPFD_CLOEXEC, 0);
+    return fd < 0 ? -errno : fd;
+  }
+  if (path[0] == '/')
+    snprintf(proc, sizeof proc, "/proc/%d/root", (int)pid);
+  else if (dirfd == AT_FDCWD)
+    snprintf(proc, sizeof proc, "/proc/%d/cwd", (int)pid);
+  else
+    snprintf(proc, sizeof proc, "/proc/%d/fd/%d", (int)pid, dirfd);
+  int fd = open(proc, O_PATH | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT && path[0] != '/' && dirfd != AT_FDCWD ? -EBADF : -errno;
+  return fd;
+}
+
+/*
+ * Opens the directory that holds `path`'s last component, as the caller would resolve it
+ * (absolute paths inside its root); *name points into `path` at that component (trailing
+ * slashes kept, the *at calls treat them as the kernel would). A relative path starts at
+ * `own_dir` when that is an fd of ours (>= 0). Returns an fd or -errno.
+ */
+static int open_parent(pid_t pid, int dirfd, int own_dir, char *path, const char **name) {
+  if (path[0] == 0) return -ENOENT;
+  int base = open_base(pid, path, dirfd, own_dir);
+  if (base < 0) return base;
+  size_t end = strlen(path);
+  while (end > 1 && path[end - 1] == '/') end--;
+  size_t start = end;
+  while (start > 0 && path[start - 1] != '/') start--;
+  *name = path + start;
+  if (start == 0) return base;
+  /* Only slashes before the name: the caller's root itself. */
+  size_t dir_end = start;
+  while (dir_end > 0 && path[dir_end - 1] == '/') dir_end--;
+  if (dir_end == 0) return base;
+  char dir[PATH_MAX_LEN];
+  memcpy(dir, path, dir_end);
+  dir[dir_end] = 0;
+  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                         .resolve = path[0] == '/' ? RESOLVE_IN_ROOT : 0};
+  const char *relative = dir;
+  while (*relative == '/') relative++;
+  int fd = *relative ? (int)syscall(SYS_openat2, base, relative, &how, sizeof how) : dup(base);
+  int saved = errno;
+  close(base);
+  return fd < 0 ? -saved : fd;
+}
+
+/* The caller's umask, from /proc/PID/status; 022 when it cannot be read. */
+static mode_t caller_umask(pid_t pid) {
+  char path[64], text[2048];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 022;
+  ssize_t len = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (len <= 0) return 022;
+  text[len] = 0;
+  char *line = strstr(text, "\nUmask:");
+  return line ? (mode_t)strtoul(line + 7, NULL, 8) : 022;
+}
+
+/* ---- making the call ------------------------------------------------------------------- */
+
+struct call {
+  pid_t pid;
+  uint64_t id;
+  int listener;
+};
+
+static int answer_fd(const struct call *call, int fd, int cloexec) {
+  struct seccomp_notif_addfd addfd = {
+      .id = call->id,
+      .flags = SECCOMP_ADDFD_FLAG_SEND,
+      .srcfd = (uint32_t)fd,
+      .newfd_flags = cloexec ? O_CLOEXEC : 0,
+  };
+  int result = ioctl(call->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+  return result < 0 ? -errno : 0;
+}
+
+/* A blocking open (a FIFO, a device) made on a thread of its own, so no other call waits. */
+struct slow_open {
+  struct call call;
+  int parent, flags;
+  char name[PATH_MAX_LEN];
+};
+
+static void answer_error(const struct call *call, int err) {
+  struct seccomp_notif_resp resp = {.id = call->id, .error = err};
+  ioctl(call->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static void *slow_open_thread(void *arg) {
+  struct slow_open *open_ = arg;
+  int fd = openat(open_->parent, open_->name, (open_->flags | O_NOFOLLOW | O_CLOEXEC) & ~O_CREAT);
+  if (fd < 0)
+    answer_error(&open_->call, -errno);
+  else if (answer_fd(&open_->call, fd, open_->flags & O_CLOEXEC) != 0)
+    answer_error(&open_->call, -EBADF);
+  if (fd >= 0) close(fd);
+  close(open_->parent);
+  free(open_);
+  return NULL;
+}
+
+/* 1 when the call was answered on a thread (it now owns `parent`), else 0. */
+static int open_on_thread(const struct call *call, int parent, const char *name, int flags) {
+  struct slow_open *open_ = malloc(sizeof *open_);
+  if (!open_) return 0;
+  *open_ = (struct slow_open){.call = *call, .parent = parent, .flags = flags};
+  snprintf(open_->name, sizeof open_->name, "%s", name);
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int started = pthread_create(&thread, &attr, slow_open_thread, open_) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) free(open_);
+  return started;
+}
+
+/*
+ * open/openat/creat with O_CREAT. The kernel never follows the final component on our behalf:
+ * a symlink there is read and its target checked like the path itself (a dangling
+ * `x -> sub/.git` must not create `sub/.git`). Answers the call itself when it returns 0;
+ * else returns the negative errno to answer.
+ */
+static int emulate_open(const struct call *call, int dirfd, char *path, int flags, mode_t mode) {
+  int follow = !(flags & (O_EXCL | O_NOFOLLOW));
+  int own_dir = -1; /* the directory of the last symlink followed */
+  int result = -ELOOP;
+  for (int hops = 0; hops <= MAX_SYMLINKS; hops++) {
+    if (is_git_name(path)) {
+      result = -EPERM;
+      break;
+    }
+    const char *name;
+    int parent = open_parent(call->pid, dirfd, own_dir, path, &name);
+    if (parent < 0) {
+      result = parent;
+      break;
+    }
+    struct stat st;
+    int exists = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (exists && S_ISLNK(st.st_mode) && follow) {
+      char target[PATH_MAX_LEN];
+      ssize_t len = readlinkat(parent, name, target, sizeof target - 1);
+      if (len >= 0) {
+        target[len] = 0;
+        memcpy(path, target, (size_t)len + 1);
+        if (own_dir >= 0) close(own_dir);
+        own_dir = parent;
+        continue;
+      }
+    }
+    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode) &&
+        !(flags & O_EXCL) && open_on_thread(call, parent, name, flags)) {
+      result = 0;
+      break;
+    }
+    /* O_NONBLOCK: a FIFO put there since fstatat must not hold up every other call. O_EXCL
+     * when it was missing: a symlink put there meanwhile is not followed. */
+    int fd = openat(parent, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (exists ? 0 : O_EXCL), mode);
+    int err = errno;
+    close(parent);
+    if (fd < 0) {
+      /* Created, or replaced by a symlink, meanwhile: look again. */
+      if (!(flags & O_EXCL) && (err == EEXIST || (err == ELOOP && follow))) continue;
+      result = -err;
+      break;
+    }
+    if (!(flags & O_NONBLOCK)) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    result = answer_fd(call, fd, flags & O_CLOEXEC) == 0 ? 0 : -EBADF;
+    close(fd);
+    break;
+  }
+  if (own_dir >= 0) close(own_dir);
+  return result;
+}
+
+/* The calls handled, by what they do. */
+enum kind { MKDIR, MKNOD, OPEN, RENAME, LINK, SYMLINK, OTHER };
+
+struct args {
+  enum kind kind;
+  int from_dirfd, to_dirfd;  /* dirfds of the old and the new name */
+  uint64_t from, to;         /* the old name (or symlink target) and the new name */
+  uint64_t flags, mode, dev; /* as the syscall takes them */
+};
+
+static struct args decode(const struct seccomp_data *data) {
+  const __u64 *a = data->args;
+  int cwd = AT_FDCWD;
+  switch (data->nr) {
+#ifdef __NR_mkdir
+  case __NR_mkdir: return (struct args){MKDIR, 0, cwd, 0, a[0], 0, a[1], 0};
+#endif
+  case __NR_mkdirat: return (struct args){MKDIR, 0, (int)a[0], 0, a[1], 0, a[2], 0};
+#ifdef __NR_mknod
+  case __NR_mknod: return (struct args){MKNOD, 0, cwd, 0, a[0], 0, a[1], a[2]};
+#endif
+  case __NR_mknodat: return (struct args){MKNOD, 0, (int)a[0], 0, a[1], 0, a[2], a[3]};
+#ifdef __NR_open
+  case __NR_open: return (struct args){OPEN, 0, cwd, 0, a[0], a[1], a[2], 0};
+#endif
+#ifdef __NR_creat
+  case __NR_creat: return (struct args){OPEN, 0, cwd, 0, a[0], O_CREAT | O_WRONLY | O_TRUNC, a[1], 0};
+#endif
+  case __NR_openat: return (struct args){OPEN, 0, (int)a[0], 0, a[1], a[2], a[3], 0};
+#ifdef __NR_rename
+  case __NR_rename: return (struct args){RENAME, cwd, cwd, a[0], a[1], 0, 0, 0};
+#endif
+#ifdef __NR_renameat
+  case __NR_renameat: return (struct args){RENAME, (int)a[0], (int)a[2], a[1], a[3], 0, 0, 0};
+#endif
+  case __NR_renameat2: return (struct args){RENAME, (int)a[0], (int)a[2], a[1], a[3], a[4], 0, 0};
+#ifdef __NR_link
+  case __NR_link: return (struct args){LINK, cwd, cwd, a[0], a[1], 0, 0, 0};
+#endif
+  case __NR_linkat: return (struct args){LINK, (int)a[0], (int)a[2], a[1], a[3], a[4], 0, 0};
+#ifdef __NR_symlink
+  case __NR_symlink: return (struct args){SYMLINK, 0, cwd, a[0], a[1], 0, 0, 0};
+#endif
+  case __NR_symlinkat: return (struct args){SYMLINK, 0, (int)a[1], a[0], a[2], 0, 0, 0};
+  default: return (struct args){OTHER, 0, 0, 0, 0, 0, 0, 0};
+  }
+}
+
+/* Whether the call (notification `id`) is still waiting: the pid we read from is still its. */
+static int still_waiting(int listener, uint64_t id) {
+  return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Makes the call for the caller; 0 or a negative errno (0 from OPEN: already answered). */
+static int emulate(const struct call *call, const struct args *args) {
+  static char to[PATH_MAX_LEN], from[PATH_MAX_LEN];
+  int err = read_string(call->pid, args->to, to, sizeof to);
+  if (err == 0 && (args->kind == RENAME || args->kind == LINK || args->kind == SYMLINK))
+    err = read_string(call->pid, args->from, from, sizeof from);
+  /* Read from the right process: the call is still waiting, so its pid was not reused. */
+  if (!still_waiting(call->listener, call->id)) return -ESRCH;
+  if (err != 0) return err;
+  if (is_git_name(to)) return -EPERM;
+  /* RENAME_EXCHANGE gives the old name the new one's file: a name made too. */
+  if (args->kind == RENAME && (args->flags & RENAME_EXCHANGE) && is_git_name(from)) return -EPERM;
+  umask(caller_umask(call->pid));
+
+  if (args->kind == OPEN) return emulate_open(call, args->to_dirfd, to, (int)args->flags, (mode_t)args->mode);
+  const char *to_name;
+  int to_parent = open_parent(call->pid, args->to_dirfd, -1, to, &to_name);
+  if (to_parent < 0) return to_parent;
+  int from_parent = -1;
+  const char *from_name = from;
+  int result = 0;
+  if (args->kind == RENAME || args->kind == LINK) {
+    int empty_path = args->kind == LINK && (args->flags & AT_EMPTY_PATH) && from[0] == 0;
+    if (empty_path) {
+      /* linkat(fd, "", ..., AT_EMPTY_PATH): link the caller's open file itself. */
+      snprintf(from, sizeof from, "/proc/%d/fd/%d", (int)call->pid, args->from_dirfd);
+      from_parent = AT_FDCWD;
+    } else {
+      from_parent = open_parent(call->pid, args->from_dirfd, -1, from, &from_name);
+      if (from_parent < 0) result = from_parent;
+    }
+    if (result == 0) {
+      if (args->kind == RENAME)
+        result = (int)syscall(SYS_renameat2, from_parent, from_name, to_parent, to_name, (unsigned)args->flags);
+      else
+        result = linkat(from_parent, from_name, to_parent, to_name,
+                        empty_path ? AT_SYMLINK_FOLLOW : (int)(args->flags & AT_SYMLINK_FOLLOW));
+      if (result < 0) result = -errno;
+    }
+  } else if (args->kind == SYMLINK) {
+    result = symlinkat(from, to_parent, to_name) == 0 ? 0 : -errno;
+  } else if (args->kind == MKDIR) {
+    result = mkdirat(to_parent, to_name, (mode_t)args->mode) == 0 ? 0 : -errno;
+  } else if (args->kind == MKNOD) {
+    result = mknodat(to_parent, to_name, (mode_t)args->mode, (dev_t)args->dev) == 0 ? 0 : -errno;
+  } else {
+    result = -ENOSYS;
+  }
+  if (from_parent >= 0) close(from_parent);
+  close(to_parent);
+  return result;
+}
+
+static void handle_notification(int listener, struct seccomp_notif *req) {
+  memset(req, 0, sizeof *req);
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0) return; /* the caller is gone */
+  struct call call = {.pid = (pid_t)req->pid, .id = req->id, .listener = listener};
+  struct args args = decode(&req->data);
+  int result = args.kind == OTHER ? -ENOSYS : emulate(&call, &args);
+  if (args.kind == OPEN && result == 0) return;
+  answer_error(&call, result);
+}
+
+/* ---- the supervisor -------------------------------------------------------------------- */
+
+static void send_fd(int socket, int fd) {
+  char byte = 0;
+  struct iovec iov = {&byte, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf};
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+  if (sendmsg(socket, &msg, MSG_NOSIGNAL) != 1) _exit(125);
+}
+
+static int receive_fd(int socket) {
+  char byte;
+  struct iovec iov = {&byte, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                       .msg_controllen = sizeof control.buf};
+  if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+  if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS) return -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
+  return fd;
+}
+
+/* Waits for our children; exits like the command once it is done. */
+static void reap_children(pid_t command) {
+  for (;;) {
+    int status;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    if (pid == command) mirror(status);
+  }
+}
+
+static void supervise(pid_t command, int listener, const sigset_t *all) {
+  pid_t parent = getppid();
+  int signals = signalfd(-1, all, SFD_CLOEXEC);
+  /* Not dumpable: the command may not ptrace us, read our memory or take our listener. */
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  /* The ancestor of its orphans too (Yama ptrace_scope=1 lets us read only descendants). */
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  /* The command's output is its own: its readers must not wait for us. */
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd < 3 && null >= 0; fd++) dup3(null, fd, 0);
+  if (null > 2) close(null);
+  struct pollfd fds[2] = {{.fd = signals, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
+  struct seccomp_notif *req = calloc(1, sizeof *req + 256);
+  if (signals < 0 || !req) _exit(125);
+  reap_children(command);
+  for (;;) {
+    if (poll(fds, 2, -1) < 0) continue;
+    if (fds[1].revents & POLLIN) handle_notification(listener, req);
+    /* Every task under the filter has exited: nothing more will come. */
+    else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) fds[1].fd = -1;
+    if (!(fds[0].revents & POLLIN)) continue;
+    struct signalfd_siginfo info;
+    if (read(signals, &info, sizeof info) != sizeof info) continue;
+    int sig = (int)info.ssi_signo;
+    if (sig == SIGCHLD) {
+      reap_children(command);
+      continue;
+    }
+    /* What our parent sent us alone (init's or the stand-in's forward); a signal to our group
+     * (we lead it) or from the terminal reached the command too. */
+    int to_group = getpgrp() == getpid();
+    if (passed_on(sig) && info.ssi_code <= 0 && (pid_t)info.ssi_pid == parent && !to_group) kill(command, sig);
+  }
+}
+
+int git_guard_start(void) {
+  int channel[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) != 0) return -1;
+  sigset_t all, original;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &original);
+  pid_t supervisor = getpid();
+  pid_t command = fork();
+  if (command < 0) {
+    int saved = errno;
+    sigprocmask(SIG_SETMASK, &original, NULL);
+    close(channel[0]);
+    close(channel[1]);
+    errno = saved;
+    return -1;
+  }
+  if (command == 0) {
+    close(channel[0]);
+    sigprocmask(SIG_SETMASK, &original, NULL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != supervisor) _exit(125);
+    int listener = install_filter();
+    if (listener < 0) {
+      fprintf(stderr, "tscodex-sandbox: cannot install the .git guard: %s\n", strerror(errno));
+      _exit(125);
+    }
+    send_fd(channel[1], listener);
+    close(listener);
+    close(channel[1]);
+    return 0;
+  }
+  close(channel[1]);
+  int listener = receive_fd(channel[0]);
+  close(channel[0]);
+  if (listener < 0) {
+    /* The command failed before its filter was in place: it exits 125 on its own. */
+    for (;;) {
+      int status;
+      if (waitpid(command, &status, 0) == command) mirror(status);
+      if (errno == ECHILD) _exit(125);
+    }
+  }
+  supervise(command, listener, &all);
+  return -1;
+}
