@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -47,6 +48,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -201,6 +203,37 @@ static int open_base(pid_t pid, const char *path, int dirfd, int own_dir) {
   return fd;
 }
 
+static int on_fs(int fd, long type) {
+  struct statfs fs;
+  return fstatfs(fd, &fs) == 0 && fs.f_type == type;
+}
+
+/*
+ * `dir` as the caller sees it when it is in our own /proc/PID (reached through /proc/self,
+ * /dev/fd, /dev/stdout...): the same directory of the caller's /proc/PID. Closes `dir`.
+ */
+static int as_caller(int dir, pid_t pid) {
+  char link[64], where[PATH_MAX_LEN], own[32], mapped[PATH_MAX_LEN + 32];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dir);
+  ssize_t len = readlink(link, where, sizeof where - 1);
+  if (len < 0) return dir;
+  where[len] = 0;
+  int own_len = snprintf(own, sizeof own, "/proc/%d", (int)getpid());
+  if (strncmp(where, own, (size_t)own_len) != 0 || (where[own_len] != '/' && where[own_len] != 0)) return dir;
+  const char *rest = where + own_len;
+  /* /proc/self/task/SELF is /proc/thread-self: the calling thread's. */
+  char task[48];
+  int task_len = snprintf(task, sizeof task, "/task/%d", (int)getpid());
+  if (strncmp(rest, task, (size_t)task_len) == 0 && (rest[task_len] == '/' || rest[task_len] == 0))
+    snprintf(mapped, sizeof mapped, "/proc/%d/task/%d%s", (int)pid, (int)pid, rest + task_len);
+  else
+    snprintf(mapped, sizeof mapped, "/proc/%d%s", (int)pid, rest);
+  int fd = open(mapped, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  close(dir);
+  return fd;
+}
+
 /*
  * Opens the directory that holds `path`'s last component, as the caller would resolve it
  * (absolute paths inside its root); *name points into `path` at that component (trailing
@@ -216,7 +249,7 @@ static int open_parent(pid_t pid, int dirfd, int own_dir, char *path, const char
   size_t start = end;
   while (start > 0 && path[start - 1] != '/') start--;
   *name = path + start;
-  if (start == 0) return base;
+  if (start == 0) return on_fs(base, PROC_SUPER_MAGIC) ? as_caller(base, pid) : base;
   /* Only slashes before the name: the caller's root itself. */
   size_t dir_end = start;
   while (dir_end > 0 && path[dir_end - 1] == '/') dir_end--;
@@ -224,14 +257,15 @@ static int open_parent(pid_t pid, int dirfd, int own_dir, char *path, const char
   char dir[PATH_MAX_LEN];
   memcpy(dir, path, dir_end);
   dir[dir_end] = 0;
-  struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                         .resolve = path[0] == '/' ? RESOLVE_IN_ROOT : 0};
   const char *relative = dir;
   while (*relative == '/') relative++;
-  int fd = *relative ? (int)syscall(SYS_openat2, base, relative, &how, sizeof how) : dup(base);
+  /* Symlinks on the way resolve in our root: the caller's unless it chroot'ed in a user
+   * namespace of its own, where it would only miss its own files. */
+  int fd = openat(base, relative, O_PATH | O_DIRECTORY | O_CLOEXEC);
   int saved = errno;
   close(base);
-  return fd < 0 ? -saved : fd;
+  if (fd < 0) return -saved;
+  return on_fs(fd, PROC_SUPER_MAGIC) ? as_caller(fd, pid) : fd;
 }
 
 /* The caller's umask, from /proc/PID/status; 022 when it cannot be read. */
@@ -257,6 +291,9 @@ struct call {
 };
 
 static int answer_fd(const struct call *call, int fd, int cloexec) {
+  /* Never a file of /proc or an anonymous inode (our listener): a path into our own /proc/PID
+   * (by number) would hand the caller our memory or fds. Nothing there is made by O_CREAT. */
+  if (on_fs(fd, PROC_SUPER_MAGIC) || on_fs(fd, ANON_INODE_FS_MAGIC)) return -EACCES;
   struct seccomp_notif_addfd addfd = {
       .id = call->id,
       .flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -281,18 +318,17 @@ static void answer_error(const struct call *call, int err) {
 
 static void *slow_open_thread(void *arg) {
   struct slow_open *open_ = arg;
-  int fd = openat(open_->parent, open_->name, (open_->flags | O_NOFOLLOW | O_CLOEXEC) & ~O_CREAT);
-  if (fd < 0)
-    answer_error(&open_->call, -errno);
-  else if (answer_fd(&open_->call, fd, open_->flags & O_CLOEXEC) != 0)
-    answer_error(&open_->call, -EBADF);
+  int fd = openat(open_->parent, open_->name, (open_->flags | O_CLOEXEC) & ~(O_CREAT | O_EXCL));
+  int result = fd < 0 ? -errno : answer_fd(&open_->call, fd, open_->flags & O_CLOEXEC);
+  if (result != 0) answer_error(&open_->call, result);
   if (fd >= 0) close(fd);
   close(open_->parent);
   free(open_);
   return NULL;
 }
 
-/* 1 when the call was answered on a thread (it now owns `parent`), else 0. */
+/* 1 when the call will be answered on a thread (it now owns `parent`), else 0. `flags` are
+ * the caller's, plus O_NOFOLLOW unless the last component is to be followed. */
 static int open_on_thread(const struct call *call, int parent, const char *name, int flags) {
   struct slow_open *open_ = malloc(sizeof *open_);
   if (!open_) return 0;
@@ -306,6 +342,23 @@ static int open_on_thread(const struct call *call, int parent, const char *name,
   pthread_attr_destroy(&attr);
   if (!started) free(open_);
   return started;
+}
+
+/*
+ * Opens an existing `name` with `flags` (no O_CREAT) and answers; a FIFO on a thread (its open
+ * waits for the other end). Takes `parent`. 0 when answered, else the negative errno.
+ */
+static int open_existing(const struct call *call, int parent, const char *name, int flags) {
+  struct stat st;
+  int at = (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+  if (fstatat(parent, name, &st, at) == 0 && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK) &&
+      open_on_thread(call, parent, name, flags))
+    return 0;
+  int fd = openat(parent, name, flags | O_CLOEXEC);
+  int result = fd < 0 ? -errno : answer_fd(call, fd, flags & O_CLOEXEC);
+  if (fd >= 0) close(fd);
+  close(parent);
+  return result;
 }
 
 /*
@@ -330,6 +383,12 @@ static int emulate_open(const struct call *call, int dirfd, char *path, int flag
       break;
     }
     struct stat st;
+    if (on_fs(parent, PROC_SUPER_MAGIC)) {
+      /* Nothing can be created in /proc: open what is there as the caller would, following
+       * a magic link (/proc/PID/fd/N) to the caller's open file. */
+      result = open_existing(call, parent, name, flags & ~(O_CREAT | O_EXCL));
+      break;
+    }
     int exists = fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && S_ISLNK(st.st_mode) && follow) {
       char target[PATH_MAX_LEN];
@@ -342,9 +401,8 @@ static int emulate_open(const struct call *call, int dirfd, char *path, int flag
         continue;
       }
     }
-    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode) &&
-        !(flags & O_EXCL) && open_on_thread(call, parent, name, flags)) {
-      result = 0;
+    if (exists && S_ISFIFO(st.st_mode) && !(flags & O_EXCL)) {
+      result = open_existing(call, parent, name, flags | O_NOFOLLOW);
       break;
     }
     /* O_NONBLOCK: a FIFO put there since fstatat must not hold up every other call. O_EXCL
@@ -359,7 +417,7 @@ static int emulate_open(const struct call *call, int dirfd, char *path, int flag
       break;
     }
     if (!(flags & O_NONBLOCK)) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    result = answer_fd(call, fd, flags & O_CLOEXEC) == 0 ? 0 : -EBADF;
+    result = answer_fd(call, fd, flags & O_CLOEXEC);
     close(fd);
     break;
   }

@@ -3,8 +3,10 @@
  * itself: ordinary creation must behave exactly as without it, under both backends. Modes
  * follow the caller's umask, O_EXCL and noclobber refuse an existing file, O_CLOEXEC is kept,
  * O_CREAT follows a final symlink to a new target, a FIFO opened for writing waits for its
- * reader without holding up other calls, *at calls start at the caller's directory fd, and
- * cp -r, tar x, mv, ln and a bare `git init` into a name that is not `.git` all work.
+ * reader without holding up other calls, *at calls start at the caller's directory fd,
+ * /dev/stdout and /dev/fd/N are the command's (not the supervisor's), and cp -r, tar x, mv,
+ * ln and a bare `git init` into a name that is not `.git` all work. The supervisor never
+ * opens a file of /proc for the command (its own memory or listener would be an escape).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -63,6 +65,22 @@ const PY_FLAGS = [
   'os.close(os.open("inside", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=d))',
   'os.mkdir("subdir", dir_fd=d)',
   'os.symlink("inside", "link", dir_fd=d)',
+].join("\n");
+
+const PY_DEV_FD = 'import os; os.write(os.open("/dev/fd/1", os.O_CREAT | os.O_WRONLY | os.O_APPEND), b"c\\n")';
+/** The supervisor opens files for the command: never its own /proc (memory, the listener). */
+const PY_PROC = [
+  "import os",
+  "opened = []",
+  'for pid in [p for p in os.listdir("/proc") if p.isdigit()]:',
+  '  for name in ["mem", "environ"] + ["fd/%d" % n for n in range(16)]:',
+  "    try:",
+  '      fd = os.open("/proc/%s/%s" % (pid, name), os.O_CREAT | os.O_RDWR)',
+  "    except OSError:",
+  "      continue",
+  '    target = os.readlink("/proc/self/fd/%d" % fd)',
+  '    if name in ["mem", "environ"] or target.startswith("anon_inode"): opened.append(pid + "/" + name)',
+  "print(opened)",
 ].join("\n");
 
 describe.each(backends)("ordinary creation under $name with the .git guard", ({ name, status }) => {
@@ -125,6 +143,22 @@ describe.each(backends)("ordinary creation under $name with the .git guard", ({ 
       );
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toBe("200\nnew");
+    });
+
+    it("/dev/stdout, /dev/stderr and /dev/fd/N are the command's own", async () => {
+      // Into a file: runCommand's stdio are sockets, which cannot be opened again by path.
+      const run = await sandboxed(
+        name,
+        `exec >> log 2>&1; echo a >> /dev/stdout; echo b >> /dev/stderr; python3 -c '${PY_DEV_FD}'`,
+      );
+      expect(run.exitCode, run.output).toBe(0);
+      expect(readFileSync(join(ws, "log"), "utf8")).toBe("a\nb\nc\n");
+    });
+
+    it("never opens a process's memory or a seccomp listener for the command", async () => {
+      const run = await sandboxed(name, `python3 -c '${PY_PROC}'`);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toBe("[]");
     });
 
     it("passes on the command's exit code and errors of the calls it makes", async () => {
