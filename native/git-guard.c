@@ -93,6 +93,11 @@ static int install_filter(void) {
   PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, GUARD_AUDIT_ARCH, 1, 0));
   PUSH(RET(SECCOMP_RET_KILL_PROCESS));
   PUSH(LOAD(offsetof(struct seccomp_data, nr)));
+#ifdef __x86_64__
+  /* x32 numbers reach the same handlers under other numbers. */
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x40000000U, 0, 1));
+  PUSH(RET_ERRNO(EPERM));
+#endif
   /* Calls whose flags decide: open/openat notify only with O_CREAT (plain opens stay fast). */
 #ifdef __NR_open
   PUSH(IF_NR(__NR_open, 4));
@@ -175,6 +180,29 @@ static int read_string(pid_t pid, uint64_t addr, char *out, size_t size) {
   return -ENAMETOOLONG;
 }
 
+/* A call waiting for our answer: the caller's pid (a thread id) and the notification. */
+struct call {
+  pid_t pid;
+  uint64_t id;
+  int listener;
+};
+
+/* Whether the call is still waiting, so its pid was not reused by another process since we
+ * looked at /proc/PID. */
+static int still_waiting(const struct call *call) {
+  uint64_t id = call->id;
+  return ioctl(call->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* open() of a /proc/PID path, valid only if the call is still waiting afterwards. */
+static int open_proc(const struct call *call, const char *path, int flags) {
+  int fd = open(path, flags | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  if (still_waiting(call)) return fd;
+  close(fd);
+  return -ESRCH;
+}
+
 /* The name a path creates: its last component, trailing slashes ignored. */
 static int is_git_name(const char *path) {
   size_t end = strlen(path);
@@ -186,7 +214,8 @@ static int is_git_name(const char *path) {
 }
 
 /* A directory of the caller as an O_PATH fd: its root, cwd or fd `dirfd`; or ours, `own_dir`. */
-static int open_base(pid_t pid, const char *path, int dirfd, int own_dir) {
+static int open_base(const struct call *call, const char *path, int dirfd, int own_dir) {
+  pid_t pid = call->pid;
   char proc[64];
   if (path[0] != '/' && own_dir >= 0) {
     int fd = fcntl(own_dir, F_DUPFD_CLOEXEC, 0);
@@ -198,9 +227,8 @@ static int open_base(pid_t pid, const char *path, int dirfd, int own_dir) {
     snprintf(proc, sizeof proc, "/proc/%d/cwd", (int)pid);
   else
     snprintf(proc, sizeof proc, "/proc/%d/fd/%d", (int)pid, dirfd);
-  int fd = open(proc, O_PATH | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT && path[0] != '/' && dirfd != AT_FDCWD ? -EBADF : -errno;
-  return fd;
+  int fd = open_proc(call, proc, O_PATH);
+  return fd == -ENOENT && path[0] != '/' && dirfd != AT_FDCWD ? -EBADF : fd;
 }
 
 static int on_fs(int fd, long type) {
@@ -212,7 +240,8 @@ static int on_fs(int fd, long type) {
  * `dir` as the caller sees it when it is in our own /proc/PID (reached through /proc/self,
  * /dev/fd, /dev/stdout...): the same directory of the caller's /proc/PID. Closes `dir`.
  */
-static int as_caller(int dir, pid_t pid) {
+static int as_caller(int dir, const struct call *call) {
+  pid_t pid = call->pid;
   char link[64], where[PATH_MAX_LEN], own[32], mapped[PATH_MAX_LEN + 32];
   snprintf(link, sizeof link, "/proc/self/fd/%d", dir);
   ssize_t len = readlink(link, where, sizeof where - 1);
@@ -228,10 +257,8 @@ static int as_caller(int dir, pid_t pid) {
     snprintf(mapped, sizeof mapped, "/proc/%d/task/%d%s", (int)pid, (int)pid, rest + task_len);
   else
     snprintf(mapped, sizeof mapped, "/proc/%d%s", (int)pid, rest);
-  int fd = open(mapped, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return -errno;
   close(dir);
-  return fd;
+  return open_proc(call, mapped, O_PATH | O_DIRECTORY);
 }
 
 /*
@@ -240,16 +267,16 @@ static int as_caller(int dir, pid_t pid) {
  * slashes kept, the *at calls treat them as the kernel would). A relative path starts at
  * `own_dir` when that is an fd of ours (>= 0). Returns an fd or -errno.
  */
-static int open_parent(pid_t pid, int dirfd, int own_dir, char *path, const char **name) {
+static int open_parent(const struct call *call, int dirfd, int own_dir, char *path, const char **name) {
   if (path[0] == 0) return -ENOENT;
-  int base = open_base(pid, path, dirfd, own_dir);
+  int base = open_base(call, path, dirfd, own_dir);
   if (base < 0) return base;
   size_t end = strlen(path);
   while (end > 1 && path[end - 1] == '/') end--;
   size_t start = end;
   while (start > 0 && path[start - 1] != '/') start--;
   *name = path + start;
-  if (start == 0) return on_fs(base, PROC_SUPER_MAGIC) ? as_caller(base, pid) : base;
+  if (start == 0) return on_fs(base, PROC_SUPER_MAGIC) ? as_caller(base, call) : base;
   /* Only slashes before the name: the caller's root itself. */
   size_t dir_end = start;
   while (dir_end > 0 && path[dir_end - 1] == '/') dir_end--;
@@ -265,7 +292,7 @@ static int open_parent(pid_t pid, int dirfd, int own_dir, char *path, const char
   int saved = errno;
   close(base);
   if (fd < 0) return -saved;
-  return on_fs(fd, PROC_SUPER_MAGIC) ? as_caller(fd, pid) : fd;
+  return on_fs(fd, PROC_SUPER_MAGIC) ? as_caller(fd, call) : fd;
 }
 
 /* The caller's umask, from /proc/PID/status; 022 when it cannot be read. */
@@ -284,11 +311,6 @@ static mode_t caller_umask(pid_t pid) {
 
 /* ---- making the call ------------------------------------------------------------------- */
 
-struct call {
-  pid_t pid;
-  uint64_t id;
-  int listener;
-};
 
 static int answer_fd(const struct call *call, int fd, int cloexec) {
   /* Never a file of /proc or an anonymous inode (our listener): a path into our own /proc/PID
@@ -377,7 +399,7 @@ static int emulate_open(const struct call *call, int dirfd, char *path, int flag
       break;
     }
     const char *name;
-    int parent = open_parent(call->pid, dirfd, own_dir, path, &name);
+    int parent = open_parent(call, dirfd, own_dir, path, &name);
     if (parent < 0) {
       result = parent;
       break;
@@ -473,10 +495,6 @@ static struct args decode(const struct seccomp_data *data) {
   }
 }
 
-/* Whether the call (notification `id`) is still waiting: the pid we read from is still its. */
-static int still_waiting(int listener, uint64_t id) {
-  return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
 
 /* Makes the call for the caller; 0 or a negative errno (0 from OPEN: already answered). */
 static int emulate(const struct call *call, const struct args *args) {
@@ -485,7 +503,7 @@ static int emulate(const struct call *call, const struct args *args) {
   if (err == 0 && (args->kind == RENAME || args->kind == LINK || args->kind == SYMLINK))
     err = read_string(call->pid, args->from, from, sizeof from);
   /* Read from the right process: the call is still waiting, so its pid was not reused. */
-  if (!still_waiting(call->listener, call->id)) return -ESRCH;
+  if (!still_waiting(call)) return -ESRCH;
   if (err != 0) return err;
   if (is_git_name(to)) return -EPERM;
   /* RENAME_EXCHANGE gives the old name the new one's file: a name made too. */
@@ -494,7 +512,7 @@ static int emulate(const struct call *call, const struct args *args) {
 
   if (args->kind == OPEN) return emulate_open(call, args->to_dirfd, to, (int)args->flags, (mode_t)args->mode);
   const char *to_name;
-  int to_parent = open_parent(call->pid, args->to_dirfd, -1, to, &to_name);
+  int to_parent = open_parent(call, args->to_dirfd, -1, to, &to_name);
   if (to_parent < 0) return to_parent;
   int from_parent = -1;
   const char *from_name = from;
@@ -506,7 +524,7 @@ static int emulate(const struct call *call, const struct args *args) {
       snprintf(from, sizeof from, "/proc/%d/fd/%d", (int)call->pid, args->from_dirfd);
       from_parent = AT_FDCWD;
     } else {
-      from_parent = open_parent(call->pid, args->from_dirfd, -1, from, &from_name);
+      from_parent = open_parent(call, args->from_dirfd, -1, from, &from_name);
       if (from_parent < 0) result = from_parent;
     }
     if (result == 0) {
