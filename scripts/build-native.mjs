@@ -34,7 +34,9 @@ if (!compiler) {
 mkdirSync(outDir, { recursive: true });
 const temp = `${output}.tmp-${process.pid}`;
 try {
-  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-pthread", "-o", temp, ...sources], { stdio: "pipe" });
+  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-pthread", "-o", temp, ...sources], {
+    stdio: "pipe",
+  });
   // Rename so a running helper is never overwritten in place.
   renameSync(temp, output);
 } catch (error) {

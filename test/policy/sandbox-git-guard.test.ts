@@ -67,7 +67,8 @@ const PY_FLAGS = [
   'os.symlink("inside", "link", dir_fd=d)',
 ].join("\n");
 
-const PY_DEV_FD = 'import os; os.write(os.open("/dev/fd/1", os.O_CREAT | os.O_WRONLY | os.O_APPEND), b"c\\n")';
+const PY_DEV_FD =
+  'import os; os.write(os.open("/dev/fd/1", os.O_CREAT | os.O_WRONLY | os.O_APPEND), b"c\\n")';
 /** The supervisor opens files for the command: never its own /proc (memory, the listener). */
 const PY_PROC = [
   "import os",
