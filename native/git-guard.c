@@ -495,7 +495,6 @@ static struct args decode(const struct seccomp_data *data) {
   }
 }
 
-
 /* Makes the call for the caller; 0 or a negative errno (0 from OPEN: already answered). */
 static int emulate(const struct call *call, const struct args *args) {
   static char to[PATH_MAX_LEN], from[PATH_MAX_LEN];
@@ -508,7 +507,8 @@ static int emulate(const struct call *call, const struct args *args) {
   if (is_git_name(to)) return -EPERM;
   /* RENAME_EXCHANGE gives the old name the new one's file: a name made too. */
   if (args->kind == RENAME && (args->flags & RENAME_EXCHANGE) && is_git_name(from)) return -EPERM;
-  umask(caller_umask(call->pid));
+  /* The caller's umask for what gets a mode (a symlink's is always 0777). */
+  if (args->kind == OPEN || args->kind == MKDIR || args->kind == MKNOD) umask(caller_umask(call->pid));
 
   if (args->kind == OPEN) return emulate_open(call, args->to_dirfd, to, (int)args->flags, (mode_t)args->mode);
   const char *to_name;
