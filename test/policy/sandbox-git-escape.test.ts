@@ -58,7 +58,7 @@ async function sandboxed(backend: "bwrap" | "landlock", mode: Mode, script: stri
     argv: prepared.argv,
     cwd: ws,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, LANG: "C.UTF-8", TMPDIR: tmp },
-    timeoutMs: 10_000,
+    timeoutMs: 30_000,
   });
   return { exitCode: result.exitCode, output: renderCaptured(result.aggregated) };
 }
@@ -197,4 +197,47 @@ describe.each(backends)("creating .git below the top under $name", ({ name, stat
       });
     }
   });
+});
+
+/**
+ * The guard makes the call on its own copy of the path: a thread that flips the path in memory
+ * between `sub/zgit` and `sub/.git` while mkdir waits for the guard never gets `sub/.git` made
+ * (a guard that checks, then lets the call continue, lost it within 40 tries here).
+ */
+const PY_RACE = [
+  "import ctypes, os, threading",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  'buf = ctypes.create_string_buffer(b"sub/zgit", 16)',
+  'safe, bad = b"sub/zgit\\0", b"sub/.git\\0"',
+  "stop = False",
+  "def flip():",
+  "  while not stop:",
+  "    ctypes.memmove(buf, safe, len(safe))",
+  "    ctypes.memmove(buf, bad, len(bad))",
+  "t = threading.Thread(target=flip)",
+  "t.start()",
+  "made = 0",
+  "for i in range(2000):",
+  "  ctypes.memmove(buf, safe, len(safe))",
+  "  if libc.mkdir(buf, 0o755) == 0:",
+  "    made += 1",
+  '    if os.path.isdir("sub/zgit"): os.rmdir("sub/zgit")',
+  '  if os.path.lexists("sub/.git"): break',
+  "stop = True",
+  "t.join()",
+  'print("made", made)',
+].join("\n");
+
+describe.each(backends)("a path flipped to .git while the call waits under $name", ({ name, status }) => {
+  it.skipIf(missing(status, `the .git race under ${name}`))(
+    "never makes .git",
+    { timeout: 60_000 },
+    async () => {
+      const run = await sandboxed(name, "workspace-write", `python3 -c '${PY_RACE}'`);
+      expect(run.exitCode, run.output).toBe(0);
+      // Some mkdirs read the flipped name and were refused, the others made sub/zgit.
+      expect(run.output).toMatch(/^made \d+/);
+      expect(gitNamesBelow(ws, join(ws, ".git")), run.output).toEqual([]);
+    },
+  );
 });
