@@ -13,8 +13,9 @@
  * call never runs itself, so changing its memory after our check changes nothing (we never
  * answer SECCOMP_USER_NOTIF_FLAG_CONTINUE). openat2 fails with ENOSYS (its flags are in a
  * struct the filter cannot read; libc falls back to openat), io_uring_setup with EPERM (it
- * creates files without syscalls), and so does a nested filter that asks for its own
- * listener (which would answer before us).
+ * creates files without syscalls), and so do btrfs's subvolume and snapshot ioctls (they make
+ * directories under any name) and a nested filter that asks for its own listener (which
+ * would answer before us).
  *
  * We are the process that restricted itself and then forked the command: same mount
  * namespace, Landlock domain, credentials and no capabilities, so whatever we do on the
@@ -30,6 +31,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#if __has_include(<linux/btrfs.h>)
+#include <linux/btrfs.h>
+#endif
 #include <linux/filter.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -86,7 +90,7 @@
 
 /* Installs the filter on the calling thread; returns the listener fd, or -1. */
 static int install_filter(void) {
-  struct sock_filter filter[64];
+  struct sock_filter filter[96];
   unsigned n = 0;
 #define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
   PUSH(LOAD(offsetof(struct seccomp_data, arch)));
@@ -116,6 +120,17 @@ static int install_filter(void) {
   PUSH(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 1));
   PUSH(RET_ERRNO(EPERM));
   PUSH(RET(SECCOMP_RET_ALLOW));
+#ifdef BTRFS_IOC_SUBVOL_CREATE
+  /* btrfs makes a subvolume or snapshot (a directory) under any name the ioctl asks for. */
+  PUSH(IF_NR(__NR_ioctl, 7));
+  PUSH(LOAD(GUARD_ARG_LOW(1)));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)BTRFS_IOC_SNAP_CREATE, 4, 0));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)BTRFS_IOC_SUBVOL_CREATE, 3, 0));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)BTRFS_IOC_SNAP_CREATE_V2, 2, 0));
+  PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)BTRFS_IOC_SUBVOL_CREATE_V2, 1, 0));
+  PUSH(RET(SECCOMP_RET_ALLOW));
+  PUSH(RET_ERRNO(EPERM));
+#endif
   PUSH(IF_NR(__NR_openat2, 1));
   PUSH(RET_ERRNO(ENOSYS));
   PUSH(IF_NR(__NR_io_uring_setup, 1));

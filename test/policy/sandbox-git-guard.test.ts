@@ -84,6 +84,18 @@ const PY_PROC = [
   "print(opened)",
 ].join("\n");
 
+/** btrfs's BTRFS_IOC_SUBVOL_CREATE (_IOW(0x94, 14, 4096 bytes)) on the workspace: ENOTTY on other
+ * file systems, EPERM from the guard everywhere (a subvolume is a directory of any name). */
+const PY_SUBVOL = [
+  "import errno, fcntl, os",
+  "SUBVOL_CREATE = 0x40000000 | (4096 << 16) | (0x94 << 8) | 14",
+  'fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)',
+  "try:",
+  '  fcntl.ioctl(fd, SUBVOL_CREATE, bytearray(b".git".ljust(4096, b"\\0")))',
+  "except OSError as e:",
+  "  print(errno.errorcode[e.errno])",
+].join("\n");
+
 describe.each(backends)("ordinary creation under $name with the .git guard", ({ name, status }) => {
   describe.skipIf(missing(status, `the .git guard under ${name}`))("workspace-write", () => {
     it("mkdir -p, echo >, touch, cp -r, mv, ln, ln -s follow the umask", async () => {
@@ -160,6 +172,12 @@ describe.each(backends)("ordinary creation under $name with the .git guard", ({ 
       const run = await sandboxed(name, `python3 -c '${PY_PROC}'`);
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toBe("[]");
+    });
+
+    it("refuses btrfs subvolume creation", async () => {
+      const run = await sandboxed(name, `python3 -c '${PY_SUBVOL}'`);
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.output).toBe("EPERM");
     });
 
     it("passes on the command's exit code and errors of the calls it makes", async () => {
