@@ -681,6 +681,13 @@ int git_guard_start(void) {
       fprintf(stderr, "tscodex-sandbox: cannot install the .git guard: %s\n", strerror(errno));
       _exit(125);
     }
+    /* Handing over opened files needs SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): an unknown id
+     * answers ENOENT where it exists. Without it every O_CREAT would fail: say so instead. */
+    struct seccomp_notif_addfd probe = {.flags = SECCOMP_ADDFD_FLAG_SEND, .srcfd = (uint32_t)listener};
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &probe) == 0 || errno != ENOENT) {
+      fprintf(stderr, "tscodex-sandbox: the .git guard needs Linux 5.14 or newer (seccomp ADDFD_FLAG_SEND)\n");
+      _exit(125);
+    }
     send_fd(channel[1], listener);
     close(listener);
     close(channel[1]);
