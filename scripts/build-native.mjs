@@ -5,10 +5,10 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const sources = ["tscodex-sandbox.c", "contain.c", "git-guard.c"].map((name) =>
+const sources = ["tscodex-sandbox.c", "contain.c", "git-guard.c", "git-guard-calls.c"].map((name) =>
   fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
 );
-const headers = ["contain.h", "git-guard.h"].map((name) =>
+const headers = ["contain.h", "git-guard.h", "git-guard-calls.h"].map((name) =>
   fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
 );
 const outDir = fileURLToPath(new URL("../native/build/", import.meta.url));
