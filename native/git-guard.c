@@ -254,10 +254,15 @@ int git_guard_start(void) {
   sigset_t all, original;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &original);
+  /* An ignored SIGCHLD (inherited through exec) would reap the command before we could read
+   * its status; the command gets back whatever it inherited. */
+  struct sigaction inherited, standard = {.sa_handler = SIG_DFL};
+  sigaction(SIGCHLD, &standard, &inherited);
   pid_t supervisor = getpid();
   pid_t command = fork();
   if (command < 0) {
     int saved = errno;
+    sigaction(SIGCHLD, &inherited, NULL);
     sigprocmask(SIG_SETMASK, &original, NULL);
     close(channel[0]);
     close(channel[1]);
@@ -266,6 +271,7 @@ int git_guard_start(void) {
   }
   if (command == 0) {
     close(channel[0]);
+    sigaction(SIGCHLD, &inherited, NULL);
     sigprocmask(SIG_SETMASK, &original, NULL);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != supervisor) _exit(125);
     int listener = install_filter();
