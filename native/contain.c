@@ -74,8 +74,8 @@ static int stand_in_gone(void) {
   return SIGRTMIN + 2;
 }
 
-/* Signals a process may be asked to handle; the rest (SIGCHLD, SIGWINCH, stops) are not passed on. */
-static int passed_on(int sig) {
+/* The rest (SIGCHLD, SIGWINCH, stops) are not passed on. */
+int passed_on(int sig) {
   switch (sig) {
   case SIGHUP: case SIGINT: case SIGQUIT: case SIGTERM: case SIGUSR1: case SIGUSR2: case SIGALRM:
   case SIGCONT:
@@ -85,8 +85,7 @@ static int passed_on(int sig) {
   }
 }
 
-/* Ends this process the way the command ended: same exit code, or death by the same signal. */
-static void mirror(int status) {
+_Noreturn void mirror(int status) {
   if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
   /* Our own core dump would say nothing about the command. */

@@ -26,4 +26,11 @@ int mount_own_proc(void);
  */
 int enter_keeper(void);
 
+/* Signals a process may be asked to handle and that a stand-in passes on to its command. */
+int passed_on(int sig);
+
+/* Ends the calling process the way a child ended (`status` from waitpid): same exit code, or
+ * death by the same signal (re-raised, core dump suppressed). */
+_Noreturn void mirror(int status);
+
 #endif

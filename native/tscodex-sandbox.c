@@ -1,13 +1,14 @@
 /*
  * tscodex-sandbox: the fallback Linux sandbox of tscodex, used when bubblewrap is missing or
- * cannot run. It restricts itself, then exec's the command, so the command is the process
- * the caller spawned (process-group kills and exit codes work unchanged).
+ * cannot run, and bubblewrap's inner layer. It restricts itself, then forks the command and
+ * stays as its supervisor (the .git guard) and stand-in: same exit code or fatal signal, same
+ * process group, passes on signals sent to it alone, dies with its caller.
  *
  *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--writable PATH]... [--read-only DIR]...
  *                   -- CMD [ARGS...]
  *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
  *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
- *                                only step 4 (bwrap runs it inside its own sandbox)
+ *                                only steps 4-6 (bwrap runs it inside its own sandbox)
  *   tscodex-sandbox --contain-only -- CMD [ARGS...]
  *                                no sandbox, only the keeper of contain.c (danger-full-access)
  *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
@@ -30,7 +31,10 @@
  *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
  *      with EPERM, and so does socket(AF_UNIX) unless --allow-unix-sockets (host daemons such
  *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed). x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
- *   5. Die with the parent (PR_SET_PDEATHSIG), then execvp.
+ *   5. Die with the parent (PR_SET_PDEATHSIG).
+ *   6. The .git guard (git-guard.c): fork; the child installs a seccomp user-notification
+ *      filter on every name-creating call and execvp's the command; we stay as its supervisor
+ *      (and stand-in), making those calls for it and refusing any new name `.git`.
  *
  * Exit codes of its own: 120 the kernel has no Landlock; 125 usage or setup error;
  * 126 the command cannot be executed; 127 the command was not found.
@@ -61,6 +65,7 @@
 #include <unistd.h>
 
 #include "contain.h"
+#include "git-guard.h"
 
 #define EXIT_NO_LANDLOCK 120
 #define EXIT_SETUP 125
@@ -631,5 +636,6 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die(EXIT_SETUP, "pdeathsig", errno);
   if (getppid() != parent) return EXIT_SETUP;
 
+  if (git_guard_start() != 0) die(EXIT_SETUP, "cannot start the .git guard", errno);
   return exec_command(opt.command);
 }

@@ -5,10 +5,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const sources = ["tscodex-sandbox.c", "contain.c"].map((name) =>
+const sources = ["tscodex-sandbox.c", "contain.c", "git-guard.c", "git-guard-calls.c"].map((name) =>
   fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
 );
-const header = fileURLToPath(new URL("../native/contain.h", import.meta.url));
+const headers = ["contain.h", "git-guard.h", "git-guard-calls.h"].map((name) =>
+  fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
+);
 const outDir = fileURLToPath(new URL("../native/build/", import.meta.url));
 const output = `${outDir}tscodex-sandbox`;
 
@@ -18,7 +20,7 @@ function note(message) {
 }
 
 if (process.platform !== "linux") note("not Linux: the Landlock sandbox helper is not built");
-const newestInput = Math.max(...[...sources, header].map((path) => statSync(path).mtimeMs));
+const newestInput = Math.max(...[...sources, ...headers].map((path) => statSync(path).mtimeMs));
 if (existsSync(output) && statSync(output).mtimeMs >= newestInput) process.exit(0);
 
 const compiler = [process.env.CC, "cc", "gcc", "clang"].find((cc) => {
@@ -32,7 +34,9 @@ if (!compiler) {
 mkdirSync(outDir, { recursive: true });
 const temp = `${output}.tmp-${process.pid}`;
 try {
-  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-o", temp, ...sources], { stdio: "pipe" });
+  execFileSync(compiler, ["-O2", "-Wall", "-Wextra", "-std=c11", "-pthread", "-o", temp, ...sources], {
+    stdio: "pipe",
+  });
   // Rename so a running helper is never overwritten in place.
   renameSync(temp, output);
 } catch (error) {

@@ -37,7 +37,7 @@ export function bwrapBackendStatus(): Promise<BackendStatus> {
 
 /**
  * The built helper (cached), whatever the kernel's Landlock: bwrap runs it in seccomp-only
- * mode to block unix sockets. Null when it is not built.
+ * mode (its seccomp layer and .git guard). Null when it is not built.
  */
 export function sandboxHelperPath(): Promise<string | null> {
   helperPath ??= findNativeHelper();

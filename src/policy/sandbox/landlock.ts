@@ -1,9 +1,11 @@
 /**
  * The command line of the fallback helper (native/tscodex-sandbox.c): a private mount
  * namespace that makes everything but the writable roots read-only (and control dirs inside
- * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets. With a
- * PID namespace (native/pid-init.c) the helper stays as the command's stand-in (same process
- * group, same exit status or fatal signal); without one it exec's the command in place.
+ * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets, and the
+ * .git guard (native/git-guard.c: a supervisor that makes every name-creating call for the
+ * command and refuses any new `.git`). The helper stays as the command's stand-in (same process
+ * group, same exit status or fatal signal); with a PID namespace (native/contain.c) one more
+ * stand-in stays outside it.
  */
 import type { SandboxLayout } from "./layout.js";
 
@@ -33,7 +35,10 @@ export function landlockArgv(
   return args;
 }
 
-/** The helper in seccomp-only mode, run inside bwrap: blocks unix sockets when network is off. */
+/**
+ * The helper inside bwrap, in seccomp-only mode: its seccomp layer (unix sockets when network
+ * is off, terminal ioctls) and its .git guard (a supervisor that refuses every new name `.git`).
+ */
 export function seccompOnlyArgv(helper: string, argv: readonly string[], sockets: SocketRules): string[] {
   return [helper, "--seccomp-only", ...socketFlags(sockets), "--", ...argv];
 }
@@ -46,11 +51,6 @@ export function seccompOnlyArgv(helper: string, argv: readonly string[], sockets
  */
 export function containArgv(helper: string, argv: readonly string[]): string[] {
   return [helper, "--contain-only", "--", ...argv];
-}
-
-/** True when the seccomp layer has something to block that bwrap's namespaces do not. */
-export function needsSeccompLayer(sockets: SocketRules): boolean {
-  return !sockets.networkAccess && !sockets.allowUnixSockets;
 }
 
 function socketFlags(sockets: SocketRules): string[] {

@@ -7,7 +7,7 @@ import {
   landlockBackendStatus,
   sandboxHelperPath,
 } from "./detect.js";
-import { landlockArgv, needsSeccompLayer, type SocketRules, seccompOnlyArgv } from "./landlock.js";
+import { landlockArgv, type SocketRules, seccompOnlyArgv } from "./landlock.js";
 import { resolveLayout } from "./layout.js";
 import {
   type PreparedCommand,
@@ -51,17 +51,15 @@ export async function prepareSandboxedCommand(
     if (!status.available) {
       throw new SandboxUnavailableError(`cannot run the ${policy.mode} sandbox: ${status.reason}; ${FIX}`);
     }
-    // bwrap's empty network namespace does not stop unix sockets on the host's file system.
-    let inner = argv;
-    if (needsSeccompLayer(sockets)) {
-      const helper = await sandboxHelperPath();
-      if (!helper) {
-        throw new SandboxUnavailableError(
-          `cannot run the ${policy.mode} sandbox: blocking unix sockets under bubblewrap needs the helper (native/build/tscodex-sandbox; \`npm run build\` compiles it with cc), or set sandbox_allow_unix_sockets = true`,
-        );
-      }
-      inner = seccompOnlyArgv(helper, argv, sockets);
+    // The helper runs inside: its .git guard (no new `.git` anywhere) and its seccomp layer
+    // (bwrap's empty network namespace does not stop unix sockets on the host's file system).
+    const helper = await sandboxHelperPath();
+    if (!helper) {
+      throw new SandboxUnavailableError(
+        `cannot run the ${policy.mode} sandbox: bubblewrap needs the helper inside (native/build/tscodex-sandbox; \`npm run build\` compiles it with cc) to keep commands from creating .git and reaching unix sockets; or choose danger-full-access`,
+      );
     }
+    const inner = seccompOnlyArgv(helper, argv, sockets);
     return { argv: bwrapArgv(status.path, inner, cwd, layout, policy.networkAccess), backend };
   }
   const status = await landlockBackendStatus();
