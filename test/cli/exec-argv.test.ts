@@ -8,7 +8,9 @@ import type { ExecCliOptions } from "../../src/frontends/cli/exec.js";
 import { parseExecArgv } from "../../src/frontends/cli/exec-argv.js";
 import { runProgram } from "../../src/frontends/cli/program.js";
 
-async function viaCommander(argv: string[]): Promise<{ prompt: string | undefined; options: ExecCliOptions }> {
+async function viaCommander(
+  argv: string[],
+): Promise<{ prompt: string | undefined; options: ExecCliOptions }> {
   let seen: { prompt: string | undefined; options: ExecCliOptions } | undefined;
   const code = await runProgram(argv, async (prompt, options) => {
     seen = { prompt, options };
