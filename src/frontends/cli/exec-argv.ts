@@ -37,10 +37,9 @@ function lookupTable(specs: readonly OptionSpec[]): Map<string, Known> {
 }
 
 /** What commander gives an action before any option is seen: lists empty, defaults set. */
-function defaults(specs: readonly OptionSpec[]): Record<string, unknown> {
+function defaults(table: Map<string, Known>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  for (const spec of specs) {
-    const { key } = parseFlags(spec.flags);
+  for (const { spec, key } of new Set(table.values())) {
     if (spec.repeatable) values[key] = [];
     else if (spec.defaultValue !== undefined) values[key] = spec.defaultValue;
   }
@@ -104,10 +103,10 @@ const EXEC_TABLE = lookupTable([...SHARED_OPTIONS, ...EXEC_OPTIONS]);
 
 /** The exec invocation `argv` (after the program name) asks for, or null when it is not a plain one. */
 export function parseExecArgv(argv: readonly string[]): ParsedExec | null {
-  const globals = defaults(SHARED_OPTIONS);
+  const globals = defaults(SHARED_TABLE);
   const at = readOptions(argv, 0, SHARED_TABLE, globals, null);
   if (at === null || argv[at] !== "exec") return null;
-  const own = defaults([...SHARED_OPTIONS, ...EXEC_OPTIONS]);
+  const own = defaults(EXEC_TABLE);
   const positionals: string[] = [];
   if (readOptions(argv, at + 1, EXEC_TABLE, own, positionals) === null) return null;
   // `exec resume …`, `exec review …`, `exec help` are subcommands; two prompts are an error.
