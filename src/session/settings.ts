@@ -33,6 +33,13 @@ export interface ThreadSettings {
   model?: ModelChoice;
 }
 
+/** The workspace-write extent: extra roots, temp roots and network (see ThreadSettings). */
+export interface SandboxExtent {
+  writableRoots: string[];
+  tempRoots: string[];
+  networkAccess: boolean;
+}
+
 export interface UserInput {
   text: string;
   /** Images as data URLs. */
