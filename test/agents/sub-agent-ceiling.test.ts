@@ -60,15 +60,20 @@ describe.skipIf(await noSandbox("sub-agent ceiling"))("sub-agent ceilings throug
     expect(h.server.requests.some((request) => isChild(request.input))).toBe(false);
   });
 
-  it.each(["__proto__", "constructor", "toString"])(
-    "agent_type %s is an unknown agent_type",
-    async (name) => {
-      const escaped = join(outside.path, "escaped");
-      script(name, escaped);
-      const result = await h.exec(["delegate"]);
-      expect(result.code).toBe(0);
-      expect(spawnOutput()).toBe(`spawn_agent refused: unknown agent_type '${name}'`);
-      expect(h.server.requests.some((request) => isChild(request.input))).toBe(false);
-    },
-  );
+  it.each([
+    ["__proto__", "without [agents]"],
+    ["constructor", "without [agents]"],
+    ["toString", "without [agents]"],
+    ["__proto__", "with [agents]"],
+    ["toString", "with [agents]"],
+  ])("agent_type %s (%s) is an unknown agent_type", async (name, shape) => {
+    // No [agents] table at all is where the prototype chain used to answer.
+    if (shape === "without [agents]") await h.writeConfig();
+    const escaped = join(outside.path, "escaped");
+    script(name, escaped);
+    const result = await h.exec(["delegate"]);
+    expect(result.code).toBe(0);
+    expect(spawnOutput()).toBe(`spawn_agent refused: unknown agent_type '${name}'`);
+    expect(h.server.requests.some((request) => isChild(request.input))).toBe(false);
+  });
 });
