@@ -5,21 +5,17 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { callOutputs, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { useOutsideDir } from "../support/hostile-repo.js";
 import { noSandbox } from "../support/skips.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 const h = useExecHarness({ execArgs: ["--enable", "collab", "-s", "read-only", "-a", "never"] });
-let outside: TempDir;
+const outside = useOutsideDir();
 beforeEach(async () => {
-  outside = await tmpdir("tscodex-outside-");
   await h.writeConfig({ extra: '[agents.fixer]\nsandbox_mode = "danger-full-access"\n' });
-});
-afterEach(async () => {
-  await outside.cleanup();
 });
 
 const isChild = (input: readonly ResponseItem[]) =>
@@ -49,7 +45,7 @@ function spawnOutput(): string {
 
 describe.skipIf(await noSandbox("sub-agent ceiling"))("sub-agent ceilings through tscodex exec", () => {
   it("a profile wider than the parent (danger-full-access under read-only) is refused, and no child writes outside", async () => {
-    const escaped = join(outside.path, "escaped");
+    const escaped = join(outside(), "escaped");
     script("fixer", escaped);
     const result = await h.exec(["delegate"]);
     expect(result.code).toBe(0);
@@ -69,7 +65,7 @@ describe.skipIf(await noSandbox("sub-agent ceiling"))("sub-agent ceilings throug
   ])("agent_type %s (%s) is an unknown agent_type", async (name, shape) => {
     // No [agents] table at all is where the prototype chain used to answer.
     if (shape === "without [agents]") await h.writeConfig();
-    const escaped = join(outside.path, "escaped");
+    const escaped = join(outside(), "escaped");
     script(name, escaped);
     const result = await h.exec(["delegate"]);
     expect(result.code).toBe(0);

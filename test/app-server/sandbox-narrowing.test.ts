@@ -6,23 +6,17 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { useOutsideDir } from "../support/hostile-repo.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing } from "../support/skips.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
 import { runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
 const backends = await sandboxBackends();
-let outside: TempDir;
-beforeEach(async () => {
-  outside = await tmpdir("tscodex-outside-");
-});
-afterEach(async () => {
-  await outside.cleanup();
-});
+const outside = useOutsideDir();
 
 describe.each(backends)("turn/start sandboxPolicy under $name", ({ name, status }) => {
   it.skipIf(missing(status, `sandbox narrowing under ${name}`))(
@@ -43,10 +37,10 @@ describe.each(backends)("turn/start sandboxPolicy under $name", ({ name, status 
         expect(completed.params.turn.status).toBe("completed");
         return existsSync(file);
       };
-      expect(await touch(join(outside.path, "before"))).toBe(true);
+      expect(await touch(join(outside(), "before"))).toBe(true);
       const narrowed = { sandboxPolicy: { type: "workspaceWrite", excludeSlashTmp: true } };
-      expect(await touch(join(outside.path, "narrowed"), narrowed)).toBe(false);
-      expect(await touch(join(outside.path, "later"))).toBe(false);
+      expect(await touch(join(outside(), "narrowed"), narrowed)).toBe(false);
+      expect(await touch(join(outside(), "later"))).toBe(false);
       expect(await touch(join(h.work, "in-workspace"))).toBe(true);
     },
   );

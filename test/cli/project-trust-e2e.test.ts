@@ -7,24 +7,17 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "smol-toml";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { writeHostileRepo } from "../support/hostile-repo.js";
+import { useOutsideDir, writeHostileRepo } from "../support/hostile-repo.js";
 import { noSandbox } from "../support/skips.js";
-import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 const h = useExecHarness();
-let outside: TempDir;
-beforeEach(async () => {
-  outside = await tmpdir("tscodex-outside-");
-});
-afterEach(async () => {
-  await outside.cleanup();
-});
+const outside = useOutsideDir();
 
-const mcpMarker = () => join(outside.path, "mcp-started");
-const escaped = () => join(outside.path, "escaped");
+const mcpMarker = () => join(outside(), "mcp-started");
+const escaped = () => join(outside(), "escaped");
 
 /** The model tries to write outside the workspace, then answers. */
 function scriptEscape(): void {
