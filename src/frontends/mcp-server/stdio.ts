@@ -5,9 +5,11 @@
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
  *
  * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
- * (early-answers.ts) from this module alone. The first other message loads the MCP SDK, the
- * server and the runtime (threads, tools); the SDK server is then told the client's `initialize`
- * again (its reply dropped) so it knows the client's capabilities, and every later line goes to it.
+ * (early-answers.ts) from this module alone. Once `initialize` is answered, the modules of the MCP
+ * SDK server and of the runtime load in the background (nothing is opened: no store, no thread),
+ * so the first call finds them loaded. The first other message opens the runtime (threads,
+ * tools) and the SDK server; that server is then told the client's `initialize` again (its reply
+ * dropped) so it knows the client's capabilities, and every later line goes to it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -25,13 +27,25 @@ import {
 import type { ServerRuntime } from "./server-tool.js";
 import { defaultToolList, type ListedTool } from "./tool-list.js";
 
-/** Serve over this process's stdin/stdout; `open` makes the runtime on the first call that needs it. */
+/**
+ * Serve over this process's stdin/stdout; `open` makes the runtime on the first call that needs
+ * it, `preload` loads the code `open` needs without opening anything (started once `initialize`
+ * is answered).
+ */
 export async function serveStdio(
   open: () => Promise<ServerRuntime>,
   maxBytes: number,
   stop: Promise<void>,
+  preload: () => Promise<unknown> = async () => {},
 ): Promise<void> {
-  const front = new StdioFront(process.stdin, process.stdout, maxBytes, open, await defaultToolList());
+  const front = new StdioFront(
+    process.stdin,
+    process.stdout,
+    maxBytes,
+    open,
+    await defaultToolList(),
+    preload,
+  );
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -66,6 +80,7 @@ export class StdioFront {
     private readonly maxBytes: number,
     private readonly open: () => Promise<ServerRuntime>,
     private readonly tools: readonly ListedTool[],
+    private readonly preload: () => Promise<unknown> = async () => {},
   ) {
     this.splitter = new LineSplitter(
       maxBytes,
@@ -139,8 +154,23 @@ export class StdioFront {
     if (!answer) return false;
     if (answer.method === "initialize" || answer.method === "notifications/initialized")
       this.heard.push(value as Record<string, unknown>);
-    if (answer.kind === "reply") void this.write(answer.reply);
+    if (answer.kind === "reply") {
+      const written = this.write(answer.reply);
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
+    }
     return true;
+  }
+
+  /**
+   * Loads the SDK server's and the runtime's modules once the `initialize` reply is written; the
+   * setImmediate lets input already read (`initialized`, `tools/list`) be answered first. Errors
+   * are left to the first call, which imports the same modules and reports what fails.
+   */
+  private loadInBackground(): void {
+    setImmediate(() => {
+      if (this.closed || this.full || this.loading) return;
+      void Promise.all([import("./server.js"), import("./stdio-framing.js"), this.preload()]).catch(() => {});
+    });
   }
 
   private answerOversized(oversized: OversizedLine): boolean {
