@@ -61,6 +61,7 @@ async function alternate(contestants: Contestant[]): Promise<Map<string, Figures
       if (run > 0) results.get(contestant.name)?.push(figures);
     }
   }
+  process.stderr.write(`measured ${contestants.map((c) => c.name).join(", ")}\n`);
   return results;
 }
 
@@ -272,35 +273,52 @@ async function main(): Promise<void> {
     const codex169 = agents.find((agent) => agent.name === "codex-0.169");
     const results = new Map<string, Map<string, Figures[]>>();
 
-    const version = await alternate([
-      ...ours.map((agent) => versionContestant(agent.name, agent.argv(["--version"]), agent.env, dir)),
-      versionContestant("node -e 0", [process.execPath, "-e", "0"], {}, dir),
-    ]);
-    results.set("version", version);
-    const exec = await alternate([
-      ...ours.map((agent) => execContestant(agent, server, dir)),
-      ...(codex89 ? [execContestant(codex89, server, dir)] : []),
-      nodeFloorContestant(server, dir),
-    ]);
-    results.set("exec", exec);
+    // STARTUP_ONLY=exec,mcp-server,... measures only those groups (all by default).
+    const only = process.env.STARTUP_ONLY?.split(",");
+    const wanted = (group: string) => !only || only.includes(group);
+    if (wanted("version"))
+      results.set(
+        "version",
+        await alternate([
+          ...ours.map((agent) => versionContestant(agent.name, agent.argv(["--version"]), agent.env, dir)),
+          versionContestant("node -e 0", [process.execPath, "-e", "0"], {}, dir),
+        ]),
+      );
+    if (wanted("exec"))
+      results.set(
+        "exec",
+        await alternate([
+          ...ours.map((agent) => execContestant(agent, server, dir)),
+          ...(codex89 ? [execContestant(codex89, server, dir)] : []),
+          nodeFloorContestant(server, dir),
+        ]),
+      );
     const mcpAgents = [...ours, ...(codex89 ? [codex89] : [])];
-    results.set(
-      "mcp-server",
-      await alternate(mcpAgents.map((agent) => mcpContestant(agent, server, dir, 0))),
-    );
-    results.set(
-      "mcp-server idle",
-      await alternate(mcpAgents.map((agent) => mcpContestant(agent, server, dir, MCP_PAUSE_MS))),
-    );
-    const app = await alternate(
-      [...ours, ...(codex169 ? [codex169] : [])].map((agent) => appContestant(agent, server, dir)),
-    );
-    results.set("app-server", app);
+    if (wanted("mcp-server")) {
+      results.set(
+        "mcp-server",
+        await alternate(mcpAgents.map((agent) => mcpContestant(agent, server, dir, 0))),
+      );
+      results.set(
+        "mcp-server idle",
+        await alternate(mcpAgents.map((agent) => mcpContestant(agent, server, dir, MCP_PAUSE_MS))),
+      );
+    }
+    if (wanted("app-server"))
+      results.set(
+        "app-server",
+        await alternate(
+          [...ours, ...(codex169 ? [codex169] : [])].map((agent) => appContestant(agent, server, dir)),
+        ),
+      );
 
     console.log(
       `start-up: ${RUNS} alternating runs per figure (A B A B ...); ratio = tscodex / the other, per pair`,
     );
-    const rows = (group: string, list: Row[]) => table(list, results.get(group) ?? new Map());
+    const rows = (group: string, list: Row[]) => {
+      const measured = results.get(group);
+      return measured ? table(list, measured) : {};
+    };
     console.table({
       ...rows("version", [
         {
