@@ -16,8 +16,6 @@
  * bin/tscodex.js) that build runs in the same rotation as tscodex-before.
  */
 import { readFile } from "node:fs/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { StdioAppClient } from "../test/support/app-server-client.js";
@@ -35,6 +33,7 @@ import {
   writeResults,
 } from "./support/bench.js";
 import { codexNotFound } from "./support/codex.js";
+import { connectMcpServer } from "./support/mcp-client.js";
 
 const RUNS = benchRuns(9);
 /** How long the MCP server sits idle after tools/list before its first call, in the second variant. */
@@ -186,28 +185,17 @@ function mcpContestant(agent: Agent, server: FakeModelServer, cwd: string, pause
   return {
     name: agent.name,
     run: async () => {
-      const [command, ...args] = agent.argv(["mcp-server"]);
-      const transport = new StdioClientTransport({
-        command: command ?? "",
-        args,
-        cwd,
-        env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
-        stderr: "ignore",
-      });
-      const client = new Client({ name: "bench", version: "1.0.0" });
       server.reset();
       server.enqueue(turn(message("done")));
+      const { client, pid, initializeMs: initialize } = await connectMcpServer(agent, cwd);
       try {
-        const started = performance.now();
-        await client.connect(transport);
-        const initialize = performance.now() - started;
         const listing = performance.now();
         await client.request({ method: "tools/list" }, anyToolList);
         const toolsList = performance.now() - listing;
         let idleRss: number | undefined;
         if (pauseMs > 0) {
           await new Promise((resolve) => setTimeout(resolve, pauseMs));
-          idleRss = await rssMb(transport.pid);
+          idleRss = await rssMb(pid);
         }
         const calling = performance.now();
         const result = (await client.callTool({
