@@ -13,19 +13,13 @@
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
 import type { SandboxMode } from "../protocol/policy.js";
+import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
 import type { SandboxExtent } from "./settings.js";
 import type { Thread } from "./thread.js";
-
-/** How much each sandbox mode allows, narrowest first (kept here, not from the zod-bearing protocol module, so exec's start-up loads no zod). */
-const SANDBOX_WIDTH: Record<SandboxMode, number> = {
-  "read-only": 0,
-  "workspace-write": 1,
-  "danger-full-access": 2,
-};
 
 export interface AgentLimits {
   /** How deep children may nest: 1 lets the top thread spawn, and its children not. */
@@ -149,7 +143,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
       throw ToolError.respond(`spawn_agent refused: unknown agent_type '${request.agentType}'`);
     }
     const sandboxMode = profile?.sandboxMode ?? turn.sandboxMode;
-    if (SANDBOX_WIDTH[sandboxMode] > SANDBOX_WIDTH[turn.sandboxMode]) {
+    if (SANDBOX_MODES.indexOf(sandboxMode) > SANDBOX_MODES.indexOf(turn.sandboxMode)) {
       throw ToolError.respond(
         `spawn_agent refused: agent_type '${request.agentType}' asks for sandbox_mode '${sandboxMode}', wider than this agent's '${turn.sandboxMode}'; a sub-agent's sandbox is at most its parent's`,
       );
