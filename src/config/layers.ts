@@ -14,12 +14,7 @@ export async function projectConfigLayers(
   cwd: string,
   home: string,
 ): Promise<{ path: string; table: Record<string, unknown> }[]> {
-  const dirs: string[] = [];
-  const top = (await gitRootOf(cwd)) ?? resolve(cwd);
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    dirs.unshift(dir);
-    if (dir === top || dirname(dir) === dir) break;
-  }
+  const dirs = await projectDirs(cwd);
   const layers: { path: string; table: Record<string, unknown> }[] = [];
   for (const dir of dirs) {
     const folder = join(dir, ".codex");
@@ -41,7 +36,18 @@ export async function projectConfigLayers(
   return layers;
 }
 
-async function gitRootOf(cwd: string): Promise<string | null> {
+/** The directories whose `.codex/` applies in `cwd`: the git root (else cwd) down to cwd, outermost first. */
+export async function projectDirs(cwd: string): Promise<string[]> {
+  const dirs: string[] = [];
+  const top = (await gitRootOf(cwd)) ?? resolve(cwd);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dir === top || dirname(dir) === dir) break;
+  }
+  return dirs;
+}
+
+export async function gitRootOf(cwd: string): Promise<string | null> {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (
       await stat(join(dir, ".git")).then(

@@ -149,6 +149,10 @@ export const configFileSchema = z.looseObject({
   collab: collabConfigSchema.optional(),
   /** How `tscodex exec` answers request_user_input: "unavailable" (default, as Codex) or "first" option. */
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
+  /** `[[hooks.<Event>]]` groups and `[hooks.state."<key>"]` trust (read per layer by src/hooks/). */
+  hooks: z.looseObject({}).optional(),
+  /** `[projects."<dir>"] trust_level`: Codex's project trust (hooks of untrusted projects never load). */
+  projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   /** Limits of `tscodex mcp-server` itself (tscodex's own table). */

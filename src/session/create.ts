@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
 import { buildShellEnvironment } from "../exec/environment.js";
+import { type HookCallbacks, loadHooks } from "../hooks/index.js";
 import { createModelClient } from "../model/client.js";
 import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
@@ -53,6 +54,8 @@ export interface CreateThreadOptions {
   parkClientCalls?: boolean | undefined;
   /** No built-in or MCP tools: the model sees only the client's tools. */
   noInternalTools?: boolean | undefined;
+  /** The program's hooks, run in process beside the configured ones (library). */
+  hooks?: HookCallbacks | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -109,6 +112,13 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolsWin: options.clientToolsWin ?? false,
   });
   const contextWindow = config.contextWindow ?? family.contextWindow;
+  const hooks = await loadHooks({
+    home: config.home,
+    cwd: options.cwd,
+    env,
+    bypassTrust: config.bypassHookTrust === true,
+    callbacks: options.hooks,
+  });
   const services: ThreadServices = {
     client: createModelClient({
       provider: config.provider,
@@ -116,6 +126,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       identity,
     }),
     tools,
+    hooks,
+    model,
     gate: options.gate ?? policy.gate,
     ...(mcp ? { mcp: mcpStartup(mcp) } : {}),
     requestSettings: (choice) =>

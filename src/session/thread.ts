@@ -35,6 +35,7 @@ import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
+import { HookPoints } from "./hook-points.js";
 import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
@@ -45,7 +46,14 @@ import {
   type TurnOverrides,
   type UserInput,
 } from "./settings.js";
-import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
+import {
+  type AutoCompact,
+  FatalTurnError,
+  runTurn,
+  TurnAbortedError,
+  TurnFailedError,
+  type TurnHooks,
+} from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
 export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
@@ -86,6 +94,12 @@ export class Thread {
   private lastResponseTokens = 0;
   /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
   private parked: ParkedTurn | null = null;
+  /** The thread's hooks; null when it has none. */
+  private readonly hooks: HookPoints | null;
+  /** SessionStart ran (once per Thread object: "startup", or "resume" for a restored one). */
+  private sessionStarted = false;
+  private restored = false;
+  private transcript: string | null = null;
 
   constructor(
     readonly id: string,
@@ -99,6 +113,22 @@ export class Thread {
     // MCP servers live as long as the thread: shutdown closes them with the other resources.
     const mcp = services.mcp;
     if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
+    const engine = services.hooks;
+    this.hooks = engine
+      ? new HookPoints(engine, {
+          threadId: id,
+          transcriptPath: () => this.transcript,
+          cwd: () => this.settings.cwd,
+          model: () => this.settings.model?.model ?? services.model ?? "",
+          approvalPolicy: () => this.settings.approvalPolicy,
+          warn: (message) => this.emit({ type: "warning", message }),
+        })
+      : null;
+  }
+
+  /** The rollout file hooks are told about (`transcript_path`); set by whoever records the thread. */
+  setTranscriptPath(path: string | null): void {
+    this.transcript = path;
   }
 
   get cwd(): string {
@@ -168,6 +198,7 @@ export class Thread {
         this.running?.abort();
         // Tools' per-thread state (live exec sessions) ends with the thread.
         this.queue = this.queue
+          .then(() => this.sessionEnd())
           .then(() => this.resources.dispose())
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
@@ -258,6 +289,7 @@ export class Thread {
     this.usage = state.usage;
     this.nextTurn = state.turns;
     this.initialized = state.history.length > 0;
+    this.restored = true;
     this.parked = state.parked ? parkedFromHistory(state.history, state.parked) : null;
     this.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
@@ -417,8 +449,22 @@ export class Thread {
       }
       if (op.type === "user_turn") {
         await this.prepareContext(op.overrides, record);
+        await this.sessionStart(record, abort.signal);
+        const prompt = await this.userPromptSubmit(op.turnId, op.input.text, abort.signal);
+        if (prompt.blocked !== null) {
+          // The prompt never reaches the model (nor the history); the turn ends here.
+          this.emit({ type: "warning", message: prompt.blocked });
+          this.emit({
+            type: "turn_complete",
+            turn_id: op.turnId,
+            last_agent_message: null,
+            usage: emptyUsage(),
+          });
+          return;
+        }
         record(userMessage(op.input.text, op.input.images ?? []));
         this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+        for (const text of prompt.contexts) record(developerMessage(text));
       }
       const outcome = await runTurn({
         client: this.services.client,
@@ -434,6 +480,7 @@ export class Thread {
         settings: this.requestSettings(),
         autoCompact: this.autoCompact(),
         parkClientCalls: this.settings.parkClientCalls,
+        hooks: this.turnHooks(op.turnId, abort.signal),
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
@@ -476,6 +523,65 @@ export class Thread {
     }
   }
 
+  /** SessionStart, once per Thread object, before its first prompt; its contexts go to the model. */
+  private async sessionStart(record: (item: ResponseItem) => void, signal: AbortSignal): Promise<void> {
+    if (this.sessionStarted || !this.hooks) return;
+    this.sessionStarted = true;
+    const hooks = this.hooks;
+    for (const message of this.services.hooks?.loadWarnings ?? []) this.emit({ type: "warning", message });
+    if (!hooks.has("SessionStart")) return;
+    const { model, permission_mode } = hooks.turn("");
+    const outcome = await hooks.run(
+      "SessionStart",
+      { ...hooks.session(), model, permission_mode, source: this.restored ? "resume" : "startup" },
+      signal,
+    );
+    for (const text of outcome.additionalContexts) record(developerMessage(text));
+  }
+
+  /** UserPromptSubmit: contexts for the model, or why the prompt was blocked. */
+  private async userPromptSubmit(
+    turnId: string,
+    prompt: string,
+    signal: AbortSignal,
+  ): Promise<{ contexts: string[]; blocked: string | null }> {
+    if (!this.hooks?.has("UserPromptSubmit")) return { contexts: [], blocked: null };
+    const outcome = await this.hooks.run("UserPromptSubmit", { ...this.hooks.turn(turnId), prompt }, signal);
+    const stopped = outcome.stop ? (outcome.stop.reason ?? "stopped by UserPromptSubmit hook") : null;
+    const blocked =
+      outcome.block !== null ? `prompt blocked by UserPromptSubmit hook: ${outcome.block}` : stopped;
+    return { contexts: outcome.additionalContexts, blocked };
+  }
+
+  /** The turn loop's hook points, bound to this turn. */
+  private turnHooks(turnId: string, signal: AbortSignal): TurnHooks | undefined {
+    const hooks = this.hooks;
+    if (!hooks || !(hooks.has("PreToolUse") || hooks.has("PostToolUse") || hooks.has("Stop")))
+      return undefined;
+    return {
+      beforeTool: (call, router) => hooks.beforeTool(call, router, turnId, signal),
+      afterTool: (call, output, router) => hooks.afterTool(call, output, router, turnId, signal),
+      beforeStop: async (lastAgentMessage, active) => {
+        if (!hooks.has("Stop")) return null;
+        const outcome = await hooks.run(
+          "Stop",
+          { ...hooks.turn(turnId), stop_hook_active: active, last_assistant_message: lastAgentMessage },
+          signal,
+        );
+        if (outcome.block === null || outcome.stop) return null;
+        return userMessage(
+          `<hook_prompt hook_run_id="stop:${turnId}:${outcome.blockedBy ?? "hook"}">${outcome.block}</hook_prompt>`,
+        );
+      },
+    };
+  }
+
+  /** SessionEnd when the thread shuts down (its hooks are bounded: at most 3 s). */
+  private async sessionEnd(): Promise<void> {
+    if (!this.hooks?.has("SessionEnd")) return;
+    await this.hooks.run("SessionEnd", { ...this.hooks.session(), reason: "other" });
+  }
+
   private finishTurn(turnId: string, result: TurnResult): void {
     this.pendingResults.get(turnId)?.(result);
     this.pendingResults.delete(turnId);
@@ -513,7 +619,7 @@ export class Thread {
       limit,
       lastResponseTokens: this.lastResponseTokens,
       compact: async (signal) => {
-        await this.compactHistory(signal);
+        await this.compactHistory(signal, "auto");
       },
     };
   }
@@ -536,7 +642,19 @@ export class Thread {
   }
 
   /** Summarise, then replace the history in place (the turn loop reads the same array). */
-  private async compactHistory(signal?: AbortSignal): Promise<void> {
+  private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual"): Promise<void> {
+    const hooks = this.hooks;
+    const turnId = String(Math.max(0, this.nextTurn - 1));
+    if (hooks?.has("PreCompact")) {
+      const outcome = await hooks.run("PreCompact", hooks.compact(turnId, trigger), signal);
+      if (outcome.stop) {
+        this.emit({
+          type: "warning",
+          message: outcome.stop.reason ?? "compaction stopped by PreCompact hook",
+        });
+        return;
+      }
+    }
     const prompt = this.services.compaction?.prompt ?? (await loadCompactPrompt());
     const { client, baseInstructions } = this.services;
     const summary = await summarize(client, baseInstructions, this.log.items, prompt, signal);
@@ -544,6 +662,7 @@ export class Thread {
     this.log.replace(replacement);
     this.lastResponseTokens = 0;
     this.emit({ type: "context_compacted", summary, replacement_history: replacement });
+    if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
   }
 
   /**
@@ -588,6 +707,7 @@ export class Thread {
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
     const permissions = permissionsOf(this.settings);
+    const hooks = this.hooks;
     return {
       threadId: this.id,
       turnId,
@@ -602,6 +722,12 @@ export class Thread {
       resources: this.resources,
       requestApproval: (question) => this.approvals.request(question, turnId, signal),
       orchestrator: this.services.orchestrator,
+      ...(hooks?.has("PermissionRequest")
+        ? {
+            permissionHook: (question: { command: string[]; justification: string | null }) =>
+              hooks.permission(turnId, question.command, question.justification, signal),
+          }
+        : {}),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       diffTracker: new TurnDiffTracker(),

@@ -83,6 +83,15 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
     description: "JSON Schema the final message must match (the model answers in JSON)",
   },
   { flags: "--skip-git-repo-check", description: "allow running outside a git repository" },
+  {
+    flags: "--dangerously-bypass-hook-trust",
+    description: "run configured hooks that were never trusted (`tscodex hooks trust`), for this run only",
+  },
+  {
+    flags: "--approve-for-me",
+    description:
+      "let the model ask for escalations (approval on-request unless -a says otherwise); PermissionRequest hooks decide them, else approvals.exec_outcome",
+  },
   { flags: "--ephemeral", description: "do not record the thread (no rollout: it cannot be resumed)" },
   { flags: "--include-plan-tool", description: "offer the update_plan tool (tools.update_plan=true)" },
   {
