@@ -7,23 +7,56 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { z } from "zod";
 import { projectDirs } from "../config/layers.js";
 import { isHookEventName } from "./events.js";
 import { type CommandHook, DEFAULT_TIMEOUT_SEC, SESSION_END_MAX_TIMEOUT_SEC } from "./handler.js";
 import { hookStateKey, hookTrustHash, trustedHashes } from "./trust.js";
 
-const handlerSchema = z.looseObject({
-  type: z.string(),
-  command: z.string().optional(),
-  timeout: z.number().positive().optional(),
-  statusMessage: z.string().optional(),
-});
-const groupSchema = z.looseObject({
-  matcher: z.string().optional(),
-  hooks: z.array(handlerSchema).default([]),
-});
-const eventsSchema = z.record(z.string(), z.array(groupSchema));
+interface HandlerEntry {
+  type: string;
+  command?: string;
+  timeout?: number;
+  statusMessage?: string;
+}
+
+interface GroupEntry {
+  matcher?: string;
+  hooks: HandlerEntry[];
+}
+
+/**
+ * `{Event: [{matcher, hooks: [{type, command, timeout}]}]}` checked by hand (zod stays off the
+ * start-up path); null with the problem when the shape is wrong.
+ */
+function eventsOf(raw: unknown): Record<string, GroupEntry[]> | string {
+  if (!isTable(raw)) return "expected a table of events";
+  const events: Record<string, GroupEntry[]> = {};
+  for (const [event, groups] of Object.entries(raw)) {
+    if (!Array.isArray(groups)) return `${event}: expected an array of matcher groups`;
+    events[event] = [];
+    for (const group of groups) {
+      if (!isTable(group)) return `${event}: expected a matcher group table`;
+      if (group.matcher !== undefined && typeof group.matcher !== "string")
+        return `${event}: matcher must be a string`;
+      const handlers = group.hooks ?? [];
+      if (!Array.isArray(handlers)) return `${event}: hooks must be an array`;
+      const checked: HandlerEntry[] = [];
+      for (const handler of handlers) {
+        if (!isTable(handler) || typeof handler.type !== "string") return `${event}: each hook needs a type`;
+        if (handler.command !== undefined && typeof handler.command !== "string")
+          return `${event}: command must be a string`;
+        if (handler.timeout !== undefined && !(typeof handler.timeout === "number" && handler.timeout > 0))
+          return `${event}: timeout must be a positive number of seconds`;
+        checked.push(handler as unknown as HandlerEntry);
+      }
+      events[event]?.push({
+        ...(typeof group.matcher === "string" ? { matcher: group.matcher } : {}),
+        hooks: checked,
+      });
+    }
+  }
+  return events;
+}
 
 export interface LoadedHooks {
   hooks: CommandHook[];
@@ -90,13 +123,13 @@ function projectTrusted(dir: string, homeTables: (Record<string, unknown> | null
 }
 
 function handlersOf(raw: unknown, source: string, warnings: string[]): CommandHook[] {
-  const parsed = eventsSchema.safeParse(raw);
-  if (!parsed.success) {
-    warnings.push(`${source}: invalid hooks: ${parsed.error.issues[0]?.message ?? "bad shape"} (ignored)`);
+  const parsed = eventsOf(raw);
+  if (typeof parsed === "string") {
+    warnings.push(`${source}: invalid hooks: ${parsed} (ignored)`);
     return [];
   }
   const hooks: CommandHook[] = [];
-  for (const [event, groups] of Object.entries(parsed.data)) {
+  for (const [event, groups] of Object.entries(parsed)) {
     if (!isHookEventName(event)) {
       warnings.push(`${source}: unknown hook event '${event}' (ignored)`);
       continue;

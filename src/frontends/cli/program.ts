@@ -10,6 +10,7 @@ import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { EXEC_OPTIONS, mergeExecOptions, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { registerHooksCommand } from "./hooks-command.js";
 import { loadExec } from "./load-exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
@@ -323,6 +324,9 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
     });
 
   registerMcpCommand(program, (code) => {
+    exitCode = code;
+  });
+  registerHooksCommand(program, (code) => {
     exitCode = code;
   });
   registerMemoriesCommand(program, (code) => {
