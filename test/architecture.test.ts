@@ -1,6 +1,6 @@
 /**
  * The layer graph of src/: no import cycles, and imports only point down
- * (frontends → session → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
+ * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
  * Type-only imports count too: they are dependencies of the design even when erased.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -23,6 +23,7 @@ const LAYERS = [
   "tools",
   "hooks",
   "policy",
+  "store",
   "session",
   "frontends",
   "agent.ts",
@@ -63,6 +64,17 @@ describe("src/ layer graph", () => {
       for (const to of targets) if (layerOf(to) > layerOf(from)) upward.push(`${from} -> ${to}`);
     }
     expect(upward).toEqual([]);
+  });
+
+  it("reaches storage from above the session layer only through src/store/index.ts", () => {
+    const storeIndex = join("store", "index.ts");
+    const internal: string[] = [];
+    for (const [from, targets] of graph) {
+      if (layerOf(from) <= layerOf("session")) continue;
+      for (const to of targets)
+        if (layerOf(to) === layerOf("store") && to !== storeIndex) internal.push(`${from} -> ${to}`);
+    }
+    expect(internal).toEqual([]);
   });
 
   it("has no import cycles", () => {
