@@ -131,6 +131,43 @@ export class Thread {
     this.transcript = path;
   }
 
+  get transcriptPath(): string | null {
+    return this.transcript;
+  }
+
+  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
+    if (!this.hooks?.has("SubagentStart")) return;
+    await this.hooks.run("SubagentStart", {
+      ...this.hooks.turn(turnId),
+      agent_id: agent.id,
+      agent_type: agent.type,
+    });
+  }
+
+  /** SubagentStop when a child finished a turn: a block reason is the child's next input. */
+  async subagentStop(
+    turnId: string,
+    agent: {
+      id: string;
+      type: string;
+      transcriptPath: string | null;
+      lastMessage: string | null;
+      active: boolean;
+    },
+  ): Promise<string | null> {
+    if (!this.hooks?.has("SubagentStop")) return null;
+    const outcome = await this.hooks.run("SubagentStop", {
+      ...this.hooks.turn(turnId),
+      agent_id: agent.id,
+      agent_type: agent.type,
+      agent_transcript_path: agent.transcriptPath,
+      stop_hook_active: agent.active,
+      last_assistant_message: agent.lastMessage,
+    });
+    return outcome.stop ? null : outcome.block;
+  }
+
   get cwd(): string {
     return this.settings.cwd;
   }
