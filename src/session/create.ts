@@ -13,6 +13,7 @@ import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
+import { loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mcpStartup } from "../tools/mcp.js";
@@ -112,6 +113,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolsWin: options.clientToolsWin ?? false,
   });
   const contextWindow = config.contextWindow ?? family.contextWindow;
+  const skills = await loadSkills({ home: config.home, cwd: options.cwd, env });
   const hooks = await loadHooks({
     home: config.home,
     cwd: options.cwd,
@@ -127,6 +129,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     }),
     tools,
     hooks,
+    skills: { loaded: skills, message: skillsInstructions(skills, skillsBudgetChars(contextWindow)) },
     model,
     gate: options.gate ?? policy.gate,
     ...(mcp ? { mcp: mcpStartup(mcp) } : {}),

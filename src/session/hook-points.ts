@@ -7,11 +7,12 @@
  * their arguments. Other tools start no tool hooks.
  */
 import type { HookEngine, HookEventName, HookInputs, HookOutcome, PermissionMode } from "../hooks/index.js";
-import { developerMessage, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
+import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy } from "../protocol/policy.js";
 import type { ToolRouter } from "../tools/router.js";
 import type { PermissionHookDecision } from "../tools/types.js";
 import { shellQuote } from "../util/shell-quote.js";
+import type { TurnHooks } from "./turn.js";
 
 /** What a thread tells its hooks about itself; read at each event (cwd and policy may change). */
 export interface HookSubject {
@@ -21,6 +22,16 @@ export interface HookSubject {
   model(): string;
   approvalPolicy(): ApprovalPolicy;
   warn(message: string): void;
+}
+
+/** A sub-agent that finished a turn, for SubagentStop. */
+export interface SubagentStopped {
+  id: string;
+  type: string;
+  transcriptPath: string | null;
+  lastMessage: string | null;
+  /** A SubagentStop hook already sent it back to work once. */
+  active: boolean;
 }
 
 /** A tool call as its hooks see it. */
@@ -68,6 +79,76 @@ export class HookPoints {
       model: this.subject.model(),
       permission_mode: permissionModeOf(this.subject.approvalPolicy()),
     };
+  }
+
+  /** SessionStart: the contexts its hooks give the model. */
+  async sessionStart(source: "startup" | "resume", signal: AbortSignal): Promise<string[]> {
+    if (!this.engine.has("SessionStart")) return [];
+    const { model, permission_mode } = this.turn("");
+    const outcome = await this.run(
+      "SessionStart",
+      { ...this.session(), model, permission_mode, source },
+      signal,
+    );
+    return outcome.additionalContexts;
+  }
+
+  /** UserPromptSubmit: contexts for the model, or why the prompt was blocked. */
+  async userPromptSubmit(
+    turnId: string,
+    prompt: string,
+    signal: AbortSignal,
+  ): Promise<{ contexts: string[]; blocked: string | null }> {
+    if (!this.engine.has("UserPromptSubmit")) return { contexts: [], blocked: null };
+    const outcome = await this.run("UserPromptSubmit", { ...this.turn(turnId), prompt }, signal);
+    const stopped = outcome.stop ? (outcome.stop.reason ?? "stopped by UserPromptSubmit hook") : null;
+    const blocked =
+      outcome.block !== null ? `prompt blocked by UserPromptSubmit hook: ${outcome.block}` : stopped;
+    return { contexts: outcome.additionalContexts, blocked };
+  }
+
+  /** The turn loop's hook points, bound to turn `turnId`; undefined when no hook would fire. */
+  turnHooks(turnId: string, signal: AbortSignal): TurnHooks | undefined {
+    if (!(this.has("PreToolUse") || this.has("PostToolUse") || this.has("Stop"))) return undefined;
+    return {
+      beforeTool: (call, router) => this.beforeTool(call, router, turnId, signal),
+      afterTool: (call, output, router) => this.afterTool(call, output, router, turnId, signal),
+      beforeStop: async (lastAgentMessage, active) => {
+        if (!this.has("Stop")) return null;
+        const outcome = await this.run(
+          "Stop",
+          { ...this.turn(turnId), stop_hook_active: active, last_assistant_message: lastAgentMessage },
+          signal,
+        );
+        if (outcome.block === null || outcome.stop) return null;
+        const id = `stop:${turnId}:${outcome.blockedBy ?? "hook"}`;
+        return userMessage(`<hook_prompt hook_run_id="${id}">${outcome.block}</hook_prompt>`);
+      },
+    };
+  }
+
+  /** SessionEnd when the thread shuts down (its hooks are bounded: at most 3 s each). */
+  async sessionEnd(): Promise<void> {
+    if (this.has("SessionEnd")) await this.run("SessionEnd", { ...this.session(), reason: "other" });
+  }
+
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
+    if (!this.has("SubagentStart")) return;
+    await this.run("SubagentStart", { ...this.turn(turnId), agent_id: agent.id, agent_type: agent.type });
+  }
+
+  /** SubagentStop: a block reason is the child's next input (null: it may stop). */
+  async subagentStop(turnId: string, agent: SubagentStopped): Promise<string | null> {
+    if (!this.has("SubagentStop")) return null;
+    const outcome = await this.run("SubagentStop", {
+      ...this.turn(turnId),
+      agent_id: agent.id,
+      agent_type: agent.type,
+      agent_transcript_path: agent.transcriptPath,
+      stop_hook_active: agent.active,
+      last_assistant_message: agent.lastMessage,
+    });
+    return outcome.stop ? null : outcome.block;
   }
 
   /** PreCompact / PostCompact payload fields (no permission_mode there). */

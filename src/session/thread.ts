@@ -12,6 +12,7 @@
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
 import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
@@ -35,7 +36,7 @@ import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
-import { HookPoints } from "./hook-points.js";
+import { HookPoints, type SubagentStopped } from "./hook-points.js";
 import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
@@ -46,14 +47,7 @@ import {
   type TurnOverrides,
   type UserInput,
 } from "./settings.js";
-import {
-  type AutoCompact,
-  FatalTurnError,
-  runTurn,
-  TurnAbortedError,
-  TurnFailedError,
-  type TurnHooks,
-} from "./turn.js";
+import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
 export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
@@ -137,35 +131,12 @@ export class Thread {
 
   /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
   async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    if (!this.hooks?.has("SubagentStart")) return;
-    await this.hooks.run("SubagentStart", {
-      ...this.hooks.turn(turnId),
-      agent_id: agent.id,
-      agent_type: agent.type,
-    });
+    await this.hooks?.subagentStart(turnId, agent);
   }
 
   /** SubagentStop when a child finished a turn: a block reason is the child's next input. */
-  async subagentStop(
-    turnId: string,
-    agent: {
-      id: string;
-      type: string;
-      transcriptPath: string | null;
-      lastMessage: string | null;
-      active: boolean;
-    },
-  ): Promise<string | null> {
-    if (!this.hooks?.has("SubagentStop")) return null;
-    const outcome = await this.hooks.run("SubagentStop", {
-      ...this.hooks.turn(turnId),
-      agent_id: agent.id,
-      agent_type: agent.type,
-      agent_transcript_path: agent.transcriptPath,
-      stop_hook_active: agent.active,
-      last_assistant_message: agent.lastMessage,
-    });
-    return outcome.stop ? null : outcome.block;
+  subagentStop(turnId: string, agent: SubagentStopped): Promise<string | null> {
+    return this.hooks?.subagentStop(turnId, agent) ?? Promise.resolve(null);
   }
 
   get cwd(): string {
@@ -235,7 +206,7 @@ export class Thread {
         this.running?.abort();
         // Tools' per-thread state (live exec sessions) ends with the thread.
         this.queue = this.queue
-          .then(() => this.sessionEnd())
+          .then(() => this.hooks?.sessionEnd())
           .then(() => this.resources.dispose())
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
@@ -487,7 +458,10 @@ export class Thread {
       if (op.type === "user_turn") {
         await this.prepareContext(op.overrides, record);
         await this.sessionStart(record, abort.signal);
-        const prompt = await this.userPromptSubmit(op.turnId, op.input.text, abort.signal);
+        const prompt = (await this.hooks?.userPromptSubmit(op.turnId, op.input.text, abort.signal)) ?? {
+          contexts: [],
+          blocked: null,
+        };
         if (prompt.blocked !== null) {
           // The prompt never reaches the model (nor the history); the turn ends here.
           this.emit({ type: "warning", message: prompt.blocked });
@@ -501,6 +475,7 @@ export class Thread {
         }
         record(userMessage(op.input.text, op.input.images ?? []));
         this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+        for (const text of await this.mentionedSkills(op.input.text)) record(userMessage(text));
         for (const text of prompt.contexts) record(developerMessage(text));
       }
       const outcome = await runTurn({
@@ -517,7 +492,7 @@ export class Thread {
         settings: this.requestSettings(),
         autoCompact: this.autoCompact(),
         parkClientCalls: this.settings.parkClientCalls,
-        hooks: this.turnHooks(op.turnId, abort.signal),
+        hooks: this.hooks?.turnHooks(op.turnId, abort.signal),
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
@@ -560,63 +535,25 @@ export class Thread {
     }
   }
 
-  /** SessionStart, once per Thread object, before its first prompt; its contexts go to the model. */
+  /** First turn of this Thread object: load warnings, then SessionStart (its contexts go to the model). */
   private async sessionStart(record: (item: ResponseItem) => void, signal: AbortSignal): Promise<void> {
-    if (this.sessionStarted || !this.hooks) return;
+    if (this.sessionStarted) return;
     this.sessionStarted = true;
-    const hooks = this.hooks;
-    for (const message of this.services.hooks?.loadWarnings ?? []) this.emit({ type: "warning", message });
-    if (!hooks.has("SessionStart")) return;
-    const { model, permission_mode } = hooks.turn("");
-    const outcome = await hooks.run(
-      "SessionStart",
-      { ...hooks.session(), model, permission_mode, source: this.restored ? "resume" : "startup" },
-      signal,
-    );
-    for (const text of outcome.additionalContexts) record(developerMessage(text));
+    const warnings = [
+      ...(this.services.hooks?.loadWarnings ?? []),
+      ...(this.services.skills?.loaded.warnings ?? []),
+    ];
+    for (const message of warnings) this.emit({ type: "warning", message });
+    const contexts = (await this.hooks?.sessionStart(this.restored ? "resume" : "startup", signal)) ?? [];
+    for (const text of contexts) record(developerMessage(text));
   }
 
-  /** UserPromptSubmit: contexts for the model, or why the prompt was blocked. */
-  private async userPromptSubmit(
-    turnId: string,
-    prompt: string,
-    signal: AbortSignal,
-  ): Promise<{ contexts: string[]; blocked: string | null }> {
-    if (!this.hooks?.has("UserPromptSubmit")) return { contexts: [], blocked: null };
-    const outcome = await this.hooks.run("UserPromptSubmit", { ...this.hooks.turn(turnId), prompt }, signal);
-    const stopped = outcome.stop ? (outcome.stop.reason ?? "stopped by UserPromptSubmit hook") : null;
-    const blocked =
-      outcome.block !== null ? `prompt blocked by UserPromptSubmit hook: ${outcome.block}` : stopped;
-    return { contexts: outcome.additionalContexts, blocked };
-  }
-
-  /** The turn loop's hook points, bound to this turn. */
-  private turnHooks(turnId: string, signal: AbortSignal): TurnHooks | undefined {
-    const hooks = this.hooks;
-    if (!hooks || !(hooks.has("PreToolUse") || hooks.has("PostToolUse") || hooks.has("Stop")))
-      return undefined;
-    return {
-      beforeTool: (call, router) => hooks.beforeTool(call, router, turnId, signal),
-      afterTool: (call, output, router) => hooks.afterTool(call, output, router, turnId, signal),
-      beforeStop: async (lastAgentMessage, active) => {
-        if (!hooks.has("Stop")) return null;
-        const outcome = await hooks.run(
-          "Stop",
-          { ...hooks.turn(turnId), stop_hook_active: active, last_assistant_message: lastAgentMessage },
-          signal,
-        );
-        if (outcome.block === null || outcome.stop) return null;
-        return userMessage(
-          `<hook_prompt hook_run_id="stop:${turnId}:${outcome.blockedBy ?? "hook"}">${outcome.block}</hook_prompt>`,
-        );
-      },
-    };
-  }
-
-  /** SessionEnd when the thread shuts down (its hooks are bounded: at most 3 s). */
-  private async sessionEnd(): Promise<void> {
-    if (!this.hooks?.has("SessionEnd")) return;
-    await this.hooks.run("SessionEnd", { ...this.hooks.session(), reason: "other" });
+  /** The `<skill>` messages of the skills a prompt mentions as `$name`. */
+  private async mentionedSkills(prompt: string): Promise<string[]> {
+    const skills = this.services.skills?.loaded.skills ?? [];
+    if (skills.length === 0 || !prompt.includes("$")) return [];
+    const texts = await Promise.all(mentionedSkills(prompt, skills).map(skillMessage));
+    return texts.filter((text): text is string => text !== null);
   }
 
   private finishTurn(turnId: string, result: TurnResult): void {
@@ -724,6 +661,7 @@ export class Thread {
         permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
         memories: this.services.memories,
+        skills: this.services.skills?.message,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         userInstructions: this.services.userInstructions,
         shellPath: this.services.shellPath,

@@ -18,6 +18,7 @@ import type { ReviewCliOptions } from "./review.js";
 import type { SandboxCliOptions } from "./sandbox-command.js";
 import { APP_SERVER_LISTEN, MCP_SERVER_HOST } from "./server-defaults.js";
 import type { SessionsAction, SessionsCliOptions } from "./sessions-command.js";
+import { registerSkillsCommand } from "./skills-command.js";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -327,6 +328,9 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
     exitCode = code;
   });
   registerHooksCommand(program, (code) => {
+    exitCode = code;
+  });
+  registerSkillsCommand(program, (code) => {
     exitCode = code;
   });
   registerMemoriesCommand(program, (code) => {
