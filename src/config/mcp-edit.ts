@@ -74,7 +74,7 @@ function headerServer(line: string): string | null {
   return match[1] ?? match[2] ?? match[3] ?? null;
 }
 
-/** `candidate` when it parses to `expected`, else `expected` re-serialized (`preserved` false). */
+/** `candidate` when it parses to `expected`; else `expected` re-serialized (layout lost). */
 export function verified(candidate: string, expected: Table): TomlEdit {
   try {
     if (isDeepStrictEqual(normalize(parse(candidate)), normalize(expected))) {

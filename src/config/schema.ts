@@ -144,6 +144,13 @@ export const configFileSchema = z.looseObject({
    * file_tools (read_file, list_dir, grep_files).
    */
   features: z.record(z.string(), z.boolean()).optional(),
+  /**
+   * `[projects."<abs dir>"] trust_level`: a project's own `.codex/config.toml` layers apply only
+   * when its directory (the git root, else the cwd) is "trusted" here (`exec --trust` writes it).
+   */
+  projects: z
+    .record(z.string(), z.looseObject({ trust_level: z.enum(["trusted", "untrusted"]).optional() }))
+    .optional(),
   /** Named sub-agents for spawn_agent's agent_type. */
   agents: z.record(z.string(), agentProfileSchema).optional(),
   collab: collabConfigSchema.optional(),
@@ -151,8 +158,6 @@ export const configFileSchema = z.looseObject({
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** `[[hooks.<Event>]]` groups and `[hooks.state."<key>"]` trust (read per layer by src/hooks/). */
   hooks: z.looseObject({}).optional(),
-  /** `[projects."<dir>"] trust_level`: Codex's project trust (hooks of untrusted projects never load). */
-  projects: z.record(z.string(), z.looseObject({ trust_level: z.string().optional() })).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   /** Limits of `tscodex mcp-server` itself (tscodex's own table). */

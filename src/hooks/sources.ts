@@ -5,9 +5,10 @@
  * one layer load, with a warning; SessionEnd timeouts are clamped to 3 s, with a warning.
  */
 import { readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { projectDirs } from "../config/layers.js";
+import { projectRootOf, projectTrust, untrustedProjectWarning } from "../config/project-trust.js";
 import { isHookEventName } from "./events.js";
 import { type CommandHook, DEFAULT_TIMEOUT_SEC, SESSION_END_MAX_TIMEOUT_SEC } from "./handler.js";
 import { hookStateKey, hookTrustHash, trustedHashes } from "./trust.js";
@@ -83,10 +84,29 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
     for (const [key, hash] of trustedHashes(table ?? {})) trusted.set(key, hash);
 
   const layers: string[] = [...homes];
-  for (const dir of await projectDirs(options.cwd)) {
-    const folder = join(dir, ".codex");
-    if (homes.includes(resolve(folder))) continue;
-    if (projectTrusted(dir, homeTables)) layers.push(folder);
+  // Project layers only for a trusted project (config/project-trust.ts, as for config.toml).
+  const root = await projectRootOf(options.cwd);
+  const level = projectTrust(homeTables[0] ?? {}, options.cwd, root);
+  const projectFolders = (await projectDirs(options.cwd))
+    .map((dir) => join(dir, ".codex"))
+    .filter((folder) => !homes.includes(resolve(folder)));
+  if (level === "trusted") layers.push(...projectFolders);
+  else {
+    // config.toml layers left out are named by the config loader; hooks.json files here.
+    const skipped = projectFolders.map((folder) => join(folder, "hooks.json"));
+    const found = await Promise.all(
+      skipped.map((path) =>
+        readFile(path).then(
+          () => path,
+          () => null,
+        ),
+      ),
+    );
+    const present = found.filter((path): path is string => path !== null);
+    if (present.length > 0)
+      warnings.push(
+        untrustedProjectWarning(present, root, join(homes[0] ?? options.home, "config.toml"), level),
+      );
   }
   const hooks: CommandHook[] = [];
   for (const folder of layers) {
@@ -107,19 +127,6 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
   }
   for (const hook of hooks) hook.trusted = options.bypassTrust || trusted.get(hook.key) === hook.hash;
   return { hooks, warnings };
-}
-
-/** Codex's project trust: `[projects."<dir>"] trust_level = "trusted"` for the dir or one above it. */
-function projectTrusted(dir: string, homeTables: (Record<string, unknown> | null)[]): boolean {
-  for (const table of homeTables) {
-    const projects = table && isTable(table.projects) ? table.projects : {};
-    for (let at = resolve(dir); ; at = dirname(at)) {
-      const entry = projects[at];
-      if (isTable(entry) && entry.trust_level === "trusted") return true;
-      if (dirname(at) === at) break;
-    }
-  }
-  return false;
 }
 
 function handlersOf(raw: unknown, source: string, warnings: string[]): CommandHook[] {

@@ -69,8 +69,12 @@ describe("hook trust", () => {
       UserPromptSubmit: [{ command: recorder(log, "Project") }],
     });
     h.server.enqueue(turn(message("ok")), turn(message("ok")));
-    expect((await h.exec(["--dangerously-bypass-hook-trust", "go"])).code).toBe(0);
+    const untrusted = await h.exec(["--dangerously-bypass-hook-trust", "go"]);
+    expect(untrusted.code).toBe(0);
     expect(await recorded(log, "Project")).toEqual([]);
+    expect(untrusted.stderr).toContain(
+      `untrusted project-local configuration is disabled: ${join(h.work, ".codex", "hooks.json")} not loaded`,
+    );
     await h.writeConfig({ extra: `[projects.${JSON.stringify(h.work)}]\ntrust_level = "trusted"` });
     expect((await h.exec(["--dangerously-bypass-hook-trust", "go"])).code).toBe(0);
     expect(await recorded(log, "Project")).toHaveLength(1);

@@ -92,6 +92,11 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
     description:
       "let the model ask for escalations (approval on-request unless -a says otherwise); PermissionRequest hooks decide them, else approvals.exec_outcome",
   },
+  {
+    flags: "--trust",
+    description:
+      'trust this project: save [projects."<git root or cwd>"] trust_level = "trusted" in config.toml, so its .codex/config.toml applies',
+  },
   { flags: "--ephemeral", description: "do not record the thread (no rollout: it cannot be resumed)" },
   { flags: "--include-plan-tool", description: "offer the update_plan tool (tools.update_plan=true)" },
   {

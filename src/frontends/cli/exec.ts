@@ -44,6 +44,8 @@ export interface ExecCliOptions {
   skipGitRepoCheck?: boolean;
   dangerouslyBypassHookTrust?: boolean;
   approveForMe?: boolean;
+  /** Record the project as trusted (config.toml `[projects]`), so its own config layers apply. */
+  trust?: boolean;
   color: string;
   /** `--add-dir`: extra writable roots (workspace-write). */
   addDir?: string[];
@@ -98,6 +100,7 @@ export async function runExec(
       ...(options.model ? { model: options.model } : {}),
       ...(options.oss ? { oss: true } : {}),
       cwd,
+      ...(options.trust ? { trust: true } : {}),
       overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
     });
   } catch (error) {
