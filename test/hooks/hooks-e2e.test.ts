@@ -232,3 +232,26 @@ describe("hooks in exec", () => {
     );
   });
 });
+
+describe("the README's hook policy example", () => {
+  it("blocks rm -rf and writes every call to the audit file", async () => {
+    const readme = await readFile(join(import.meta.dirname, "../../README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Hooks"));
+    const example = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    await writeFile(join(h.home, "hooks.json"), example);
+    h.server.enqueue(
+      turn(
+        functionCall("shell_command", { command: "rm -rf build" }, "call_1"),
+        functionCall("shell_command", { command: "echo fine" }, "call_2"),
+      ),
+      turn(message("ok")),
+    );
+    expect((await h.exec(["-s", "danger-full-access", "go"])).code).toBe(0);
+    expect(h.outputOf(1, "call_1")).toBe(
+      "Command blocked by PreToolUse hook: rm -rf is not allowed. Command: rm -rf build",
+    );
+    expect(h.outputOf(1, "call_2")).toContain("fine");
+    const audit = (await readFile(join(h.home, "tscodex-audit.jsonl"), "utf8")).trim().split("\n");
+    expect(audit.map((line) => JSON.parse(line).input.command)).toEqual(["echo fine"]);
+  });
+});
