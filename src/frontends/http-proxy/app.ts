@@ -1,6 +1,6 @@
 /**
  * The proxy's HTTP app (hono): an OpenAI-compatible endpoint with the agent behind it.
- * Responsibilities: guards (Host/Origin, bearer key, body size, concurrency), routes
+ * Responsibilities: guards (Host/Origin, body type, bearer key, body size, concurrency), routes
  * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
@@ -12,7 +12,7 @@ import type { Config } from "../../config/load.js";
 import { errorMessage } from "../../util/errors.js";
 import { handleChat } from "./chat.js";
 import { ApiError, internalError } from "./errors.js";
-import { allowedHostnames, checkBearer, checkHost, refuseSandboxedCaller } from "./guards.js";
+import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxedCaller } from "./guards.js";
 import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
 
@@ -31,8 +31,10 @@ export function createApp(options: ProxyOptions): Hono {
     log(`tscodex proxy: ${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`);
   });
   app.use(async (c, next) => {
-    checkHost({ host: c.req.header("host"), origin: c.req.header("origin") }, allowed, anyHost);
-    if (options.apiKey) checkBearer(c.req.header("authorization"), options.apiKey);
+    const headers = c.req.header();
+    checkHost(headers, allowed, anyHost);
+    checkBodyType(headers);
+    if (options.apiKey) checkBearer(headers, options.apiKey);
     else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined);
     await next();
   });
