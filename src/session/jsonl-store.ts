@@ -1,11 +1,12 @@
 /**
  * The embedded ThreadStore: one JSONL rollout per thread under `$TSCODEX_HOME/sessions/`, archived
  * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
- * `proxy/parked-calls/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ * `proxy/parked-calls/` and its response records under `proxy/responses/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
+import { parseResponseRecord } from "./response-records.js";
 import { type RolloutLine, rolloutPath, type SessionMeta, sessionsDir } from "./rollout.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
 import {
@@ -19,6 +20,7 @@ import {
 import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
+  type ResponseRecord,
   StoreError,
   type ThreadPage,
   type ThreadQuery,
@@ -172,17 +174,48 @@ export class JsonlThreadStore implements ThreadStore {
     return true;
   }
 
-  async indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void> {
+  async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {
     const dir = parkedCallsDir(this.home);
     await mkdir(dir, { recursive: true });
-    await Promise.all(callIds.map((id) => writeFile(join(dir, callFileName(id)), threadId)));
+    // Line 1: the thread; line 2: the response that made the call.
+    const text = responseId ? `${threadId}\n${responseId}` : threadId;
+    await Promise.all(callIds.map((id) => writeFile(join(dir, fileNameOf(id)), text)));
   }
 
   async threadOfCall(callId: string): Promise<string | null> {
-    const text = await readFile(join(parkedCallsDir(this.home), callFileName(callId)), "utf8").catch(
-      () => null,
-    );
-    return text?.trim() || null;
+    return (await this.parkedCallLines(callId))[0] || null;
+  }
+
+  async responseOfCall(callId: string): Promise<string | null> {
+    return (await this.parkedCallLines(callId))[1] || null;
+  }
+
+  private async parkedCallLines(callId: string): Promise<string[]> {
+    const path = join(parkedCallsDir(this.home), fileNameOf(callId));
+    const text = await readFile(path, "utf8").catch(() => "");
+    return text.split("\n").map((line) => line.trim());
+  }
+
+  async saveResponse(record: ResponseRecord): Promise<void> {
+    const dir = responsesDir(this.home);
+    await mkdir(dir, { recursive: true });
+    // Written aside and renamed: a reader never sees half a record.
+    const path = join(dir, `${fileNameOf(record.id)}.json`);
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(record));
+    await rename(temporary, path);
+  }
+
+  async readResponse(id: string): Promise<ResponseRecord | null> {
+    const path = join(responsesDir(this.home), `${fileNameOf(id)}.json`);
+    const text = await readFile(path, "utf8").catch(() => null);
+    if (text === null) return null;
+    try {
+      const record = parseResponseRecord(JSON.parse(text));
+      return record?.id === id ? record : null;
+    } catch {
+      return null;
+    }
   }
 
   async close(): Promise<void> {}
@@ -249,9 +282,13 @@ function parkedCallsDir(home: string): string {
   return join(home, "proxy", "parked-calls");
 }
 
-/** Call ids are the client's strings: hashed, so any id makes a safe file name. */
-function callFileName(callId: string): string {
-  return createHash("sha256").update(callId).digest("hex").slice(0, 40);
+function responsesDir(home: string): string {
+  return join(home, "proxy", "responses");
+}
+
+/** Call and response ids are the client's strings: hashed, so any id makes a safe file name. */
+function fileNameOf(id: string): string {
+  return createHash("sha256").update(id).digest("hex").slice(0, 40);
 }
 
 function idOfPath(path: string): string | null {

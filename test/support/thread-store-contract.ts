@@ -358,6 +358,32 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.threadOfCall("call-y")).toBe(a);
       expect(await store.threadOfCall("call-z")).toBe(b);
       expect(await store.threadOfCall("call-w")).toBeNull();
+      expect(await store.responseOfCall("call-x")).toBeNull();
+      await store.indexParkedCalls(b, ["call-x"], `resp_${b}_0123456789ab`);
+      expect(await store.threadOfCall("call-x")).toBe(b);
+      expect(await store.responseOfCall("call-x")).toBe(`resp_${b}_0123456789ab`);
+    });
+
+    it("stores response records under their exact id, and replaces one saved again", async () => {
+      const id = threadId(83);
+      await storeThread(store, metaOf(id), 2);
+      const record = {
+        id: `resp_${id}_a1b2c3d4e5f6`,
+        threadId: id,
+        turns: 2,
+        parkedTurnId: "1",
+        transcript: "f".repeat(64),
+        body: { id: `resp_${id}_a1b2c3d4e5f6`, object: "response", output: [{ type: "message" }] },
+        created: 1_700_000_000_000,
+      };
+      expect(await store.readResponse(record.id)).toBeNull();
+      await store.saveResponse(record);
+      expect(await store.readResponse(record.id)).toEqual(record);
+      // The random part is checked: a neighbour of a real id names nothing.
+      expect(await store.readResponse(`resp_${id}_000000000000`)).toBeNull();
+      expect(await store.readResponse(`resp_${id}_a1b2c3d4e5f`)).toBeNull();
+      await store.saveResponse({ ...record, parkedTurnId: null });
+      expect((await store.readResponse(record.id))?.parkedTurnId).toBeNull();
     });
 
     describe("leases", () => {

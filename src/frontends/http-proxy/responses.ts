@@ -5,12 +5,12 @@
  */
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
+import { errorMessage } from "../../util/errors.js";
 import { fromResponsesRequest } from "./conversation.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { responsesRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
-import { responseId } from "./turns.js";
 
 export async function handleResponses(c: Context, options: ProxyOptions): Promise<Response> {
   const body = await readBody(c, responsesRequestSchema);
@@ -18,7 +18,7 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
   const signal = c.req.raw.signal;
   const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal);
   const base: ResponseBase = {
-    id: responseId(run.threadId),
+    id: run.responseId,
     model: body.model ?? options.config.model,
     instructions: body.instructions ?? null,
     metadata: body.metadata ?? {},
@@ -35,7 +35,8 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
     const writer = new ResponsesWriter(base, null, options.quietAgentWork);
     return run.drive(
       (event) => writer.onEvent(event),
-      (result) => c.json(writer.finish(result)),
+      (result) => writer.finish(result),
+      (response) => c.json(response),
     );
   }
   c.header("Content-Type", "text/event-stream");
@@ -52,12 +53,19 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
       options.quietAgentWork,
     );
     writer.start();
-    await run.drive(
-      (event) => writer.onEvent(event),
-      async (result) => {
-        writer.finish(result);
+    await run
+      .drive(
+        (event) => writer.onEvent(event),
+        (result) => writer.finish(result),
+        async (response) => {
+          writer.complete(response);
+          await written;
+        },
+      )
+      .catch(async (error: unknown) => {
+        // The response could not be stored: its id would name nothing, so it must not complete.
+        writer.fail(errorMessage(error));
         await written;
-      },
-    );
+      });
   });
 }
