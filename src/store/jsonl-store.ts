@@ -6,7 +6,6 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
-import { parseResponseRecord } from "./response-records.js";
 import { type RolloutLine, rolloutPath, type SessionMeta, sessionsDir } from "./rollout.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
 import {
@@ -210,6 +209,8 @@ export class JsonlThreadStore implements ThreadStore {
     const path = join(responsesDir(this.home), `${fileNameOf(id)}.json`);
     const text = await readFile(path, "utf8").catch(() => null);
     if (text === null) return null;
+    // zod loads on the first read, not with the store.
+    const { parseResponseRecord } = await import("./response-records.js");
     try {
       const record = parseResponseRecord(JSON.parse(text));
       return record?.id === id ? record : null;
