@@ -1,7 +1,8 @@
 /**
  * The embedded ThreadStore: one JSONL rollout per thread under `$TSCODEX_HOME/sessions/`, archived
  * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
- * `proxy/parked-calls/` and its response records under `proxy/responses/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ * `proxy/parked-calls/`, its response records under `proxy/responses/` and idempotency keys
+ * under `proxy/idempotency-keys/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -19,6 +20,7 @@ import {
 import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
+  type IdempotencyRecord,
   type ResponseRecord,
   StoreError,
   type ThreadPage,
@@ -205,6 +207,65 @@ export class JsonlThreadStore implements ThreadStore {
     await rename(temporary, path);
   }
 
+  async claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const path = await this.idempotencyPath(record.key);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        // Exclusive create: of two processes claiming one key, one gets it.
+        await writeFile(path, JSON.stringify(record), { flag: "wx" });
+        return null;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const stored = await this.readIdempotencyKey(path);
+      if (stored && stored.expires > Date.now()) return stored;
+      await rm(path, { force: true }); // expired or damaged: the key is free
+    }
+    throw new StoreError(`idempotency key ${record.key} is claimed and released over and over; retry`);
+  }
+
+  async saveIdempotencyKey(record: IdempotencyRecord): Promise<void> {
+    const path = await this.idempotencyPath(record.key);
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(record));
+    await rename(temporary, path);
+  }
+
+  async dropIdempotencyKey(key: string): Promise<void> {
+    await rm(await this.idempotencyPath(key), { force: true });
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    const dir = idempotencyDir(this.home);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    let pruned = 0;
+    for (const name of names) {
+      if (!name.endsWith(".json")) continue;
+      const record = await this.readIdempotencyKey(join(dir, name));
+      if (record && record.expires > now) continue;
+      await rm(join(dir, name), { force: true });
+      pruned += 1;
+    }
+    return pruned;
+  }
+
+  private async idempotencyPath(key: string): Promise<string> {
+    const dir = idempotencyDir(this.home);
+    await mkdir(dir, { recursive: true });
+    return join(dir, `${fileNameOf(key)}.json`);
+  }
+
+  private async readIdempotencyKey(path: string): Promise<IdempotencyRecord | null> {
+    const text = await readFile(path, "utf8").catch(() => null);
+    if (text === null) return null;
+    const { parseIdempotencyRecord } = await import("./response-records.js");
+    try {
+      return parseIdempotencyRecord(JSON.parse(text));
+    } catch {
+      return null;
+    }
+  }
+
   async readResponse(id: string): Promise<ResponseRecord | null> {
     const path = join(responsesDir(this.home), `${fileNameOf(id)}.json`);
     const text = await readFile(path, "utf8").catch(() => null);
@@ -281,6 +342,10 @@ function knownKey(id: string, archived: boolean): string {
 
 function parkedCallsDir(home: string): string {
   return join(home, "proxy", "parked-calls");
+}
+
+function idempotencyDir(home: string): string {
+  return join(home, "proxy", "idempotency-keys");
 }
 
 function responsesDir(home: string): string {

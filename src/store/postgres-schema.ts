@@ -71,7 +71,7 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 2,
-    name: "proxy responses, the response that made each parked call",
+    name: "proxy responses, the response that made each parked call, idempotency keys",
     sql: `
       ALTER TABLE tscodex_parked_calls ADD COLUMN response_id text;
 
@@ -83,6 +83,14 @@ const MIGRATIONS: Migration[] = [
         record    json NOT NULL
       );
       CREATE INDEX tscodex_responses_thread ON tscodex_responses (thread_id);
+
+      -- Idempotency-Key of proxy requests: the request's fingerprint and, once answered, the answer.
+      CREATE TABLE tscodex_idempotency_keys (
+        key     text PRIMARY KEY,
+        expires timestamptz NOT NULL,
+        record  json NOT NULL
+      );
+      CREATE INDEX tscodex_idempotency_keys_expires ON tscodex_idempotency_keys (expires);
     `,
   },
 ];

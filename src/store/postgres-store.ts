@@ -15,10 +15,11 @@ import { redactUrl } from "../util/redact-url.js";
 import { PostgresThreadLeases } from "./postgres-leases.js";
 import { migrate } from "./postgres-schema.js";
 import { type Db, insertThread, PostgresWriter, type RetryOptions, withRetries } from "./postgres-writer.js";
-import { parseResponseRecord } from "./response-records.js";
+import { parseIdempotencyRecord, parseResponseRecord } from "./response-records.js";
 import type { RolloutLine, SessionMeta } from "./rollout.js";
 import { RolloutError, replayRollout, type StoredThread, validateLines } from "./rollout-reader.js";
 import {
+  type IdempotencyRecord,
   type ResponseRecord,
   StoreError,
   type ThreadPage,
@@ -384,6 +385,55 @@ class PostgresThreadStore implements ThreadStore {
         VALUES (${record.id}, ${record.threadId}, (${JSON.stringify(record)}::text)::json)
         ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
     );
+  }
+
+  async claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const text = JSON.stringify(record);
+    const expires = new Date(record.expires);
+    const [row] = await this.run(
+      `claiming idempotency key ${record.key}`,
+      () => this.sql<{ claimed: boolean; record: string }[]>`
+        WITH claimed AS (
+          INSERT INTO tscodex_idempotency_keys (key, expires, record)
+          VALUES (${record.key}, ${expires}, (${text}::text)::json)
+          ON CONFLICT (key) DO UPDATE SET expires = excluded.expires, record = excluded.record
+            WHERE tscodex_idempotency_keys.expires <= now()
+          RETURNING true AS claimed, record::text AS record
+        )
+        SELECT claimed, record FROM claimed
+        UNION ALL
+        SELECT false, record::text FROM tscodex_idempotency_keys
+         WHERE key = ${record.key} AND NOT EXISTS (SELECT 1 FROM claimed)`,
+    );
+    if (!row || row.claimed) return null;
+    return parseIdempotencyRecord(JSON.parse(row.record));
+  }
+
+  async saveIdempotencyKey(record: IdempotencyRecord): Promise<void> {
+    const text = JSON.stringify(record);
+    const expires = new Date(record.expires);
+    await this.run(
+      `storing idempotency key ${record.key}`,
+      () => this.sql`
+        INSERT INTO tscodex_idempotency_keys (key, expires, record)
+        VALUES (${record.key}, ${expires}, (${text}::text)::json)
+        ON CONFLICT (key) DO UPDATE SET expires = excluded.expires, record = excluded.record`,
+    );
+  }
+
+  async dropIdempotencyKey(key: string): Promise<void> {
+    await this.run(
+      `dropping idempotency key ${key}`,
+      () => this.sql`DELETE FROM tscodex_idempotency_keys WHERE key = ${key}`,
+    );
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    const rows = await this.run(
+      "pruning expired idempotency keys",
+      () => this.sql`DELETE FROM tscodex_idempotency_keys WHERE expires <= ${new Date(now)} RETURNING key`,
+    );
+    return rows.length;
   }
 
   async readResponse(id: string): Promise<ResponseRecord | null> {

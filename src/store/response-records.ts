@@ -1,9 +1,9 @@
 /**
- * Response records as stored (thread-store.ts `ResponseRecord`): read back from a file or a
- * database row, so they are a parse boundary, checked here for both stores.
+ * The proxy's records as stored (thread-store.ts `ResponseRecord`, `IdempotencyRecord`): read
+ * back from a file or a database row, so they are a parse boundary, checked here for both stores.
  */
 import { z } from "zod";
-import type { ResponseRecord } from "./thread-store.js";
+import type { IdempotencyRecord, ResponseRecord } from "./thread-store.js";
 
 const responseRecordSchema = z.object({
   id: z.string(),
@@ -19,4 +19,18 @@ const responseRecordSchema = z.object({
 export function parseResponseRecord(value: unknown): ResponseRecord | null {
   const parsed = responseRecordSchema.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+const idempotencyRecordSchema = z.object({
+  key: z.string(),
+  fingerprint: z.string(),
+  result: z.object({ status: z.number().int(), body: z.unknown() }).nullable(),
+  created: z.number(),
+  expires: z.number(),
+});
+
+/** The idempotency record in `value`, or null when it is not one. */
+export function parseIdempotencyRecord(value: unknown): IdempotencyRecord | null {
+  const parsed = idempotencyRecordSchema.safeParse(value);
+  return parsed.success ? (parsed.data as IdempotencyRecord) : null;
 }

@@ -76,6 +76,22 @@ export interface ResponseRecord {
   created: number;
 }
 
+/**
+ * An `Idempotency-Key` the proxy has seen: the request it came with (a fingerprint of route and
+ * body) and, once answered, the answer to replay to a retry.
+ */
+export interface IdempotencyRecord {
+  key: string;
+  /** sha256 of the route and the request body. */
+  fingerprint: string;
+  /** The answer (status and JSON body) once there is one; null while the request runs. */
+  result: { status: number; body: unknown } | null;
+  /** ms since the epoch. */
+  created: number;
+  /** ms since the epoch: after this the key is free again. */
+  expires: number;
+}
+
 export interface ThreadPage {
   threads: StoredThread[];
   /** null on the last page. */
@@ -158,6 +174,17 @@ export interface ThreadStore {
   saveResponse(record: ResponseRecord): Promise<void>;
   /** Response `id`, or null when none was stored under exactly that id. */
   readResponse(id: string): Promise<ResponseRecord | null>;
+  /**
+   * Claim idempotency key `record.key`: stores `record` when the key is new (or its record
+   * expired) and returns null; else returns the live record already stored.
+   */
+  claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
+  /** Replace the stored record of `record.key` (a takeover, or the finished result). */
+  saveIdempotencyKey(record: IdempotencyRecord): Promise<void>;
+  /** Forget key `key` (its request failed before it had a result to replay). */
+  dropIdempotencyKey(key: string): Promise<void>;
+  /** Remove the keys expired at `now` (ms); returns how many. */
+  pruneIdempotencyKeys(now: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,7 @@ import { errorMessage } from "../../util/errors.js";
 import { handleChat } from "./chat.js";
 import { ApiError, internalError } from "./errors.js";
 import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxedCaller } from "./guards.js";
+import { idempotent } from "./idempotency.js";
 import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
 
@@ -54,8 +55,10 @@ export function createApp(options: ProxyOptions): Hono {
   );
 
   app.get("/v1/models", (c) => c.json(modelList(options.config)));
-  app.post("/v1/responses", (c) => handleResponses(c, options));
-  app.post("/v1/chat/completions", (c) => handleChat(c, options));
+  app.post("/v1/responses", (c) => idempotent(c, options, "responses", () => handleResponses(c, options)));
+  app.post("/v1/chat/completions", (c) =>
+    idempotent(c, options, "chat/completions", () => handleChat(c, options)),
+  );
 
   app.notFound((c) => {
     const error = new ApiError(
