@@ -266,6 +266,12 @@ export class JsonlThreadStore implements ThreadStore {
     }
   }
 
+  async deleteResponse(id: string): Promise<boolean> {
+    if (!(await this.readResponse(id))) return false;
+    await rm(join(responsesDir(this.home), `${fileNameOf(id)}.json`), { force: true });
+    return true;
+  }
+
   async readResponse(id: string): Promise<ResponseRecord | null> {
     const path = join(responsesDir(this.home), `${fileNameOf(id)}.json`);
     const text = await readFile(path, "utf8").catch(() => null);

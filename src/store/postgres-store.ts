@@ -436,6 +436,14 @@ class PostgresThreadStore implements ThreadStore {
     return rows.length;
   }
 
+  async deleteResponse(id: string): Promise<boolean> {
+    const rows = await this.run(
+      `deleting response ${id}`,
+      () => this.sql`DELETE FROM tscodex_responses WHERE id = ${id} RETURNING id`,
+    );
+    return rows.length > 0;
+  }
+
   async readResponse(id: string): Promise<ResponseRecord | null> {
     const [row] = await this.run(
       `reading response ${id}`,

@@ -72,6 +72,10 @@ export interface ResponseRecord {
   transcript: string;
   /** The response object as it was sent. */
   body: Record<string, unknown>;
+  /** The request's input items, with ids (GET /v1/responses/{id}/input_items). */
+  input?: Record<string, unknown>[] | undefined;
+  /** The response whose request answered this one's function calls, once one did. */
+  answeredBy?: string | null | undefined;
   /** ms since the epoch. */
   created: number;
 }
@@ -174,6 +178,8 @@ export interface ThreadStore {
   saveResponse(record: ResponseRecord): Promise<void>;
   /** Response `id`, or null when none was stored under exactly that id. */
   readResponse(id: string): Promise<ResponseRecord | null>;
+  /** Forget response `id` (its thread stays); false when there was none. */
+  deleteResponse(id: string): Promise<boolean>;
   /**
    * Claim idempotency key `record.key`: stores `record` when the key is new (or its record
    * expired) and returns null; else returns the live record already stored.

@@ -404,8 +404,20 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       // The random part is checked: a neighbour of a real id names nothing.
       expect(await store.readResponse(`resp_${id}_000000000000`)).toBeNull();
       expect(await store.readResponse(`resp_${id}_a1b2c3d4e5f`)).toBeNull();
-      await store.saveResponse({ ...record, parkedTurnId: null });
-      expect((await store.readResponse(record.id))?.parkedTurnId).toBeNull();
+      await store.saveResponse({
+        ...record,
+        parkedTurnId: null,
+        answeredBy: "resp_next",
+        input: [{ id: "msg_1" }],
+      });
+      expect(await store.readResponse(record.id)).toMatchObject({
+        parkedTurnId: null,
+        answeredBy: "resp_next",
+        input: [{ id: "msg_1" }],
+      });
+      expect(await store.deleteResponse(record.id)).toBe(true);
+      expect(await store.readResponse(record.id)).toBeNull();
+      expect(await store.deleteResponse(record.id)).toBe(false);
     });
 
     describe("leases", () => {

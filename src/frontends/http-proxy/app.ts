@@ -1,7 +1,7 @@
 /**
  * The proxy's HTTP app (hono): an OpenAI-compatible endpoint with the agent behind it.
  * Responsibilities: guards (Host/Origin, body type, bearer key, body size, concurrency), routes
- * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
+ * (/v1/models, /v1/responses and its stored responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
 
@@ -16,6 +16,7 @@ import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxe
 import { idempotent } from "./idempotency.js";
 import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
+import { deleteResponse, getResponse, listInputItems } from "./responses-stored.js";
 
 export type { ProxyOptions } from "./request.js";
 
@@ -56,6 +57,9 @@ export function createApp(options: ProxyOptions): Hono {
 
   app.get("/v1/models", (c) => c.json(modelList(options.config)));
   app.post("/v1/responses", (c) => idempotent(c, options, "responses", () => handleResponses(c, options)));
+  app.get("/v1/responses/:id", (c) => getResponse(c, options));
+  app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
+  app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));
   app.post("/v1/chat/completions", (c) =>
     idempotent(c, options, "chat/completions", () => handleChat(c, options)),
   );

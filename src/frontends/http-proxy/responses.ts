@@ -9,6 +9,7 @@ import { errorMessage } from "../../util/errors.js";
 import { fromResponsesRequest } from "./conversation.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
+import { inputItemsOf } from "./responses-stored.js";
 import { responsesRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
 
@@ -16,7 +17,9 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
   const body = await readBody(c, responsesRequestSchema);
   const conversation = fromResponsesRequest(body);
   const signal = c.req.raw.signal;
-  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal);
+  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal, {
+    input: inputItemsOf(body.input),
+  });
   const base: ResponseBase = {
     id: run.responseId,
     model: body.model ?? options.config.model,

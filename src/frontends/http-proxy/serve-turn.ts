@@ -35,6 +35,7 @@ export async function beginTurn(
   conversation: Conversation,
   previousResponseId: string | null,
   signal: AbortSignal,
+  stored: { input?: Record<string, unknown>[] } = {},
 ): Promise<TurnRun> {
   const release = options.limit.acquire();
   let started: Awaited<ReturnType<typeof startTurn>>;
@@ -77,9 +78,11 @@ export async function beginTurn(
             parkedTurnId: result.status === "parked" ? result.turnId : null,
             transcript: extendTranscript(started.transcript, calls),
             body,
+            ...(stored.input ? { input: stored.input } : {}),
             created: Date.now(),
           },
           calls.map((call) => call.callId),
+          started.answers,
         );
         return await send(body, result);
       } finally {

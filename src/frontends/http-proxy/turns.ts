@@ -33,6 +33,8 @@ export interface StartedTurn {
   stream: EventStream<Event, TurnResult>;
   /** The fingerprint of the conversation the client has seen, before this response (transcript.ts). */
   transcript: string;
+  /** The stored response whose parked calls this turn answers, if it continues one. */
+  answers: ResponseRecord | null;
 }
 
 /** `resp_<thread id>_<random>`: a new response's id. Only a stored one continues anything. */
@@ -73,7 +75,7 @@ export async function startTurn(
     const thread = await threadAt(options, previous, plan.kind);
     if (plan.kind === "user") {
       const stream = thread.runStreamed({ text: plan.text, images: plan.images }, overrides);
-      return { thread, stream, transcript };
+      return { thread, stream, transcript, answers: null };
     }
     const parked = thread.parkedTurn;
     const callIds = plan.outputs.map((output) => output.callId);
@@ -86,7 +88,7 @@ export async function startTurn(
     }
     await refuseExpired(options, thread, parked);
     const stream = thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
-    return { thread, stream, transcript };
+    return { thread, stream, transcript, answers: previous };
   }
   const transcript = extendTranscript(EMPTY_TRANSCRIPT, conversation.entries);
   if (plan.kind === "outputs") {
@@ -96,8 +98,8 @@ export async function startTurn(
       extendTranscript(EMPTY_TRANSCRIPT, plan.history),
     );
     if (found) {
-      const stream = found.continueStreamed(toHistoryItems(plan.outputs), continuing);
-      return { thread: found, stream, transcript };
+      const stream = found.thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
+      return { thread: found.thread, stream, transcript, answers: found.record };
     }
   }
   if (plan.kind === "outputs") refuseOrphanOutputs(plan);
@@ -117,7 +119,7 @@ export async function startTurn(
     plan.kind === "user"
       ? thread.runStreamed({ text: plan.text, images: plan.images }, overrides)
       : thread.continueStreamed(toHistoryItems(plan.outputs), overrides);
-  return { thread, stream, transcript };
+  return { thread, stream, transcript, answers: null };
 }
 
 /**
@@ -128,9 +130,13 @@ export async function commitResponse(
   options: TurnOptions,
   record: ResponseRecord,
   callIds: readonly string[],
+  answers: ResponseRecord | null,
 ): Promise<void> {
-  await options.threads.store.saveResponse(record);
-  if (callIds.length > 0) await options.threads.store.indexParkedCalls(record.threadId, callIds, record.id);
+  const { store } = options.threads;
+  await store.saveResponse(record);
+  if (callIds.length > 0) await store.indexParkedCalls(record.threadId, callIds, record.id);
+  // A later try with the same outputs is told which response already answered them.
+  if (answers) await store.saveResponse({ ...answers, answeredBy: record.id });
 }
 
 /** The stored response `id` names; 404 `previous_response_not_found` when it was never issued. */
@@ -167,7 +173,9 @@ async function threadAt(
   if (previous.parkedTurnId !== null)
     throw new ApiError(
       409,
-      `The function calls of response '${previous.id}' were already answered; continue from the response that answered them.`,
+      `The function calls of response '${previous.id}' were already answered` +
+        (previous.answeredBy ? ` by response '${previous.answeredBy}'` : "") +
+        "; continue from the response that answered them.",
       "invalid_request_error",
       "previous_response_id",
       "function_call_already_answered",
@@ -206,7 +214,7 @@ async function threadOfParkedCalls(
   options: TurnOptions,
   callIds: string[],
   transcript: string,
-): Promise<Thread | null> {
+): Promise<{ thread: Thread; record: ResponseRecord } | null> {
   const { store } = options.threads;
   for (const callId of callIds) {
     const responseId = await store.responseOfCall(callId).catch(() => null);
@@ -223,7 +231,7 @@ async function threadOfParkedCalls(
       parked !== null &&
       parked.turnId === record.parkedTurnId &&
       Date.now() - parked.parkedAt <= options.parkedTtlMs;
-    if (fresh && parked.calls.some((call) => call.call_id === callId)) return thread;
+    if (fresh && parked.calls.some((call) => call.call_id === callId)) return { thread, record };
     await options.threads.release(thread.id);
   }
   return null;

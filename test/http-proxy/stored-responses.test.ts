@@ -1,0 +1,91 @@
+/**
+ * Stored responses through the openai SDK (issue 30): `responses.retrieve` from another proxy
+ * process on the same store, `inputItems.list` (order, paging), `delete` (the id then names
+ * nothing, also for previous_response_id), and the 409 that names the response that already
+ * answered a tool call.
+ */
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { useProxyHarness } from "../support/proxy-harness.js";
+
+const h = useProxyHarness();
+
+const LOOKUP: OpenAI.Responses.FunctionTool = {
+  type: "function",
+  name: "lookup",
+  description: "Look a key up.",
+  parameters: { type: "object", properties: { key: { type: "string" } } },
+  strict: false,
+};
+
+describe("proxy stored responses", () => {
+  it("retrieve (from another process), input items in both orders with paging, delete", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(turn(message("stored answer")));
+    const created = await proxy.client().responses.create({
+      model: "m",
+      input: [
+        { role: "developer", content: "be brief" },
+        { role: "user", content: "first part" },
+        { role: "user", content: [{ type: "input_text", text: "second part" }] },
+      ],
+    });
+    const other = await h.startProxy();
+    const retrieved = await other.client().responses.retrieve(created.id);
+    expect(retrieved).toEqual(created);
+    expect(retrieved.output_text).toBe("stored answer");
+
+    const desc = await other.client().responses.inputItems.list(created.id);
+    const texts = (items: typeof desc.data) =>
+      items.map((item) => (item.type === "message" ? JSON.stringify(item.content) : item.type));
+    expect(desc.data).toHaveLength(3);
+    expect(texts(desc.data)[0]).toContain("second part");
+    expect(desc.data.every((item) => typeof item.id === "string" && item.id.length > 0)).toBe(true);
+    const asc = await other.client().responses.inputItems.list(created.id, { order: "asc", limit: 2 });
+    expect(texts(asc.data)[0]).toContain("be brief");
+    expect(asc.data).toHaveLength(2);
+    expect(asc.has_more).toBe(true);
+    const rest = await other
+      .client()
+      .responses.inputItems.list(created.id, { order: "asc", limit: 2, after: asc.data[1]?.id ?? "" });
+    expect(texts(rest.data)).toHaveLength(1);
+    expect(texts(rest.data)[0]).toContain("second part");
+    expect(rest.has_more).toBe(false);
+
+    await other.client().responses.delete(created.id);
+    const gone = await proxy
+      .client()
+      .responses.retrieve(created.id)
+      .catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(OpenAI.NotFoundError);
+    const continued = await proxy
+      .client()
+      .responses.create({ model: "m", input: "more", previous_response_id: created.id })
+      .catch((error: unknown) => error);
+    expect(continued).toMatchObject({ status: 404, code: "previous_response_not_found" });
+    const again = await proxy
+      .client()
+      .responses.delete(created.id)
+      .catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it("a tool output for an already answered call is a 409 naming the response that answered it", async () => {
+    const proxy = await h.startProxy();
+    const client = proxy.client();
+    h.model.enqueue(turn(functionCall("lookup", { key: "a" }, "call_a")), turn(message("answered")));
+    const parked = await client.responses.create({ model: "m", input: "look a up", tools: [LOOKUP] });
+    const output = [{ type: "function_call_output" as const, call_id: "call_a", output: "1" }];
+    const answer = await client.responses.create({
+      model: "m",
+      previous_response_id: parked.id,
+      input: output,
+    });
+    const twice = await client.responses
+      .create({ model: "m", previous_response_id: parked.id, input: output })
+      .catch((error: unknown) => error);
+    expect(twice).toMatchObject({ status: 409, code: "function_call_already_answered" });
+    expect(String((twice as Error).message)).toContain(answer.id);
+  });
+});
