@@ -1,12 +1,13 @@
 /**
  * Stored responses through the openai SDK (issue 30): `responses.retrieve` from another proxy
  * process on the same store, `inputItems.list` (order, paging), `delete` (the id then names
- * nothing, also for previous_response_id), and the 409 that names the response that already
- * answered a tool call.
+ * nothing, also for previous_response_id), the 409 that names the response that already
+ * answered a tool call, and `background: true` (polled to its end; `cancel`).
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+import { waitFor } from "../support/processes.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
@@ -87,5 +88,35 @@ describe("proxy stored responses", () => {
       .catch((error: unknown) => error);
     expect(twice).toMatchObject({ status: 409, code: "function_call_already_answered" });
     expect(String((twice as Error).message)).toContain(answer.id);
+  });
+
+  it("background: in_progress at once, polled to completed; cancel ends a running one as cancelled", async () => {
+    const proxy = await h.startProxy();
+    const client = proxy.client();
+    h.model.enqueue(turn(delay(300), message("done in the background")));
+    const started = await client.responses.create({ model: "m", input: "take your time", background: true });
+    expect(started.status).toBe("in_progress");
+    expect(started.background).toBe(true);
+    let polled = await client.responses.retrieve(started.id);
+    await waitFor(async () => {
+      polled = await client.responses.retrieve(started.id);
+      return polled.status !== "in_progress";
+    }, 10_000);
+    expect(polled.status).toBe("completed");
+    expect(polled.output_text).toBe("done in the background");
+    // Over already: cancel changes nothing.
+    expect((await client.responses.cancel(started.id)).status).toBe("completed");
+
+    h.model.enqueue(turn(delay(60_000), message("never")));
+    const long = await client.responses.create({ model: "m", input: "forever", background: true });
+    await h.model.waitForRequests(2, 10_000);
+    const cancelled = await client.responses.cancel(long.id);
+    expect(cancelled.status).toBe("cancelled");
+    expect((await client.responses.retrieve(long.id)).status).toBe("cancelled");
+
+    h.model.enqueue(turn(message("plain")));
+    const plain = await client.responses.create({ model: "m", input: "not background" });
+    const refused = await client.responses.cancel(plain.id).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 400, code: "not_background" });
   });
 });

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
 import { errorMessage } from "../../util/errors.js";
+import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
 import { ApiError, internalError } from "./errors.js";
 import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxedCaller } from "./guards.js";
@@ -56,7 +57,11 @@ export function createApp(options: ProxyOptions): Hono {
   );
 
   app.get("/v1/models", (c) => c.json(modelList(options.config)));
-  app.post("/v1/responses", (c) => idempotent(c, options, "responses", () => handleResponses(c, options)));
+  const background = new BackgroundTurns();
+  app.post("/v1/responses", (c) =>
+    idempotent(c, options, "responses", () => handleResponses(c, options, background)),
+  );
+  app.post("/v1/responses/:id/cancel", (c) => cancelResponse(c, options, background));
   app.get("/v1/responses/:id", (c) => getResponse(c, options));
   app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
   app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));

@@ -114,6 +114,11 @@ export class ResponsesWriter {
     this.emit(response.status === "failed" ? "response.failed" : "response.completed", { response });
   }
 
+  /** The response as it stands, with `status` (a background response before its end). */
+  snapshot(status: string): Record<string, unknown> {
+    return this.response(status, null, null);
+  }
+
   /** A failure before the turn produced anything: the stream's error event. */
   fail(message: string): void {
     this.emit("response.failed", {

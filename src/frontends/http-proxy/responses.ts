@@ -6,20 +6,37 @@
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
 import { errorMessage } from "../../util/errors.js";
+import type { BackgroundTurns } from "./background.js";
 import { fromResponsesRequest } from "./conversation.js";
+import { ApiError } from "./errors.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { inputItemsOf } from "./responses-stored.js";
 import { responsesRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
 
-export async function handleResponses(c: Context, options: ProxyOptions): Promise<Response> {
+export async function handleResponses(
+  c: Context,
+  options: ProxyOptions,
+  background: BackgroundTurns,
+): Promise<Response> {
   const body = await readBody(c, responsesRequestSchema);
+  if (body.background && body.stream)
+    throw ApiError.invalid(
+      "background with stream: true is not supported; poll GET /v1/responses/{id}.",
+      "stream",
+    );
   const conversation = fromResponsesRequest(body);
-  const signal = c.req.raw.signal;
-  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal, {
-    input: inputItemsOf(body.input),
-  });
+  // A background turn outlives its request: only a cancel ends it.
+  const detached = body.background ? new AbortController() : null;
+  const input = inputItemsOf(body.input);
+  const run = await beginTurn(
+    options,
+    conversation,
+    body.previous_response_id ?? null,
+    detached?.signal ?? c.req.raw.signal,
+    { input },
+  );
   const base: ResponseBase = {
     id: run.responseId,
     model: body.model ?? options.config.model,
@@ -33,7 +50,12 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
     text: { format: body.text?.format ?? { type: "text" } },
     tool_choice: body.tool_choice ?? "auto",
     tools: body.tools ?? [],
+    background: body.background ?? false,
   };
+  if (detached) {
+    const writer = new ResponsesWriter(base, null, options.quietAgentWork);
+    return c.json(await background.start(options, run, writer, detached, input));
+  }
   if (!body.stream) {
     const writer = new ResponsesWriter(base, null, options.quietAgentWork);
     return run.drive(
