@@ -119,4 +119,30 @@ describe("proxy stored responses", () => {
     const refused = await client.responses.cancel(plain.id).catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 400, code: "not_background" });
   });
+
+  it("GET ?stream=true&starting_after=N follows a running background response; a finished one is its final event", async () => {
+    const proxy = await h.startProxy();
+    const client = proxy.client();
+    h.model.enqueue(turn(delay(2_000), message("streamed later")));
+    const started = await client.responses.create({ model: "m", input: "stream it later", background: true });
+    const stream = await client.responses.retrieve(started.id, { stream: true, starting_after: 1 });
+    const events: { type: string; sequence_number: number }[] = [];
+    let text = "";
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "response.output_text.delta") text += event.delta;
+    }
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.every((event) => event.sequence_number > 1)).toBe(true);
+    expect(events.map((event) => event.sequence_number)).toEqual(
+      [...events.map((event) => event.sequence_number)].sort((a, b) => a - b),
+    );
+    expect(events.at(-1)?.type).toBe("response.completed");
+    expect(text).toBe("streamed later");
+
+    const replay = await client.responses.retrieve(started.id, { stream: true });
+    const types: string[] = [];
+    for await (const event of replay) types.push(event.type);
+    expect(types).toEqual(["response.completed"]);
+  });
 });

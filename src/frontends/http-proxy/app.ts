@@ -56,13 +56,13 @@ export function createApp(options: ProxyOptions): Hono {
     }),
   );
 
-  app.get("/v1/models", (c) => c.json(modelList(options.config)));
   const background = new BackgroundTurns();
+  app.get("/v1/models", (c) => c.json(modelList(options.config)));
   app.post("/v1/responses", (c) =>
     idempotent(c, options, "responses", () => handleResponses(c, options, background)),
   );
   app.post("/v1/responses/:id/cancel", (c) => cancelResponse(c, options, background));
-  app.get("/v1/responses/:id", (c) => getResponse(c, options));
+  app.get("/v1/responses/:id", (c) => getResponse(c, options, background));
   app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
   app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));
   app.post("/v1/chat/completions", (c) =>

@@ -12,9 +12,66 @@ import type { ProxyOptions } from "./request.js";
 import type { ResponsesWriter } from "./responses-output.js";
 import type { TurnRun } from "./serve-turn.js";
 
+/** One Responses SSE event, as the stream would carry it. */
+export interface SseEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+interface Running {
+  abort: AbortController;
+  done: Promise<void>;
+  /** Every event so far (a stream may join at any point: `starting_after`). */
+  events: SseEvent[];
+  listeners: Set<() => void>;
+}
+
 /** The background turns this process runs, by response id. */
 export class BackgroundTurns {
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, Running>();
+
+  /** A sender for a background writer: events are kept for streams that join later. */
+  recorder(): { send: (type: string, data: Record<string, unknown>) => void; entry: Running } {
+    const entry: Running = {
+      abort: new AbortController(),
+      done: Promise.resolve(),
+      events: [],
+      listeners: new Set(),
+    };
+    const send = (type: string, data: Record<string, unknown>) => {
+      entry.events.push({ type, data });
+      for (const wake of entry.listeners) wake();
+    };
+    return { send, entry };
+  }
+
+  /**
+   * The events of running response `id` after sequence number `after`, as they come, ending with
+   * its final event; null when this process does not run it.
+   */
+  follow(id: string, after: number): AsyncIterable<SseEvent> | null {
+    const entry = this.running.get(id);
+    if (!entry) return null;
+    const running = this.running;
+    return (async function* () {
+      let next = 0;
+      for (;;) {
+        while (next < entry.events.length) {
+          const event = entry.events[next++] as SseEvent;
+          if (Number(event.data.sequence_number) > after) yield event;
+          if (FINAL_EVENTS.has(event.type)) return;
+        }
+        if (running.get(id) !== entry) return; // over without a final event (it could not be stored)
+        await new Promise<void>((wake) => {
+          const once = () => {
+            entry.listeners.delete(once);
+            wake();
+          };
+          entry.listeners.add(once);
+        });
+      }
+    })();
+  }
 
   /**
    * Store the response as `in_progress`, run the turn to its end detached, return the response
@@ -24,9 +81,11 @@ export class BackgroundTurns {
     options: ProxyOptions,
     run: TurnRun,
     writer: ResponsesWriter,
-    abort: AbortController,
+    entry: Running,
     input: Record<string, unknown>[],
   ): Promise<Record<string, unknown>> {
+    const { abort } = entry;
+    writer.start();
     const pending = writer.snapshot("in_progress");
     await options.turns.threads.store.saveResponse({
       id: run.responseId,
@@ -45,15 +104,20 @@ export class BackgroundTurns {
           const body = writer.finish(result);
           return abort.signal.aborted ? { ...body, status: "cancelled", error: null } : body;
         },
-        () => undefined,
+        (body) => writer.complete(body),
       )
       .catch((error: unknown) => {
         process.stderr.write(
           `tscodex proxy: background response ${run.responseId}: ${errorMessage(error)}\n`,
         );
       })
-      .finally(() => this.running.delete(run.responseId));
-    this.running.set(run.responseId, { abort, done });
+      .finally(() => {
+        this.running.delete(run.responseId);
+        // A stream still following ends with the record's final state.
+        for (const wake of entry.listeners) wake();
+      });
+    entry.done = done;
+    this.running.set(run.responseId, entry);
     return pending;
   }
 
@@ -66,6 +130,13 @@ export class BackgroundTurns {
     return true;
   }
 }
+
+const FINAL_EVENTS = new Set([
+  "response.completed",
+  "response.failed",
+  "response.cancelled",
+  "response.incomplete",
+]);
 
 /** POST /v1/responses/{id}/cancel. */
 export async function cancelResponse(c: Context, options: ProxyOptions, background: BackgroundTurns) {

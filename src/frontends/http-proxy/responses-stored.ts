@@ -1,19 +1,60 @@
 /**
- * The stored side of /v1/responses: GET /v1/responses/{id} (the response as it was sent),
+ * The stored side of /v1/responses: GET /v1/responses/{id} (the response as it was sent; with
+ * `stream=true` its Responses SSE events after `starting_after`, live while a background turn of
+ * this process runs, else its final event),
  * GET /v1/responses/{id}/input_items (the request's input, OpenAI's list shape and paging:
  * `order` desc by default, `after`, `limit` 1-100), DELETE /v1/responses/{id} (the id stops
  * naming anything; the thread stays). Any proxy process on the same store answers.
  */
 import type { Context } from "hono";
+import { stream as streamBody } from "hono/streaming";
 import type { ResponseRecord } from "../../store/index.js";
+import type { BackgroundTurns } from "./background.js";
 import { ApiError } from "./errors.js";
 import type { ProxyOptions } from "./request.js";
 import { itemId } from "./responses-output.js";
 import type { ResponsesRequest } from "./schemas.js";
 
-export async function getResponse(c: Context, options: ProxyOptions): Promise<Response> {
-  const record = await recordOf(c, options);
-  return c.json(record.body);
+export async function getResponse(
+  c: Context,
+  options: ProxyOptions,
+  background: BackgroundTurns,
+): Promise<Response> {
+  if (c.req.query("stream") !== "true") return c.json((await recordOf(c, options)).body);
+  const afterText = c.req.query("starting_after") ?? "-1";
+  const after = Number(afterText);
+  if (!Number.isInteger(after))
+    throw ApiError.invalid(
+      `Invalid 'starting_after': '${afterText}'. Expected an integer.`,
+      "starting_after",
+    );
+  const id = c.req.param("id") ?? "";
+  let events = background.follow(id, after);
+  if (!events) {
+    // Not running here: its stored final state is the whole stream.
+    const record = await recordOf(c, options);
+    if (record.body.status === "in_progress" || record.body.status === "queued")
+      throw new ApiError(
+        409,
+        `Response '${id}' runs on another proxy process: stream it from there, or poll it.`,
+        "invalid_request_error",
+        null,
+        "response_running_elsewhere",
+      );
+    const type = record.body.status === "failed" ? "response.failed" : "response.completed";
+    events = (async function* () {
+      yield { type, data: { type, sequence_number: after + 1, response: record.body } };
+    })();
+  }
+  const stream = events;
+  c.header("Content-Type", "text/event-stream");
+  c.header("Cache-Control", "no-cache");
+  return streamBody(c, async (out) => {
+    for await (const event of stream) {
+      if (out.aborted) return;
+      await out.write(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    }
+  });
 }
 
 export async function deleteResponse(c: Context, options: ProxyOptions): Promise<Response> {

@@ -28,13 +28,13 @@ export async function handleResponses(
     );
   const conversation = fromResponsesRequest(body);
   // A background turn outlives its request: only a cancel ends it.
-  const detached = body.background ? new AbortController() : null;
+  const detached = body.background ? background.recorder() : null;
   const input = inputItemsOf(body.input);
   const run = await beginTurn(
     options,
     conversation,
     body.previous_response_id ?? null,
-    detached?.signal ?? c.req.raw.signal,
+    detached?.entry.abort.signal ?? c.req.raw.signal,
     { input },
   );
   const base: ResponseBase = {
@@ -53,8 +53,8 @@ export async function handleResponses(
     background: body.background ?? false,
   };
   if (detached) {
-    const writer = new ResponsesWriter(base, null, options.quietAgentWork);
-    return c.json(await background.start(options, run, writer, detached, input));
+    const writer = new ResponsesWriter(base, detached.send, options.quietAgentWork);
+    return c.json(await background.start(options, run, writer, detached.entry, input));
   }
   if (!body.stream) {
     const writer = new ResponsesWriter(base, null, options.quietAgentWork);
