@@ -6,7 +6,7 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+import { delay, functionCall, hang, message, turn } from "../support/fake-model-server.js";
 import { waitFor } from "../support/processes.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
 
@@ -120,29 +120,33 @@ describe("proxy stored responses", () => {
     expect(refused).toMatchObject({ status: 400, code: "not_background" });
   });
 
-  it("GET ?stream=true&starting_after=N follows a running background response; a finished one is its final event", async () => {
+  it("GET ?stream=true&starting_after=N follows a running background response to its end; a finished one is its final event", async () => {
     const proxy = await h.startProxy();
     const client = proxy.client();
-    h.model.enqueue(turn(delay(2_000), message("streamed later")));
+    // The model answers part of the message, then holds on: the turn runs until it is cancelled.
+    h.model.enqueue(turn(message("partial"), hang()));
     const started = await client.responses.create({ model: "m", input: "stream it later", background: true });
-    const stream = await client.responses.retrieve(started.id, { stream: true, starting_after: 1 });
-    const events: { type: string; sequence_number: number }[] = [];
-    let text = "";
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === "response.output_text.delta") text += event.delta;
-    }
-    expect(events.length).toBeGreaterThan(1);
+    await h.model.waitForRequests(1, 10_000);
+    const events: { type: string; sequence_number: number; response?: { status?: string } }[] = [];
+    // Headers may wait for the first event, so the cancel does not wait for the stream to open.
+    const reading = (async () => {
+      const stream = await client.responses.retrieve(started.id, { stream: true, starting_after: 1 });
+      for await (const event of stream) events.push(event);
+    })();
+    await client.responses.cancel(started.id);
+    await reading;
+    expect(events.length).toBeGreaterThan(0);
     expect(events.every((event) => event.sequence_number > 1)).toBe(true);
     expect(events.map((event) => event.sequence_number)).toEqual(
       [...events.map((event) => event.sequence_number)].sort((a, b) => a - b),
     );
     expect(events.at(-1)?.type).toBe("response.completed");
-    expect(text).toBe("streamed later");
+    expect(events.at(-1)?.response?.status).toBe("cancelled");
 
     const replay = await client.responses.retrieve(started.id, { stream: true });
     const types: string[] = [];
     for await (const event of replay) types.push(event.type);
     expect(types).toEqual(["response.completed"]);
+    expect((await client.responses.retrieve(started.id)).status).toBe("cancelled");
   });
 });
