@@ -112,25 +112,6 @@ describe("proxy response ids", () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
-  it("answered function calls cannot be answered again from their response (409)", async () => {
-    const proxy = await h.startProxy();
-    const client = proxy.client();
-    h.model.enqueue(turn(functionCall("lookup", { key: "a" }, "call_a")), turn(message("done")));
-    const parked = await client.responses.create({ model: "m", input: "look a up", tools: [LOOKUP] });
-    const output = [{ type: "function_call_output" as const, call_id: "call_a", output: "1" }];
-    const done = await client.responses.create({
-      model: "m",
-      previous_response_id: parked.id,
-      input: output,
-    });
-    expect(done.output_text).toBe("done");
-    const again = await client.responses
-      .create({ model: "m", previous_response_id: parked.id, input: output })
-      .catch((error: unknown) => error);
-    expect(again).toMatchObject({ status: 409, code: "function_call_already_answered" });
-    expect(h.model.requests).toHaveLength(2);
-  });
-
   it("a bare output with another client's call_id does not resume that client's parked turn; the victim's follow-up still works", async () => {
     const proxy = await h.startProxy();
     const victim = proxy.client();
