@@ -431,6 +431,11 @@ export class Thread {
       this.finishTurn(op.turnId, { ...result, status: "failed", error: message });
       return;
     }
+    // Linked before the turn's first step: a caller gone while the turn was queued ends it now.
+    const callerGone = () => abort.abort();
+    const callerSignal = op.overrides?.signal;
+    if (callerSignal?.aborted) abort.abort();
+    else callerSignal?.addEventListener("abort", callerGone, { once: true });
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
     else
       this.emit({
@@ -530,6 +535,7 @@ export class Thread {
         if (!(error instanceof FatalTurnError)) this.log.dropUnansweredCalls();
       }
     } finally {
+      callerSignal?.removeEventListener("abort", callerGone);
       this.running = null;
       this.finishTurn(op.turnId, result);
     }
