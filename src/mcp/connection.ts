@@ -19,6 +19,8 @@ export interface McpServerTool {
   name: string;
   description: string;
   inputSchema: unknown;
+  /** The server annotated it `readOnlyHint: true` (a hint: approval modes trust it). */
+  readOnly: boolean;
 }
 
 /** Something the server listed or returned, passed on as JSON. */
@@ -140,7 +142,12 @@ export class McpConnection {
     do {
       const page = await this.client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
       for (const tool of page.tools) {
-        tools.push({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema });
+        tools.push({
+          name: tool.name,
+          description: tool.description ?? "",
+          inputSchema: tool.inputSchema,
+          readOnly: tool.annotations?.readOnlyHint === true,
+        });
       }
       cursor = page.nextCursor;
     } while (cursor);

@@ -135,6 +135,12 @@ export type Event =
       command: string[];
       cwd: string;
       reason: string | null;
+      /**
+       * Set when the question is about an MCP tool call, not a command (ours: the same request
+       * and answer, so every front-end that answers commands answers these; `command` then
+       * reads `mcp SERVER TOOL ARGUMENTS`).
+       */
+      mcp_tool_call?: McpInvocation;
     }
   | {
       type: "apply_patch_approval_request";

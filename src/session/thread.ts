@@ -548,12 +548,16 @@ export class Thread {
 
   /**
    * The first turn waits for the MCP servers (each bounded by its startup_timeout_sec; a failed
-   * one is reported and skipped) so that their tools are offered from the first request.
+   * one is reported and skipped) so that their tools are offered from the first request. A
+   * `required` server that did not start fails the turn (and every later one).
    */
   private async awaitMcpStartup(signal: AbortSignal): Promise<void> {
     if (this.mcpStarted || !this.services.mcp) return;
     await this.services.mcp.whenReady((event) => this.emit(event), signal);
-    if (!signal.aborted) this.mcpStarted = true;
+    if (signal.aborted) return;
+    const failure = this.services.mcp.requiredFailure();
+    if (failure) throw new Error(failure);
+    this.mcpStarted = true;
   }
 
   /**

@@ -4,6 +4,7 @@
  * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
 import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
 import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
@@ -76,7 +77,32 @@ export type ApprovalQuestion =
       changes: Record<string, FileChange>;
       reason: string | null;
       grantRoot: string | null;
+    }
+  | {
+      kind: "mcp";
+      callId: string;
+      server: string;
+      tool: string;
+      arguments: Record<string, unknown> | null;
+      cwd: string;
+      /** What the front-end shows: which server wants to run which tool. */
+      reason: string;
     };
+
+/** An MCP tool call for the policy layer to allow, ask about or refuse before it reaches the server. */
+export interface McpCallApprovalRequest {
+  inv: ToolInvocation;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown> | null;
+  /** The tool's effective `approval_mode`. */
+  approvalMode: McpToolApprovalMode;
+  /** The server annotated the tool `readOnlyHint: true`. */
+  readOnly: boolean;
+}
+
+/** `allowed: false`: the server is never called; `message` is the model's output for the call. */
+export type McpCallVerdict = { allowed: true } | { allowed: false; message: string };
 
 /** A finished attempt's exit code and output, for spotting a sandbox denial. */
 export interface AttemptOutcome {
@@ -114,6 +140,8 @@ export type OrchestratedResult<T> =
 /** The policy layer's command runner: assess → maybe ask → pick the sandbox → run → retry. */
 export interface CommandOrchestrator {
   run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>>;
+  /** Approval for an MCP tool call (approval modes, readOnlyHint, the turn's policy). */
+  approveMcpCall(request: McpCallApprovalRequest): Promise<McpCallVerdict>;
 }
 
 export type ToolPayload =
