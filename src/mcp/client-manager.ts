@@ -18,6 +18,7 @@ import type { Event, McpStartupStatus } from "../protocol/events.js";
 import { errorMessage } from "../util/errors.js";
 import {
   type ConnectOptions,
+  type Elicit,
   McpConnection,
   type McpPage,
   type McpRecord,
@@ -152,11 +153,12 @@ export class McpClientManager {
     tool: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    elicit?: Elicit,
   ): Promise<McpCallResult> {
     const connection = this.connection(server);
     const timeoutMs = this.toolTimeoutMs(server);
     try {
-      return await connection.callTool(tool, args, { timeoutMs, signal });
+      return await connection.callTool(tool, args, { timeoutMs, signal, elicit });
     } catch (error) {
       if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
         throw new Error(`timed out after ${timeoutMs / 1000} seconds (tool_timeout_sec)`, { cause: error });

@@ -9,6 +9,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpServerConfig, startupTimeoutMs } from "../config/mcp-servers.js";
+import type { ElicitationRequest, ElicitationResult } from "../protocol/events.js";
 import { VERSION } from "../version.js";
 import { callToolResultSchema, type McpCallResult } from "./call-result.js";
 import { describeMcpError } from "./render.js";
@@ -65,9 +66,14 @@ function trackPid(pid: number): void {
   });
 }
 
+/** Passes a server's elicitation to the user; answers with the user's result. */
+export type Elicit = (request: ElicitationRequest) => Promise<ElicitationResult>;
+
 export class McpConnection {
   private stderrTail = "";
   tools: McpServerTool[] = [];
+  /** Who answers this server's elicitations now: the tool call in progress (none: declined). */
+  private elicit: Elicit | undefined;
 
   private constructor(
     readonly server: string,
@@ -90,9 +96,24 @@ export class McpConnection {
     const { transport, pid, stderr } = await createTransport(server, config, options);
     const client = new Client(
       { name: "tscodex", version: VERSION },
-      { capabilities: {}, jsonSchemaValidator: acceptAllSchemas },
+      // Elicitation (form and URL, as Codex declares it): passed to the user during a tool call.
+      { capabilities: { elicitation: { form: {}, url: {} } }, jsonSchemaValidator: acceptAllSchemas },
     );
     const connection = new McpConnection(server, client, transport, pid);
+    const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const elicit = connection.elicit;
+      if (!elicit) return { action: "decline" };
+      const params = request.params;
+      const asked: ElicitationRequest =
+        params.mode === "url"
+          ? { mode: "url", message: params.message, url: params.url, elicitationId: params.elicitationId }
+          : { mode: "form", message: params.message, requestedSchema: { ...params.requestedSchema } };
+      const result = await elicit(asked);
+      return result.action === "accept"
+        ? { action: "accept", content: result.content ?? {} }
+        : { action: result.action };
+    });
     stderr?.on("data", (chunk: Buffer | string) => {
       connection.stderrTail = (connection.stderrTail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
     });
@@ -163,7 +184,7 @@ export class McpConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown> | undefined,
-    options: { timeoutMs: number; signal: AbortSignal },
+    options: { timeoutMs: number; signal: AbortSignal; elicit?: Elicit | undefined },
   ): Promise<McpCallResult> {
     // A signal of the call's own: the SDK leaves its abort listener on the signal it is given,
     // and the turn's signal serves every call of the turn.
@@ -172,12 +193,16 @@ export class McpConnection {
     if (options.signal.aborted) forward();
     else options.signal.addEventListener("abort", forward, { once: true });
     let raw: unknown;
+    // Calls of one thread run one at a time (tools/mcp.ts), so the call in progress is the one asking.
+    const previous = this.elicit;
+    this.elicit = options.elicit;
     try {
       raw = await this.client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, undefined, {
         timeout: options.timeoutMs,
         signal: call.signal,
       });
     } finally {
+      this.elicit = previous;
       options.signal.removeEventListener("abort", forward);
     }
     const parsed = callToolResultSchema.safeParse(raw);

@@ -8,7 +8,7 @@
 import type { McpToolEntry } from "../mcp/client-manager.js";
 import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/render.js";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
-import type { Event, McpInvocation } from "../protocol/events.js";
+import type { ElicitationRequest, ElicitationResult, Event, McpInvocation } from "../protocol/events.js";
 import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
 
 /** What the MCP tools need from the client manager. */
@@ -19,6 +19,8 @@ export interface McpToolSource {
     tool: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    /** Answers the server's elicitations during this call. */
+    elicit?: (request: ElicitationRequest) => Promise<ElicitationResult>,
   ): Promise<McpCallResult>;
 }
 
@@ -122,7 +124,8 @@ async function callMcpTool(
   }
   let result: McpCallResult;
   try {
-    result = await source.callTool(payload.server, payload.tool, args, turn.signal);
+    const elicit = (request: ElicitationRequest) => turn.requestElicitation(payload.server, request);
+    result = await source.callTool(payload.server, payload.tool, args, turn.signal, elicit);
   } catch (error) {
     const message = `tool call failed for \`${payload.server}/${payload.tool}\`: ${describeMcpError(error)}`;
     end({ Err: message });

@@ -7,7 +7,13 @@ import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
 import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
-import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
+import type {
+  ElicitationRequest,
+  ElicitationResult,
+  Event,
+  FileChange,
+  ReviewDecision,
+} from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
@@ -51,6 +57,11 @@ export interface TurnContext {
    * Ask the user questions (`request_user_input`) through the front-end. Bounded; never rejects.
    */
   requestUserInput(callId: string, questions: UserQuestion[]): Promise<UserInputOutcome>;
+  /**
+   * Pass an MCP server's elicitation to the user through the front-end. Bounded: declines when
+   * nobody answers in time, cancels when the turn is interrupted; never rejects.
+   */
+  requestElicitation(server: string, request: ElicitationRequest): Promise<ElicitationResult>;
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
   readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;

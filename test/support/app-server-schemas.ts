@@ -51,10 +51,11 @@ const RESPONSES: Record<string, string> = {
   "command/exec": "schema-089/v2/CommandExecResponse.json",
 };
 
-/** Whether a message concerns client tools (0.169 only). */
+/** Whether a message concerns client tools or MCP elicitation (0.169 only). */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
     message.method === "item/tool/call" ||
+    message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.dynamicTools !== undefined
   );

@@ -84,6 +84,9 @@ export function testTurnContext(options: TestTurnOptions = {}): TestTurn {
     async requestUserInput() {
       return { kind: "unavailable" };
     },
+    async requestElicitation() {
+      return { action: "decline" };
+    },
     async callClientTool(call) {
       clientCalls.push(call);
       return clientTool ? clientTool(call) : failedClientResult("no client in this test");

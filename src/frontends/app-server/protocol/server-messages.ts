@@ -126,6 +126,24 @@ export const serverRequests = {
     paramsName: "DynamicToolCallParams",
     resultName: "DynamicToolCallResponse",
   },
+  "mcpServer/elicitation/request": {
+    params: z.object({
+      threadId: z.string(),
+      turnId: z.string().nullable(),
+      serverName: z.string(),
+      mode: z.enum(["form", "url"]),
+      message: z.string(),
+      requestedSchema: z.record(z.string(), z.unknown()).optional(),
+      url: z.string().optional(),
+      elicitationId: z.string().optional(),
+    }),
+    result: z.object({
+      action: z.enum(["accept", "decline", "cancel"]),
+      content: z.record(z.string(), z.unknown()).nullish(),
+    }),
+    paramsName: "McpServerElicitationRequestParams",
+    resultName: "McpServerElicitationRequestResponse",
+  },
 };
 
 export type ServerRequestMethod = keyof typeof serverRequests;
