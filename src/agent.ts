@@ -28,10 +28,9 @@ import type {
   ReviewDecision,
 } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
-import { openThreadStore } from "./session/open-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
-import type { ThreadSummary } from "./session/thread-store.js";
+import { openThreadStore, type ThreadSummary } from "./store/index.js";
 import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
