@@ -8,10 +8,12 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { tscodexHome } from "../config/load.js";
 import { type McpServerConfig, startupTimeoutMs } from "../config/mcp-servers.js";
 import type { ElicitationRequest, ElicitationResult } from "../protocol/events.js";
 import { VERSION } from "../version.js";
 import { callToolResultSchema, type McpCallResult } from "./call-result.js";
+import { currentAccessToken, loginRequiredMessage } from "./oauth/tokens.js";
 import { describeMcpError } from "./render.js";
 import { acceptAllSchemas } from "./schema-validator.js";
 
@@ -40,6 +42,8 @@ export interface ConnectOptions {
   cwd: string;
   /** Aborts a startup in progress (the thread shut down first). */
   signal?: AbortSignal;
+  /** Where OAuth logins are stored (default: the home `env` names). */
+  home?: string;
 }
 
 /** Kept from a stdio server's stderr, for startup failure messages. */
@@ -93,7 +97,7 @@ export class McpConnection {
     options: ConnectOptions,
   ): Promise<McpConnection> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const { transport, pid, stderr } = await createTransport(server, config, options);
+    const { transport, pid, stderr, unauthorized } = await createTransport(server, config, options);
     const client = new Client(
       { name: "tscodex", version: VERSION },
       // Elicitation (form and URL, as Codex declares it): passed to the user during a tool call.
@@ -140,6 +144,8 @@ export class McpConnection {
     } catch (error) {
       // Reported now; the process gets its grace period and is killed in the background.
       void connection.close();
+      // A 401: one line naming the login command, not the transport's error.
+      if (unauthorized?.()) throw new Error(loginRequiredMessage(server), { cause: error });
       throw new Error(connection.withStderr(describeMcpError(error)), { cause: error });
     } finally {
       clearTimeout(timer);
@@ -270,6 +276,8 @@ interface CreatedTransport {
   transport: Transport;
   pid: () => number | null;
   stderr: NodeJS.ReadableStream | null;
+  /** Whether the server answered 401 (Streamable HTTP only). */
+  unauthorized?: () => boolean;
 }
 
 async function createTransport(
@@ -296,10 +304,27 @@ async function createTransport(
     "@modelcontextprotocol/sdk/client/streamableHttp.js"
   );
   const headers = httpHeaders(server, config, options.env);
-  const transport = new StreamableHTTPClientTransport(new URL(config.url ?? ""), {
+  const url = config.url ?? "";
+  // No token configured: the OAuth login's token (`tscodex mcp login`), read before every request
+  // so a refreshed one is used at once.
+  const oauth = !Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+  const home = options.home ?? tscodexHome(options.env);
+  let unauthorized = false;
+  const fetchWithLogin = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Headers(init?.headers);
+    if (oauth) {
+      const token = await currentAccessToken(home, server, url);
+      if (token) request.set("Authorization", `Bearer ${token}`);
+    }
+    const response = await fetch(input, { ...init, headers: request });
+    if (response.status === 401) unauthorized = true;
+    return response;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
+    fetch: fetchWithLogin,
   });
-  return { transport, pid: () => null, stderr: null };
+  return { transport, pid: () => null, stderr: null, unauthorized: () => unauthorized };
 }
 
 function httpHeaders(
