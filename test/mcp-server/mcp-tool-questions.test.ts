@@ -20,6 +20,11 @@ async function configure(extra: string[] = []): Promise<void> {
   await writeFakeConfig(h.home, { baseUrl: h.model.url, extra: `approval_timeout_ms = 5000\n${server}` });
 }
 
+const outputOf = (callId: string) =>
+  h.model.requests
+    .at(-1)
+    ?.input.find((item) => item.type === "function_call_output" && item.call_id === callId);
+
 const task = () => ({
   prompt: "go",
   cwd: h.work,
@@ -47,10 +52,7 @@ describe("MCP server front-end: questions from MCP servers", () => {
       codex_mcp_tool: "plain",
       codex_call_id: "call_1",
     });
-    const output = h.model.requests
-      .at(-1)
-      ?.input.find((item) => item.type === "function_call_output" && item.call_id === "call_1");
-    expect(output).toMatchObject({ output: '[{"text":"plain ran","type":"text"}]' });
+    expect(outputOf("call_1")).toMatchObject({ output: '[{"text":"plain ran","type":"text"}]' });
   });
 
   it("a declined approval reaches the model as Codex's message", async () => {
@@ -58,10 +60,7 @@ describe("MCP server front-end: questions from MCP servers", () => {
     const { client } = await h.connect({ onElicit: () => ({ action: "decline" }) });
     h.model.enqueue(turn(functionCall("mcp__fx__plain", {}, "call_1")), turn(message("done")));
     expect((await callTool(client, "codex", task())).text).toBe("done");
-    const output = h.model.requests
-      .at(-1)
-      ?.input.find((item) => item.type === "function_call_output" && item.call_id === "call_1");
-    expect(output).toMatchObject({ output: "user rejected MCP tool call" });
+    expect(outputOf("call_1")).toMatchObject({ output: "user rejected MCP tool call" });
   });
 
   it("passes a server's elicitation form on to its client and the answer back", async () => {
@@ -83,9 +82,6 @@ describe("MCP server front-end: questions from MCP servers", () => {
         codex_mcp_server: "fx",
       }),
     ]);
-    const output = h.model.requests
-      .at(-1)
-      ?.input.find((item) => item.type === "function_call_output" && item.call_id === "call_1");
-    expect(output).toMatchObject({ output: '[{"text":"Hello, Grace!","type":"text"}]' });
+    expect(outputOf("call_1")).toMatchObject({ output: '[{"text":"Hello, Grace!","type":"text"}]' });
   });
 });
