@@ -44,6 +44,7 @@ const RESPONSES: Record<string, string> = {
   "turn/interrupt": "schema-089/v2/TurnInterruptResponse.json",
   "model/list": "schema-089/v2/ModelListResponse.json",
   "mcpServerStatus/list": "schema-089/v2/ListMcpServerStatusResponse.json",
+  "mcpServer/oauth/login": "schema-089/v2/McpServerOauthLoginResponse.json",
   "config/mcpServer/reload": "schema-089/v2/McpServerRefreshResponse.json",
   "config/read": "schema-089/v2/ConfigReadResponse.json",
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",

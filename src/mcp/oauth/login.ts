@@ -33,6 +33,8 @@ export interface LoginOptions {
   /** Lines typed by the user (the pasted callback URL with --no-browser). */
   input?: NodeJS.ReadableStream | undefined;
   timeoutMs?: number | undefined;
+  /** Called with the authorization URL once it is known (the app-server answers with it). */
+  onAuthorizationUrl?: ((url: string) => void) | undefined;
 }
 
 export async function loginToMcpServer(options: LoginOptions): Promise<void> {
@@ -79,6 +81,7 @@ export async function loginToMcpServer(options: LoginOptions): Promise<void> {
     });
     options.print(`Authorize \`${options.name}\` by opening this URL in your browser:`);
     options.print(authorizationUrl.toString());
+    options.onAuthorizationUrl?.(authorizationUrl.toString());
     if (!options.noBrowser) openBrowser(options.env.BROWSER, authorizationUrl.toString());
     else if (options.input)
       options.print("Then paste the URL the browser was sent to (the callback URL) here:");

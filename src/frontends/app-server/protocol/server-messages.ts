@@ -50,6 +50,10 @@ export const serverNotifications = {
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  "mcpServer/oauthLogin/completed": notification(
+    z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
+    "McpServerOauthLoginCompletedNotification",
+  ),
 };
 
 export type NotificationMethod = keyof typeof serverNotifications;
