@@ -40,7 +40,7 @@ describe("app-server: mcpServer/oauth/login", () => {
     const stored = Object.values(JSON.parse(await readFile(join(h.home, ".credentials.json"), "utf8")));
     expect(stored).toEqual([expect.objectContaining({ server_name: "demo", server_url: url })]);
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 120_000);
 
   it("an unknown server is an invalid-params error", async () => {
     const client = await h.stdio();

@@ -69,7 +69,7 @@ describe("app-server: MCP tool-call approvals", () => {
       ["call_2", "failed"],
     ]);
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("app-server: MCP elicitation", () => {

@@ -26,7 +26,13 @@ const callLog = () => join(h.work, "..", `${h.work.split("/").at(-1)}-calls`);
 
 /** A fixture server named `name` with the approval tools and `extra` TOML lines. */
 async function server(name: string, extra: string[] = []): Promise<string> {
-  return fixtureToml({ name, env: { FIXTURE_SET: "approvals", FIXTURE_CALLLOG: callLog() }, extra });
+  // Several servers start at once on a loaded machine: a start-up bound that is not the test.
+  const settings = ["startup_timeout_sec = 60", ...extra];
+  return fixtureToml({
+    name,
+    env: { FIXTURE_SET: "approvals", FIXTURE_CALLLOG: callLog() },
+    extra: settings,
+  });
 }
 
 async function calledTools(): Promise<string[]> {
@@ -74,7 +80,7 @@ describe("MCP approval modes in exec (approval policy never)", () => {
       ),
       turn(message("done")),
     );
-    const result = await h.exec(["-s", "workspace-write", "--json", "use the tools"]);
+    const result = await h.exec(["-s", "workspace-write", "--json", "use the tools"], { timeoutMs: 100_000 });
     expect(result.code, result.stderr).toBe(0);
     const ran = (tool: string) => `[{"text":"${tool} ran","type":"text"}]`;
     expect(h.outputs()).toEqual({
@@ -111,7 +117,7 @@ describe("MCP approval modes in exec (approval policy never)", () => {
       error: { message: NEVER },
       status: "failed",
     });
-  });
+  }, 120_000);
 
   it("danger-full-access runs every tool except `prompt` ones, which keep asking (unlike Codex)", async () => {
     await h.writeConfig({
@@ -136,7 +142,7 @@ describe("MCP approval modes in exec (approval policy never)", () => {
       prompt_ro: NEVER,
     });
     expect(await calledTools()).toEqual(["destroy", "plain"]);
-  });
+  }, 120_000);
 });
 
 describe("MCP approvals asked through the approval path", () => {
@@ -156,7 +162,7 @@ describe("MCP approvals asked through the approval path", () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect(h.outputs()).toEqual({ approved: '[{"text":"plain ran","type":"text"}]' });
     expect(await calledTools()).toEqual(["plain"]);
-  });
+  }, 120_000);
 });
 
 describe("required servers", () => {

@@ -85,7 +85,7 @@ describe("MCP OAuth login against the SDK's demo server", () => {
     const required = await h.exec(["go"]);
     expect(required.code).not.toBe(0);
     expect(required.stderr).toContain(`required MCP servers failed to initialize: demo: ${LOGIN_LINE}`);
-  });
+  }, 120_000);
 
   it("login, a later run with the token, list, logout", async () => {
     const url = await demoServer();
@@ -149,7 +149,7 @@ describe("MCP OAuth login against the SDK's demo server", () => {
     expect(JSON.parse(await readFile(path, "utf8"))).toEqual({});
     const after = await h.cli(["mcp", "list", "--json"]);
     expect(JSON.parse(after.stdout)).toEqual([expect.objectContaining({ auth_status: "not_logged_in" })]);
-  });
+  }, 120_000);
 
   it("--no-browser: the callback URL pasted on stdin completes the login", async () => {
     const url = await demoServer();
@@ -179,7 +179,7 @@ describe("MCP OAuth login against the SDK's demo server", () => {
     expect(printed).toContain("Then paste the URL the browser was sent to (the callback URL) here:");
     const stored = Object.values(JSON.parse(await readFile(join(h.home, ".credentials.json"), "utf8")));
     expect(stored).toEqual([expect.objectContaining({ server_name: "demo", server_url: url })]);
-  });
+  }, 120_000);
 });
 
 describe("MCP OAuth token refresh", () => {
@@ -264,5 +264,5 @@ describe("MCP OAuth token refresh", () => {
       await http.close();
       await new Promise<void>((resolve) => issuer.close(() => resolve()));
     }
-  });
+  }, 120_000);
 });
