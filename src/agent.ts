@@ -17,6 +17,7 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import type { HookCallbacks } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
 import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
@@ -74,6 +75,13 @@ export interface ThreadOptions {
    * events with AgentThread.answerElicitation(); unanswered ones are declined after the bound.
    */
   onElicitation?: ElicitationHandler;
+  /**
+   * Hooks as callbacks, run in process with Codex's payload (beside the configured command
+   * hooks, and trusted as the program's own code): `{ PreToolUse: async (input) => ({
+   * hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny",
+   * permissionDecisionReason: "no" } }) }`. They answer as a command hook's stdout would.
+   */
+  hooks?: HookCallbacks;
 }
 
 /** Answers one elicitation_request event. */

@@ -12,6 +12,7 @@ export {
   type UserInputHandler,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
+export type { HookCallback, HookCallbacks, HookEventName, HookInput } from "./hooks/index.js";
 export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type {
