@@ -307,7 +307,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
       event.type === "apply_patch_approval_request" ||
       event.type === "request_user_input"
     ) {
-      this.publish({ ...event, call_id: `${id}/${event.call_id}` });
+      this.publish({ ...event, call_id: `${id}/${event.call_id}`, agent_id: id });
       return;
     }
     this.publish({ type: "agent_event", agent_id: id, event });

@@ -25,6 +25,7 @@ import {
   type ToolCallItem,
   userMessage,
 } from "../protocol/items.js";
+import type { ThreadEvent } from "../protocol/turn-items.js";
 import { ToolRouter } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
 import type { TurnContext } from "../tools/types.js";
@@ -35,6 +36,7 @@ import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
+import { type SubscribeOptions, ThreadListeners } from "./listeners.js";
 import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
@@ -48,16 +50,9 @@ import {
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
+export type { SubscribeOptions } from "./listeners.js";
 export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
-
-type Listener = (event: Event) => void;
-
-/** How a listener subscribes (Thread.subscribe). */
-export interface SubscribeOptions {
-  /** Receive `exec_command_output_delta` events (default true); false lets commands skip them. */
-  outputDeltas?: boolean;
-}
 
 /** Where answers to forwarded questions go (see Thread.routeAnswers). */
 export interface AnswerRoute {
@@ -67,9 +62,7 @@ export interface AnswerRoute {
 
 export class Thread {
   private readonly log = new History();
-  private readonly listeners = new Set<Listener>();
-  /** How many of the listeners want output deltas. */
-  private deltaListeners = 0;
+  private readonly listeners = new ThreadListeners();
   private settings: ThreadSettings;
   private usage = emptyUsage();
   private nextTurn = 0;
@@ -125,18 +118,13 @@ export class Thread {
   }
 
   /** Listen to every event of every turn; returns the unsubscribe function. */
-  subscribe(listener: Listener, options: SubscribeOptions = {}): () => void {
-    const entry: Listener =
-      options.outputDeltas === false
-        ? (event) => {
-            if (event.type !== "exec_command_output_delta") listener(event);
-          }
-        : listener;
-    if (!this.listeners.has(entry) && entry === listener) this.deltaListeners++;
-    this.listeners.add(entry);
-    return () => {
-      if (this.listeners.delete(entry) && entry === listener) this.deltaListeners--;
-    };
+  subscribe(listener: (event: Event) => void, options: SubscribeOptions = {}): () => void {
+    return this.listeners.subscribe(listener, options);
+  }
+
+  /** Listen to every event, each followed by the item events the core made of it (turn-items.ts). */
+  subscribeItems(listener: (event: ThreadEvent) => void, options: SubscribeOptions = {}): () => void {
+    return this.listeners.subscribeItems(listener, options);
   }
 
   newTurnId(): string {
@@ -357,13 +345,7 @@ export class Thread {
   private emit(event: Event): void {
     if (event.type === "token_count" && event.last)
       this.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A broken listener must not break the turn or the other listeners.
-      }
-    }
+    this.listeners.emit(event);
   }
 
   private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
@@ -606,7 +588,7 @@ export class Thread {
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
-      wantsOutputDeltas: () => this.deltaListeners > 0,
+      wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
     };
   }
 }

@@ -82,7 +82,10 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
         if (!inMessage) chunk({ content: (messages > 0 ? "\n\n" : "") + event.message });
         inMessage = false;
         messages += 1;
-      } else if (event.type === "agent_reasoning_delta") {
+      } else if (
+        event.type === "agent_reasoning_delta" ||
+        event.type === "agent_reasoning_raw_content_delta"
+      ) {
         chunk({ reasoning_content: event.delta });
       } else if (!quiet) {
         const line = agentWorkLine(event);

@@ -50,6 +50,7 @@ export class ResponsesWriter {
   onEvent(event: Event): void {
     switch (event.type) {
       case "agent_reasoning_delta":
+      case "agent_reasoning_raw_content_delta":
         this.reasoningDelta(event.delta);
         return;
       case "agent_reasoning":
