@@ -411,9 +411,11 @@ export class ItemTracker {
       this.plan = { ...this.plan, explanation: event.explanation, plan: event.plan };
       return [this.updated(this.plan)];
     }
+    // Plans and sub-agents are never stored: their ids come from what they are, so the counted ids
+    // of the items a rollout keeps stay the same live and replayed.
     this.plan = {
       type: "plan",
-      id: this.newId(null),
+      id: this.newId(`plan-${this.turnId}`),
       status: "in_progress",
       explanation: event.explanation,
       plan: event.plan,
@@ -424,7 +426,7 @@ export class ItemTracker {
   private agentSpawned(event: EventOf<"agent_spawned">): ItemEvent[] {
     const item: SubAgentItem = {
       type: "sub_agent",
-      id: this.newId(null),
+      id: this.newId(`agent-${event.agent_id}`),
       status: "in_progress",
       agent_id: event.agent_id,
       agent_type: event.agent_type,

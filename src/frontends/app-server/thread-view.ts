@@ -1,13 +1,7 @@
 import { replayLines } from "../../session/replay-items.js";
 import type { StoredThread } from "../../session/rollout-reader.js";
 import { VERSION } from "../../version.js";
-import type {
-  SandboxPolicy,
-  ThreadOpenedResponse,
-  ThreadWire,
-  Turn,
-  TurnError,
-} from "./protocol/common.js";
+import type { SandboxPolicy, ThreadOpenedResponse, ThreadWire, Turn, TurnError } from "./protocol/common.js";
 import type { ChannelSettings } from "./thread-channel.js";
 import { threadItemOf } from "./thread-items.js";
 
