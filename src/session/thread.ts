@@ -37,7 +37,7 @@ import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import { History } from "./history.js";
 import { type SubscribeOptions, ThreadListeners } from "./listeners.js";
-import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
+import { type Op, type ParkedTurn, type RestoredState, type TurnResult, turnAbortedMessage } from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
 import {
@@ -51,14 +51,14 @@ import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailed
 import { PendingUserInput } from "./user-input.js";
 
 export type { SubscribeOptions } from "./listeners.js";
-export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
+export type { Op, ParkedTurn, RestoredState, TurnResult, TurnStatus } from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
-/** Where answers to forwarded questions go (see Thread.routeAnswers). */
-export interface AnswerRoute {
-  approval?(id: string, decision: ReviewDecision): boolean;
-  userInput?(id: string, response: UserInputReply): boolean;
-}
+/** An answer to a question a sub-agent asked through this thread. */
+export type ForwardedAnswer = { approval: ReviewDecision } | { userInput: UserInputReply };
+
+/** Where answers to forwarded questions go (see Thread.routeAnswers): true when it took it. */
+export type AnswerRoute = (agentId: string, callId: string, answer: ForwardedAnswer) => boolean;
 
 export class Thread {
   private readonly log = new History();
@@ -138,17 +138,16 @@ export class Thread {
         return;
       case "exec_approval":
       case "patch_approval":
-        this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
+        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { approval: op.decision });
+        else this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
         return;
       case "client_tool_response":
         if (!this.clientCalls.respond(op.id, op.result))
           this.emit({ type: "warning", message: `no open client tool call with id ${op.id}` });
         return;
       case "user_input_answer":
-        if (
-          !this.userInput.answer(op.id, op.response) &&
-          !this.routes.some((route) => route.userInput?.(op.id, op.response))
-        )
+        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { userInput: op.response });
+        else if (!this.userInput.answer(op.id, op.response))
           this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
         return;
       case "shutdown":
@@ -298,18 +297,34 @@ export class Thread {
     return true;
   }
 
-  /** Answer the open approval question of call `id`, whichever kind it is. */
-  approve(id: string, decision: ReviewDecision): void {
-    const kind = this.approvals.kindOf(id) ?? "exec";
-    this.submit({ type: kind === "exec" ? "exec_approval" : "patch_approval", id, decision });
+  /**
+   * Answer the open approval question of call `id`, whichever kind it is; `agentId`: the
+   * question's `agent_id` (a sub-agent asked).
+   */
+  approve(id: string, decision: ReviewDecision, agentId?: string): void {
+    const kind = agentId === undefined ? (this.approvals.kindOf(id) ?? "exec") : "exec";
+    this.submit({
+      type: kind === "exec" ? "exec_approval" : "patch_approval",
+      id,
+      decision,
+      agent_id: agentId,
+    });
   }
 
   /**
    * Answer a `request_user_input` question (id = its call_id): the answers by question id, or
    * null when nobody can be asked. False when no such question is open.
    */
-  answerUserInput(callId: string, reply: UserInputReply): void {
-    this.submit({ type: "user_input_answer", id: callId, response: reply });
+  answerUserInput(callId: string, reply: UserInputReply, agentId?: string): void {
+    this.submit({ type: "user_input_answer", id: callId, response: reply, agent_id: agentId });
+  }
+
+  /**
+   * Give an answer to the sub-agent `agentId` (this thread's or a descendant's) that asked;
+   * false when none of this thread's routes knows it.
+   */
+  routeAnswer(agentId: string, callId: string, answer: ForwardedAnswer): boolean {
+    return this.routes.some((route) => route(agentId, callId, answer));
   }
 
   /**
@@ -322,7 +337,7 @@ export class Thread {
 
   /**
    * Route answers to questions this thread forwarded for others (its sub-agents): a route
-   * returns true when the id was one of its questions.
+   * returns true when the asking agent is one of its own.
    */
   routeAnswers(route: AnswerRoute): void {
     this.routes.push(route);
@@ -330,8 +345,12 @@ export class Thread {
 
   private readonly routes: AnswerRoute[] = [];
 
+  private answerForwarded(agentId: string, callId: string, answer: ForwardedAnswer): void {
+    if (!this.routeAnswer(agentId, callId, answer))
+      this.emit({ type: "warning", message: `no sub-agent ${agentId} waits for an answer to ${callId}` });
+  }
+
   private answerApproval(kind: "exec" | "patch", id: string, decision: ReviewDecision): void {
-    if (this.routes.some((route) => route.approval?.(id, decision))) return;
     if (!this.approvals.answer(kind, id, decision)) {
       this.emit({ type: "warning", message: `no open ${kind} approval request with id ${id}` });
       return;
@@ -591,19 +610,6 @@ export class Thread {
       wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
     };
   }
-}
-
-/** What a resumed or forked thread continues from (see Thread.restore). */
-export interface RestoredState {
-  history: readonly ResponseItem[];
-  usage: TokenUsage;
-  /** Turns already run: the next turn id. */
-  turns: number;
-  lastUsage: TokenUsage | null;
-  /** The client tools the thread last used (from its `client_tools_changed` lines). */
-  clientTools?: ClientToolSpec[] | undefined;
-  /** The last turn parked on these client calls (its `turn_parked` line) and was not continued. */
-  parked?: { turnId: string; callIds: string[]; parkedAt: number } | null | undefined;
 }
 
 const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");

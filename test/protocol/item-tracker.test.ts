@@ -6,7 +6,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseEvent } from "../../src/model/types.js";
 import { ItemTracker } from "../../src/protocol/item-tracker.js";
-import type { ItemEvent, ThreadEvent, TurnItem } from "../../src/protocol/turn-items.js";
+import {
+  type ItemEvent,
+  isItemEvent,
+  type ThreadEvent,
+  type TurnItem,
+} from "../../src/protocol/turn-items.js";
 import { replayLines } from "../../src/session/replay-items.js";
 import { readRollout } from "../../src/session/rollout-reader.js";
 import { RolloutRecorder } from "../../src/session/rollout-recorder.js";
@@ -129,11 +134,10 @@ describe("ItemTracker", () => {
   it("streams each item between its start and its completion, and closes the plan with the turn", async () => {
     const { live } = await recordedThread();
     const lifecycle = (id: string) =>
-      live.flatMap((event) =>
-        event.type.startsWith("item_") && "item" in event && event.item.id === id
-          ? [event.type === "item_updated" ? (event.delta?.kind ?? "snapshot") : event.type]
-          : [],
-      );
+      live.flatMap((event) => {
+        if (!isItemEvent(event) || event.item.id !== id) return [];
+        return [event.type === "item_updated" ? (event.delta?.kind ?? "snapshot") : event.type];
+      });
     expect(lifecycle("rs_1")).toEqual([
       "item_started",
       "reasoning_summary_part",

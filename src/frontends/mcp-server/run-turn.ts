@@ -6,9 +6,10 @@
  * Contract: resolves for every turn (completed, failed, interrupted); never rejects.
  * The thread serializes turns itself, so concurrent calls on one thread run one after another.
  */
-import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
+import type { ApprovalRequestEvent, Event } from "../../protocol/events.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
+import { questionRouter } from "../common/turn-driver.js";
 import { decideApproval } from "./approvals.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
 import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
@@ -51,6 +52,17 @@ export async function runTurn(
   context.signal.addEventListener("abort", onCancel, { once: true });
 
   try {
+    // This call's responders: elicitation (or the declared outcome) for approvals, and the
+    // client's elicitation for the model's questions.
+    const answer = questionRouter(thread, {
+      approval: async (event) => {
+        const { decision } = await decideApproval(event, thread.id, context);
+        // Noted before answering: an abort ends the turn, and the result must say why.
+        if (decision === "abort") state.abortedBy = describeRequest(event);
+        return decision;
+      },
+      userInput: (event) => askUser(event, thread.id, context),
+    });
     const stream = thread.runStreamed(request.input, request.overrides);
     let turnId = "";
     for await (const event of stream) {
@@ -62,14 +74,7 @@ export async function runTurn(
       const message = progressMessage(event);
       if (message) say(message);
       if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
-      if (event.type === "request_user_input") {
-        void askUser(event, thread.id, context).then((reply) => thread.answerUserInput(event.call_id, reply));
-      }
-      if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
-        void answerApproval(thread, event, context, (decision) => {
-          if (decision === "abort") state.abortedBy = describeRequest(event);
-        });
-      }
+      answer(event);
     }
     return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize, context);
   } catch (error) {
@@ -82,18 +87,6 @@ export async function runTurn(
 
 function errorResult(threadId: string, text: string): ServerToolResult {
   return threadResult(threadId, text, true);
-}
-
-async function answerApproval(
-  thread: Thread,
-  event: ApprovalRequestEvent,
-  context: ServerToolContext,
-  onDecision: (decision: ReviewDecision) => void,
-): Promise<void> {
-  const { decision } = await decideApproval(event, thread.id, context);
-  // Noted before answering: an abort ends the turn, and the result must say why.
-  onDecision(decision);
-  thread.approve(event.call_id, decision);
 }
 
 function toolResult(
