@@ -11,7 +11,7 @@ import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session
 import { errorMessage } from "../../util/errors.js";
 import { questionRouter } from "../common/turn-driver.js";
 import { decideApproval } from "./approvals.js";
-import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
+import { displayCommand, ProgressNarrator, rawEventMessage } from "./progress.js";
 import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
 import { askUser } from "./user-input.js";
@@ -63,6 +63,7 @@ export async function runTurn(
       },
       userInput: (event) => askUser(event, thread.id, context),
     });
+    const narrator = new ProgressNarrator();
     const stream = thread.runStreamed(request.input, request.overrides);
     let turnId = "";
     for await (const event of stream) {
@@ -71,8 +72,7 @@ export async function runTurn(
         turnId = event.turn_id;
         if (state.cancelled) thread.interrupt();
       }
-      const message = progressMessage(event);
-      if (message) say(message);
+      for (const line of narrator.lines(event)) say(line);
       if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
       answer(event);
     }
