@@ -14,8 +14,18 @@ export { type Config, loadConfig } from "./config/load.js";
 export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
+export { ItemTracker, type ItemTrackerOptions } from "./protocol/item-tracker.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
+export type {
+  ItemDelta,
+  ItemEvent,
+  ItemStatus,
+  ThreadEvent,
+  TurnItem,
+  TurnItemOf,
+  TurnItemType,
+} from "./protocol/turn-items.js";
 export type { SessionMeta } from "./session/rollout.js";
 export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export {

@@ -66,6 +66,8 @@ export class ItemTracker {
   push(event: Event): ItemEvent[] {
     switch (event.type) {
       case "turn_started":
+      case "turn_continued":
+        // A parked turn continued (maybe in another process): its items go on under its id.
         this.turnId = event.turn_id;
         return [];
       case "user_message":
