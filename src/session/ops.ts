@@ -73,3 +73,9 @@ export interface RestoredState {
   /** The last turn parked on these client calls (its `turn_parked` line) and was not continued. */
   parked?: { turnId: string; callIds: string[]; parkedAt: number } | null | undefined;
 }
+
+/** An answer to a question a sub-agent asked through a thread. */
+export type ForwardedAnswer = { approval: ReviewDecision } | { userInput: UserInputReply };
+
+/** Where answers to forwarded questions go (Thread.routeAnswers): true when it took it. */
+export type AnswerRoute = (agentId: string, callId: string, answer: ForwardedAnswer) => boolean;

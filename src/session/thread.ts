@@ -11,13 +11,11 @@
  */
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
-import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../protocol/events.js";
 import {
   addUsage,
-  developerMessage,
   emptyUsage,
   isToolCall,
   type ResponseItem,
@@ -35,30 +33,35 @@ import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import { turnContextItems } from "./context-items.js";
 import { History } from "./history.js";
 import { type SubscribeOptions, ThreadListeners } from "./listeners.js";
-import { type Op, type ParkedTurn, type RestoredState, type TurnResult, turnAbortedMessage } from "./ops.js";
+import {
+  type AnswerRoute,
+  type ForwardedAnswer,
+  type Op,
+  type ParkedTurn,
+  type RestoredState,
+  type TurnResult,
+  turnAbortedMessage,
+} from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
-import {
-  applyTurnOverrides,
-  permissionsOf,
-  type ThreadSettings,
-  type TurnOverrides,
-  type UserInput,
-} from "./settings.js";
+import { permissionsOf, type ThreadSettings, type TurnOverrides, type UserInput } from "./settings.js";
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
 export type { SubscribeOptions } from "./listeners.js";
-export type { Op, ParkedTurn, RestoredState, TurnResult, TurnStatus } from "./ops.js";
+export type {
+  AnswerRoute,
+  ForwardedAnswer,
+  Op,
+  ParkedTurn,
+  RestoredState,
+  TurnResult,
+  TurnStatus,
+} from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
-
-/** An answer to a question a sub-agent asked through this thread. */
-export type ForwardedAnswer = { approval: ReviewDecision } | { userInput: UserInputReply };
-
-/** Where answers to forwarded questions go (see Thread.routeAnswers): true when it took it. */
-export type AnswerRoute = (agentId: string, callId: string, answer: ForwardedAnswer) => boolean;
 
 export class Thread {
   private readonly log = new History();
@@ -319,10 +322,7 @@ export class Thread {
     this.submit({ type: "user_input_answer", id: callId, response: reply, agent_id: agentId });
   }
 
-  /**
-   * Give an answer to the sub-agent `agentId` (this thread's or a descendant's) that asked;
-   * false when none of this thread's routes knows it.
-   */
+  /** Answer sub-agent `agentId` (a child's or a descendant's question); false when none knows it. */
   routeAnswer(agentId: string, callId: string, answer: ForwardedAnswer): boolean {
     return this.routes.some((route) => route(agentId, callId, answer));
   }
@@ -335,10 +335,7 @@ export class Thread {
     this.emit(event);
   }
 
-  /**
-   * Route answers to questions this thread forwarded for others (its sub-agents): a route
-   * returns true when the asking agent is one of its own.
-   */
+  /** Route answers to questions this thread forwarded for its sub-agents (see AnswerRoute). */
   routeAnswers(route: AnswerRoute): void {
     this.routes.push(route);
   }
@@ -557,34 +554,13 @@ export class Thread {
     if (!signal.aborted) this.mcpStarted = true;
   }
 
-  /**
-   * The first turn opens with the context items; later ones add the permissions message or the
-   * environment context when a turn changed them.
-   */
+  /** The first turn opens with the context items; later ones add what a turn changed. */
   private async prepareContext(overrides: TurnOverrides | undefined, record: (item: ResponseItem) => void) {
-    if (!this.initialized) {
-      if (overrides) this.settings = applyTurnOverrides(this.settings, overrides);
-      const items = await buildInitialContext({
-        cwd: this.settings.cwd,
-        permissions: permissionsOf(this.settings),
-        developerInstructions: this.services.developerInstructions,
-        memories: this.services.memories,
-        projectDocMaxBytes: this.services.projectDocMaxBytes,
-        userInstructions: this.services.userInstructions,
-        shellPath: this.services.shellPath,
-      });
-      for (const item of items) record(item);
-      this.initialized = true;
-      return;
-    }
-    if (!overrides) return;
-    const before = permissionsMessage(permissionsOf(this.settings));
-    const cwdBefore = this.settings.cwd;
-    this.settings = applyTurnOverrides(this.settings, overrides);
-    const after = permissionsMessage(permissionsOf(this.settings));
-    if (after !== before) record(developerMessage(after));
-    if (this.settings.cwd !== cwdBefore)
-      record(userMessage(environmentContext(this.settings.cwd, this.services.shellPath)));
+    if (this.initialized && !overrides) return;
+    const next = await turnContextItems(this.settings, this.services, !this.initialized, overrides);
+    this.settings = next.settings;
+    for (const item of next.items) record(item);
+    this.initialized = true;
   }
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
