@@ -26,13 +26,12 @@ export type {
   TurnItemOf,
   TurnItemType,
 } from "./protocol/turn-items.js";
-export type { SessionMeta } from "./session/rollout.js";
 export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export {
   DEFAULT_SESSION_TTL_MS,
   ThreadManager,
   type ThreadManagerOptions,
 } from "./session/thread-manager.js";
-export type { ThreadSummary } from "./session/thread-store.js";
+export type { SessionMeta, ThreadSummary } from "./store/index.js";
 export type { ToolDefinition } from "./tools/types.js";
 export { VERSION } from "./version.js";

@@ -6,7 +6,7 @@
 import type { Event } from "../protocol/events.js";
 import { ItemTracker, type ItemTrackerOptions } from "../protocol/item-tracker.js";
 import type { ItemEvent } from "../protocol/turn-items.js";
-import type { RolloutLine } from "./rollout.js";
+import type { RolloutLine } from "../store/index.js";
 
 /** The event `line` was kept from, as far as it was kept (null for metadata). */
 export function eventOfLine(line: RolloutLine): Event | null {

@@ -13,9 +13,9 @@ import {
   type TurnItem,
 } from "../../src/protocol/turn-items.js";
 import { replayLines } from "../../src/session/replay-items.js";
-import { readRollout } from "../../src/session/rollout-reader.js";
-import { RolloutRecorder } from "../../src/session/rollout-recorder.js";
 import { Thread } from "../../src/session/thread.js";
+import { readRollout } from "../../src/store/rollout-reader.js";
+import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";

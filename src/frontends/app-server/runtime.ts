@@ -10,8 +10,8 @@ import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.j
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
-import { ThreadBusyError } from "../../session/thread-lock.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
+import { ThreadBusyError } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { type ChannelHost, type ChannelSettings, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
@@ -50,7 +50,7 @@ export class AppServerRuntime implements ChannelHost {
   threads(): Promise<ThreadManager> {
     this.manager ??= Promise.all([
       import("../../session/thread-manager.js"),
-      import("../../session/open-store.js"),
+      import("../../store/index.js"),
     ]).then(async ([{ ThreadManager }, { openThreadStore }]) => {
       const store = await openThreadStore(this.current);
       return new ThreadManager({
@@ -75,10 +75,13 @@ export class AppServerRuntime implements ChannelHost {
     return this.current;
   }
 
-  /** The server's configuration with a thread's own overrides (dotted keys) applied last. */
-  configWith(extra: Record<string, unknown>): Promise<Config> {
+  /**
+   * The server's configuration with a thread's own overrides (dotted keys) applied last; with
+   * `cwd`, that project's `.codex/config.toml` layers too when the user trusts it (as exec).
+   */
+  configWith(extra: Record<string, unknown>, cwd?: string): Promise<Config> {
     const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
-    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env });
+    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env, ...(cwd ? { cwd } : {}) });
   }
 
   /**

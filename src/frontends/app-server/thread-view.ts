@@ -1,5 +1,5 @@
 import { replayLines } from "../../session/replay-items.js";
-import type { StoredThread } from "../../session/rollout-reader.js";
+import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
 import type { SandboxPolicy, ThreadOpenedResponse, ThreadWire, Turn, TurnError } from "./protocol/common.js";
 import type { ChannelSettings } from "./thread-channel.js";
@@ -86,8 +86,8 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
         type: "workspaceWrite",
         writableRoots: settings.writableRoots,
         networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: false,
-        excludeSlashTmp: false,
+        excludeTmpdirEnvVar: settings.excludeTmpdirEnvVar ?? false,
+        excludeSlashTmp: settings.excludeSlashTmp ?? false,
       };
   }
 }

@@ -14,10 +14,9 @@ import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { UserInputResponse, UserQuestion } from "../../protocol/agents.js";
 import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
-import { openThreadStore } from "../../session/open-store.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
-import type { ThreadStore } from "../../session/thread-store.js";
+import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
@@ -44,6 +43,8 @@ export interface ExecCliOptions {
   /** A JSON Schema file: the final message must be JSON matching it. */
   outputSchema?: string;
   skipGitRepoCheck?: boolean;
+  /** Record the project as trusted (config.toml `[projects]`), so its own config layers apply. */
+  trust?: boolean;
   color: string;
   /** `--add-dir`: extra writable roots (workspace-write). */
   addDir?: string[];
@@ -98,6 +99,7 @@ export async function runExec(
       ...(options.model ? { model: options.model } : {}),
       ...(options.oss ? { oss: true } : {}),
       cwd,
+      ...(options.trust ? { trust: true } : {}),
       overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
     });
   } catch (error) {
