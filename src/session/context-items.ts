@@ -22,6 +22,7 @@ export async function turnContextItems(
       permissions: permissionsOf(next),
       developerInstructions: services.developerInstructions,
       memories: services.memories,
+      skills: services.skills?.message,
       projectDocMaxBytes: services.projectDocMaxBytes,
       userInstructions: services.userInstructions,
       shellPath: services.shellPath,

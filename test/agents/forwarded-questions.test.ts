@@ -26,7 +26,9 @@ describe("forwarded questions", () => {
         const outputs = callOutputs(request.input);
         if (isChild(request.input)) {
           if (!outputs.run_x)
-            return turn(functionCall("shell_command", { command: "touch child-marker && echo child-ran" }, "run_x"));
+            return turn(
+              functionCall("shell_command", { command: "touch child-marker && echo child-ran" }, "run_x"),
+            );
           return turn(message(`child saw: ${String(outputs.run_x).includes("child-ran")}`));
         }
         if (!outputs.s1) return turn(functionCall("spawn_agent", { message: "task X" }, "s1"));

@@ -13,6 +13,7 @@ import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
+import { errorMessage } from "../../util/errors.js";
 import { agentWorkLine } from "./agent-work.js";
 import { fromChatRequest } from "./conversation.js";
 import { internalError } from "./errors.js";
@@ -36,10 +37,8 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
         if (event.type === "agent_message") texts.push(event.message);
       },
       (result) => {
-        if (result.status === "failed" || result.status === "interrupted")
-          throw internalError(result.error ?? "the turn was interrupted");
         const toolCalls = toolCallsOf(result);
-        return c.json({
+        return {
           ...head,
           object: "chat.completion",
           choices: [
@@ -56,7 +55,12 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
             },
           ],
           usage: chatUsage(result.usage),
-        });
+        };
+      },
+      (completion, result) => {
+        if (result.status === "failed" || result.status === "interrupted")
+          throw internalError(result.error ?? "the turn was interrupted");
+        return c.json(completion);
       },
     );
   }
@@ -98,7 +102,7 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
     const onEvent = (event: Event) => {
       for (const change of tracker.push(event)) onItem(change);
     };
-    const deliver = async (result: TurnResult) => {
+    const deliver = async (_summary: unknown, result: TurnResult) => {
       if (result.status === "failed" || result.status === "interrupted") {
         send(internalError(result.error ?? "the turn was interrupted").body);
       } else {
@@ -110,7 +114,12 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
       }
       if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
     };
-    await run.drive(onEvent, deliver);
+    await run
+      .drive(onEvent, () => ({ ...head, object: "chat.completion.chunk" }), deliver)
+      .catch(async (error: unknown) => {
+        send(internalError(errorMessage(error)).body);
+        if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+      });
   });
 }
 
