@@ -10,7 +10,7 @@
  * (an imported history is context, not something a turn did).
  */
 import type { AgentStatus } from "./agents.js";
-import type { Event, EventOf, FileChange } from "./events.js";
+import type { Event, EventOf, FileChange, McpInvocation } from "./events.js";
 import { messageText, type ResponseItem } from "./items.js";
 import type {
   AgentMessageItem,
@@ -108,14 +108,7 @@ export class ItemTracker {
       case "patch_apply_end":
         return this.endPatch(event);
       case "mcp_tool_call_begin":
-        return this.startCall(event.call_id, {
-          type: "mcp_tool_call",
-          id: this.newId(event.call_id),
-          status: "in_progress",
-          invocation: event.invocation,
-          result: null,
-          duration_ms: null,
-        });
+        return this.startCall(event.call_id, this.mcpCall(event));
       case "mcp_tool_call_end":
         return this.endMcpCall(event);
       case "client_tool_call_request":
@@ -368,15 +361,19 @@ export class ItemTracker {
     return [this.started(item)];
   }
 
-  private endMcpCall(event: EventOf<"mcp_tool_call_end">): ItemEvent[] {
-    const out = this.startCall(event.call_id, {
+  private mcpCall(event: { call_id: string; invocation: McpInvocation }): TurnItem {
+    return {
       type: "mcp_tool_call",
       id: this.newId(event.call_id),
       status: "in_progress",
       invocation: event.invocation,
       result: null,
       duration_ms: null,
-    });
+    };
+  }
+
+  private endMcpCall(event: EventOf<"mcp_tool_call_end">): ItemEvent[] {
+    const out = this.startCall(event.call_id, this.mcpCall(event));
     const open = this.calls.get(event.call_id);
     this.calls.delete(event.call_id);
     if (open?.type !== "mcp_tool_call") return out;
