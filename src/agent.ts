@@ -17,9 +17,10 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import { type QuestionResponders, questionRouter } from "./frontends/common/turn-driver.js";
 import type { HookCallbacks } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
-import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
+import type { ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
 import type {
   ApprovalRequestEvent,
@@ -32,7 +33,6 @@ import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import { openThreadStore, type ThreadSummary } from "./store/index.js";
-import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
 
@@ -264,9 +264,12 @@ export class AgentThread {
     return this.runStreamed(input, options).result();
   }
 
-  /** Answer a `request_user_input` event: the answers, "declined", or null (nobody to ask). */
-  async answerUserInput(callId: string, reply: UserInputReply): Promise<void> {
-    (await this.connect()).answerUserInput(callId, reply);
+  /**
+   * Answer a `request_user_input` event: the answers, "declined", or null (nobody to ask);
+   * `agentId`: the event's `agent_id` when a sub-agent asked.
+   */
+  async answerUserInput(callId: string, reply: UserInputReply, agentId?: string): Promise<void> {
+    (await this.connect()).answerUserInput(callId, reply, agentId);
   }
 
   /** Answer a client tool call (a `client_tool_call_request` event); false when none is waiting. */
@@ -288,53 +291,31 @@ export class AgentThread {
     (await this.connect()).answerElicitation(id, result);
   }
 
-  /** Answer the approval question of call `callId` (from an approval request event). */
-  async approve(callId: string, decision: ReviewDecision): Promise<void> {
-    (await this.connect()).approve(callId, decision);
+  /** Answer the approval question of call `callId` (pass the event's `agent_id` when it has one). */
+  async approve(callId: string, decision: ReviewDecision, agentId?: string): Promise<void> {
+    (await this.connect()).approve(callId, decision, agentId);
   }
 
   private connect(): Promise<Thread> {
     this.thread ??= this.open().then((thread) => {
-      const handler = this.handlers.onApproval;
-      const askUser = this.handlers.onUserInput;
-      if (askUser) {
-        thread.subscribe((event) => {
-          if (event.type !== "request_user_input") return;
-          void Promise.resolve()
-            .then(() => askUser(event))
-            .catch((): UserInputReply => null)
-            .then((reply) => thread.answerUserInput(event.call_id, reply));
-        });
-      }
-      const elicit = this.handlers.onElicitation;
-      if (elicit) {
-        thread.subscribe((event) => {
-          if (event.type !== "elicitation_request") return;
-          void Promise.resolve()
-            .then(() => elicit(event))
-            .catch((): ElicitationResult => ({ action: "decline" }))
-            .then((result) => thread.answerElicitation(event.id, result));
-        });
-      }
-      if (handler) {
-        thread.subscribe((event) => {
-          if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
-          void Promise.resolve()
-            .then(() => handler(event))
-            .catch((): ReviewDecision => "denied")
-            .then((decision) => thread.approve(event.call_id, decision));
-        });
-      }
-      thread.subscribe((event) => {
-        if (event.type !== "client_tool_call_request") return;
-        const handler = this.toolHandlers.get(event.tool);
-        if (!handler) return;
-        const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
-        void Promise.resolve()
-          .then(() => handler(event.arguments, context))
-          .then(toClientToolResult, (error: unknown) => failedClientResult(errorMessage(error)))
-          .then((result) => thread.respondToTool(event.call_id, result));
-      });
+      // The library's responders are the caller's callbacks; without one, the caller answers
+      // from the stream itself.
+      const { onApproval, onUserInput, onElicitation } = this.handlers;
+      const responders: QuestionResponders = {
+        clientTool: (event) => {
+          const handler = this.toolHandlers.get(event.tool);
+          if (!handler) return undefined;
+          const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
+          return Promise.resolve()
+            .then(() => handler(event.arguments, context))
+            .then(toClientToolResult);
+        },
+      };
+      if (onApproval) responders.approval = (event) => Promise.resolve().then(() => onApproval(event));
+      if (onUserInput) responders.userInput = (event) => Promise.resolve().then(() => onUserInput(event));
+      if (onElicitation)
+        responders.elicitation = (event) => Promise.resolve().then(() => onElicitation(event));
+      thread.subscribe(questionRouter(thread, responders));
       return thread;
     });
     return this.thread;

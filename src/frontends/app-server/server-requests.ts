@@ -77,9 +77,10 @@ export function answerApproval(
 ): void {
   void decide(host, channel, owner, event).then((decision) => {
     if (decision === null) return;
-    if (decision === "denied" || decision === "abort")
+    // A sub-agent's command is the child's item, not one this thread shows.
+    if ((decision === "denied" || decision === "abort") && event.agent_id === undefined)
       channel.showDeclined(event.call_id, decision === "abort");
-    channel.thread?.approve(event.call_id, decision);
+    channel.thread?.approve(event.call_id, decision, event.agent_id);
   });
 }
 
@@ -173,7 +174,7 @@ export function askUser(
   event: EventOf<"request_user_input">,
 ): void {
   void userReply(host, channel, owner, event).then((reply) => {
-    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply);
+    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply, event.agent_id);
   });
 }
 

@@ -201,15 +201,15 @@ export class ThreadChannel {
   }
 
   /**
-   * A sub-agent's question the core forwarded (call id `<agent id>/<call id>`, the child's turn
-   * id) belongs, for the client, to this thread's running turn: its client is asked.
+   * A sub-agent's question the core forwarded (it carries `agent_id` and the child's turn id)
+   * belongs, for the client, to this thread's running turn: its client is asked.
    */
   private forwarded(event: Event): Event {
     const question =
       event.type === "exec_approval_request" ||
       event.type === "apply_patch_approval_request" ||
       event.type === "request_user_input";
-    if (!question || !event.call_id.includes("/") || this.turns.has(event.turn_id)) return event;
+    if (!question || event.agent_id === undefined || this.turns.has(event.turn_id)) return event;
     return { ...event, turn_id: this.runningTurn ?? event.turn_id };
   }
 

@@ -19,6 +19,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -197,27 +198,18 @@ export async function runExec(
   thread.subscribe((event) => renderer.event(event), noDeltas);
   // Nobody can answer here: every question gets the declared outcome at once (never a wait).
   const outcome: ReviewDecision = config.execApprovalOutcome === "approve" ? "approved" : "denied";
-  thread.subscribe((event) => {
-    if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
-    renderer.approval(event, outcome);
-    const type = event.type === "exec_approval_request" ? "exec_approval" : "patch_approval";
-    thread.submit({ type, id: event.call_id, decision: outcome });
-  }, noDeltas);
-
-  // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
-  thread.subscribe((event) => {
-    if (event.type === "elicitation_request") thread.answerElicitation(event.id, { action: "decline" });
-  }, noDeltas);
-
   // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =
   // "first"` answers each question with its first suggested option instead.
-  thread.subscribe((event) => {
-    if (event.type !== "request_user_input") return;
-    thread.answerUserInput(
-      event.call_id,
-      config.execUserInput === "first" ? firstOptions(event.questions) : null,
-    );
-  }, noDeltas);
+  const responders: QuestionResponders = {
+    approval: (event) => {
+      renderer.approval(event, outcome);
+      return outcome;
+    },
+    userInput: (event) => (config.execUserInput === "first" ? firstOptions(event.questions) : null),
+    // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
+    elicitation: () => ({ action: "decline" }),
+  };
+  thread.subscribe(questionRouter(thread, responders), noDeltas);
 
   // SIGINT (Ctrl-C) and SIGTERM (the SDK's AbortSignal) stop the turn, which kills the running
   // command's process tree; the manager then ends every exec session. A second signal exits now.

@@ -5,6 +5,8 @@
  */
 
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
+import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import { agentLabel, describeStatus } from "../common/agent-labels.js";
@@ -16,6 +18,8 @@ const MAX_OUTPUT_CHARS = 8192;
 
 export class HumanRenderer implements ExecRenderer {
   private readonly paint: Painter;
+  /** Each sub-agent's items, from its forwarded events. */
+  private readonly children = new Map<string, ItemTracker>();
   /** The command whose header is the last thing printed, so its result can follow it directly. */
   private lastBegun: string | null = null;
 
@@ -141,25 +145,28 @@ export class HumanRenderer implements ExecRenderer {
 
   /** A sub-agent's progress, indented under its parent's: its commands, patches and messages. */
   private childEvent(agentId: string, event: Event): void {
-    const { dim, green, red } = this.paint;
+    let tracker = this.children.get(agentId);
+    if (!tracker) {
+      tracker = new ItemTracker();
+      this.children.set(agentId, tracker);
+    }
     const prefix = `  ${agentLabel(agentId)} │ `;
-    switch (event.type) {
-      case "exec_command_begin":
-        this.line(dim(`${prefix}$ ${shellQuote(event.command)}`));
-        return;
-      case "exec_command_end":
-        this.line(
-          dim(prefix) + (event.exit_code === 0 ? green("succeeded") : red(`exited ${event.exit_code}`)),
-        );
-        return;
-      case "patch_apply_end":
-        this.line(dim(`${prefix}apply_patch: ${Object.keys(event.changes).join(", ")}`));
-        return;
-      case "agent_message":
-        for (const text of abridge(event.message).split("\n")) this.line(dim(`${prefix}${text}`));
-        return;
-      default:
-        return;
+    for (const change of tracker.push(event)) this.childItem(prefix, change);
+  }
+
+  private childItem(prefix: string, change: ItemEvent): void {
+    const { dim, green, red } = this.paint;
+    const { item } = change;
+    if (item.type === "command_execution" && change.type === "item_started") {
+      this.line(dim(`${prefix}$ ${shellQuote(item.command)}`));
+    } else if (change.type !== "item_completed") {
+      return;
+    } else if (item.type === "command_execution") {
+      this.line(dim(prefix) + (item.exit_code === 0 ? green("succeeded") : red(`exited ${item.exit_code}`)));
+    } else if (item.type === "file_change") {
+      this.line(dim(`${prefix}apply_patch: ${Object.keys(item.changes).join(", ")}`));
+    } else if (item.type === "agent_message" && item.status === "completed") {
+      for (const text of abridge(item.text).split("\n")) this.line(dim(`${prefix}${text}`));
     }
   }
 

@@ -48,6 +48,18 @@ export const serverNotifications = {
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
+  "item/reasoning/summaryTextDelta": notification(
+    delta.extend({ summaryIndex: z.number().int() }),
+    "ReasoningSummaryTextDeltaNotification",
+  ),
+  "item/reasoning/summaryPartAdded": notification(
+    z.object({ ...inTurn, itemId: z.string(), summaryIndex: z.number().int() }),
+    "ReasoningSummaryPartAddedNotification",
+  ),
+  "item/reasoning/textDelta": notification(
+    delta.extend({ contentIndex: z.number().int() }),
+    "ReasoningTextDeltaNotification",
+  ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
   "mcpServer/oauthLogin/completed": notification(
