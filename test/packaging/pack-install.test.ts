@@ -24,9 +24,14 @@ function run(command: string, args: string[], cwd: string): Promise<{ stdout: st
     execFile(
       command,
       args,
-      { cwd, env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" }, maxBuffer: 64 << 20 },
+      {
+        cwd,
+        env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" },
+        maxBuffer: 64 << 20,
+      },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`${command} ${args.join(" ")} failed in ${cwd}: ${error.message}\n${stderr}`));
+        if (error)
+          reject(new Error(`${command} ${args.join(" ")} failed in ${cwd}: ${error.message}\n${stderr}`));
         else resolve({ stdout, stderr });
       },
     );
@@ -38,7 +43,10 @@ test("npm pack of an unbuilt copy installs into a new project and runs", { timeo
   // The sources as a clone has them (tracked and new files, nothing ignored: no dist, no
   // native/build), with this checkout's node_modules for the build tools.
   const source = join(temp.path, "source");
-  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: root, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
+    cwd: root,
+    encoding: "utf8",
+  })
     .split("\0")
     .filter((file) => file && existsSync(join(root, file)));
   for (const file of files) await cp(join(root, file), join(source, file), { recursive: false });
