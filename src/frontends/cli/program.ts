@@ -10,6 +10,7 @@ import type { McpServerCliOptions } from "../mcp-server/run.js";
 import type { ExecCliOptions } from "./exec.js";
 import { EXEC_OPTIONS, mergeExecOptions, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { styleHelp } from "./help-style.js";
 import { loadExec } from "./load-exec.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
@@ -83,6 +84,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
     .showHelpAfterError()
     .enablePositionalOptions()
     .exitOverride();
+  const help = styleHelp(program);
   // Codex's top-level options, applied to the subcommand that follows them.
   addOptions(program, SHARED_OPTIONS);
   const globals = (): Partial<ExecCliOptions> => program.opts<Partial<ExecCliOptions>>();
@@ -197,15 +199,15 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   sessions
     .command("migrate")
     .description("Copy the local JSONL threads into another store (resumable: run it again to finish)")
-    .requiredOption("--to <url>", "the target store: postgres://user:password@host:port/db")
-    .action(async (options: { to: string }) => {
+    .option("--to <url>", "the target store: postgres://user:password@host:port/db (default: [store] url)")
+    .action(async (options: { to?: string }) => {
       const [{ runMigrateCommand }, { loadConfig }, { parseOverride }] = await Promise.all([
         import("./sessions-command.js"),
         import("../../config/load.js"),
         import("../../config/overrides.js"),
       ]);
       const config = await loadConfig({ overrides: globalConfig(globals()).map(parseOverride) });
-      exitCode = await runMigrateCommand(config.home, options.to);
+      exitCode = await runMigrateCommand(config.home, options.to ?? config.store.url);
     });
 
   program
@@ -332,7 +334,10 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) {
+      help.flushError();
+      return error.exitCode;
+    }
     return reportFailure(error);
   }
   return exitCode;
