@@ -9,7 +9,6 @@ import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mergeTables, projectConfigLayers, webSearchMode } from "./layers.js";
-import { unknownKeyPaths } from "./unknown-keys.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
@@ -21,6 +20,7 @@ import type {
   ShellEnvironmentPolicy,
   ToolsConfig,
 } from "./schema.js";
+import { unknownKeyPaths } from "./unknown-keys.js";
 import { configValidator } from "./validate.js";
 
 export const DEFAULT_MODEL = "gpt-5.2-codex";
