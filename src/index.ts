@@ -2,6 +2,8 @@
 export {
   AgentThread,
   type ApprovalHandler,
+  clientTool,
+  type JsonSchemaValue,
   type LibraryTool,
   type LibraryToolContext,
   type RunOptions,
