@@ -12,12 +12,12 @@
 import { join } from "node:path";
 import type { Event } from "../src/protocol/events.js";
 import { emptyUsage } from "../src/protocol/items.js";
-import { openPostgresStore } from "../src/session/postgres-store.js";
-import type { SessionMeta } from "../src/session/rollout.js";
-import { readRollout } from "../src/session/rollout-reader.js";
-import { RolloutRecorder } from "../src/session/rollout-recorder.js";
-import { FileThreadLeases, type ThreadLeases } from "../src/session/thread-lock.js";
-import type { ThreadStore, ThreadWriter } from "../src/session/thread-store.js";
+import { openPostgresStore } from "../src/store/postgres-store.js";
+import type { SessionMeta } from "../src/store/rollout.js";
+import { readRollout } from "../src/store/rollout-reader.js";
+import { RolloutRecorder } from "../src/store/rollout-recorder.js";
+import { FileThreadLeases, type ThreadLeases } from "../src/store/thread-lock.js";
+import type { ThreadStore, ThreadWriter } from "../src/store/thread-store.js";
 import { uuidv7 } from "../src/util/ids.js";
 import { postgresBinDir, startPostgres } from "../test/support/postgres.js";
 import { benchRuns, median, withTempDir, writeResults } from "./support/bench.js";

@@ -11,8 +11,8 @@ import { execFileSync } from "node:child_process";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { userMessage } from "../src/protocol/items.js";
-import { readRollout } from "../src/session/rollout-reader.js";
-import { RolloutRecorder } from "../src/session/rollout-recorder.js";
+import { readRollout } from "../src/store/rollout-reader.js";
+import { RolloutRecorder } from "../src/store/rollout-recorder.js";
 import { uuidv7 } from "../src/util/ids.js";
 import { message, turn } from "../test/support/fake-model-server.js";
 import {

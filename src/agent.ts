@@ -22,10 +22,9 @@ import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
 import type { ApprovalRequestEvent, Event, EventOf, ReviewDecision } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
-import { openThreadStore } from "./session/open-store.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
-import type { ThreadSummary } from "./session/thread-store.js";
+import { openThreadStore, type ThreadSummary } from "./store/index.js";
 import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";

@@ -18,13 +18,12 @@ export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
-export type { SessionMeta } from "./session/rollout.js";
 export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export {
   DEFAULT_SESSION_TTL_MS,
   ThreadManager,
   type ThreadManagerOptions,
 } from "./session/thread-manager.js";
-export type { ThreadSummary } from "./session/thread-store.js";
+export type { SessionMeta, ThreadSummary } from "./store/index.js";
 export type { ToolDefinition } from "./tools/types.js";
 export { VERSION } from "./version.js";

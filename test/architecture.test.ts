@@ -1,6 +1,6 @@
 /**
  * The layer graph of src/: no import cycles, and imports only point down
- * (frontends → session → policy → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
+ * (frontends → session → store → policy → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
  * Type-only imports count too: they are dependencies of the design even when erased.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -22,6 +22,7 @@ const LAYERS = [
   "mcp",
   "tools",
   "policy",
+  "store",
   "session",
   "frontends",
   "agent.ts",
@@ -62,6 +63,17 @@ describe("src/ layer graph", () => {
       for (const to of targets) if (layerOf(to) > layerOf(from)) upward.push(`${from} -> ${to}`);
     }
     expect(upward).toEqual([]);
+  });
+
+  it("reaches storage from above the session layer only through src/store/index.ts", () => {
+    const storeIndex = join("store", "index.ts");
+    const internal: string[] = [];
+    for (const [from, targets] of graph) {
+      if (layerOf(from) <= layerOf("session")) continue;
+      for (const to of targets)
+        if (layerOf(to) === layerOf("store") && to !== storeIndex) internal.push(`${from} -> ${to}`);
+    }
+    expect(internal).toEqual([]);
   });
 
   it("has no import cycles", () => {

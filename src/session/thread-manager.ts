@@ -10,14 +10,10 @@
  */
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
-import { uuidv7 } from "../util/ids.js";
-import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
-import { type CreateThreadOptions, createThread } from "./create.js";
-import { JsonlThreadStore } from "./jsonl-store.js";
-import type { RolloutEvent, SessionMeta } from "./rollout.js";
-import type { StoredThread } from "./rollout-reader.js";
-import type { Thread, TurnStatus } from "./thread.js";
-import type { ThreadLease, ThreadLeases } from "./thread-lock.js";
+import { JsonlThreadStore } from "../store/jsonl-store.js";
+import type { RolloutEvent, SessionMeta } from "../store/rollout.js";
+import type { StoredThread } from "../store/rollout-reader.js";
+import type { ThreadLease, ThreadLeases } from "../store/thread-lock.js";
 import {
   StoreError,
   summaryOf,
@@ -26,7 +22,11 @@ import {
   type ThreadStore,
   type ThreadSummary,
   type ThreadWriter,
-} from "./thread-store.js";
+} from "../store/thread-store.js";
+import { uuidv7 } from "../util/ids.js";
+import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
+import { type CreateThreadOptions, createThread } from "./create.js";
+import type { Thread, TurnStatus } from "./thread.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
 export const DEFAULT_SESSION_TTL_MS = 30 * 60_000;

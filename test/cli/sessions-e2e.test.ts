@@ -5,7 +5,7 @@
 import { appendFile, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
-import { rolloutFiles } from "../../src/session/rollout-store.js";
+import { rolloutFiles } from "../../src/store/rollout-store.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, hang, message, turn, usage } from "../support/fake-model-server.js";
 import { waitFor } from "../support/processes.js";

@@ -14,8 +14,8 @@ import type {
 } from "../../src/frontends/mcp-server/server-tool.js";
 import { sessionTools } from "../../src/frontends/mcp-server/session-tools.js";
 import { serverTools } from "../../src/frontends/mcp-server/tools.js";
-import { findRollout } from "../../src/session/rollout-store.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
+import { findRollout } from "../../src/store/rollout-store.js";
 import { VERSION } from "../../src/version.js";
 import { writeFakeConfig } from "../support/cli.js";
 import {

@@ -11,7 +11,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { messageText } from "../../src/protocol/items.js";
-import { FileThreadLeases, ThreadBusyError } from "../../src/session/thread-lock.js";
+import { FileThreadLeases, ThreadBusyError } from "../../src/store/thread-lock.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { hang, message, turn } from "../support/fake-model-server.js";
 

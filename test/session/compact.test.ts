@@ -15,9 +15,9 @@ import {
   KEPT_USER_MESSAGE_CHARS,
   SUMMARY_PREFIX,
 } from "../../src/session/compact.js";
-import { readRollout } from "../../src/session/rollout-reader.js";
-import { findRollout } from "../../src/session/rollout-store.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
+import { readRollout } from "../../src/store/rollout-reader.js";
+import { findRollout } from "../../src/store/rollout-store.js";
 import { writeFakeConfig } from "../support/cli.js";
 import {
   type FakeModelServer,

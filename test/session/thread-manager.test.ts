@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
-import { findRollout } from "../../src/session/rollout-store.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
+import { findRollout } from "../../src/store/rollout-store.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { delay, message, turn, usage } from "../support/fake-model-server.js";
 

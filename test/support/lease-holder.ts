@@ -4,9 +4,9 @@
  * Usage: node scripts/run-ts.mjs test/support/lease-holder.ts KIND TARGET THREAD_ID
  * Prints "held" once it holds the lease.
  */
-import { openPostgresStore } from "../../src/session/postgres-store.js";
-import { FileThreadLeases, type ThreadLeases } from "../../src/session/thread-lock.js";
-import type { StoreKind } from "../../src/session/thread-store.js";
+import { openPostgresStore } from "../../src/store/postgres-store.js";
+import { FileThreadLeases, type ThreadLeases } from "../../src/store/thread-lock.js";
+import type { StoreKind } from "../../src/store/thread-store.js";
 
 /** Where a child process finds the same store: its kind and its home directory or URL. */
 export interface StoreAddress {

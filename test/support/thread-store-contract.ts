@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { emptyUsage, type ResponseItem, userMessage } from "../../src/protocol/items.js";
-import type { RolloutLine, SessionMeta } from "../../src/session/rollout.js";
-import { ThreadBusyError } from "../../src/session/thread-lock.js";
-import { summaryOf, type ThreadStore, type ThreadWriter } from "../../src/session/thread-store.js";
+import type { RolloutLine, SessionMeta } from "../../src/store/rollout.js";
+import { ThreadBusyError } from "../../src/store/thread-lock.js";
+import { summaryOf, type ThreadStore, type ThreadWriter } from "../../src/store/thread-store.js";
 import type { StoreAddress } from "./lease-holder.js";
 
 export interface StoreUnderTest {

@@ -10,8 +10,8 @@ import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.j
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
-import { ThreadBusyError } from "../../session/thread-lock.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
+import { ThreadBusyError } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { type ChannelHost, type ChannelSettings, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
@@ -50,7 +50,7 @@ export class AppServerRuntime implements ChannelHost {
   threads(): Promise<ThreadManager> {
     this.manager ??= Promise.all([
       import("../../session/thread-manager.js"),
-      import("../../session/open-store.js"),
+      import("../../store/index.js"),
     ]).then(async ([{ ThreadManager }, { openThreadStore }]) => {
       const store = await openThreadStore(this.current);
       return new ThreadManager({

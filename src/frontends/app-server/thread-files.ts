@@ -3,8 +3,9 @@
  * with Codex's "thread not found". Archive and rollback go through the ThreadManager, which
  * takes the thread out of memory and holds its lease while the store changes it.
  */
-import type { StoredThread } from "../../session/rollout-reader.js";
+
 import type { ThreadManager } from "../../session/thread-manager.js";
+import type { StoredThread } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 
 /** Thread `id` as stored, or Codex's "thread not found". `archived`: look there too. */

@@ -1,4 +1,4 @@
-import type { StoredThread } from "../../session/rollout-reader.js";
+import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
 import { contentOf } from "./event-mapper.js";
 import type {

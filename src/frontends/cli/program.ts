@@ -160,7 +160,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
         import("./sessions-command.js"),
         import("../../config/load.js"),
         import("../../config/overrides.js"),
-        import("../../session/open-store.js"),
+        import("../../store/index.js"),
       ]);
     // The store comes from config: `[store] url`, $TSCODEX_STORE_URL, or -c store.url=...
     const config = await loadConfig({ overrides: globalConfig(globals()).map(parseOverride) });

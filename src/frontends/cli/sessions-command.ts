@@ -4,11 +4,17 @@
  * `--json` prints machine-readable JSON.
  */
 import { messageText, type ResponseItem } from "../../protocol/items.js";
-import { JsonlThreadStore } from "../../session/jsonl-store.js";
-import { migrateThreads } from "../../session/migrate.js";
-import { openThreadStore } from "../../session/open-store.js";
-import { RolloutError, type StoredThread } from "../../session/rollout-reader.js";
-import { StoreError, summaryOf, type ThreadStore, type ThreadSummary } from "../../session/thread-store.js";
+import {
+  JsonlThreadStore,
+  migrateThreads,
+  openThreadStore,
+  RolloutError,
+  type StoredThread,
+  StoreError,
+  summaryOf,
+  type ThreadStore,
+  type ThreadSummary,
+} from "../../store/index.js";
 import { redactUrl } from "../../util/redact-url.js";
 
 export type SessionsAction = "list" | "show" | "delete" | "fork";

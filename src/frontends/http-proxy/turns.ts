@@ -10,8 +10,8 @@
 import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
-import { ThreadBusyError } from "../../session/thread-lock.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
+import { ThreadBusyError } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
 import { type Conversation, planTurn, toHistoryItems } from "./conversation.js";

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import type { ThreadSummary } from "../../session/thread-store.js";
+import type { ThreadSummary } from "../../store/index.js";
 import { clampPageSize, sessionTtlMs } from "./pagination.js";
 import { fail, ok, type ServerToolResult, type Structured } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";

@@ -6,8 +6,8 @@
  */
 import type { Config } from "../../config/load.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
-import { openThreadStore } from "../../session/open-store.js";
 import { ThreadManager } from "../../session/thread-manager.js";
+import { openThreadStore } from "../../store/index.js";
 import { BackgroundTasks } from "./background.js";
 import { PageStore } from "./pagination.js";
 import { loadServerConfig, type RuntimeOptions, type ServerConfig } from "./server-config.js";

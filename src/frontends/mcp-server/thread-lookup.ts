@@ -3,7 +3,7 @@
  * chose (an alias on the server runtime), live or loaded from its rollout.
  */
 import type { Thread } from "../../session/thread.js";
-import { ThreadBusyError } from "../../session/thread-lock.js";
+import { ThreadBusyError } from "../../store/index.js";
 import { type ServerToolResult, threadResult } from "./results.js";
 import type { ServerRuntime } from "./server-tool.js";
 

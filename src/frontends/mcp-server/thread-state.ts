@@ -7,8 +7,8 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { messageText } from "../../protocol/items.js";
-import type { StoredThread } from "../../session/rollout-reader.js";
 import { type LiveThreadState, storedLastTurn } from "../../session/thread-manager.js";
+import type { StoredThread } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { ServerRuntime } from "./server-tool.js";
 

@@ -3,7 +3,7 @@
  * recently updated first), one thread with its turns, and the threads in memory now.
  * Cursors are opaque to clients: here, the position to continue from.
  */
-import { StoreError } from "../../../session/thread-store.js";
+import { StoreError } from "../../../store/index.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import { requireStored } from "../thread-files.js";

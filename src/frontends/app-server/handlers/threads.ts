@@ -194,7 +194,7 @@ function refuseWhileRunning(context: HandlerContext, id: string): void {
 async function threadIdOf(params: { threadId: string; path?: string | null | undefined }): Promise<string> {
   let id = params.threadId;
   if (params.path) {
-    const { readRollout } = await import("../../../session/rollout-reader.js");
+    const { readRollout } = await import("../../../store/index.js");
     const stored = await readRollout(resolve(params.path)).catch(() => null);
     if (!stored) throw RpcError.invalidRequest(`thread not found: ${params.path}`);
     id = stored.meta.id;

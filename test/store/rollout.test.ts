@@ -6,11 +6,11 @@ import { appendFile, readFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../../src/protocol/items.js";
-import { JsonlThreadStore } from "../../src/session/jsonl-store.js";
-import { rolloutPath, type SessionMeta } from "../../src/session/rollout.js";
-import { linesUpToTurn, parseRollout, readRollout } from "../../src/session/rollout-reader.js";
-import { RolloutRecorder } from "../../src/session/rollout-recorder.js";
-import { findRollout, forkRollout, rolloutFiles } from "../../src/session/rollout-store.js";
+import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
+import { rolloutPath, type SessionMeta } from "../../src/store/rollout.js";
+import { linesUpToTurn, parseRollout, readRollout } from "../../src/store/rollout-reader.js";
+import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
+import { findRollout, forkRollout, rolloutFiles } from "../../src/store/rollout-store.js";
 import { uuidv7 } from "../../src/util/ids.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 

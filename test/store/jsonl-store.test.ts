@@ -2,7 +2,7 @@
  * The embedded JSONL thread store runs the same ThreadStore contract suite as PostgreSQL
  * (test/support/thread-store-contract.ts), in a fresh home per test.
  */
-import { JsonlThreadStore } from "../../src/session/jsonl-store.js";
+import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
 import { describeThreadStoreContract } from "../support/thread-store-contract.js";
 import { tmpdir } from "../support/tmpdir.js";
 

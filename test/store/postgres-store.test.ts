@@ -6,11 +6,11 @@
  */
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStore, type PostgresStoreOptions } from "../../src/session/postgres-store.js";
-import { appendBatch } from "../../src/session/postgres-writer.js";
-import type { RolloutLine } from "../../src/session/rollout.js";
-import { ThreadBusyError } from "../../src/session/thread-lock.js";
-import { StoreError, type ThreadStore } from "../../src/session/thread-store.js";
+import { openPostgresStore, type PostgresStoreOptions } from "../../src/store/postgres-store.js";
+import { appendBatch } from "../../src/store/postgres-writer.js";
+import type { RolloutLine } from "../../src/store/rollout.js";
+import { ThreadBusyError } from "../../src/store/thread-lock.js";
+import { StoreError, type ThreadStore } from "../../src/store/thread-store.js";
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { waitFor } from "../support/processes.js";
 import {

@@ -2,13 +2,13 @@
  * migrateThreads: every thread (archived ones too) copied with its lines and timestamps; a run
  * that stopped half way is completed by running it again; a second run changes nothing.
  * Store to store through the ThreadStore contract (here JSONL to JSONL; the PostgreSQL target is
- * covered end to end in test/session/postgres-*.test.ts).
+ * covered end to end in test/store/postgres-store.test.ts and test/session/postgres-servers.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../../src/protocol/items.js";
-import { JsonlThreadStore } from "../../src/session/jsonl-store.js";
-import { migrateThreads } from "../../src/session/migrate.js";
+import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
+import { migrateThreads } from "../../src/store/migrate.js";
 import { uuidv7 } from "../../src/util/ids.js";
 import { metaOf } from "../support/thread-store-contract.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";

@@ -1,0 +1,35 @@
+/**
+ * Storage layer: where threads are kept between turns and between processes.
+ * Responsibilities: the ThreadStore contract (thread-store.ts), its JSONL (jsonl-store.ts) and
+ * PostgreSQL (postgres-store.ts) implementations, the leases that keep one process per thread
+ * (thread-lock.ts, postgres-leases.ts), the rollout line format (rollout.ts) and migration
+ * between stores (migrate.ts).
+ * Flow: openThreadStore(config) -> ThreadStore; the session layer's ThreadManager records and
+ * loads threads through it. Front-ends import this module only, never the files beside it
+ * (test/architecture.test.ts checks that).
+ * Start-up: this module loads no zod and no postgres driver; readRollout and the PostgreSQL
+ * store load theirs on first use.
+ */
+import type { StoredThread } from "./stored-thread.js";
+
+export { JsonlThreadStore } from "./jsonl-store.js";
+export { type MigrationProgress, type MigrationReport, migrateThreads } from "./migrate.js";
+export { openThreadStore } from "./open-store.js";
+export type { RolloutLine, SessionMeta } from "./rollout.js";
+export { RolloutError, type StoredThread } from "./stored-thread.js";
+export { ThreadBusyError, type ThreadLeases } from "./thread-lock.js";
+export {
+  StoreError,
+  type StoreKind,
+  summaryOf,
+  type ThreadPage,
+  type ThreadQuery,
+  type ThreadStore,
+  type ThreadSummary,
+} from "./thread-store.js";
+
+/** Reads one rollout file; its line schemas (zod) load on the first call. */
+export async function readRollout(path: string): Promise<StoredThread> {
+  const reader = await import("./rollout-reader.js");
+  return reader.readRollout(path);
+}
