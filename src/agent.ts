@@ -25,6 +25,7 @@ import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import { openThreadStore, type ThreadSummary } from "./store/index.js";
+import { workingDirectoryProblemSync } from "./util/directory.js";
 import { errorMessage } from "./util/errors.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
@@ -147,7 +148,11 @@ export class Tscodex {
 
   constructor(private readonly options: TscodexOptions = {}) {}
 
+  /** Throws at once when `options.cwd` is not an existing directory (given as an absolute path). */
   startThread(options: ThreadOptions = {}): AgentThread {
+    const cwdProblem =
+      options.cwd === undefined ? undefined : workingDirectoryProblemSync(options.cwd, "cwd");
+    if (cwdProblem) throw new Error(cwdProblem);
     const id = uuidv7();
     const { onApproval, onUserInput, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};

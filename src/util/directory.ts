@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { dirname, isAbsolute } from "node:path";
 
@@ -39,5 +40,17 @@ export async function outputFileProblem(path: string, what: string): Promise<str
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return `${what} ${path}: directory ${directory} does not exist`;
     return `${what} ${path}: ${directory} cannot be used: ${code ?? String(error)}`;
+  }
+}
+
+/** workingDirectoryProblem, checked synchronously (for an API that must refuse at once). */
+export function workingDirectoryProblemSync(path: string, what: string): string | undefined {
+  if (!isAbsolute(path)) return `${what} ${path} is not an absolute path`;
+  try {
+    return statSync(path).isDirectory() ? undefined : `${what} ${path} is not a directory`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return `${what} ${path} does not exist`;
+    return `${what} ${path} cannot be used: ${code ?? String(error)}`;
   }
 }

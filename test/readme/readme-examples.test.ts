@@ -60,7 +60,7 @@ describe("README TypeScript examples", () => {
   const dir = join(root, `.tscodex-test-readme-${process.pid}`);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("typecheck under strict", async () => {
+  it("typecheck under strict", { timeout: 120_000 }, async () => {
     const ts = ofLang("ts");
     expect(ts.length).toBeGreaterThanOrEqual(4);
     await mkdir(dir, { recursive: true });
@@ -123,7 +123,8 @@ function tscodexCommands(): { line: number; words: string[] }[] {
 describe("README command lines", () => {
   const h = useExecHarness({ key: "k" });
 
-  it("name commands and flags the CLI has", async () => {
+  // One `--help` run per command path the README names (about 30): a while on a loaded machine.
+  it("name commands and flags the CLI has", { timeout: 120_000 }, async () => {
     const commands = tscodexCommands();
     expect(commands.length).toBeGreaterThan(20);
     const helpOf = new Map<string, string>();
@@ -159,7 +160,7 @@ describe("README command lines", () => {
     }
   });
 
-  it("the `tscodex exec` examples run as written against the fake model", async () => {
+  it("the `tscodex exec` examples run as written against the fake model", { timeout: 120_000 }, async () => {
     const examples = ofLang("sh")
       .flatMap((block) => block.code.split("\n"))
       .map((text) => text.replace(/\s+#.*$/, ""))
