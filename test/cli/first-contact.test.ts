@@ -3,12 +3,13 @@
  * that say what to do, before the model is called.
  */
 import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_PATH, type CliResult, runCli } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { message, turn } from "../support/fake-model-server.js";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { gone } from "../support/processes.js";
 
 const h = useExecHarness({ key: "k" });
 
@@ -186,5 +187,56 @@ describe("the command line itself", () => {
         expect(text).toContain("config approvals.exec_outcome (deny, or approve)");
       }
     }
+  });
+});
+
+describe("exec --json into a reader that stops reading", () => {
+  it("ends quietly: no stack trace, the turn interrupted, its commands killed", async () => {
+    const pidFile = join(h.work, "cmd.pid");
+    // A background command (exec_command yields after 200 ms and goes on running), then a model
+    // turn that comes once the reader is gone: writing its item finds stdout closed.
+    h.server.enqueue(
+      turn(
+        functionCall(
+          "exec_command",
+          { cmd: `echo $$ > ${pidFile}; exec sleep 30`, yield_time_ms: 200 },
+          "c1",
+        ),
+      ),
+      turn(functionCall("exec_command", { cmd: "echo second", yield_time_ms: 200 }, "c2")),
+      turn(message("never read")),
+    );
+    const cli = `"${process.execPath}" "${CLI_PATH}" exec --json -s danger-full-access -c features.unified_exec=true go`;
+    // The reader takes the first line, waits until the command runs, and leaves (as `head -1` would).
+    const reader = `{ IFS= read -r first; echo "$first"; while [ ! -s ${pidFile} ]; do sleep 0.05; done; }`;
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve, reject) => {
+        const child = spawn(
+          "sh",
+          ["-c", `${cli} | ${reader}; echo "tscodex exit \${PIPESTATUS:-done}" >&2`],
+          {
+            cwd: h.work,
+            env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        child.stdin.end();
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+      },
+    );
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({ type: "thread.started" });
+    expect(result.stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    const pid = Number((await readFile(pidFile, "utf8")).trim());
+    expect(await gone(pid)).toBe(true);
+    // The turn stopped at the closed pipe: the last scripted turn was never asked for.
+    expect(h.server.requests.length).toBeLessThan(3);
   });
 });

@@ -232,6 +232,18 @@ export async function runExec(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // stdout closed by the reader (`tscodex exec --json ... | head -1`): stop the turn, which kills
+  // its commands, and end quietly; later writes fail the same way and are dropped. Left in place
+  // to the end of the process: the last flush happens after this function returns.
+  let stdoutClosed = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") {
+      process.stderr.write(`tscodex: stdout: ${error.message}\n`);
+    }
+    if (stdoutClosed) return;
+    stdoutClosed = true;
+    thread.interrupt();
+  });
   try {
     const result = await thread.run({ text: prompt, images }, outputSchema ? { outputSchema } : undefined);
     renderer.finish(result);
@@ -244,6 +256,8 @@ export async function runExec(
     if (result.status === "failed" && json)
       process.stderr.write(`tscodex: ${result.error ?? "turn failed"}\n`);
     if (stoppedBy === "SIGTERM") return 143;
+    // As a process killed by SIGPIPE would report it (128 + 13).
+    if (stdoutClosed) return 141;
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);
