@@ -240,3 +240,20 @@ describe("exec --json into a reader that stops reading", () => {
     expect(h.server.requests.length).toBeLessThan(3);
   });
 });
+
+describe("a failing MCP server", () => {
+  it("is reported with its error line, not the tail of its stack trace", async () => {
+    // A Node server that throws at start-up: its stderr ends with the stack, the error's
+    // properties and `Node.js vXX`.
+    const crash = "const e = new Error('database password rejected'); e.code = 'E_AUTH'; throw e;";
+    await h.writeConfig({
+      extra: `\n[mcp_servers.db]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["-e", ${JSON.stringify(crash)}]\n`,
+    });
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["hi"]);
+    expect(result.stderr).toContain(
+      "MCP server 'db' failed to start: Mcp error: -32000: Connection closed (stderr: Error: database password rejected)",
+    );
+    expect(result.stderr).not.toContain("Node.js v");
+  });
+});
