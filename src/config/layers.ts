@@ -9,23 +9,44 @@ import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { toPlain } from "./overrides.js";
 
-/** `.codex/config.toml` files that apply in `cwd`, outermost first, parsed. Missing files are skipped. */
-export async function projectConfigLayers(
-  cwd: string,
-  home: string,
-): Promise<{ path: string; table: Record<string, unknown> }[]> {
+/** One project `.codex/config.toml`, parsed. */
+export interface ProjectLayer {
+  path: string;
+  table: Record<string, unknown>;
+}
+
+/** The `.codex/config.toml` files that exist for `cwd`: git root (else cwd) down to cwd, outermost first. */
+export async function projectConfigPaths(cwd: string, home: string): Promise<string[]> {
   const dirs: string[] = [];
   const top = (await gitRootOf(cwd)) ?? resolve(cwd);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     dirs.unshift(dir);
     if (dir === top || dirname(dir) === dir) break;
   }
-  const layers: { path: string; table: Record<string, unknown> }[] = [];
+  const paths: string[] = [];
   for (const dir of dirs) {
     const folder = join(dir, ".codex");
     // The home itself may be ~/.codex: its config.toml is the user layer already.
     if (resolve(folder) === resolve(home)) continue;
     const path = join(folder, "config.toml");
+    if (
+      await stat(path).then(
+        (info) => info.isFile(),
+        () => false,
+      )
+    )
+      paths.push(path);
+  }
+  return paths;
+}
+
+/**
+ * The project files of `cwd` (projectConfigPaths), parsed. Whether they may apply is
+ * project-trust.ts's decision: only call this for a trusted project.
+ */
+export async function projectConfigLayers(cwd: string, home: string): Promise<ProjectLayer[]> {
+  const layers: ProjectLayer[] = [];
+  for (const path of await projectConfigPaths(cwd, home)) {
     let text: string;
     try {
       text = await readFile(path, "utf8");
@@ -41,7 +62,8 @@ export async function projectConfigLayers(
   return layers;
 }
 
-async function gitRootOf(cwd: string): Promise<string | null> {
+/** The nearest directory from `cwd` up holding `.git`, or null outside a repository. */
+export async function gitRootOf(cwd: string): Promise<string | null> {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (
       await stat(join(dir, ".git")).then(

@@ -8,9 +8,10 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { mergeTables, projectConfigLayers, webSearchMode } from "./layers.js";
+import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
+import { trustedProjectLayers } from "./project-trust.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import type {
   AgentProfileConfig,
@@ -123,8 +124,13 @@ export const DEFAULT_MCP_SERVER_LIMITS: McpServerLimits = {
 export interface LoadOptions {
   /** Defaults to $TSCODEX_HOME, else $CODEX_HOME, else ~/.tscodex. */
   home?: string;
-  /** The workspace: its `.codex/config.toml` files (git root down to here) apply over the user's. */
+  /**
+   * The workspace: its `.codex/config.toml` files (git root down to here) apply over the user's
+   * when the project is trusted (project-trust.ts); otherwise they are left out with a warning.
+   */
   cwd?: string;
+  /** `exec --trust`: record the project as trusted in the user's config.toml, then load its layers. */
+  trust?: boolean;
   profile?: string;
   overrides?: ConfigOverride[];
   /** Flags that win over everything: -m, --oss, -s, -a. */
@@ -155,7 +161,15 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   );
   if (options.cwd) {
     try {
-      for (const layer of await projectConfigLayers(options.cwd, home)) {
+      const { layers, problem } = await trustedProjectLayers(
+        raw,
+        options.cwd,
+        home,
+        configPath,
+        options.trust,
+      );
+      if (problem) warnings.push(problem);
+      for (const layer of layers) {
         warnings.push(
           ...unknownKeyPaths(layer.table, validator.schema).map(
             (key) => `${layer.path}: unknown key '${key}' (ignored)`,

@@ -74,7 +74,8 @@ function headerServer(line: string): string | null {
   return match[1] ?? match[2] ?? match[3] ?? null;
 }
 
-function verified(candidate: string, expected: Table): TomlEdit {
+/** `candidate` when it parses to `expected`; else `expected` re-serialized (layout lost). */
+export function verified(candidate: string, expected: Table): TomlEdit {
   try {
     if (isDeepStrictEqual(normalize(parse(candidate)), normalize(expected))) {
       return { text: candidate, preserved: true };

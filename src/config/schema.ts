@@ -144,6 +144,13 @@ export const configFileSchema = z.looseObject({
    * file_tools (read_file, list_dir, grep_files).
    */
   features: z.record(z.string(), z.boolean()).optional(),
+  /**
+   * `[projects."<abs dir>"] trust_level`: a project's own `.codex/config.toml` layers apply only
+   * when its directory (the git root, else the cwd) is "trusted" here (`exec --trust` writes it).
+   */
+  projects: z
+    .record(z.string(), z.looseObject({ trust_level: z.enum(["trusted", "untrusted"]).optional() }))
+    .optional(),
   /** Named sub-agents for spawn_agent's agent_type. */
   agents: z.record(z.string(), agentProfileSchema).optional(),
   collab: collabConfigSchema.optional(),

@@ -12,11 +12,12 @@
  */
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
-import type { SandboxMode } from "../protocol/policy.js";
+import { SANDBOX_MODES, type SandboxMode } from "../protocol/policy.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
+import type { SandboxExtent } from "./settings.js";
 import type { Thread } from "./thread.js";
 
 export interface AgentLimits {
@@ -46,6 +47,8 @@ export interface ChildThreadOptions {
   cwd: string;
   approvalPolicy: TurnContext["approvalPolicy"];
   sandboxMode: SandboxMode;
+  /** The parent turn's writable roots and network: a child's are never wider. */
+  sandboxExtent: SandboxExtent;
   profile: AgentProfile | null;
 }
 
@@ -138,6 +141,12 @@ export class AgentControl implements AgentCollab, ScopedResource {
     if (request.agentType && !profile) {
       throw ToolError.respond(`spawn_agent refused: unknown agent_type '${request.agentType}'`);
     }
+    const sandboxMode = profile?.sandboxMode ?? turn.sandboxMode;
+    if (SANDBOX_MODES.indexOf(sandboxMode) > SANDBOX_MODES.indexOf(turn.sandboxMode)) {
+      throw ToolError.respond(
+        `spawn_agent refused: agent_type '${request.agentType}' asks for sandbox_mode '${sandboxMode}', wider than this agent's '${turn.sandboxMode}'; a sub-agent's sandbox is at most its parent's`,
+      );
+    }
     // The parent's shutdown closes its children (its resource scope is disposed then).
     turn.resources.use(AGENTS, () => this);
     const thread = await this.host.openChild({
@@ -146,7 +155,13 @@ export class AgentControl implements AgentCollab, ScopedResource {
       agentType: request.agentType,
       cwd: turn.cwd,
       approvalPolicy: turn.approvalPolicy,
-      sandboxMode: profile?.sandboxMode ?? turn.sandboxMode,
+      sandboxMode,
+      // The parent's roots in full (cwd and temp dirs included), so none of the config's join.
+      sandboxExtent: {
+        writableRoots: [...turn.writableRoots],
+        tempRoots: [],
+        networkAccess: turn.networkAccess,
+      },
       profile,
     });
     this.track(thread);

@@ -13,7 +13,8 @@ import type { AgentProfile } from "./agent-control.js";
 
 /** The profile `name`, or null when there is none; throws with a clear message on a bad file. */
 export async function loadAgentProfile(config: Config, name: string): Promise<AgentProfile | null> {
-  const configured = config.agents[name];
+  // Own keys only: `__proto__`, `constructor`, `toString` name no profile.
+  const configured = Object.hasOwn(config.agents, name) ? config.agents[name] : undefined;
   if (configured) return toProfile(configured);
   if (!/^[A-Za-z0-9_-]+$/.test(name)) return null;
   const path = join(config.home, "agents", `${name}.toml`);

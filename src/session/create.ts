@@ -25,6 +25,7 @@ import { AgentControl, type AgentHost } from "./agent-control.js";
 import { loadAgentProfile } from "./agent-profiles.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
+import type { SandboxExtent } from "./settings.js";
 import { Thread } from "./thread.js";
 
 export interface CreateThreadOptions {
@@ -53,6 +54,11 @@ export interface CreateThreadOptions {
   parkClientCalls?: boolean | undefined;
   /** No built-in or MCP tools: the model sees only the client's tools. */
   noInternalTools?: boolean | undefined;
+  /**
+   * Writable roots and network in place of the config's (a sub-agent gets its parent's turn's,
+   * so it is never wider); `tempRoots` then holds only what it lists.
+   */
+  sandboxExtent?: SandboxExtent | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -140,10 +146,12 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandboxMode,
-    networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-    // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
-    writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-    tempRoots: tempRoots(config, env),
+    ...(options.sandboxExtent ?? {
+      networkAccess: config.sandboxWorkspaceWrite.networkAccess,
+      // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
+      writableRoots: config.sandboxWorkspaceWrite.writableRoots,
+      tempRoots: tempRoots(config, env),
+    }),
     clientTools,
     clientToolsWin: options.clientToolsWin ?? false,
     ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),

@@ -33,6 +33,13 @@ export interface ThreadSettings {
   model?: ModelChoice;
 }
 
+/** The workspace-write extent: extra roots, temp roots and network (see ThreadSettings). */
+export interface SandboxExtent {
+  writableRoots: string[];
+  tempRoots: string[];
+  networkAccess: boolean;
+}
+
 export interface UserInput {
   text: string;
   /** Images as data URLs. */
@@ -40,7 +47,7 @@ export interface UserInput {
 }
 
 /**
- * What a turn may change. Policies, cwd, model and reasoning hold from that turn on;
+ * What a turn may change. Policies (sandbox roots included), cwd, model and reasoning hold from that turn on;
  * `clientTools` replaces the thread's client tools from that turn on (`[]` clears them);
  * `outputSchema` holds for that turn only.
  */
@@ -48,6 +55,10 @@ export interface TurnOverrides {
   approvalPolicy?: ApprovalPolicy | undefined;
   sandboxMode?: SandboxMode | undefined;
   networkAccess?: boolean | undefined;
+  /** Replace the thread's extra writable roots (a turn's workspace-write policy). */
+  writableRoots?: string[] | undefined;
+  /** Replace the thread's temp roots (/tmp, $TMPDIR) (a turn's workspace-write policy). */
+  tempRoots?: string[] | undefined;
   cwd?: string | undefined;
   model?: string | undefined;
   effort?: string | undefined;
@@ -58,11 +69,23 @@ export interface TurnOverrides {
 
 /** The settings after a turn's overrides (client tools and the output schema are handled apart). */
 export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
-  const { approvalPolicy, sandboxMode, networkAccess, cwd, model, effort, summary } = overrides;
+  const {
+    approvalPolicy,
+    sandboxMode,
+    networkAccess,
+    writableRoots,
+    tempRoots,
+    cwd,
+    model,
+    effort,
+    summary,
+  } = overrides;
   const next: ThreadSettings = { ...settings };
   if (approvalPolicy) next.approvalPolicy = approvalPolicy;
   if (sandboxMode) next.sandboxMode = sandboxMode;
   if (networkAccess !== undefined) next.networkAccess = networkAccess;
+  if (writableRoots) next.writableRoots = [...writableRoots];
+  if (tempRoots) next.tempRoots = [...tempRoots];
   if (cwd) next.cwd = cwd;
   if (model || effort || summary) {
     const choice: ModelChoice = { ...next.model };

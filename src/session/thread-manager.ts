@@ -178,6 +178,7 @@ export class ThreadManager implements AgentHost {
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy,
       sandboxMode: options.sandboxMode,
+      sandboxExtent: options.sandboxExtent,
       model: profile?.model,
       developerInstructions: profile?.developerInstructions,
       reasoningEffort: profile?.reasoningEffort,

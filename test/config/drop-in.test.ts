@@ -63,10 +63,13 @@ describe("drop-in configuration", () => {
     expect(await features()).toEqual({});
   });
 
-  it("a project's .codex/config.toml (git root down to cwd) applies over the user's file", async () => {
+  it("a trusted project's .codex/config.toml (git root down to cwd) applies over the user's file", async () => {
     const home = await dir();
     const repo = await dir();
-    await writeFile(join(home, "config.toml"), 'model = "user-model"\nproject_doc_max_bytes = 100\n');
+    await writeFile(
+      join(home, "config.toml"),
+      `model = "user-model"\nproject_doc_max_bytes = 100\n[projects.${JSON.stringify(repo)}]\ntrust_level = "trusted"\n`,
+    );
     await mkdir(join(repo, ".git"));
     await mkdir(join(repo, ".codex"));
     await mkdir(join(repo, "sub", ".codex"), { recursive: true });

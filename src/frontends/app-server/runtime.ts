@@ -75,10 +75,13 @@ export class AppServerRuntime implements ChannelHost {
     return this.current;
   }
 
-  /** The server's configuration with a thread's own overrides (dotted keys) applied last. */
-  configWith(extra: Record<string, unknown>): Promise<Config> {
+  /**
+   * The server's configuration with a thread's own overrides (dotted keys) applied last; with
+   * `cwd`, that project's `.codex/config.toml` layers too when the user trusts it (as exec).
+   */
+  configWith(extra: Record<string, unknown>, cwd?: string): Promise<Config> {
     const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
-    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env });
+    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env, ...(cwd ? { cwd } : {}) });
   }
 
   /**

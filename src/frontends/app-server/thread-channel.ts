@@ -23,6 +23,9 @@ export interface ChannelSettings {
   sandboxMode: SandboxMode;
   networkAccess: boolean;
   writableRoots: string[];
+  /** A turn's workspaceWrite policy excluded /tmp or $TMPDIR (absent: not excluded). */
+  excludeSlashTmp?: boolean;
+  excludeTmpdirEnvVar?: boolean;
   reasoningEffort: string | null;
 }
 

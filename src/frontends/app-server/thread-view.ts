@@ -92,8 +92,8 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
         type: "workspaceWrite",
         writableRoots: settings.writableRoots,
         networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: false,
-        excludeSlashTmp: false,
+        excludeTmpdirEnvVar: settings.excludeTmpdirEnvVar ?? false,
+        excludeSlashTmp: settings.excludeSlashTmp ?? false,
       };
   }
 }

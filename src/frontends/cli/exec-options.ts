@@ -83,6 +83,11 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
     description: "JSON Schema the final message must match (the model answers in JSON)",
   },
   { flags: "--skip-git-repo-check", description: "allow running outside a git repository" },
+  {
+    flags: "--trust",
+    description:
+      'trust this project: save [projects."<git root or cwd>"] trust_level = "trusted" in config.toml, so its .codex/config.toml applies',
+  },
   { flags: "--ephemeral", description: "do not record the thread (no rollout: it cannot be resumed)" },
   { flags: "--include-plan-tool", description: "offer the update_plan tool (tools.update_plan=true)" },
   {

@@ -42,6 +42,8 @@ export interface ExecCliOptions {
   /** A JSON Schema file: the final message must be JSON matching it. */
   outputSchema?: string;
   skipGitRepoCheck?: boolean;
+  /** Record the project as trusted (config.toml `[projects]`), so its own config layers apply. */
+  trust?: boolean;
   color: string;
   /** `--add-dir`: extra writable roots (workspace-write). */
   addDir?: string[];
@@ -105,6 +107,7 @@ export async function runExec(
       ...(options.model ? { model: options.model } : {}),
       ...(options.oss ? { oss: true } : {}),
       cwd,
+      ...(options.trust ? { trust: true } : {}),
       overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
     });
   } catch (error) {

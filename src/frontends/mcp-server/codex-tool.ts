@@ -7,7 +7,9 @@
 import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import type { z } from "zod";
-import type { Config } from "../../config/load.js";
+import { projectConfigPaths } from "../../config/layers.js";
+import { type Config, tscodexHome } from "../../config/load.js";
+import { warnConfigOnce } from "../../config/warnings.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
@@ -91,7 +93,7 @@ async function openThread(
   }
   let config: Config | undefined;
   try {
-    config = await callConfig(args, context);
+    config = await callConfig(args, cwd, context);
   } catch (error) {
     return plainError(`Failed to load configuration for Codex tool: ${errorMessage(error)}`);
   }
@@ -133,16 +135,27 @@ function turnOverrides(args: CodexArgs): PolicyOverrides {
 /** The policies a call may choose (they apply to the thread it opens and to its turn). */
 type PolicyOverrides = Pick<TurnOverrides, "approvalPolicy" | "sandboxMode">;
 
-/** The call's own configuration, when it has `config`, `profile` or `compact-prompt`; else the server's. */
-async function callConfig(args: CodexArgs, context: ServerToolContext): Promise<Config | undefined> {
+/**
+ * The call's own configuration, when it has `config`, `profile` or `compact-prompt`, or when
+ * its cwd has project `.codex/config.toml` files (applied only if the user trusts the project;
+ * else one warning on stderr); otherwise the server's.
+ */
+async function callConfig(
+  args: CodexArgs,
+  cwd: string,
+  context: ServerToolContext,
+): Promise<Config | undefined> {
   const own = {
     ...(args.config ?? {}),
     ...(args["compact-prompt"] ? { compact_prompt: args["compact-prompt"] } : {}),
     ...(args["include-plan-tool"] === false ? { "tools.update_plan": false } : {}),
   };
-  if (Object.keys(own).length === 0 && !args.profile) return undefined;
   const { settings } = context.runtime;
-  return loadSettingsConfig(settings, own, args.profile ?? settings.profile);
+  const project = await projectConfigPaths(cwd, resolve(settings.home ?? tscodexHome()));
+  if (Object.keys(own).length === 0 && !args.profile && project.length === 0) return undefined;
+  const config = await loadSettingsConfig(settings, own, args.profile ?? settings.profile, cwd);
+  warnConfigOnce(config, process.stderr);
+  return config;
 }
 
 function nextPage(token: string, threadId: string | undefined, context: ServerToolContext): ServerToolResult {

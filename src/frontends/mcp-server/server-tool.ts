@@ -133,15 +133,18 @@ export function invalidArguments(name: string, error: z.ZodError): string {
 
 /**
  * The configuration of `settings` (home, profile, the CLI's -c overrides); a call's own
- * `overrides` apply after the server's, and its `profile` replaces the server's.
+ * `overrides` apply after the server's, and its `profile` replaces the server's. With `cwd`,
+ * that project's trusted `.codex/config.toml` layers apply too (project-trust.ts).
  */
 export function loadSettingsConfig(
   settings: ServerSettings,
   overrides: Record<string, unknown> = {},
   profile: string | undefined = settings.profile,
+  cwd?: string,
 ): Promise<Config> {
   const merged = { ...settings.configOverrides, ...overrides };
   return loadConfig({
+    ...(cwd ? { cwd } : {}),
     ...(settings.home ? { home: settings.home } : {}),
     ...(profile ? { profile } : {}),
     overrides: Object.entries(merged).map(([key, value]) => ({ path: key.split("."), value })),

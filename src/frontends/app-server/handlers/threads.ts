@@ -5,7 +5,9 @@
  * `thread/started` after the reply, as Codex does.
  */
 import { resolve } from "node:path";
+import { projectConfigPaths } from "../../../config/layers.js";
 import type { Config } from "../../../config/load.js";
+import { warnConfigOnce } from "../../../config/warnings.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
@@ -21,15 +23,23 @@ import type { HandlerContext } from "./context.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
 
-/** The thread's own configuration when it brings `config` or `modelProvider`; else the server's. */
+/**
+ * The thread's own configuration when it brings `config` or `modelProvider`, or when its cwd
+ * has project `.codex/config.toml` files (applied only if the user trusts the project; else
+ * one warning on stderr); otherwise the server's.
+ */
 async function threadConfig(context: HandlerContext, params: Partial<SettingsParams>): Promise<Config> {
   const extra = {
     ...(params.config ?? {}),
     ...(params.modelProvider ? { model_provider: params.modelProvider } : {}),
   };
-  if (Object.keys(extra).length === 0) return context.runtime.config;
+  const cwd = resolve(params.cwd ?? process.cwd());
+  const project = await projectConfigPaths(cwd, context.runtime.config.home);
+  if (Object.keys(extra).length === 0 && project.length === 0) return context.runtime.config;
   try {
-    return await context.runtime.configWith(extra);
+    const config = await context.runtime.configWith(extra, cwd);
+    warnConfigOnce(config, process.stderr);
+    return config;
   } catch (error) {
     throw RpcError.invalidParams(`Invalid request: config: ${errorMessage(error)}`);
   }

@@ -4,7 +4,7 @@
  * settings (policies, sandbox, cwd, model, reasoning, output schema, client tools) hold from that
  * turn on, except the output schema, which holds for that turn only.
  */
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { TurnOverrides, UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
@@ -30,7 +30,7 @@ export async function turnStart(
   const overrides: TurnOverrides = {
     ...pending,
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy) : {}),
+    ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy, context.runtime.env) : {}),
     ...(params.cwd ? { cwd } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.effort ? { effort: params.effort } : {}),
@@ -38,7 +38,7 @@ export async function turnStart(
     ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
     ...(tools ? { clientTools: tools } : {}),
   };
-  channel.settings = applied(channel.settings, overrides);
+  channel.settings = applied(channel.settings, overrides, params.sandboxPolicy);
   const { turnId, begin } = channel.startTurn(context.session, echoed(params.input), input, overrides);
   context.after(begin);
   return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
@@ -84,10 +84,13 @@ function echoed(items: UserInputWire[]): UserInputWire[] {
 }
 
 /**
- * Codex's sandbox policy → the core's mode and network switch. An external sandbox means the
- * process is already confined: commands run without ours.
+ * Codex's sandbox policy → the core's, replacing the thread's from this turn on as Codex does:
+ * a workspaceWrite policy brings its own roots, network and temp-dir exclusions (absent: none,
+ * off, not excluded), never the thread's earlier ones. An external sandbox means the process is
+ * already confined: commands run without ours. A root that is not an absolute path cannot be
+ * honoured and is refused (-32602) rather than guessed at.
  */
-function sandboxOverrides(policy: SandboxPolicy): TurnOverrides {
+function sandboxOverrides(policy: SandboxPolicy, env: NodeJS.ProcessEnv): TurnOverrides {
   switch (policy.type) {
     case "dangerFullAccess":
       return { sandboxMode: "danger-full-access" };
@@ -95,18 +98,45 @@ function sandboxOverrides(policy: SandboxPolicy): TurnOverrides {
       return { sandboxMode: "danger-full-access", networkAccess: policy.networkAccess === "enabled" };
     case "readOnly":
       return { sandboxMode: "read-only" };
-    case "workspaceWrite":
-      return { sandboxMode: "workspace-write", networkAccess: policy.networkAccess ?? false };
+    case "workspaceWrite": {
+      const roots = policy.writableRoots ?? [];
+      const relative = roots.find((root) => !isAbsolute(root));
+      if (relative !== undefined)
+        throw RpcError.invalidParams(
+          `Invalid request: sandboxPolicy.writableRoots: '${relative}' is not an absolute path`,
+        );
+      const tempRoots = policy.excludeSlashTmp ? [] : ["/tmp"];
+      if (!policy.excludeTmpdirEnvVar && env.TMPDIR) tempRoots.push(resolve(env.TMPDIR));
+      return {
+        sandboxMode: "workspace-write",
+        networkAccess: policy.networkAccess ?? false,
+        writableRoots: roots.map((root) => resolve(root)),
+        tempRoots,
+      };
+    }
   }
 }
 
-/** The settings after a turn's overrides (`writableRoots` of a turn are not applied: the core keeps the thread's). */
-function applied(settings: ChannelSettings, overrides: TurnOverrides): ChannelSettings {
+/** What the client is told the thread runs with after a turn's policy (exclusions included). */
+function applied(
+  settings: ChannelSettings,
+  overrides: TurnOverrides,
+  policy: SandboxPolicy | null | undefined,
+): ChannelSettings {
+  const exclusions =
+    policy?.type === "workspaceWrite"
+      ? {
+          excludeSlashTmp: policy.excludeSlashTmp ?? false,
+          excludeTmpdirEnvVar: policy.excludeTmpdirEnvVar ?? false,
+        }
+      : {};
   return {
+    ...exclusions,
     ...settings,
     ...(overrides.approvalPolicy ? { approvalPolicy: overrides.approvalPolicy } : {}),
     ...(overrides.sandboxMode ? { sandboxMode: overrides.sandboxMode } : {}),
     ...(overrides.networkAccess !== undefined ? { networkAccess: overrides.networkAccess } : {}),
+    ...(overrides.writableRoots ? { writableRoots: overrides.writableRoots } : {}),
     ...(overrides.cwd ? { cwd: overrides.cwd } : {}),
     ...(overrides.model ? { model: overrides.model } : {}),
     ...(overrides.effort ? { reasoningEffort: overrides.effort } : {}),
