@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI_PATH, type CliResult, runCli } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { functionCall, httpError, message, turn } from "../support/fake-model-server.js";
 import { gone } from "../support/processes.js";
 
 const h = useExecHarness({ key: "k" });
@@ -255,5 +255,30 @@ describe("a failing MCP server", () => {
       "MCP server 'db' failed to start: Mcp error: -32000: Connection closed (stderr: Error: database password rejected)",
     );
     expect(result.stderr).not.toContain("Node.js v");
+  });
+});
+
+describe("model provider failures", () => {
+  it("a 401 is one line that says to check the key", async () => {
+    h.server.enqueue(
+      httpError(401, { error: { message: "Incorrect API key provided: sk-***", code: "invalid_api_key" } }),
+    );
+    const result = await h.exec(["hi"]);
+    expect(result.code).toBe(1);
+    const failure = lines(result.stderr).filter((line) => line.includes("401"));
+    expect(failure).toHaveLength(1);
+    expect(failure[0]).toContain(
+      "model provider 'fake' refused the request (401 Unauthorized: Incorrect API key provided: sk-***); check its API key",
+    );
+    expect(result.stderr).not.toContain('{"error"');
+    expect(h.server.requests).toHaveLength(1);
+  });
+
+  it("--oss with nothing listening asks whether Ollama is running, after one try", async () => {
+    const base = "http://127.0.0.1:1/v1";
+    const result = await h.exec(["--oss", "hi"], { env: { CODEX_OSS_BASE_URL: base } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`is Ollama running at ${base}?`);
+    expect(result.stderr).not.toMatch(/retrying/);
   });
 });
