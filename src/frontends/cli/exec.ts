@@ -193,7 +193,10 @@ export async function runExec(
 
   const renderer = json
     ? new ExecJsonWriter(process.stdout, process.stderr, { approvalItems: config.execJsonApprovalItems })
-    : new HumanRenderer(process.stderr, { color: wantsColor(options.color) });
+    : new HumanRenderer(process.stderr, {
+        color: wantsColor(options.color),
+        statusLine: Boolean(process.stderr.isTTY),
+      });
   renderer.start({
     threadId: thread.id,
     model: config.model,
