@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { answerProbe } from "../common/health.js";
 import {
   allowedHostnames,
   checkBind,
@@ -66,7 +67,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   );
   sweeper.unref();
 
+  const readiness = { draining: false };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (answerProbe(req, res, readiness)) return;
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal);
     if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
@@ -137,6 +140,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   return {
     url: `http://${authority}${MCP_PATH}`,
     async close() {
+      readiness.draining = true;
       clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
       sessions.clear();
