@@ -12,7 +12,8 @@
  */
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
-import { SANDBOX_MODES, type SandboxMode } from "../protocol/policy.js";
+import type { SandboxMode } from "../protocol/policy.js";
+import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
