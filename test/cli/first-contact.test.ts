@@ -6,14 +6,38 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI_PATH, type CliResult, runCli } from "../support/cli.js";
+import { CLI_PATH, runCli } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { functionCall, httpError, message, turn } from "../support/fake-model-server.js";
+import { delay, functionCall, httpError, message, turn } from "../support/fake-model-server.js";
 import { gone } from "../support/processes.js";
 
 const h = useExecHarness({ key: "k" });
 
 const lines = (text: string) => text.trimEnd().split("\n");
+
+/** Runs `bash -c script` (args as $1...) in the work dir with the test's home and key. */
+function runBash(
+  script: string,
+  args: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script, "bash", ...args], {
+      cwd: h.work,
+      env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdin.end();
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 describe("exec refuses what cannot work, before the model is called, in one line", () => {
   it("an empty prompt", async () => {
@@ -36,24 +60,11 @@ describe("exec refuses what cannot work, before the model is called, in one line
     const gone = join(h.work, "gone");
     await mkdir(gone);
     // The shell enters the directory, removes it, then becomes tscodex (whose cwd is then gone).
-    const result = await new Promise<CliResult>((resolve, reject) => {
-      const child = spawn(
-        "sh",
-        ["-c", 'cd "$1" && rmdir "$1" && exec "$2" "$3" exec hi', "sh", gone, process.execPath, CLI_PATH],
-        { env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" } },
-      );
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.stdin.end();
-      child.on("error", reject);
-      child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, peakRssKb: 0 }));
-    });
+    const result = await runBash('cd "$1" && rmdir "$1" && exec "$2" "$3" exec hi', [
+      gone,
+      process.execPath,
+      CLI_PATH,
+    ]);
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
       "tscodex: the working directory was deleted; cd into an existing directory, or pass -C DIR",
@@ -194,7 +205,7 @@ describe("exec --json into a reader that stops reading", () => {
   it("ends quietly: no stack trace, the turn interrupted, its commands killed", async () => {
     const pidFile = join(h.work, "cmd.pid");
     // A background command (exec_command yields after 200 ms and goes on running), then a model
-    // turn that comes once the reader is gone: writing its item finds stdout closed.
+    // that takes its time: by the time anything more is written, the reader is gone.
     h.server.enqueue(
       turn(
         functionCall(
@@ -203,41 +214,16 @@ describe("exec --json into a reader that stops reading", () => {
           "c1",
         ),
       ),
-      turn(functionCall("exec_command", { cmd: "echo second", yield_time_ms: 200 }, "c2")),
-      turn(message("never read")),
+      turn(delay(1500), message("never read")),
     );
     const cli = `"${process.execPath}" "${CLI_PATH}" exec --json -s danger-full-access -c features.unified_exec=true go`;
     // The reader takes the first line, waits until the command runs, and leaves (as `head -1` would).
     const reader = `{ IFS= read -r first; echo "$first"; while [ ! -s ${pidFile} ]; do sleep 0.05; done; }`;
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const child = spawn(
-          "sh",
-          ["-c", `${cli} | ${reader}; echo "tscodex exit \${PIPESTATUS:-done}" >&2`],
-          {
-            cwd: h.work,
-            env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk: Buffer) => {
-          stdout += chunk.toString();
-        });
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.stdin.end();
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-      },
-    );
+    const result = await runBash(`${cli} | ${reader}; echo "tscodex exit \${PIPESTATUS[0]}" >&2`);
     expect(JSON.parse(result.stdout.trim())).toMatchObject({ type: "thread.started" });
-    expect(result.stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    expect(result.stderr.trim()).toBe("tscodex exit 141");
     const pid = Number((await readFile(pidFile, "utf8")).trim());
     expect(await gone(pid)).toBe(true);
-    // The turn stopped at the closed pipe: the last scripted turn was never asked for.
-    expect(h.server.requests.length).toBeLessThan(3);
   });
 });
 

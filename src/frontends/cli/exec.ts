@@ -262,8 +262,13 @@ export async function runExec(
     if (result.status === "failed" && json)
       process.stderr.write(`tscodex: ${result.error ?? "turn failed"}\n`);
     if (stoppedBy === "SIGTERM") return 143;
+    // Every write so far reached the reader, or stdout is closed (its error may not have been
+    // delivered yet: the callback of an empty write comes after the writes before it).
+    const flushed = await new Promise<boolean>((resolve) =>
+      process.stdout.write("", (error) => resolve(!error)),
+    );
     // As a process killed by SIGPIPE would report it (128 + 13).
-    if (stdoutClosed) return 141;
+    if (stdoutClosed || !flushed) return 141;
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);
