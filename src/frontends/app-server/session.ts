@@ -6,6 +6,7 @@
  * turns it started and ends every question waiting on it.
  */
 import type { z } from "zod";
+import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
@@ -111,7 +112,7 @@ export class ClientSession implements SessionHandle {
     const context: HandlerContext = { runtime: this.runtime, session: this, after: (a) => afters.push(a) };
     const result = await run(method, rawParams, context);
     // The handshake is answered: load the rest while the client gets ready for its first call.
-    if (method === "initialize") afters.push(loadHandlersSoon);
+    if (method === "initialize" && preloadEnabled()) afters.push(loadHandlersSoon);
     return {
       result,
       after: () => {

@@ -11,10 +11,12 @@ import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-co
 import { SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
 import { styleHelp } from "./help-style.js";
+import { registerHooksCommand } from "./hooks-command.js";
 import { registerLocalCommands } from "./local-commands.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
 import { registerServerCommands } from "./server-commands.js";
+import { registerSkillsCommand } from "./skills-command.js";
 import { registerSessionsCommands } from "./store-commands.js";
 
 export type { ExecRunner } from "./exec-commands.js";
@@ -44,6 +46,8 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerServerCommands(host);
   registerMcpCommand(program, host.setExitCode);
   registerMemoriesCommand(program, host.setExitCode);
+  registerHooksCommand(program, host.setExitCode);
+  registerSkillsCommand(program, host.setExitCode);
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -16,6 +16,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { preloadEnabled } from "../common/preload.js";
 import { type EarlyAnswer, earlyAnswer } from "./early-answers.js";
 import {
   JSONRPC_PARSE_ERROR,
@@ -176,6 +177,7 @@ export class StdioFront {
    * Errors are left to the first call, which imports the same modules and reports what fails.
    */
   private loadInBackground(delayMs: number): void {
+    if (!preloadEnabled()) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
