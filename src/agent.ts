@@ -33,6 +33,7 @@ import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import { openThreadStore, type ThreadSummary } from "./store/index.js";
+import { workingDirectoryProblemSync } from "./util/directory.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
 
@@ -107,11 +108,57 @@ export interface LibraryToolContext {
  * anything else is sent as JSON; a throw or rejection is a failed call whose message the model
  * reads. Without a handler, answer `client_tool_call_request` events with respondToTool().
  */
-export interface LibraryTool {
+export interface LibraryTool<Args = Record<string, unknown>> {
   name: string;
   description?: string;
   parameters?: Record<string, unknown>;
-  handler?: (args: unknown, context: LibraryToolContext) => unknown;
+  /** The call's arguments as the model sent them (typed from `parameters` by clientTool()). */
+  handler?(args: Args, context: LibraryToolContext): unknown;
+}
+
+/*
+ * A library tool's handler arguments typed from its JSON Schema: `clientTool({ parameters: { type:
+ * "object", properties: { id: { type: "string" } }, required: ["id"] }, handler: async ({ id }) =>
+ * ... })` gives `id: string`. Covers what tool schemas use (object, string, number, integer,
+ * boolean, null, array, enum); anything else is `unknown`, which the handler then narrows.
+ */
+
+/** The TypeScript type of a value valid against JSON Schema `S` (as far as the schema says). */
+export type JsonSchemaValue<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: "string" }
+    ? string
+    : S extends { type: "number" | "integer" }
+      ? number
+      : S extends { type: "boolean" }
+        ? boolean
+        : S extends { type: "null" }
+          ? null
+          : S extends { type: "array"; items: infer Item }
+            ? JsonSchemaValue<Item>[]
+            : S extends { type: "array" }
+              ? unknown[]
+              : S extends { type: "object"; properties: infer Props }
+                ? ObjectValue<Props, S extends { required: readonly (infer R)[] } ? R : never>
+                : S extends { type: "object" }
+                  ? Record<string, unknown>
+                  : unknown;
+
+type ObjectValue<Props, Required> = Flatten<
+  { [K in keyof Props & Required]: JsonSchemaValue<Props[K]> } & {
+    [K in Exclude<keyof Props, Required>]?: JsonSchemaValue<Props[K]>;
+  }
+>;
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/**
+ * A library tool whose handler's arguments are typed from `parameters` (written inline, no
+ * `as const` needed). The result goes in `tools` like any LibraryTool.
+ */
+export function clientTool<const Schema extends { type: "object" }>(
+  tool: LibraryTool<JsonSchemaValue<Schema>> & { parameters: Schema },
+): LibraryTool<JsonSchemaValue<Schema>> {
+  return tool;
 }
 
 /** A turn's options: TurnOverrides, with `tools` (library tools) replacing the thread's from this turn on. */
@@ -126,7 +173,11 @@ export class Tscodex {
 
   constructor(private readonly options: TscodexOptions = {}) {}
 
+  /** Throws at once when `options.cwd` is not an existing directory (given as an absolute path). */
   startThread(options: ThreadOptions = {}): AgentThread {
+    const cwdProblem =
+      options.cwd === undefined ? undefined : workingDirectoryProblemSync(options.cwd, "cwd");
+    if (cwdProblem) throw new Error(cwdProblem);
     const id = uuidv7();
     const { onApproval, onUserInput, onElicitation, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
@@ -306,9 +357,12 @@ export class AgentThread {
           const handler = this.toolHandlers.get(event.tool);
           if (!handler) return undefined;
           const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
-          return Promise.resolve()
-            .then(() => handler(event.arguments, context))
-            .then(toClientToolResult);
+          return (
+            Promise.resolve()
+              // The model's JSON arguments, trusted to follow the tool's schema as the handler's type says.
+              .then(() => handler(event.arguments as Record<string, unknown>, context))
+              .then(toClientToolResult)
+          );
         },
       };
       if (onApproval) responders.approval = (event) => Promise.resolve().then(() => onApproval(event));

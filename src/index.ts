@@ -2,7 +2,9 @@
 export {
   AgentThread,
   type ApprovalHandler,
+  clientTool,
   type ElicitationHandler,
+  type JsonSchemaValue,
   type LibraryTool,
   type LibraryToolContext,
   type RunOptions,
