@@ -49,7 +49,31 @@ const RESPONSES: Record<string, string> = {
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
   "config/batchWrite": "schema-089/v2/ConfigWriteResponse.json",
   "command/exec": "schema-089/v2/CommandExecResponse.json",
+  newConversation: "schema-089/v1/NewConversationResponse.json",
+  resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
+  addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
+  removeConversationListener: "schema-089/v1/RemoveConversationSubscriptionResponse.json",
+  sendUserMessage: "schema-089/v1/SendUserMessageResponse.json",
+  sendUserTurn: "schema-089/v1/SendUserTurnResponse.json",
+  interruptConversation: "schema-089/v1/InterruptConversationResponse.json",
+  getAuthStatus: "schema-089/v1/GetAuthStatusResponse.json",
 };
+
+/**
+ * A v1 `codex/event/<type>` notification: Codex 0.89 lists no schema for the envelope, so its
+ * `msg` is checked against EventMsg and the envelope's fields by hand.
+ */
+function checkLegacyEvent(message: WireMessage, failures: string[]): void {
+  const params = message.params as { id?: unknown; msg?: { type?: unknown }; conversationId?: unknown };
+  const type = message.method?.slice("codex/event/".length);
+  if (
+    typeof params?.id !== "string" ||
+    typeof params.conversationId !== "string" ||
+    params.msg?.type !== type
+  )
+    failures.push(`notification ${message.method}: bad envelope ${JSON.stringify(params).slice(0, 300)}`);
+  check(validator("schema-089/EventMsg.json"), params?.msg, `notification ${message.method}`, failures);
+}
 
 /** Whether a message concerns client tools (0.169 only). */
 function isClientToolMessage(message: WireMessage): boolean {
@@ -72,6 +96,10 @@ function check(validate: ValidateFunction, value: unknown, what: string, failure
 export function notificationFailures(notifications: readonly WireMessage[]): string[] {
   const failures: string[] = [];
   for (const message of notifications) {
+    if (message.method?.startsWith("codex/event/")) {
+      checkLegacyEvent(message, failures);
+      continue;
+    }
     const schema = isClientToolMessage(message) ? "schema-169-experimental" : "schema-089";
     check(
       validator(`${schema}/ServerNotification.json`),
@@ -99,6 +127,8 @@ export function referenceSchemaFailures(client: AppClient): string[] {
     const schema = isClientToolMessage(message) ? "schema-169-experimental" : "schema-089";
     if (message.method !== undefined && message.id !== undefined) {
       check(validator(`${schema}/ServerRequest.json`), message, `server request ${message.method}`, failures);
+    } else if (message.method?.startsWith("codex/event/")) {
+      checkLegacyEvent(message, failures);
     } else if (message.method !== undefined) {
       check(
         validator(`${schema}/ServerNotification.json`),

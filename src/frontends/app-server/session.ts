@@ -9,6 +9,7 @@ import type { z } from "zod";
 import type { PendingRequest } from "./client-link.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
+import { notProvidedMessage } from "./not-provided.js";
 import { parseParams } from "./params.js";
 import {
   CLIENT_METHODS,
@@ -99,6 +100,8 @@ export class ClientSession implements SessionHandle {
 
   private async dispatch(method: string, rawParams: unknown): Promise<Reply> {
     if (!isClientMethod(method)) {
+      const notProvided = notProvidedMessage(method);
+      if (notProvided) throw new RpcError(ErrorCode.MethodNotFound, notProvided);
       const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");
       throw new RpcError(
         ErrorCode.MethodNotFound,

@@ -3,6 +3,17 @@
  * first request after initialize (see session.ts).
  */
 import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import {
+  addConversationListener,
+  getAuthStatus,
+  interruptConversation,
+  listConversations,
+  newConversation,
+  removeConversationListener,
+  resumeConversation,
+  sendUserMessage,
+  sendUserTurn,
+} from "../v1/conversations.js";
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
@@ -36,4 +47,13 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
+  newConversation,
+  resumeConversation,
+  listConversations,
+  addConversationListener,
+  removeConversationListener,
+  sendUserTurn,
+  sendUserMessage,
+  interruptConversation,
+  getAuthStatus,
 };

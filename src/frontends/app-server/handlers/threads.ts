@@ -106,6 +106,13 @@ export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
+  const { channel, view, settings } = await openNewThread(params, context);
+  announce(context, channel, view);
+  return openedResponse(view, settings);
+}
+
+/** A new thread (thread/start, v1 newConversation), served but not yet announced. */
+export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
   const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
@@ -113,9 +120,8 @@ export async function threadStart(
   const thread = await opening(() => threads.start(options));
   const settings = settingsOf(context, thread, params, config);
   const channel = context.runtime.adopt(thread, settings);
-  const view = newThreadView(thread.id, threads.liveState(thread.id)?.path ?? "", settings);
-  announce(context, channel, view);
-  return openedResponse(view, settings);
+  const path = threads.liveState(thread.id)?.path ?? "";
+  return { channel, settings, path, view: newThreadView(thread.id, path, settings) };
 }
 
 export async function threadResume(

@@ -17,6 +17,7 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
 
@@ -232,6 +233,7 @@ export const clientRequests = {
     "ConfigWriteResponse",
   ),
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
+  ...legacyClientRequests,
 };
 
 export type ClientMethod = keyof typeof clientRequests;
