@@ -49,6 +49,9 @@ const RESPONSES: Record<string, string> = {
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
   "config/batchWrite": "schema-089/v2/ConfigWriteResponse.json",
   "command/exec": "schema-089/v2/CommandExecResponse.json",
+  "thread/delete": "schema-169-experimental/v2/ThreadDeleteResponse.json",
+  "thread/unsubscribe": "schema-169-experimental/v2/ThreadUnsubscribeResponse.json",
+  "thread/turns/list": "schema-169-experimental/v2/ThreadTurnsListResponse.json",
   newConversation: "schema-089/v1/NewConversationResponse.json",
   resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
   addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
@@ -75,9 +78,20 @@ function checkLegacyEvent(message: WireMessage, failures: string[]): void {
   check(validator("schema-089/EventMsg.json"), params?.msg, `notification ${message.method}`, failures);
 }
 
-/** Whether a message concerns client tools (0.169 only). */
+/** Methods only 0.169 has: their messages are checked against 0.169's schemas. */
+const ONLY_169 = new Set([
+  "thread/delete",
+  "thread/unsubscribe",
+  "thread/turns/list",
+  "thread/archived",
+  "thread/deleted",
+  "thread/closed",
+]);
+
+/** Whether a message concerns client tools or another 0.169-only method. */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
+    ONLY_169.has(message.method ?? "") ||
     message.method === "item/tool/call" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.dynamicTools !== undefined

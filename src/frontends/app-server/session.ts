@@ -89,6 +89,11 @@ export class ClientSession implements SessionHandle {
     channel.attach(this);
   }
 
+  unfollow(channel: ThreadChannel): void {
+    this.followed.delete(channel);
+    channel.unfollowedBy(this);
+  }
+
   /** The client is gone: its turns are interrupted, its open questions end. */
   close(): void {
     if (!this.peer.isOpen) return;

@@ -93,6 +93,15 @@ export class ThreadChannel {
     if (running && this.turns.get(running)?.owner === client) this.current?.interrupt();
   }
 
+  /** `client` stops receiving notifications; the turns it started go on. */
+  unfollowedBy(client: ClientLink): void {
+    this.subscribers.delete(client);
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
   hasSubscriber(client: ClientLink): boolean {
     return this.subscribers.has(client);
   }

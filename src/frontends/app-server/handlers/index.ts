@@ -19,6 +19,7 @@ import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from 
 import type { HandlerContext } from "./context.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";
@@ -35,6 +36,9 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/fork": threadFork,
   "thread/archive": threadArchive,
   "thread/rollback": threadRollback,
+  "thread/delete": threadDelete,
+  "thread/unsubscribe": threadUnsubscribe,
+  "thread/turns/list": threadTurnsList,
   "thread/list": threadList,
   "thread/loaded/list": threadLoadedList,
   "thread/read": threadRead,

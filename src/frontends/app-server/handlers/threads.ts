@@ -20,6 +20,7 @@ import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
 import type { HandlerContext } from "./context.js";
+import { tellThreadGone } from "./thread-lifecycle.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
 
@@ -178,6 +179,7 @@ export async function threadArchive(
 ): Promise<ResultOf<"thread/archive">> {
   checkThreadId(params.threadId);
   refuseWhileRunning(context, params.threadId);
+  tellThreadGone(context, "thread/archived", params.threadId);
   await archiveThread(await context.runtime.threads(), params.threadId);
   return {};
 }

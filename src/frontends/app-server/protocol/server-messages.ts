@@ -26,6 +26,9 @@ function notification<P extends z.ZodType>(params: P, name: string) {
 export const serverNotifications = {
   error: notification(z.object({ error: turnError, willRetry: z.boolean(), ...inTurn }), "ErrorNotification"),
   "thread/started": notification(z.object({ thread }), "ThreadStartedNotification"),
+  "thread/archived": notification(z.object({ threadId: z.string() }), "ThreadArchivedNotification"),
+  "thread/deleted": notification(z.object({ threadId: z.string() }), "ThreadDeletedNotification"),
+  "thread/closed": notification(z.object({ threadId: z.string() }), "ThreadClosedNotification"),
   "thread/tokenUsage/updated": notification(
     z.object({ ...inTurn, tokenUsage: threadTokenUsage }),
     "ThreadTokenUsageUpdatedNotification",
