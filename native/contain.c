@@ -264,7 +264,10 @@ static int signal_descendants_by_scan(int sig) {
       int parent_below = entries[i].ppid == self;
       for (size_t j = 0; j < n && !parent_below; j++)
         parent_below = below[j] && entries[j].pid == entries[i].ppid;
-      if (parent_below) below[i] = changed = 1;
+      if (parent_below) {
+        below[i] = 1;
+        changed = 1;
+      }
     }
   }
   for (size_t i = 0; below && i < n; i++) {

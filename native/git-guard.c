@@ -127,7 +127,8 @@ static int install_filter(void) {
   PUSH(IF_NR(__NR_io_uring_setup, 1));
   PUSH(RET_ERRNO(EPERM));
   /* Always notified. */
-  static const int creating[] = {
+  /* BPF compares the syscall number as an unsigned 32-bit constant. */
+  static const __u32 creating[] = {
 #ifdef __NR_mkdir
       __NR_mkdir,
 #endif

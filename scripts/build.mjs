@@ -1,6 +1,6 @@
 // Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
 // `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,15 +15,21 @@ const banner = {
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
 // Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
-// (mcp-server/tool-list.ts), config.toml's schema as JSON Schema (config/validate.ts) and the
+// (BUILT_TOOL_LIST in mcp-server/tool-list.ts), config.toml's schema as JSON Schema (config/validate.ts) and the
 // built-in tools' specs (tools/registry.ts loads a tool's module on its first call).
 const builtData = {
   name: "built-data",
   setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /mcp-server[\\/]built-tool-list\.ts$/ }, () => ({
-      contents: `export const builtToolList = ${JSON.stringify(computed.toolList)};`,
-      loader: "js",
-    }));
+    pluginBuild.onLoad({ filter: /mcp-server[\\/]tool-list\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const line = /^const BUILT_TOOL_LIST: .* = undefined;$/m;
+      if (!line.test(source)) throw new Error(`${args.path}: no BUILT_TOOL_LIST line to fill in`);
+      const contents = source.replace(
+        line,
+        () => `const BUILT_TOOL_LIST = ${JSON.stringify(computed.toolList)};`,
+      );
+      return { contents, loader: "ts" };
+    });
     pluginBuild.onLoad({ filter: /config[\\/]built-config-schema\.ts$/ }, () => ({
       contents: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
       loader: "js",
@@ -65,7 +71,7 @@ async function computeAtBuild() {
     'import { computeToolSpecs } from "./src/tools/built-tool-specs.ts";',
     "export const toolList = serverTools().map(listEntry);",
     "export const configSchema = configJsonSchema();",
-    "export const toolSpecs = computeToolSpecs();",
+    "export const toolSpecs = await computeToolSpecs();",
   ].join("\n");
   const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
   try {

@@ -17,6 +17,7 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import type { HookCallbacks } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
 import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
@@ -62,6 +63,13 @@ export interface ThreadOptions {
    * Without it, answer the `request_user_input` events with AgentThread.answerUserInput().
    */
   onUserInput?: UserInputHandler;
+  /**
+   * Hooks as callbacks, run in process with Codex's payload (beside the configured command
+   * hooks, and trusted as the program's own code): `{ PreToolUse: async (input) => ({
+   * hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny",
+   * permissionDecisionReason: "no" } }) }`. They answer as a command hook's stdout would.
+   */
+  hooks?: HookCallbacks;
 }
 
 /** Answers one request_user_input event. */

@@ -11,6 +11,7 @@ export {
   type UserInputHandler,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
+export type { HookCallback, HookCallbacks, HookEventName, HookInput } from "./hooks/index.js";
 export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";

@@ -7,18 +7,19 @@
  * Flow: openThreadStore(config) -> ThreadStore; the session layer's ThreadManager records and
  * loads threads through it. Front-ends import this module only, never the files beside it
  * (test/architecture.test.ts checks that).
- * Start-up: this module loads no zod and no postgres driver; readRollout and the PostgreSQL
- * store load theirs on first use.
+ * Start-up: importing this module loads no store implementation, no zod and no postgres
+ * driver; openThreadStore and readRollout load what they use on their first call.
  */
 import type { StoredThread } from "./stored-thread.js";
 
-export { JsonlThreadStore } from "./jsonl-store.js";
 export { type MigrationProgress, type MigrationReport, migrateThreads } from "./migrate.js";
-export { openThreadStore } from "./open-store.js";
+export { openJsonlStore, openThreadStore } from "./open-store.js";
 export type { RolloutLine, SessionMeta } from "./rollout.js";
 export { RolloutError, type StoredThread } from "./stored-thread.js";
-export { ThreadBusyError, type ThreadLeases } from "./thread-lock.js";
+export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {
+  type IdempotencyRecord,
+  type ResponseRecord,
   StoreError,
   type StoreKind,
   summaryOf,

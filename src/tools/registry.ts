@@ -33,10 +33,11 @@ import {
   type ShellType,
 } from "../model/family.js";
 import type { WireApi } from "../model/types.js";
-import { type BuiltinToolKey, builtToolSpecs } from "./built-tool-specs.js";
+import { builtToolSpecs } from "./built-tool-specs.js";
 import type { AgentCollab } from "./builtin/agents.js";
 import type { McpResourceSourceRef } from "./builtin/mcp-resources.js";
 import { webSearchTool } from "./builtin/web-search.js";
+import { BUILTIN_TOOLS, type BuiltinToolContext, type BuiltinToolKey } from "./catalog.js";
 import type { ToolDefinition } from "./types.js";
 
 /** The `[tools]` keys tool selection reads. */
@@ -114,10 +115,10 @@ export function selectTools(input: ToolSelectionInput): ToolSelection {
 
 /**
  * A built-in tool whose module is loaded on its first call: the spec, parallelism and payload
- * kinds come from built-tool-specs.ts; `load` builds the real definition, whose handler then
- * prepares every call.
+ * kinds come from built-tool-specs.ts; the catalog's loader builds the real definition, whose
+ * handler then prepares every call.
  */
-function lazyTool(key: BuiltinToolKey, load: () => Promise<ToolDefinition>): ToolDefinition {
+function lazyTool(key: BuiltinToolKey, context: BuiltinToolContext): ToolDefinition {
   const { spec, supportsParallel, kinds } = builtToolSpecs()[key];
   let loaded: Promise<ToolDefinition> | undefined;
   return {
@@ -126,111 +127,55 @@ function lazyTool(key: BuiltinToolKey, load: () => Promise<ToolDefinition>): Too
     handler: {
       kinds,
       async prepare(invocation) {
-        loaded ??= load();
+        loaded ??= BUILTIN_TOOLS[key](context);
         return (await loaded).handler.prepare(invocation);
       },
     },
   };
 }
 
-/** The one tool called `name` among several a module builds together. */
-function named(name: string): (tools: ToolDefinition[]) => ToolDefinition {
-  return (tools) => {
-    const tool = tools.find((t) => t.spec.type === "function" && t.spec.name === name);
-    if (!tool) throw new Error(`no built-in tool ${name}`);
-    return tool;
-  };
-}
-
-const FILE_TOOLS: Record<ExperimentalTool, () => ToolDefinition> = {
-  grep_files: () =>
-    lazyTool("grep_files", async () => (await import("./builtin/grep-files.js")).grepFilesTool()),
-  read_file: () => lazyTool("read_file", async () => (await import("./builtin/read-file.js")).readFileTool()),
-  list_dir: () => lazyTool("list_dir", async () => (await import("./builtin/list-dir.js")).listDirTool()),
-};
-
 const MCP_RESOURCE_TOOLS = [
   "list_mcp_resources",
   "list_mcp_resource_templates",
   "read_mcp_resource",
-] as const;
-const AGENT_TOOLS = ["spawn_agent", "send_input", "wait", "close_agent", "resume_agent"] as const;
+] as const satisfies readonly BuiltinToolKey[];
+const AGENT_TOOLS = [
+  "spawn_agent",
+  "send_input",
+  "wait",
+  "close_agent",
+  "resume_agent",
+] as const satisfies readonly BuiltinToolKey[];
 
 export function buildToolDefinitions(input: ToolSelectionInput): ToolDefinition[] {
   const selection = selectTools(input);
-  const { shellPath } = input;
-  const definitions: ToolDefinition[] = [];
-  if (selection.unifiedExec) {
-    definitions.push(
-      lazyTool("exec_command", async () =>
-        (await import("./builtin/exec-command.js")).execCommandTool({ shellPath }),
-      ),
-      lazyTool("write_stdin", async () => (await import("./builtin/write-stdin.js")).writeStdinTool()),
-    );
-  }
-  if (selection.shellType === "shell_command") {
-    definitions.push(
-      lazyTool("shell_command", async () =>
-        (await import("./builtin/shell-command.js")).shellCommandTool({ shellPath }),
-      ),
-    );
-  }
-  if (selection.shellType === "shell")
-    definitions.push(lazyTool("shell", async () => (await import("./builtin/shell.js")).shellTool()));
-  if (selection.shellType === "local_shell")
-    definitions.push(
-      lazyTool("local_shell", async () => (await import("./builtin/shell.js")).localShellTool()),
-    );
-  const mcpResources = input.mcpResources ?? (() => null);
-  for (const name of MCP_RESOURCE_TOOLS) {
-    definitions.push(
-      lazyTool(name, async () =>
-        named(name)((await import("./builtin/mcp-resources.js")).mcpResourceTools(mcpResources)),
-      ),
-    );
-  }
-  if (selection.updatePlan)
-    definitions.push(
-      lazyTool("update_plan", async () => (await import("./builtin/update-plan.js")).updatePlanTool()),
-    );
-  if (input.features.collaboration_modes === true)
-    definitions.push(
-      lazyTool("request_user_input", async () =>
-        (await import("./builtin/request-user-input.js")).requestUserInputTool(),
-      ),
-    );
-  if (selection.applyPatch === "freeform")
-    definitions.push(
-      lazyTool("apply_patch_freeform", async () =>
-        (await import("./builtin/apply-patch.js")).applyPatchFreeformTool(),
-      ),
-    );
-  if (selection.applyPatch === "function")
-    definitions.push(
-      lazyTool("apply_patch_function", async () =>
-        (await import("./builtin/apply-patch.js")).applyPatchJsonTool(),
-      ),
-    );
-  for (const name of selection.fileTools) definitions.push(FILE_TOOLS[name]());
+  const context: BuiltinToolContext = {
+    shellPath: input.shellPath,
+    mcpResources: input.mcpResources,
+    collab: input.collab,
+  };
+  const keys: BuiltinToolKey[] = [];
+  if (selection.unifiedExec) keys.push("exec_command", "write_stdin");
+  if (selection.shellType === "shell_command") keys.push("shell_command");
+  if (selection.shellType === "shell") keys.push("shell");
+  if (selection.shellType === "local_shell") keys.push("local_shell");
+  keys.push(...MCP_RESOURCE_TOOLS);
+  if (selection.updatePlan) keys.push("update_plan");
+  if (input.features.collaboration_modes === true) keys.push("request_user_input");
+  if (selection.applyPatch === "freeform") keys.push("apply_patch_freeform");
+  if (selection.applyPatch === "function") keys.push("apply_patch_function");
+  keys.push(...selection.fileTools);
+  const definitions = keys.map((key) => lazyTool(key, context));
+  // web_search is the provider's tool: a spec with no handler module to load.
   if (selection.webSearch) definitions.push(webSearchTool({ live: selection.webSearch === "live" }));
-  if (selection.viewImage)
-    definitions.push(
-      lazyTool("view_image", async () => (await import("./builtin/view-image.js")).viewImageTool()),
-    );
-  const collab = input.collab;
-  if (input.features.collab === true && collab) {
-    for (const name of AGENT_TOOLS) {
-      definitions.push(
-        lazyTool(name, async () => named(name)((await import("./builtin/agents.js")).agentTools(collab))),
-      );
-    }
+  if (selection.viewImage) definitions.push(lazyTool("view_image", context));
+  if (input.features.collab === true && input.collab) {
+    for (const key of AGENT_TOOLS) definitions.push(lazyTool(key, context));
   }
   return definitions;
 }
 
 /** `get_memory`, offered when the thread has memories (see prompt/memories.ts). */
 export function memoryTool(home: string): ToolDefinition {
-  return lazyTool("get_memory", async () =>
-    (await import("./builtin/get-memory.js")).getMemoryTool({ home }),
-  );
+  return lazyTool("get_memory", { home });
 }

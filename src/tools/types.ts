@@ -39,6 +39,14 @@ export interface TurnContext {
    * turn is interrupted; never rejects.
    */
   requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
+  /**
+   * PermissionRequest hooks: asked before a person is asked to approve a command. Null (or
+   * absent) when no hook decided; then the question goes to the front-end as usual.
+   */
+  permissionHook?(question: {
+    command: string[];
+    justification: string | null;
+  }): Promise<PermissionHookDecision | null>;
   /** Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts). */
   readonly orchestrator: CommandOrchestrator;
   /**
@@ -59,6 +67,9 @@ export interface TurnContext {
    */
   wantsOutputDeltas?(): boolean;
 }
+
+/** A PermissionRequest hook's decision: allow, or deny with the message the model gets. */
+export type PermissionHookDecision = { allow: true } | { allow: false; message: string };
 
 /** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */
 export interface ClientToolCall {

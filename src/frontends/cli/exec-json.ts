@@ -148,6 +148,8 @@ export class ExecJsonWriter implements ExecRenderer {
         return;
       }
       case "stream_error":
+      case "warning":
+        // Codex shows warnings (hook warnings among them) as `error` items too.
         this.completed(this.item("error", { message: event.message }));
         return;
       case "error":

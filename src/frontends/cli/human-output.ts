@@ -115,6 +115,9 @@ export class HumanRenderer implements ExecRenderer {
       case "error":
         this.line(red(`ERROR: ${event.message}`));
         return;
+      case "warning":
+        this.line(this.paint.yellow(`warning: ${event.message}`));
+        return;
       case "turn_aborted":
         this.line(red("turn interrupted"));
         return;

@@ -3,11 +3,8 @@
  * Only the command definitions live here; the work (mcp-actions.ts) is loaded when one runs.
  */
 import type { Command } from "commander";
+import { collect } from "./command-options.js";
 import type { McpAddOptions } from "./mcp-actions.js";
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
 
 /** Adds the `mcp` command group to `program`; `setExitCode` receives each action's exit code. */
 export function registerMcpCommand(program: Command, setExitCode: (code: number) => void): void {

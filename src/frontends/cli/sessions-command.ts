@@ -5,8 +5,8 @@
  */
 import { messageText, type ResponseItem } from "../../protocol/items.js";
 import {
-  JsonlThreadStore,
   migrateThreads,
+  openJsonlStore,
   openThreadStore,
   RolloutError,
   type StoredThread,
@@ -88,7 +88,7 @@ export async function runMigrateCommand(home: string, url: string): Promise<numb
     throw error;
   }
   try {
-    const report = await migrateThreads(new JsonlThreadStore(home), target, (progress) => {
+    const report = await migrateThreads(await openJsonlStore(home), target, (progress) => {
       process.stderr.write(`[${progress.done}/${progress.total}] ${progress.id} ${progress.outcome}\n`);
     });
     for (const { id, error } of report.failed) process.stderr.write(`tscodex: ${id}: ${error}\n`);
