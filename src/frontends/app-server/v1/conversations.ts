@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
-import { StoreError } from "../../../store/index.js";
 import type { HandlerContext } from "../handlers/context.js";
+import { storedPage } from "../handlers/thread-queries.js";
 import { openNewThread, threadResume } from "../handlers/threads.js";
 import { startTurnOn } from "../handlers/turns.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
@@ -73,37 +73,31 @@ export async function listConversations(
   params: ParamsOf<"listConversations">,
   context: HandlerContext,
 ): Promise<ResultOf<"listConversations">> {
-  const threads = await context.runtime.threads();
-  try {
-    const page = await threads.listPage({
-      limit: params.pageSize || 50,
-      cursor: params.cursor ?? null,
-      sort: "created",
-      archived: false,
-      ...(params.modelProviders?.length ? { providers: params.modelProviders } : {}),
-    });
-    return {
-      items: page.threads.map((stored) => {
-        const view = storedThreadView(stored);
-        return {
-          conversationId: view.id,
-          path: view.path ?? "",
-          preview: view.preview,
-          timestamp: stored.meta.created,
-          updatedAt: new Date(view.updatedAt * 1000).toISOString(),
-          modelProvider: view.modelProvider,
-          cwd: view.cwd,
-          cliVersion: view.cliVersion,
-          source: view.source,
-          gitInfo: null,
-        };
-      }),
-      nextCursor: page.nextCursor,
-    };
-  } catch (error) {
-    if (error instanceof StoreError) throw RpcError.invalidParams(`Invalid request: ${error.message}`);
-    throw error;
-  }
+  const page = await storedPage(context, {
+    limit: params.pageSize,
+    cursor: params.cursor,
+    sort: "created",
+    archived: false,
+    providers: params.modelProviders,
+  });
+  return {
+    items: page.threads.map((stored) => {
+      const view = storedThreadView(stored);
+      return {
+        conversationId: view.id,
+        path: view.path ?? "",
+        preview: view.preview,
+        timestamp: stored.meta.created,
+        updatedAt: new Date(view.updatedAt * 1000).toISOString(),
+        modelProvider: view.modelProvider,
+        cwd: view.cwd,
+        cliVersion: view.cliVersion,
+        source: view.source,
+        gitInfo: null,
+      };
+    }),
+    nextCursor: page.nextCursor,
+  };
 }
 
 export async function addConversationListener(
