@@ -16,6 +16,8 @@
 import type {
   AttemptOutcome,
   CommandOrchestrator,
+  McpCallApprovalRequest,
+  McpCallVerdict,
   OrchestratedCommand,
   OrchestratedResult,
   TurnContext,
@@ -29,6 +31,7 @@ import {
 } from "./approval.js";
 import { ApprovalStore, isApproved } from "./approval-store.js";
 import { ExecPolicy } from "./exec-policy.js";
+import { approveMcpCall } from "./mcp-approval.js";
 import {
   containCommand,
   isLikelySandboxDenial,
@@ -150,6 +153,11 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     if (!retry.approved) return { kind: "rejected", message: retry.message };
     const second = await request.runner(await this.contain(command), { sandboxed: false });
     return { kind: "ran", result: second, sandboxed: false };
+  }
+
+  /** MCP tool calls take the same approval path and session memory (mcp-approval.ts). */
+  approveMcpCall(request: McpCallApprovalRequest): Promise<McpCallVerdict> {
+    return approveMcpCall(this.store, request);
   }
 
   private deniedBySandbox(outcome: AttemptOutcome | null): boolean {

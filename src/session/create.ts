@@ -181,7 +181,7 @@ async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessE
   const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return null;
   const { McpClientManager } = await import("../mcp/client-manager.js");
-  return McpClientManager.start(servers, { env, cwd });
+  return McpClientManager.start(servers, { env, cwd, home: config.home });
 }
 
 /** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */

@@ -15,7 +15,7 @@ import { buildInitialContext, environmentContext, permissionsMessage } from "../
 import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
-import type { Event, ReviewDecision } from "../protocol/events.js";
+import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
 import {
   addUsage,
   developerMessage,
@@ -35,6 +35,7 @@ import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import { PendingElicitations } from "./elicitations.js";
 import { History } from "./history.js";
 import { HookPoints, type SubagentStopped } from "./hook-points.js";
 import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
@@ -84,6 +85,7 @@ export class Thread {
   private readonly approvals: PendingApprovals;
   private readonly clientCalls: PendingClientCalls;
   private readonly userInput: PendingUserInput;
+  private readonly elicitations: PendingElicitations;
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
   /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
@@ -104,6 +106,7 @@ export class Thread {
     this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
     this.clientCalls = new PendingClientCalls((event) => this.emit(event), services.clientToolTimeoutMs);
     this.userInput = new PendingUserInput((event) => this.emit(event), services.approvalTimeoutMs);
+    this.elicitations = new PendingElicitations((event) => this.emit(event), services.approvalTimeoutMs);
     // MCP servers live as long as the thread: shutdown closes them with the other resources.
     const mcp = services.mcp;
     if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
@@ -200,6 +203,10 @@ export class Thread {
           !this.routes.some((route) => route.userInput?.(op.id, op.response))
         )
           this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
+        return;
+      case "elicitation_answer":
+        if (!this.elicitations.answer(op.id, op.result))
+          this.emit({ type: "warning", message: `no open elicitation with id ${op.id}` });
         return;
       case "shutdown":
         this.closed = true;
@@ -362,6 +369,11 @@ export class Thread {
    */
   answerUserInput(callId: string, reply: UserInputReply): void {
     this.submit({ type: "user_input_answer", id: callId, response: reply });
+  }
+
+  /** Answer an `elicitation_request` event (id = its id). */
+  answerElicitation(id: string, result: ElicitationResult): void {
+    this.submit({ type: "elicitation_answer", id, result });
   }
 
   /**
@@ -647,12 +659,16 @@ export class Thread {
 
   /**
    * The first turn waits for the MCP servers (each bounded by its startup_timeout_sec; a failed
-   * one is reported and skipped) so that their tools are offered from the first request.
+   * one is reported and skipped) so that their tools are offered from the first request. A
+   * `required` server that did not start fails the turn (and every later one).
    */
   private async awaitMcpStartup(signal: AbortSignal): Promise<void> {
     if (this.mcpStarted || !this.services.mcp) return;
     await this.services.mcp.whenReady((event) => this.emit(event), signal);
-    if (!signal.aborted) this.mcpStarted = true;
+    if (signal.aborted) return;
+    const failure = this.services.mcp.requiredFailure();
+    if (failure) throw new Error(failure);
+    this.mcpStarted = true;
   }
 
   /**
@@ -711,6 +727,7 @@ export class Thread {
         : {}),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
+      requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
       wantsOutputDeltas: () => this.deltaListeners > 0,

@@ -44,6 +44,7 @@ const RESPONSES: Record<string, string> = {
   "turn/interrupt": "schema-089/v2/TurnInterruptResponse.json",
   "model/list": "schema-089/v2/ModelListResponse.json",
   "mcpServerStatus/list": "schema-089/v2/ListMcpServerStatusResponse.json",
+  "mcpServer/oauth/login": "schema-089/v2/McpServerOauthLoginResponse.json",
   "config/mcpServer/reload": "schema-089/v2/McpServerRefreshResponse.json",
   "config/read": "schema-089/v2/ConfigReadResponse.json",
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
@@ -88,11 +89,12 @@ const ONLY_169 = new Set([
   "thread/closed",
 ]);
 
-/** Whether a message concerns client tools or another 0.169-only method. */
+/** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
     ONLY_169.has(message.method ?? "") ||
     message.method === "item/tool/call" ||
+    message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.dynamicTools !== undefined
   );

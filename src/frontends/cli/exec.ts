@@ -204,6 +204,11 @@ export async function runExec(
     thread.submit({ type, id: event.call_id, decision: outcome });
   }, noDeltas);
 
+  // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
+  thread.subscribe((event) => {
+    if (event.type === "elicitation_request") thread.answerElicitation(event.id, { action: "decline" });
+  }, noDeltas);
+
   // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =
   // "first"` answers each question with its first suggested option instead.
   thread.subscribe((event) => {

@@ -19,6 +19,7 @@ import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from 
 import type { HandlerContext } from "./context.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { mcpServerOauthLogin } from "./mcp-login.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
@@ -47,6 +48,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,
+  "mcpServer/oauth/login": mcpServerOauthLogin,
   "config/read": configRead,
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
