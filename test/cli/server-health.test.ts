@@ -1,8 +1,9 @@
 /**
- * The network listeners of `mcp-server --http` and `app-server --listen ws://` answer health
- * probes (GET /healthz, /readyz, no key needed, whatever the bearer key), announce them when they
- * start, and log their shutdown on SIGTERM.
+ * The network listeners of `proxy`, `mcp-server --http` and `app-server --listen ws://` answer
+ * health probes (GET /healthz, /readyz, no key needed, whatever the bearer key; a foreign Host is
+ * still refused), announce them when they start, and log their shutdown on SIGTERM.
  */
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { spawnListening } from "../support/listening-server.js";
@@ -10,6 +11,7 @@ import { spawnListening } from "../support/listening-server.js";
 const h = useExecHarness({ key: "k" });
 
 const servers: [string, string[], (url: string) => string][] = [
+  ["proxy", ["proxy", "--port", "0", "--api-key-env", "SERVER_KEY"], (url) => url.replace(/\/v1$/, "")],
   [
     "mcp-server --http",
     ["mcp-server", "--http", "0", "--api-key-env", "SERVER_KEY"],
@@ -39,6 +41,8 @@ describe.each(servers)("%s", (what, args, baseOf) => {
       expect(await ready.text()).toBe("ready\n");
       // Anything else still needs the key.
       expect((await fetch(`${base}/other`)).status).toBe(401);
+      // DNS-rebinding protection holds for the probes too.
+      expect(await statusWithHost(`${base}/healthz`, "evil.example")).toBe(403);
       expect(server.stderr()).toContain("(GET /healthz, /readyz)");
     } finally {
       await server.stop();
@@ -46,3 +50,15 @@ describe.each(servers)("%s", (what, args, baseOf) => {
     expect(server.stderr()).toMatch(/shutting down\n.*stopped\n/s);
   });
 });
+
+/** The status of GET `url` sent with `Host: host` (fetch does not let a caller set Host). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}

@@ -48,6 +48,11 @@ export async function serveWebSocket(
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
   const readiness = { draining: false };
   const http = createServer((req, res) => {
+    const foreign = refuseHost(req.headers, allowed);
+    if (foreign) {
+      res.writeHead(403, { "content-type": "text/plain" }).end(`${foreign.message}\n`);
+      return;
+    }
     if (answerProbe(req, res, readiness)) return;
     void refusalOf(req, allowed, options.apiKey).then((refusal) => {
       const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];

@@ -71,6 +71,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   }
   const threads = new ThreadManager({ config, store, source: "proxy", originator: "tscodex_proxy" });
   const limit = new ConcurrencyLimit(maxConcurrent);
+  const readiness = { draining: false };
   const app = createApp({
     config,
     turns: {
@@ -85,14 +86,17 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     maxBodyBytes,
     idempotencyTtlMs: idempotencyTtlSec * 1000,
     quietAgentWork: options.quietAgentWork ?? false,
+    readiness,
   });
   const pruning = prunePeriodically(store);
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
-  process.stderr.write(`tscodex proxy: listening on http://${authority}/v1\n`);
+  process.stderr.write(`tscodex proxy: listening on http://${authority}/v1 (GET /healthz, /readyz)\n`);
 
   await stopSignal();
+  process.stderr.write("tscodex proxy: shutting down\n");
+  readiness.draining = true;
   // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
   const closed = new Promise<void>((done) => server.close(() => done()));
   server.closeIdleConnections();
@@ -110,6 +114,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   await closed;
   clearInterval(pruning);
   await threads.close();
+  process.stderr.write("tscodex proxy: stopped\n");
   return 0;
 }
 

@@ -71,9 +71,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
 
   const readiness = { draining: false };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (answerProbe(req, res, readiness)) return;
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal.message);
+    if (answerProbe(req, res, readiness)) return;
     const badBody = refuseBodyType(req.headers);
     if (badBody) return reply(res, 415, badBody);
     if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
