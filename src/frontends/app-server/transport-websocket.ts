@@ -20,6 +20,7 @@ import {
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { listenOn } from "../common/serve.js";
+import { logRequests } from "../common/serving-log.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
 import { MAX_LINE_BYTES } from "./transport-stdio.js";
@@ -74,11 +75,13 @@ export async function serveWebSocket(
       );
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
+    const peer = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, peer));
   };
 
-  const connect = (ws: WebSocket): void => {
+  const connect = (ws: WebSocket, peer: string): void => {
     sockets.add(ws);
+    process.stderr.write(`tscodex app-server: websocket open ${peer}\n`);
     const session = new ClientSession(runtime, {
       send: (text) => {
         if (ws.readyState === ws.OPEN) ws.send(text);
@@ -87,12 +90,14 @@ export async function serveWebSocket(
     // Text and binary frames alike carry one UTF-8 JSON message.
     ws.on("message", (data) => session.receive(textOf(data)));
     ws.on("error", () => ws.terminate());
-    ws.on("close", () => {
+    ws.on("close", (code) => {
+      process.stderr.write(`tscodex app-server: websocket close ${peer} (${code})\n`);
       sockets.delete(ws);
       session.close();
     });
   };
 
+  logRequests("app-server", http);
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `ws://${authority}`,

@@ -14,6 +14,7 @@ import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
+import { describeServing } from "../common/serving-log.js";
 import { createApp } from "./app.js";
 import { ConcurrencyLimit } from "./guards.js";
 
@@ -92,7 +93,9 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
-  process.stderr.write(`tscodex proxy: listening on http://${authority}/v1 (GET /healthz, /readyz)\n`);
+  process.stderr.write(
+    `tscodex proxy: listening on http://${authority}/v1 (GET /healthz, /readyz); ${await describeServing(config)}\n`,
+  );
 
   await stopSignal();
   process.stderr.write("tscodex proxy: shutting down\n");

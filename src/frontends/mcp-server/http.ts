@@ -27,6 +27,7 @@ import {
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { listenOn } from "../common/serve.js";
+import { logRequests } from "../common/serving-log.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -140,6 +141,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       else res.end();
     });
   });
+  logRequests("mcp-server", http);
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `http://${authority}${MCP_PATH}`,
