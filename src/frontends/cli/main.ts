@@ -41,6 +41,20 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
   }
+  // No subcommand (or `resume`) on a terminal: the interactive UI.
+  if (process.stdin.isTTY && process.stdout.isTTY && !argv.includes("--help") && !argv.includes("-h")) {
+    const { parseTuiArgs } = await import("../tui/args.js");
+    const tuiArgs = parseTuiArgs(argv);
+    if (tuiArgs) {
+      try {
+        const { runTui } = await import("../tui/run.js");
+        return await runTui(tuiArgs);
+      } catch (error) {
+        const { reportFailure } = await import("./failure.js");
+        return reportFailure(error);
+      }
+    }
+  }
   const { runProgram } = await import("./program.js");
   return runProgram(argv);
 }
