@@ -3,10 +3,24 @@
  * model and approval settings (applied from the next turn on), the status, the turn's diff,
  * compaction, a review, the MCP servers, an AGENTS.md written by a turn, and quitting.
  */
-import type { TuiApp } from "./app.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "./rpc-client.js";
+import type { Transcript } from "./transcript.js";
 
 type Params = Record<string, unknown>;
+
+/** What the commands need of the app (app.ts implements it). */
+export interface SlashHost {
+  readonly transcript: Transcript;
+  thread: { id: string; model: string; approvalPolicy: string; sandbox: string } | null;
+  readonly options: {
+    settings: { cwd: string; model?: string | undefined; approvalPolicy?: string | undefined };
+  };
+  rpc(method: string, params: Params): Promise<Params>;
+  newThread(): Promise<void>;
+  resumeThread(which: string): Promise<void>;
+  submit(text: string): Promise<void>;
+  quit(code?: number): void;
+}
 
 /** The prompt Codex's /init sends: the agent writes AGENTS.md itself, with its tools. */
 const INIT_PROMPT = `Generate a file named AGENTS.md that serves as a contributor guide for this repository.
@@ -31,7 +45,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/quit": "leave",
 };
 
-export async function runSlashCommand(app: TuiApp, line: string): Promise<void> {
+export async function runSlashCommand(app: SlashHost, line: string): Promise<void> {
   const [name = "", ...rest] = line.trim().split(/\s+/);
   const arg = rest.join(" ");
   const t = app.transcript;
