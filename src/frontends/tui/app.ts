@@ -8,6 +8,7 @@
 import { Composer } from "./composer.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
+import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
 import { runSlashCommand } from "./slash-commands.js";
@@ -62,6 +63,7 @@ export class TuiApp {
   readonly done: Promise<number>;
 
   constructor(readonly options: AppOptions) {
+    this.transcript.cwd = options.settings.cwd;
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
     this.done = new Promise((resolve) => {
@@ -311,7 +313,7 @@ export class TuiApp {
     this.approval = null;
     const what = approval.method.includes("fileChange")
       ? "patch"
-      : String(approval.params.command ?? "command");
+      : unwrapShell(String(approval.params.command ?? "command"));
     const verdict =
       decision === "accept"
         ? "approved"
@@ -366,7 +368,7 @@ export class TuiApp {
       );
     else
       rows.push(
-        `Run ${s.cyan(String(params.command ?? "?"))}${params.cwd ? s.dim(` in ${String(params.cwd)}`) : ""}?`,
+        `Run ${s.cyan(unwrapShell(String(params.command ?? "?")))}${params.cwd ? s.dim(` in ${String(params.cwd)}`) : ""}?`,
       );
     if (params.reason) rows.push(s.dim(`Reason: ${String(params.reason)}`));
     rows.push(

@@ -69,7 +69,9 @@ function commandLines(block: Extract<Block, { kind: "command" }>, s: Style): str
             ? s.green(`exit ${block.exitCode}`)
             : s.red(`exit ${block.exitCode ?? "?"}`);
   const verb = block.status === "inProgress" ? "Running" : "Ran";
-  const lines = [`${s.bold("•")} ${s.bold(verb)} ${s.cyan(block.command)} ${s.dim("·")} ${status}`];
+  const lines = [
+    `${s.bold("•")} ${s.bold(verb)} ${s.cyan(unwrapShell(block.command))} ${s.dim("·")} ${status}`,
+  ];
   const output = block.output.replace(/\n$/, "");
   if (output === "") return lines;
   const all = output.split("\n");
@@ -79,6 +81,12 @@ function commandLines(block: Extract<Block, { kind: "command" }>, s: Style): str
   return lines;
 }
 
+/** `/bin/bash -lc 'script'` → `script`: the user wants to see what the model ran. */
+export function unwrapShell(command: string): string {
+  const match = /^(?:\S*\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/.exec(command);
+  return match?.[1] ? match[1].replace(/'\\''/g, "'") : command;
+}
+
 function fileChangeLines(block: Extract<Block, { kind: "fileChange" }>, s: Style): string[] {
   const verb =
     block.status === "inProgress" ? "Editing" : block.status === "declined" ? "Declined" : "Edited";
@@ -86,7 +94,10 @@ function fileChangeLines(block: Extract<Block, { kind: "fileChange" }>, s: Style
   for (const change of block.changes) {
     const label = change.kind === "add" ? "added" : change.kind === "delete" ? "deleted" : "updated";
     lines.push(`${s.bold("•")} ${s.bold(verb)} ${change.path} ${s.dim(`(${label})`)}`);
-    const diff = change.diff.replace(/\n$/, "").split("\n");
+    let diff = change.diff.replace(/\n$/, "").split("\n");
+    // An added or deleted file carries its content, not a diff: show it as one.
+    if (change.kind === "add") diff = diff.map((line) => `+${line}`);
+    else if (change.kind === "delete") diff = diff.map((line) => `-${line}`);
     for (const line of diff.slice(0, DIFF_MAX_LINES)) lines.push(`  ${diffLine(line, s)}`);
     if (diff.length > DIFF_MAX_LINES)
       lines.push(s.dim(`  … ${diff.length - DIFF_MAX_LINES} more diff lines`));

@@ -37,6 +37,10 @@ export class Transcript {
   private noticeCount = 0;
   runningTurnId: string | null = null;
   turnStartedAt = 0;
+  /** File paths under it are shown relative to it. */
+  cwd = "";
+  /** The turn each command ran in, so an interrupted turn can mark its own commands. */
+  private readonly commandTurns = new Map<string, string>();
 
   /** Adds a line of the UI's own (errors, command answers). */
   notice(text: string, tone: "info" | "warn" | "error" = "info"): void {
@@ -70,15 +74,19 @@ export class Transcript {
         const turn = (params.turn ?? {}) as { status?: string; error?: { message?: string } | null };
         this.runningTurnId = null;
         if (turn.status === "interrupted") {
-          this.markRunningCommands("interrupted");
+          this.markInterrupted(str((params.turn as Item | undefined)?.id));
           this.notice("■ interrupted", "warn");
         } else if (turn.status === "failed")
           this.notice(`■ ${turn.error?.message ?? "turn failed"}`, "error");
         return true;
       }
       case "item/started":
-      case "item/completed":
-        return this.upsertItem(params.item as Item, method === "item/completed");
+      case "item/completed": {
+        const item = params.item as Item | undefined;
+        if (item?.type === "commandExecution" && typeof item.id === "string")
+          this.commandTurns.set(item.id, str(params.turnId));
+        return this.upsertItem(item, method === "item/completed");
+      }
       case "item/agentMessage/delta":
         return this.appendText(str(params.itemId), "agent", str(params.delta));
       case "item/reasoning/summaryTextDelta":
@@ -117,10 +125,15 @@ export class Transcript {
     }
   }
 
-  private markRunningCommands(status: CommandStatus): void {
+  /** Commands of an interrupted turn that were running or were killed by it (status 130/137/143). */
+  private markInterrupted(turnId: string): void {
     for (const block of this.blocks) {
-      if (block.kind === "command" && block.status === "inProgress") {
-        block.status = status;
+      if (block.kind !== "command") continue;
+      const ofTurn = this.commandTurns.get(block.id) === turnId;
+      const killed =
+        block.status === "failed" && (block.exitCode === null || [130, 137, 143].includes(block.exitCode));
+      if (block.status === "inProgress" || (ofTurn && killed)) {
+        block.status = "interrupted";
         block.version++;
       }
     }
@@ -136,7 +149,7 @@ export class Transcript {
 
   private upsertItem(item: Item | undefined, completed: boolean): boolean {
     if (!item || typeof item.id !== "string") return false;
-    const body = bodyOf(item, completed, this.byId.get(item.id));
+    const body = bodyOf(item, completed, this.byId.get(item.id), this.cwd);
     if (!body) return false;
     this.put(item.id, body);
     return true;
@@ -162,7 +175,7 @@ export class Transcript {
 }
 
 /** The screen block of one v2 ThreadItem (null: nothing to show). */
-function bodyOf(item: Item, completed: boolean, existing: Block | undefined): BlockBody | null {
+function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd: string): BlockBody | null {
   switch (item.type) {
     case "userMessage": {
       const content = (item.content as { type: string; text?: string }[] | undefined) ?? [];
@@ -194,7 +207,7 @@ function bodyOf(item: Item, completed: boolean, existing: Block | undefined): Bl
         kind: "fileChange",
         status: str(item.status),
         changes: changes.map((change) => ({
-          path: change.path,
+          path: cwd && change.path.startsWith(`${cwd}/`) ? change.path.slice(cwd.length + 1) : change.path,
           kind: change.kind?.type ?? "update",
           diff: change.diff,
         })),
