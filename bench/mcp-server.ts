@@ -18,8 +18,7 @@
  * bin/tscodex.js) that build is measured too, as tscodex-before.
  */
 import { readFile } from "node:fs/promises";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { type FakeModelServer, message, turn } from "../test/support/fake-model-server.js";
@@ -33,30 +32,9 @@ import {
   writeResults,
 } from "./support/bench.js";
 import { codexNotFound } from "./support/codex.js";
+import { connectMcpServer } from "./support/mcp-client.js";
 
 const RUNS = benchRuns(7);
-
-interface Connected {
-  client: Client;
-  pid: number;
-  initializeMs: number;
-}
-
-async function connect(agent: Agent, cwd: string): Promise<Connected> {
-  const [command, ...args] = agent.argv(["mcp-server"]);
-  const transport = new StdioClientTransport({
-    command: command ?? "",
-    args,
-    cwd,
-    env: { PATH: process.env.PATH ?? "", FAKE_KEY: "bench", ...agent.env },
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  const started = performance.now();
-  // connect() spawns the server and completes the initialize handshake.
-  await client.connect(transport);
-  return { client, pid: transport.pid ?? 0, initializeMs: performance.now() - started };
-}
 
 async function oneTurn(client: Client, cwd: string): Promise<void> {
   const result = (await client.callTool({
@@ -87,7 +65,7 @@ async function startup(agent: Agent, cwd: string) {
   const toolsList: number[] = [];
   const idle: number[] = [];
   for (let run = 0; run <= RUNS; run++) {
-    const { client, pid, initializeMs } = await connect(agent, cwd);
+    const { client, pid, initializeMs } = await connectMcpServer(agent, cwd);
     const started = performance.now();
     const listed = await client.request({ method: "tools/list" }, anyResult);
     const listMs = performance.now() - started;
@@ -106,7 +84,7 @@ async function startup(agent: Agent, cwd: string) {
 }
 
 async function roundTrip(agent: Agent, server: FakeModelServer, cwd: string) {
-  const { client } = await connect(agent, cwd);
+  const { client } = await connectMcpServer(agent, cwd);
   try {
     const times: number[] = [];
     let firstCallMs = 0;
@@ -129,7 +107,7 @@ async function concurrent(agent: Agent, server: FakeModelServer, cwd: string, th
   const totals: number[] = [];
   const peaks: number[] = [];
   for (let run = 0; run < Math.max(3, Math.ceil(RUNS / 2)); run++) {
-    const { client, pid } = await connect(agent, cwd);
+    const { client, pid } = await connectMcpServer(agent, cwd);
     try {
       server.reset();
       server.enqueue(turn(message("done")));

@@ -17,10 +17,17 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import type { HookCallbacks } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
 import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
-import type { ApprovalRequestEvent, Event, EventOf, ReviewDecision } from "./protocol/events.js";
+import type {
+  ApprovalRequestEvent,
+  ElicitationResult,
+  Event,
+  EventOf,
+  ReviewDecision,
+} from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
@@ -62,7 +69,25 @@ export interface ThreadOptions {
    * Without it, answer the `request_user_input` events with AgentThread.answerUserInput().
    */
   onUserInput?: UserInputHandler;
+  /**
+   * Answers an MCP server's elicitation (`elicitation_request`: a form to fill in or a URL to
+   * open) during one of its tool calls. A throw counts as decline. Without it, answer the
+   * events with AgentThread.answerElicitation(); unanswered ones are declined after the bound.
+   */
+  onElicitation?: ElicitationHandler;
+  /**
+   * Hooks as callbacks, run in process with Codex's payload (beside the configured command
+   * hooks, and trusted as the program's own code): `{ PreToolUse: async (input) => ({
+   * hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny",
+   * permissionDecisionReason: "no" } }) }`. They answer as a command hook's stdout would.
+   */
+  hooks?: HookCallbacks;
 }
+
+/** Answers one elicitation_request event. */
+export type ElicitationHandler = (
+  request: EventOf<"elicitation_request">,
+) => ElicitationResult | Promise<ElicitationResult>;
 
 /** Answers one request_user_input event. */
 export type UserInputHandler = (
@@ -103,32 +128,32 @@ export class Tscodex {
 
   startThread(options: ThreadOptions = {}): AgentThread {
     const id = uuidv7();
-    const { onApproval, onUserInput, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, onElicitation, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
       async () => (await this.threads()).start({ ...this.openOptions(threadOptions), ...clientTools }, id),
-      { onApproval, onUserInput },
+      { onApproval, onUserInput, onElicitation },
       tools,
     );
   }
 
   /** Continue stored thread `id` (its full history is resent with the next turn). */
   resumeThread(id: string, options: ThreadOptions = {}): AgentThread {
-    const { onApproval, onUserInput, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, onElicitation, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
     return new AgentThread(
       id,
       async () =>
         (await this.threads()).resume(id, { ...this.openOptions(threadOptions, false), ...clientTools }),
-      { onApproval, onUserInput },
+      { onApproval, onUserInput, onElicitation },
       tools,
     );
   }
 
   /** Copy the first `turns` turns (default all) of thread `id` into a new thread. */
   async forkThread(id: string, options: ThreadOptions & { turns?: number } = {}): Promise<AgentThread> {
-    const { onApproval, onUserInput, turns, tools, ...threadOptions } = options;
+    const { onApproval, onUserInput, onElicitation, turns, tools, ...threadOptions } = options;
     const manager = await this.threads();
     const newId = uuidv7();
     const forked = manager.fork(
@@ -138,7 +163,7 @@ export class Tscodex {
     );
     // Report a missing source now, not at the first turn.
     await forked;
-    return new AgentThread(newId, () => forked, { onApproval, onUserInput }, tools);
+    return new AgentThread(newId, () => forked, { onApproval, onUserInput, onElicitation }, tools);
   }
 
   /** Stored threads, newest first. */
@@ -152,7 +177,7 @@ export class Tscodex {
   }
 
   private openOptions(
-    options: Omit<ThreadOptions, "onApproval" | "onUserInput" | "tools">,
+    options: Omit<ThreadOptions, "onApproval" | "onUserInput" | "onElicitation" | "tools">,
     defaultCwd = true,
   ): OpenThreadOptions {
     return {
@@ -212,6 +237,7 @@ export class AgentThread {
     private readonly handlers: {
       onApproval?: ApprovalHandler | undefined;
       onUserInput?: UserInputHandler | undefined;
+      onElicitation?: ElicitationHandler | undefined;
     } = {},
     tools?: LibraryTool[],
   ) {
@@ -257,6 +283,11 @@ export class AgentThread {
     (await this.connect()).interrupt();
   }
 
+  /** Answer an MCP server's elicitation (an `elicitation_request` event's id). */
+  async answerElicitation(id: string, result: ElicitationResult): Promise<void> {
+    (await this.connect()).answerElicitation(id, result);
+  }
+
   /** Answer the approval question of call `callId` (from an approval request event). */
   async approve(callId: string, decision: ReviewDecision): Promise<void> {
     (await this.connect()).approve(callId, decision);
@@ -273,6 +304,16 @@ export class AgentThread {
             .then(() => askUser(event))
             .catch((): UserInputReply => null)
             .then((reply) => thread.answerUserInput(event.call_id, reply));
+        });
+      }
+      const elicit = this.handlers.onElicitation;
+      if (elicit) {
+        thread.subscribe((event) => {
+          if (event.type !== "elicitation_request") return;
+          void Promise.resolve()
+            .then(() => elicit(event))
+            .catch((): ElicitationResult => ({ action: "decline" }))
+            .then((result) => thread.answerElicitation(event.id, result));
         });
       }
       if (handler) {

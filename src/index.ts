@@ -2,6 +2,7 @@
 export {
   AgentThread,
   type ApprovalHandler,
+  type ElicitationHandler,
   type LibraryTool,
   type LibraryToolContext,
   type RunOptions,
@@ -11,9 +12,18 @@ export {
   type UserInputHandler,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
+export type { HookCallback, HookCallbacks, HookEventName, HookInput } from "./hooks/index.js";
 export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
-export type { ApprovalRequestEvent, Event, EventType, PlanItem, ReviewDecision } from "./protocol/events.js";
+export type {
+  ApprovalRequestEvent,
+  ElicitationRequest,
+  ElicitationResult,
+  Event,
+  EventType,
+  PlanItem,
+  ReviewDecision,
+} from "./protocol/events.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";

@@ -1,6 +1,6 @@
 /**
  * The layer graph of src/: no import cycles, and imports only point down
- * (frontends → session → store → policy → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
+ * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
  * Type-only imports count too: they are dependencies of the design even when erased.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -21,6 +21,7 @@ const LAYERS = [
   "exec",
   "mcp",
   "tools",
+  "hooks",
   "policy",
   "store",
   "session",

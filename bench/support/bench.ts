@@ -16,6 +16,23 @@ import {
 } from "../../test/support/fake-model-server.js";
 import { findCodex } from "./codex.js";
 
+/**
+ * What a real Codex user's home has and a bench home would lack: an API-key login. Without it
+ * Codex spends seconds at every start trying to refresh its model list from chatgpt.com.
+ */
+export const CODEX_AUTH_JSON = `${JSON.stringify({ OPENAI_API_KEY: "x" })}\n`;
+
+/**
+ * Codex 0.169's model catalog (`model_catalog_json`): with it Codex knows the model's tools
+ * (apply_patch among them) without a network refresh, as with a real login.
+ */
+const CODEX_169_CATALOG = join(process.cwd(), "test/fixtures/reference/models/model-catalog-for-0.169.json");
+
+/** How the benches set Codex up, for their output: what its home has that ours does not need. */
+export const CODEX_SETUP_NOTE =
+  'Codex homes hold an API-key auth.json ({"OPENAI_API_KEY": "x"}) as a user\'s does; ' +
+  "Codex 0.169 is also given a model catalog (model_catalog_json), so neither refreshes models over the network";
+
 const run = promisify(execFile);
 const MEASURE = join(process.cwd(), "bench/measure.py");
 
@@ -99,7 +116,7 @@ export function fakeProviderToml(baseUrl: string, tables = ""): string {
 /** A CLI under comparison, with its own home. */
 export interface Agent {
   /** tscodex-before: the build at $BENCH_BASELINE (see makeAgents). */
-  name: "tscodex" | "tscodex-before" | "codex-0.89";
+  name: "tscodex" | "tscodex-before" | "codex-0.89" | "codex-0.169";
   /** The command line running it with `args` (e.g. `["exec", "--full-auto", "prompt"]`). */
   argv: (args: string[]) => string[];
   /** Its home (HOME too), holding config.toml. */
@@ -110,18 +127,26 @@ export interface Agent {
 /**
  * tscodex (`options.tscodex`, default the built CLI), with `options.baseline` another build of it
  * as tscodex-before when $BENCH_BASELINE names its bin/tscodex.js (before/after numbers taken in
- * one run), and Codex 0.89 when found (bench/support/codex.ts); each with a home under `dir`
- * (named with `options.suffix`) whose config.toml is `toml`.
+ * one run), and Codex 0.89 when found (bench/support/codex.ts), and with `options.codex169`
+ * Codex 0.169 when found; each with a home under `dir` (named with `options.suffix`) whose
+ * config.toml is `toml`. A Codex home also gets CODEX_AUTH_JSON, and 0.169's config names the
+ * model catalog (see CODEX_SETUP_NOTE).
  */
 export async function makeAgents(
   dir: string,
   toml: string,
-  options: { tscodex?: string | undefined; suffix?: string | undefined; baseline?: boolean } = {},
+  options: {
+    tscodex?: string | undefined;
+    suffix?: string | undefined;
+    baseline?: boolean;
+    codex169?: boolean;
+  } = {},
 ): Promise<Agent[]> {
-  const home = async (name: string): Promise<string> => {
+  const home = async (name: string, configToml = toml): Promise<string> => {
     const path = join(dir, `${name}${options.suffix ?? ""}`);
     await mkdir(path, { recursive: true });
-    await writeFile(join(path, "config.toml"), toml);
+    await writeFile(join(path, "config.toml"), configToml);
+    if (name.startsWith("codex-")) await writeFile(join(path, "auth.json"), CODEX_AUTH_JSON, { mode: 0o600 });
     return path;
   };
   const tscodex = options.tscodex ?? TSCODEX_BIN;
@@ -150,6 +175,20 @@ export async function makeAgents(
     agents.push({
       name: "codex-0.89",
       argv: (args) => [codex, ...args],
+      home: codexHome,
+      env: { HOME: codexHome, CODEX_HOME: codexHome },
+    });
+  }
+  const codex169 = options.codex169 ? findCodex("0.169") : null;
+  if (codex169) {
+    // A top-level key, so it goes before the tables.
+    const codexHome = await home(
+      "codex-169-home",
+      `model_catalog_json = ${JSON.stringify(CODEX_169_CATALOG)}\n${toml}`,
+    );
+    agents.push({
+      name: "codex-0.169",
+      argv: (args) => [codex169, ...args],
       home: codexHome,
       env: { HOME: codexHome, CODEX_HOME: codexHome },
     });

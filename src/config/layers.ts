@@ -17,14 +17,8 @@ export interface ProjectLayer {
 
 /** The `.codex/config.toml` files that exist for `cwd`: git root (else cwd) down to cwd, outermost first. */
 export async function projectConfigPaths(cwd: string, home: string): Promise<string[]> {
-  const dirs: string[] = [];
-  const top = (await gitRootOf(cwd)) ?? resolve(cwd);
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    dirs.unshift(dir);
-    if (dir === top || dirname(dir) === dir) break;
-  }
   const paths: string[] = [];
-  for (const dir of dirs) {
+  for (const dir of await projectDirs(cwd)) {
     const folder = join(dir, ".codex");
     // The home itself may be ~/.codex: its config.toml is the user layer already.
     if (resolve(folder) === resolve(home)) continue;
@@ -60,6 +54,17 @@ export async function projectConfigLayers(cwd: string, home: string): Promise<Pr
     }
   }
   return layers;
+}
+
+/** The directories whose `.codex/` applies in `cwd`: the git root (else cwd) down to cwd, outermost first. */
+export async function projectDirs(cwd: string): Promise<string[]> {
+  const dirs: string[] = [];
+  const top = (await gitRootOf(cwd)) ?? resolve(cwd);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.unshift(dir);
+    if (dir === top || dirname(dir) === dir) break;
+  }
+  return dirs;
 }
 
 /** The nearest directory from `cwd` up holding `.git`, or null outside a repository. */

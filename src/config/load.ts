@@ -98,6 +98,8 @@ export interface Config {
   execUserInput: "unavailable" | "first";
   /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
   profile?: string;
+  /** --dangerously-bypass-hook-trust: configured hooks run without being trusted (one run only; no config key). */
+  bypassHookTrust?: boolean;
   /** `[profiles.NAME]` tables as configured. */
   profiles: NonNullable<ConfigFile["profiles"]>;
   /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */

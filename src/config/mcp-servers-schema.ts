@@ -8,6 +8,17 @@ import { z } from "zod";
 const stringMap = z.record(z.string(), z.string());
 const seconds = z.number().positive();
 
+/**
+ * Whether a server's tool calls need approval (Codex's `AppToolApproval`): `auto` and `writes`
+ * ask before a tool not annotated `readOnlyHint`, `prompt` asks before every call, `approve`
+ * never asks.
+ */
+export const mcpToolApprovalModeSchema = z.enum(["auto", "prompt", "writes", "approve"]);
+export type McpToolApprovalMode = z.infer<typeof mcpToolApprovalModeSchema>;
+
+/** `[mcp_servers.NAME.tools.TOOL]`: settings of one tool (by the server's name for it). */
+const mcpToolConfigSchema = z.looseObject({ approval_mode: mcpToolApprovalModeSchema.optional() });
+
 export const mcpServerConfigSchema = z
   .looseObject({
     command: z.string().min(1).optional(),
@@ -29,6 +40,11 @@ export const mcpServerConfigSchema = z
     enabled_tools: z.array(z.string()).optional(),
     /** These tools are never offered (applied after enabled_tools). */
     disabled_tools: z.array(z.string()).optional(),
+    /** The approval mode of tools without their own `tools.TOOL.approval_mode` (default auto). */
+    default_tools_approval_mode: mcpToolApprovalModeSchema.optional(),
+    tools: z.record(z.string(), mcpToolConfigSchema).optional(),
+    /** A server that fails to start (or needs a login) fails the run instead of being skipped. */
+    required: z.boolean().optional(),
   })
   .refine((server) => (server.command === undefined) !== (server.url === undefined), {
     message: "an MCP server needs exactly one of `command` (stdio) or `url` (Streamable HTTP)",

@@ -4,9 +4,9 @@
  * `bearer_token_env_var`, `http_headers`, `env_http_headers`), never both. The schemas are in
  * mcp-servers-schema.ts; these helpers read checked entries.
  */
-import type { McpServerConfig } from "./mcp-servers-schema.js";
+import type { McpServerConfig, McpToolApprovalMode } from "./mcp-servers-schema.js";
 
-export type { McpServerConfig } from "./mcp-servers-schema.js";
+export type { McpServerConfig, McpToolApprovalMode } from "./mcp-servers-schema.js";
 
 /** Startup and per-call bounds when the config sets none (Codex's defaults). */
 export const DEFAULT_STARTUP_TIMEOUT_SEC = 10;
@@ -30,4 +30,9 @@ export function startupTimeoutMs(server: McpServerConfig): number {
 /** The per-call bound in milliseconds. */
 export function toolTimeoutMs(server: McpServerConfig): number {
   return (server.tool_timeout_sec ?? DEFAULT_TOOL_TIMEOUT_SEC) * 1000;
+}
+
+/** A tool's approval mode: its own `approval_mode`, else the server's default, else `auto`. */
+export function toolApprovalMode(server: McpServerConfig, tool: string): McpToolApprovalMode {
+  return server.tools?.[tool]?.approval_mode ?? server.default_tools_approval_mode ?? "auto";
 }

@@ -156,6 +156,8 @@ export const configFileSchema = z.looseObject({
   collab: collabConfigSchema.optional(),
   /** How `tscodex exec` answers request_user_input: "unavailable" (default, as Codex) or "first" option. */
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
+  /** `[[hooks.<Event>]]` groups and `[hooks.state."<key>"]` trust (read per layer by src/hooks/). */
+  hooks: z.looseObject({}).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   /** Limits of `tscodex mcp-server` itself (tscodex's own table). */

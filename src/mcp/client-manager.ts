@@ -8,10 +8,22 @@
  * server within its tool_timeout_sec; close every server when the thread shuts down.
  * Loaded lazily (session/create.ts imports it only when servers are configured).
  */
-import { type McpServerConfig, toolTimeoutMs } from "../config/mcp-servers.js";
+import {
+  type McpServerConfig,
+  type McpToolApprovalMode,
+  toolApprovalMode,
+  toolTimeoutMs,
+} from "../config/mcp-servers.js";
 import type { Event, McpStartupStatus } from "../protocol/events.js";
 import { errorMessage } from "../util/errors.js";
-import { type ConnectOptions, McpConnection, type McpPage, type McpRecord } from "./connection.js";
+import {
+  type ConnectOptions,
+  type Elicit,
+  McpConnection,
+  type McpPage,
+  type McpRecord,
+  type McpServerTool,
+} from "./connection.js";
 import { assignToolNames, type NamedTool } from "./naming.js";
 import type { McpCallResult } from "./render.js";
 
@@ -23,6 +35,10 @@ export interface McpToolEntry {
   tool: string;
   description: string;
   inputSchema: unknown;
+  /** Annotated `readOnlyHint: true` by the server. */
+  readOnly: boolean;
+  /** Its `approval_mode` (per tool, else the server's default, else auto). */
+  approvalMode: McpToolApprovalMode;
 }
 
 type Emit = (event: Event) => void;
@@ -79,6 +95,19 @@ export class McpClientManager {
     }
   }
 
+  /**
+   * After startup: the error that fails the run when a `required = true` server did not start
+   * (Codex's wording), else null.
+   */
+  requiredFailure(): string | null {
+    const failed = this.failures
+      .filter((failure) => this.configs.get(failure.server)?.required === true)
+      .sort((a, b) => (a.server < b.server ? -1 : 1));
+    if (failed.length === 0) return null;
+    const list = failed.map((failure) => `${failure.server}: ${failure.error}`).join("; ");
+    return `required MCP servers failed to initialize: ${list}`;
+  }
+
   /** Servers that started, in name order. */
   readyServers(): string[] {
     return [...this.connections.keys()].sort();
@@ -86,26 +115,27 @@ export class McpClientManager {
 
   /** The tools of every ready server, uniquely named and sorted by name. */
   tools(): McpToolEntry[] {
-    const entries: { server: string; tool: string; value: { description: string; inputSchema: unknown } }[] =
-      [];
+    type Listed = McpServerTool & { approvalMode: McpToolApprovalMode };
+    const entries: { server: string; tool: string; value: Listed }[] = [];
     for (const server of this.readyServers()) {
       const connection = this.connections.get(server);
       const config = this.configs.get(server);
       if (!connection || !config) continue;
       for (const tool of connection.tools) {
         if (!toolAllowed(config, tool.name)) continue;
-        entries.push({ server, tool: tool.name, value: tool });
+        const approvalMode = toolApprovalMode(config, tool.name);
+        entries.push({ server, tool: tool.name, value: { ...tool, approvalMode } });
       }
     }
-    return assignToolNames(entries).map(
-      (named: NamedTool<{ description: string; inputSchema: unknown }>) => ({
-        name: named.name,
-        server: named.server,
-        tool: named.tool,
-        description: named.value.description,
-        inputSchema: named.value.inputSchema,
-      }),
-    );
+    return assignToolNames(entries).map((named: NamedTool<Listed>) => ({
+      name: named.name,
+      server: named.server,
+      tool: named.tool,
+      description: named.value.description,
+      inputSchema: named.value.inputSchema,
+      readOnly: named.value.readOnly,
+      approvalMode: named.value.approvalMode,
+    }));
   }
 
   /** The server's tool_timeout_sec in milliseconds. */
@@ -123,11 +153,12 @@ export class McpClientManager {
     tool: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    elicit?: Elicit,
   ): Promise<McpCallResult> {
     const connection = this.connection(server);
     const timeoutMs = this.toolTimeoutMs(server);
     try {
-      return await connection.callTool(tool, args, { timeoutMs, signal });
+      return await connection.callTool(tool, args, { timeoutMs, signal, elicit });
     } catch (error) {
       if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
         throw new Error(`timed out after ${timeoutMs / 1000} seconds (tool_timeout_sec)`, { cause: error });

@@ -8,9 +8,12 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { tscodexHome } from "../config/load.js";
 import { type McpServerConfig, startupTimeoutMs } from "../config/mcp-servers.js";
+import type { ElicitationRequest, ElicitationResult } from "../protocol/events.js";
 import { VERSION } from "../version.js";
 import { callToolResultSchema, type McpCallResult } from "./call-result.js";
+import { currentAccessToken, loginRequiredMessage } from "./oauth/tokens.js";
 import { describeMcpError } from "./render.js";
 import { acceptAllSchemas } from "./schema-validator.js";
 
@@ -19,6 +22,8 @@ export interface McpServerTool {
   name: string;
   description: string;
   inputSchema: unknown;
+  /** The server annotated it `readOnlyHint: true` (a hint: approval modes trust it). */
+  readOnly: boolean;
 }
 
 /** Something the server listed or returned, passed on as JSON. */
@@ -37,6 +42,8 @@ export interface ConnectOptions {
   cwd: string;
   /** Aborts a startup in progress (the thread shut down first). */
   signal?: AbortSignal;
+  /** Where OAuth logins are stored (default: the home `env` names). */
+  home?: string;
 }
 
 /** Kept from a stdio server's stderr, for startup failure messages. */
@@ -63,9 +70,14 @@ function trackPid(pid: number): void {
   });
 }
 
+/** Passes a server's elicitation to the user; answers with the user's result. */
+export type Elicit = (request: ElicitationRequest) => Promise<ElicitationResult>;
+
 export class McpConnection {
   private stderrTail = "";
   tools: McpServerTool[] = [];
+  /** Who answers this server's elicitations now: the tool call in progress (none: declined). */
+  private elicit: Elicit | undefined;
 
   private constructor(
     readonly server: string,
@@ -85,12 +97,27 @@ export class McpConnection {
     options: ConnectOptions,
   ): Promise<McpConnection> {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const { transport, pid, stderr } = await createTransport(server, config, options);
+    const { transport, pid, stderr, unauthorized } = await createTransport(server, config, options);
     const client = new Client(
       { name: "tscodex", version: VERSION },
-      { capabilities: {}, jsonSchemaValidator: acceptAllSchemas },
+      // Elicitation (form and URL, as Codex declares it): passed to the user during a tool call.
+      { capabilities: { elicitation: { form: {}, url: {} } }, jsonSchemaValidator: acceptAllSchemas },
     );
     const connection = new McpConnection(server, client, transport, pid);
+    const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const elicit = connection.elicit;
+      if (!elicit) return { action: "decline" };
+      const params = request.params;
+      const asked: ElicitationRequest =
+        params.mode === "url"
+          ? { mode: "url", message: params.message, url: params.url, elicitationId: params.elicitationId }
+          : { mode: "form", message: params.message, requestedSchema: { ...params.requestedSchema } };
+      const result = await elicit(asked);
+      return result.action === "accept"
+        ? { action: "accept", content: result.content ?? {} }
+        : { action: result.action };
+    });
     stderr?.on("data", (chunk: Buffer | string) => {
       connection.stderrTail = (connection.stderrTail + chunk.toString()).slice(-STDERR_TAIL_BYTES);
     });
@@ -117,6 +144,8 @@ export class McpConnection {
     } catch (error) {
       // Reported now; the process gets its grace period and is killed in the background.
       void connection.close();
+      // A 401: one line naming the login command, not the transport's error.
+      if (unauthorized?.()) throw new Error(loginRequiredMessage(server), { cause: error });
       throw new Error(connection.withStderr(describeMcpError(error)), { cause: error });
     } finally {
       clearTimeout(timer);
@@ -140,7 +169,12 @@ export class McpConnection {
     do {
       const page = await this.client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
       for (const tool of page.tools) {
-        tools.push({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema });
+        tools.push({
+          name: tool.name,
+          description: tool.description ?? "",
+          inputSchema: tool.inputSchema,
+          readOnly: tool.annotations?.readOnlyHint === true,
+        });
       }
       cursor = page.nextCursor;
     } while (cursor);
@@ -156,7 +190,7 @@ export class McpConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown> | undefined,
-    options: { timeoutMs: number; signal: AbortSignal },
+    options: { timeoutMs: number; signal: AbortSignal; elicit?: Elicit | undefined },
   ): Promise<McpCallResult> {
     // A signal of the call's own: the SDK leaves its abort listener on the signal it is given,
     // and the turn's signal serves every call of the turn.
@@ -165,12 +199,16 @@ export class McpConnection {
     if (options.signal.aborted) forward();
     else options.signal.addEventListener("abort", forward, { once: true });
     let raw: unknown;
+    // Calls of one thread run one at a time (tools/mcp.ts), so the call in progress is the one asking.
+    const previous = this.elicit;
+    this.elicit = options.elicit;
     try {
       raw = await this.client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, undefined, {
         timeout: options.timeoutMs,
         signal: call.signal,
       });
     } finally {
+      this.elicit = previous;
       options.signal.removeEventListener("abort", forward);
     }
     const parsed = callToolResultSchema.safeParse(raw);
@@ -238,6 +276,8 @@ interface CreatedTransport {
   transport: Transport;
   pid: () => number | null;
   stderr: NodeJS.ReadableStream | null;
+  /** Whether the server answered 401 (Streamable HTTP only). */
+  unauthorized?: () => boolean;
 }
 
 async function createTransport(
@@ -264,10 +304,27 @@ async function createTransport(
     "@modelcontextprotocol/sdk/client/streamableHttp.js"
   );
   const headers = httpHeaders(server, config, options.env);
-  const transport = new StreamableHTTPClientTransport(new URL(config.url ?? ""), {
+  const url = config.url ?? "";
+  // No token configured: the OAuth login's token (`tscodex mcp login`), read before every request
+  // so a refreshed one is used at once.
+  const oauth = !Object.keys(headers).some((name) => name.toLowerCase() === "authorization");
+  const home = options.home ?? tscodexHome(options.env);
+  let unauthorized = false;
+  const fetchWithLogin = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Headers(init?.headers);
+    if (oauth) {
+      const token = await currentAccessToken(home, server, url);
+      if (token) request.set("Authorization", `Bearer ${token}`);
+    }
+    const response = await fetch(input, { ...init, headers: request });
+    if (response.status === 401) unauthorized = true;
+    return response;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
+    fetch: fetchWithLogin,
   });
-  return { transport, pid: () => null, stderr: null };
+  return { transport, pid: () => null, stderr: null, unauthorized: () => unauthorized };
 }
 
 function httpHeaders(

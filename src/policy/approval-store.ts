@@ -1,6 +1,6 @@
 /**
  * Asking the user, and remembering "approved for session" answers for the rest of the thread:
- * exact commands (argv in a cwd) and patch paths. One store per thread, shared by the
+ * exact commands (argv in a cwd), patch paths and MCP tools (server and tool). One store per thread, shared by the
  * orchestrator (commands) and the gate (patches).
  */
 import type { ReviewDecision } from "../protocol/events.js";
@@ -9,6 +9,7 @@ import type { ApprovalQuestion, TurnContext } from "../tools/types.js";
 export class ApprovalStore {
   private readonly commands = new Set<string>();
   private readonly paths = new Set<string>();
+  private readonly mcpTools = new Set<string>();
 
   hasCommand(command: readonly string[], cwd: string): boolean {
     return this.commands.has(commandKey(command, cwd));
@@ -30,9 +31,12 @@ export class ApprovalStore {
   ): Promise<ReviewDecision> {
     if (question.kind === "exec" && this.hasCommand(question.command, question.cwd)) return "approved";
     if (question.kind === "patch" && this.hasAllPaths(paths)) return "approved";
+    if (question.kind === "mcp" && this.mcpTools.has(mcpKey(question.server, question.tool)))
+      return "approved";
     const decision = await askTurn(turn, question);
     if (decision === "approved_for_session") {
       if (question.kind === "exec") this.commands.add(commandKey(question.command, question.cwd));
+      else if (question.kind === "mcp") this.mcpTools.add(mcpKey(question.server, question.tool));
       else for (const path of paths) this.paths.add(path);
     }
     return decision;
@@ -54,4 +58,8 @@ export function isApproved(decision: ReviewDecision): boolean {
 
 function commandKey(command: readonly string[], cwd: string): string {
   return JSON.stringify([cwd, ...command]);
+}
+
+function mcpKey(server: string, tool: string): string {
+  return JSON.stringify([server, tool]);
 }

@@ -16,6 +16,8 @@
 import type {
   AttemptOutcome,
   CommandOrchestrator,
+  McpCallApprovalRequest,
+  McpCallVerdict,
   OrchestratedCommand,
   OrchestratedResult,
   TurnContext,
@@ -29,6 +31,7 @@ import {
 } from "./approval.js";
 import { ApprovalStore, isApproved } from "./approval-store.js";
 import { ExecPolicy } from "./exec-policy.js";
+import { approveMcpCall } from "./mcp-approval.js";
 import {
   containCommand,
   isLikelySandboxDenial,
@@ -104,14 +107,22 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       started = true;
       request.onStart?.();
     };
-    const ask = async (reason: string | null): Promise<boolean> => {
+    // PermissionRequest hooks decide first; only when none does is a person asked.
+    const ask = async (reason: string | null): Promise<{ approved: boolean; message: string }> => {
       start();
+      const justification = request.escalation?.justification ?? reason;
+      const hook = await turn.permissionHook?.({ command, justification: justification ?? null });
+      if (hook)
+        return hook.allow
+          ? { approved: true, message: "" }
+          : { approved: false, message: hookRejection(hook.message) };
       const question = { kind: "exec" as const, callId: inv.callId, command, cwd, reason };
-      return isApproved(await this.store.ask(turn, question));
+      return { approved: isApproved(await this.store.ask(turn, question)), message: EXEC_REJECTED_BY_USER };
     };
 
-    if (plan.action === "ask" && !(await ask(plan.reason))) {
-      return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
+    if (plan.action === "ask") {
+      const answer = await ask(plan.reason);
+      if (!answer.approved) return { kind: "rejected", message: answer.message };
     }
     const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";
     let argv: string[];
@@ -138,15 +149,25 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     if (!this.deniedBySandbox(request.outcome?.(first) ?? null))
       return { kind: "ran", result: first, sandboxed };
 
-    if (!(await ask(RETRY_WITHOUT_SANDBOX_REASON)))
-      return { kind: "rejected", message: EXEC_REJECTED_BY_USER };
+    const retry = await ask(RETRY_WITHOUT_SANDBOX_REASON);
+    if (!retry.approved) return { kind: "rejected", message: retry.message };
     const second = await request.runner(await this.contain(command), { sandboxed: false });
     return { kind: "ran", result: second, sandboxed: false };
+  }
+
+  /** MCP tool calls take the same approval path and session memory (mcp-approval.ts). */
+  approveMcpCall(request: McpCallApprovalRequest): Promise<McpCallVerdict> {
+    return approveMcpCall(this.store, request);
   }
 
   private deniedBySandbox(outcome: AttemptOutcome | null): boolean {
     return outcome !== null && this.isDenial(outcome.exitCode, outcome.output);
   }
+}
+
+/** What the model gets when a PermissionRequest hook denies (Codex's wording). */
+function hookRejection(message: string): string {
+  return `exec_command failed: CreateProcess { message: "Rejected(\\"${message}\\")" }`;
 }
 
 /** A command run with model-chosen variables is never trusted (rules may still forbid or ask). */

@@ -22,6 +22,8 @@ export interface InitialContextInput {
   developerInstructions?: string | undefined;
   /** The memories message (prompt/memories.ts), when the thread has memories. */
   memories?: string | null | undefined;
+  /** The `<skills_instructions>` message (prompt/skills.ts), when there are skills. */
+  skills?: string | null | undefined;
   projectDocMaxBytes: number;
   /** The user's global AGENTS.md: first in the AGENTS.md message, before the project's docs. */
   userInstructions?: string | undefined;
@@ -40,6 +42,7 @@ export async function buildInitialContext(input: InitialContextInput): Promise<R
   const items: ResponseItem[] = [developerMessage(permissionsMessage(input.permissions))];
   if (input.developerInstructions) items.push(developerMessage(input.developerInstructions));
   if (input.memories) items.push(developerMessage(input.memories));
+  if (input.skills) items.push(developerMessage(input.skills));
   const project = await loadProjectDocs(input.cwd, input.projectDocMaxBytes);
   const docs = withUserInstructions(input.userInstructions, project);
   if (docs) items.push(userMessage(projectDocsMessage(input.cwd, docs)));

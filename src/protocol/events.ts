@@ -28,6 +28,17 @@ export type McpStartupStatus =
   | { state: "cancelled" };
 
 /** Which MCP tool a call went to, with its arguments as parsed JSON (null when there were none). */
+/** An MCP server's `elicitation/create`: a form to fill, or a URL to open (MCP 2025-11-25). */
+export type ElicitationRequest =
+  | { mode: "form"; message: string; requestedSchema: Record<string, unknown> }
+  | { mode: "url"; message: string; url: string; elicitationId: string };
+
+/** The answer to an elicitation, as MCP's ElicitResult: accept (with the form's content), decline, cancel. */
+export interface ElicitationResult {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+}
+
 export interface McpInvocation {
   server: string;
   tool: string;
@@ -135,6 +146,12 @@ export type Event =
       command: string[];
       cwd: string;
       reason: string | null;
+      /**
+       * Set when the question is about an MCP tool call, not a command (ours: the same request
+       * and answer, so every front-end that answers commands answers these; `command` then
+       * reads `mcp SERVER TOOL ARGUMENTS`).
+       */
+      mcp_tool_call?: McpInvocation;
     }
   | {
       type: "apply_patch_approval_request";
@@ -172,6 +189,18 @@ export type Event =
   | { type: "agent_finished"; agent_id: string; status: AgentStatus }
   /** One of a sub-agent's own events, for front-ends that show the child's progress. */
   | { type: "agent_event"; agent_id: string; event: Event }
+  /**
+   * An MCP server asks the user (`elicitation/create`) during one of its tool calls: answer with
+   * `answerElicitation(id, …)`. `message` is the request's, as Codex's event has it.
+   */
+  | {
+      type: "elicitation_request";
+      id: string;
+      turn_id: string;
+      server_name: string;
+      message: string;
+      request: ElicitationRequest;
+    }
   /** The model asks the user (`request_user_input`): answer with `answerUserInput(call_id, …)`. */
   | { type: "request_user_input"; call_id: string; turn_id: string; questions: UserQuestion[] }
   /** A model stream failed and is being retried. */

@@ -4,9 +4,9 @@
  * the front-ends all import it from here and the arrows point down.
  */
 import { z } from "zod";
+import { APPROVAL_POLICIES, SANDBOX_MODES } from "./policy-names.js";
 
-export const APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"] as const;
-export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export { APPROVAL_POLICIES, SANDBOX_MODES };
 
 export const approvalPolicySchema = z.enum(APPROVAL_POLICIES);
 export const sandboxModeSchema = z.enum(SANDBOX_MODES);

@@ -13,19 +13,13 @@
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
 import type { SandboxMode } from "../protocol/policy.js";
+import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
 import type { SandboxExtent } from "./settings.js";
 import type { Thread } from "./thread.js";
-
-/** How much each sandbox mode allows, narrowest first (kept here, not from the zod-bearing protocol module, so exec's start-up loads no zod). */
-const SANDBOX_WIDTH: Record<SandboxMode, number> = {
-  "read-only": 0,
-  "workspace-write": 1,
-  "danger-full-access": 2,
-};
 
 export interface AgentLimits {
   /** How deep children may nest: 1 lets the top thread spawn, and its children not. */
@@ -77,6 +71,11 @@ interface Child {
   submissions: number;
   /** Resolvers of `wait` calls watching this child. */
   watchers: Set<() => void>;
+  /** The parent turn that started it, and its type, for the SubagentStart / SubagentStop hooks. */
+  hookTurn: string;
+  agentType: string;
+  /** A SubagentStop hook sent it back to work: the next stop says so. */
+  stopHookActive: boolean;
   unsubscribe: () => void;
 }
 
@@ -149,7 +148,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
       throw ToolError.respond(`spawn_agent refused: unknown agent_type '${request.agentType}'`);
     }
     const sandboxMode = profile?.sandboxMode ?? turn.sandboxMode;
-    if (SANDBOX_WIDTH[sandboxMode] > SANDBOX_WIDTH[turn.sandboxMode]) {
+    if (SANDBOX_MODES.indexOf(sandboxMode) > SANDBOX_MODES.indexOf(turn.sandboxMode)) {
       throw ToolError.respond(
         `spawn_agent refused: agent_type '${request.agentType}' asks for sandbox_mode '${sandboxMode}', wider than this agent's '${turn.sandboxMode}'; a sub-agent's sandbox is at most its parent's`,
       );
@@ -171,7 +170,10 @@ export class AgentControl implements AgentCollab, ScopedResource {
       },
       profile,
     });
-    this.track(thread);
+    const child = this.track(thread);
+    child.hookTurn = turn.turnId;
+    child.agentType = request.agentType ?? "default";
+    await parent.subagentStart(turn.turnId, { id: thread.id, type: child.agentType });
     this.publish({
       type: "agent_spawned",
       agent_id: thread.id,
@@ -273,6 +275,9 @@ export class AgentControl implements AgentCollab, ScopedResource {
       submissions: 0,
       watchers: new Set(),
       unsubscribe: () => {},
+      hookTurn: "",
+      agentType: "default",
+      stopHookActive: false,
     };
     child.unsubscribe = thread.subscribe((event) => this.forward(thread.id, event));
     this.children.set(thread.id, child);
@@ -289,7 +294,23 @@ export class AgentControl implements AgentCollab, ScopedResource {
     const submission = `${id}:${child.submissions}`;
     const stream = child.thread.runStreamed({ text: message });
     void stream.result().then(
-      (result) => {
+      async (result) => {
+        if (result.status === "completed" && child.active === 1 && this.parent) {
+          const active = child.stopHookActive;
+          const reason = await this.parent.subagentStop(child.hookTurn, {
+            id,
+            type: child.agentType,
+            transcriptPath: child.thread.transcriptPath,
+            lastMessage: result.finalResponse,
+            active,
+          });
+          child.stopHookActive = reason !== null;
+          if (reason !== null && child.status !== "shutdown") {
+            child.active -= 1;
+            this.submit(id, reason);
+            return;
+          }
+        }
         child.active -= 1;
         if (child.active > 0 || child.status === "shutdown") return;
         const status: AgentStatus =

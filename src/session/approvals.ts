@@ -25,7 +25,8 @@ export class PendingApprovals {
     const id = question.callId;
     return this.pending.wait({
       id,
-      kind: question.kind,
+      // An MCP call's question is answered as a command's (the same event and op).
+      kind: question.kind === "mcp" ? "exec" : question.kind,
       signal,
       timeoutMs: this.timeoutMs,
       announce: () => this.emit(requestEvent(question, turnId)),
@@ -41,7 +42,7 @@ export class PendingApprovals {
   }
 
   /** The kind of the open question `id`, if any. */
-  kindOf(id: string): ApprovalQuestion["kind"] | undefined {
+  kindOf(id: string): "exec" | "patch" | undefined {
     const kind = this.pending.kindOf(id);
     return kind === "exec" || kind === "patch" ? kind : undefined;
   }
@@ -50,12 +51,24 @@ export class PendingApprovals {
    * Answer question `id`. False when there is no such open question of that kind. A decision
    * that is not one of ReviewDecision's counts as denied (as Codex treats unknown answers).
    */
-  answer(kind: ApprovalQuestion["kind"], id: string, decision: string): boolean {
+  answer(kind: "exec" | "patch", id: string, decision: string): boolean {
     return this.pending.answer(kind, id, DECISIONS.has(decision) ? (decision as ReviewDecision) : "denied");
   }
 }
 
 function requestEvent(question: ApprovalQuestion, turnId: string): Event {
+  if (question.kind === "mcp") {
+    const invocation = { server: question.server, tool: question.tool, arguments: question.arguments };
+    return {
+      type: "exec_approval_request",
+      call_id: question.callId,
+      turn_id: turnId,
+      command: ["mcp", question.server, question.tool, JSON.stringify(question.arguments ?? {})],
+      cwd: question.cwd,
+      reason: question.reason,
+      mcp_tool_call: invocation,
+    };
+  }
   if (question.kind === "exec") {
     return {
       type: "exec_approval_request",

@@ -6,12 +6,14 @@ import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
 import { buildShellEnvironment } from "../exec/environment.js";
+import { type HookCallbacks, loadHooks } from "../hooks/index.js";
 import { createModelClient } from "../model/client.js";
 import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
+import { loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mcpStartup } from "../tools/mcp.js";
@@ -54,6 +56,8 @@ export interface CreateThreadOptions {
   parkClientCalls?: boolean | undefined;
   /** No built-in or MCP tools: the model sees only the client's tools. */
   noInternalTools?: boolean | undefined;
+  /** The program's hooks, run in process beside the configured ones (library). */
+  hooks?: HookCallbacks | undefined;
   /**
    * Writable roots and network in place of the config's (a sub-agent gets its parent's turn's,
    * so it is never wider); `tempRoots` then holds only what it lists.
@@ -115,6 +119,14 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolsWin: options.clientToolsWin ?? false,
   });
   const contextWindow = config.contextWindow ?? family.contextWindow;
+  const skills = await loadSkills({ home: config.home, cwd: options.cwd, env });
+  const hooks = await loadHooks({
+    home: config.home,
+    cwd: options.cwd,
+    env,
+    bypassTrust: config.bypassHookTrust === true,
+    callbacks: options.hooks,
+  });
   const services: ThreadServices = {
     client: createModelClient({
       provider: config.provider,
@@ -122,6 +134,9 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       identity,
     }),
     tools,
+    hooks,
+    skills: { loaded: skills, message: skillsInstructions(skills, skillsBudgetChars(contextWindow)) },
+    model,
     gate: options.gate ?? policy.gate,
     ...(mcp ? { mcp: mcpStartup(mcp) } : {}),
     requestSettings: (choice) =>
@@ -166,7 +181,7 @@ async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessE
   const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return null;
   const { McpClientManager } = await import("../mcp/client-manager.js");
-  return McpClientManager.start(servers, { env, cwd });
+  return McpClientManager.start(servers, { env, cwd, home: config.home });
 }
 
 /** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */

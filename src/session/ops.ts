@@ -1,7 +1,7 @@
 /** What goes into a Thread (ops) and what a turn comes back as (TurnResult). */
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
-import type { ReviewDecision } from "../protocol/events.js";
+import type { ElicitationResult, ReviewDecision } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage, ToolCallItem } from "../protocol/items.js";
 import type { TurnOverrides, UserInput } from "./settings.js";
 
@@ -18,6 +18,8 @@ export type Op =
   | { type: "patch_approval"; id: string; decision: ReviewDecision }
   /** The answer to a request_user_input question (id = its call_id); null: nobody can answer. */
   | { type: "user_input_answer"; id: string; response: UserInputReply }
+  /** The answer to an elicitation_request (id = its id). */
+  | { type: "elicitation_answer"; id: string; result: ElicitationResult }
   /** The client's answer to a client_tool_call_request (id = its call_id). */
   | { type: "client_tool_response"; id: string; result: ClientToolResult }
   | { type: "shutdown" }

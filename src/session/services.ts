@@ -1,5 +1,8 @@
 /** What a Thread is built from: the model client, the tools, the policy and the fixed prompt parts. */
+
+import type { HookEngine } from "../hooks/index.js";
 import type { ModelClient, ModelRequestSettings } from "../model/types.js";
+import type { LoadedSkills } from "../prompt/skills.js";
 import type { TruncationPolicy } from "../protocol/policy.js";
 import type { McpStartup } from "../tools/mcp.js";
 import type { ApprovalGate } from "../tools/router.js";
@@ -41,6 +44,12 @@ export interface ThreadServices {
   mcp?: McpStartup | undefined;
   /** The memories' summaries for the first turn's context (null: no memories). */
   memories?: string | null | undefined;
+  /** The thread's hooks (configured and the program's callbacks); absent: none. */
+  hooks?: HookEngine | undefined;
+  /** The skills found for the thread's cwd, and their `<skills_instructions>` message. */
+  skills?: { loaded: LoadedSkills; message: string | null } | undefined;
+  /** The model's name, as hooks are told it. */
+  model?: string | undefined;
   /** Compaction prompt and auto-compaction threshold; absent: built-in prompt, no auto-compaction. */
   compaction?: CompactionSettings | undefined;
 }

@@ -65,6 +65,11 @@ export interface TurnOverrides {
   summary?: string | undefined;
   clientTools?: ClientToolSpec[] | undefined;
   outputSchema?: Record<string, unknown> | undefined;
+  /**
+   * Ends the turn when aborted (its caller went away), checked when the turn starts: an abort
+   * that comes while the turn waits in the queue ends it as it begins.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** The settings after a turn's overrides (client tools and the output schema are handled apart). */

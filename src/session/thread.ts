@@ -12,9 +12,10 @@
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
 import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
-import type { Event, ReviewDecision } from "../protocol/events.js";
+import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
 import {
   addUsage,
   developerMessage,
@@ -34,7 +35,9 @@ import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import { PendingElicitations } from "./elicitations.js";
 import { History } from "./history.js";
+import { HookPoints, type SubagentStopped } from "./hook-points.js";
 import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
@@ -82,10 +85,17 @@ export class Thread {
   private readonly approvals: PendingApprovals;
   private readonly clientCalls: PendingClientCalls;
   private readonly userInput: PendingUserInput;
+  private readonly elicitations: PendingElicitations;
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
   /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
   private parked: ParkedTurn | null = null;
+  /** The thread's hooks; null when it has none. */
+  private readonly hooks: HookPoints | null;
+  /** SessionStart ran (once per Thread object: "startup", or "resume" for a restored one). */
+  private sessionStarted = false;
+  private restored = false;
+  private transcript: string | null = null;
 
   constructor(
     readonly id: string,
@@ -96,9 +106,40 @@ export class Thread {
     this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
     this.clientCalls = new PendingClientCalls((event) => this.emit(event), services.clientToolTimeoutMs);
     this.userInput = new PendingUserInput((event) => this.emit(event), services.approvalTimeoutMs);
+    this.elicitations = new PendingElicitations((event) => this.emit(event), services.approvalTimeoutMs);
     // MCP servers live as long as the thread: shutdown closes them with the other resources.
     const mcp = services.mcp;
     if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
+    const engine = services.hooks;
+    this.hooks = engine
+      ? new HookPoints(engine, {
+          threadId: id,
+          transcriptPath: () => this.transcript,
+          cwd: () => this.settings.cwd,
+          model: () => this.settings.model?.model ?? services.model ?? "",
+          approvalPolicy: () => this.settings.approvalPolicy,
+          warn: (message) => this.emit({ type: "warning", message }),
+        })
+      : null;
+  }
+
+  /** The rollout file hooks are told about (`transcript_path`); set by whoever records the thread. */
+  setTranscriptPath(path: string | null): void {
+    this.transcript = path;
+  }
+
+  get transcriptPath(): string | null {
+    return this.transcript;
+  }
+
+  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
+    await this.hooks?.subagentStart(turnId, agent);
+  }
+
+  /** SubagentStop when a child finished a turn: a block reason is the child's next input. */
+  subagentStop(turnId: string, agent: SubagentStopped): Promise<string | null> {
+    return this.hooks?.subagentStop(turnId, agent) ?? Promise.resolve(null);
   }
 
   get cwd(): string {
@@ -163,11 +204,16 @@ export class Thread {
         )
           this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
         return;
+      case "elicitation_answer":
+        if (!this.elicitations.answer(op.id, op.result))
+          this.emit({ type: "warning", message: `no open elicitation with id ${op.id}` });
+        return;
       case "shutdown":
         this.closed = true;
         this.running?.abort();
         // Tools' per-thread state (live exec sessions) ends with the thread.
         this.queue = this.queue
+          .then(() => this.hooks?.sessionEnd())
           .then(() => this.resources.dispose())
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
@@ -258,6 +304,7 @@ export class Thread {
     this.usage = state.usage;
     this.nextTurn = state.turns;
     this.initialized = state.history.length > 0;
+    this.restored = true;
     this.parked = state.parked ? parkedFromHistory(state.history, state.parked) : null;
     this.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
@@ -322,6 +369,11 @@ export class Thread {
    */
   answerUserInput(callId: string, reply: UserInputReply): void {
     this.submit({ type: "user_input_answer", id: callId, response: reply });
+  }
+
+  /** Answer an `elicitation_request` event (id = its id). */
+  answerElicitation(id: string, result: ElicitationResult): void {
+    this.submit({ type: "elicitation_answer", id, result });
   }
 
   /**
@@ -391,6 +443,11 @@ export class Thread {
       this.finishTurn(op.turnId, { ...result, status: "failed", error: message });
       return;
     }
+    // Linked before the turn's first step: a caller gone while the turn was queued ends it now.
+    const callerGone = () => abort.abort();
+    const callerSignal = op.overrides?.signal;
+    if (callerSignal?.aborted) abort.abort();
+    else callerSignal?.addEventListener("abort", callerGone, { once: true });
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
     else
       this.emit({
@@ -417,8 +474,26 @@ export class Thread {
       }
       if (op.type === "user_turn") {
         await this.prepareContext(op.overrides, record);
+        await this.sessionStart(record, abort.signal);
+        const prompt = (await this.hooks?.userPromptSubmit(op.turnId, op.input.text, abort.signal)) ?? {
+          contexts: [],
+          blocked: null,
+        };
+        if (prompt.blocked !== null) {
+          // The prompt never reaches the model (nor the history); the turn ends here.
+          this.emit({ type: "warning", message: prompt.blocked });
+          this.emit({
+            type: "turn_complete",
+            turn_id: op.turnId,
+            last_agent_message: null,
+            usage: emptyUsage(),
+          });
+          return;
+        }
         record(userMessage(op.input.text, op.input.images ?? []));
         this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
+        for (const text of await this.mentionedSkills(op.input.text)) record(userMessage(text));
+        for (const text of prompt.contexts) record(developerMessage(text));
       }
       const outcome = await runTurn({
         client: this.services.client,
@@ -434,6 +509,7 @@ export class Thread {
         settings: this.requestSettings(),
         autoCompact: this.autoCompact(),
         parkClientCalls: this.settings.parkClientCalls,
+        hooks: this.hooks?.turnHooks(op.turnId, abort.signal),
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
@@ -471,9 +547,31 @@ export class Thread {
         if (!(error instanceof FatalTurnError)) this.log.dropUnansweredCalls();
       }
     } finally {
+      callerSignal?.removeEventListener("abort", callerGone);
       this.running = null;
       this.finishTurn(op.turnId, result);
     }
+  }
+
+  /** First turn of this Thread object: load warnings, then SessionStart (its contexts go to the model). */
+  private async sessionStart(record: (item: ResponseItem) => void, signal: AbortSignal): Promise<void> {
+    if (this.sessionStarted) return;
+    this.sessionStarted = true;
+    const warnings = [
+      ...(this.services.hooks?.loadWarnings ?? []),
+      ...(this.services.skills?.loaded.warnings ?? []),
+    ];
+    for (const message of warnings) this.emit({ type: "warning", message });
+    const contexts = (await this.hooks?.sessionStart(this.restored ? "resume" : "startup", signal)) ?? [];
+    for (const text of contexts) record(developerMessage(text));
+  }
+
+  /** The `<skill>` messages of the skills a prompt mentions as `$name`. */
+  private async mentionedSkills(prompt: string): Promise<string[]> {
+    const skills = this.services.skills?.loaded.skills ?? [];
+    if (skills.length === 0 || !prompt.includes("$")) return [];
+    const texts = await Promise.all(mentionedSkills(prompt, skills).map(skillMessage));
+    return texts.filter((text): text is string => text !== null);
   }
 
   private finishTurn(turnId: string, result: TurnResult): void {
@@ -513,7 +611,7 @@ export class Thread {
       limit,
       lastResponseTokens: this.lastResponseTokens,
       compact: async (signal) => {
-        await this.compactHistory(signal);
+        await this.compactHistory(signal, "auto");
       },
     };
   }
@@ -536,7 +634,19 @@ export class Thread {
   }
 
   /** Summarise, then replace the history in place (the turn loop reads the same array). */
-  private async compactHistory(signal?: AbortSignal): Promise<void> {
+  private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual"): Promise<void> {
+    const hooks = this.hooks;
+    const turnId = String(Math.max(0, this.nextTurn - 1));
+    if (hooks?.has("PreCompact")) {
+      const outcome = await hooks.run("PreCompact", hooks.compact(turnId, trigger), signal);
+      if (outcome.stop) {
+        this.emit({
+          type: "warning",
+          message: outcome.stop.reason ?? "compaction stopped by PreCompact hook",
+        });
+        return;
+      }
+    }
     const prompt = this.services.compaction?.prompt ?? (await loadCompactPrompt());
     const { client, baseInstructions } = this.services;
     const summary = await summarize(client, baseInstructions, this.log.items, prompt, signal);
@@ -544,16 +654,21 @@ export class Thread {
     this.log.replace(replacement);
     this.lastResponseTokens = 0;
     this.emit({ type: "context_compacted", summary, replacement_history: replacement });
+    if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
   }
 
   /**
    * The first turn waits for the MCP servers (each bounded by its startup_timeout_sec; a failed
-   * one is reported and skipped) so that their tools are offered from the first request.
+   * one is reported and skipped) so that their tools are offered from the first request. A
+   * `required` server that did not start fails the turn (and every later one).
    */
   private async awaitMcpStartup(signal: AbortSignal): Promise<void> {
     if (this.mcpStarted || !this.services.mcp) return;
     await this.services.mcp.whenReady((event) => this.emit(event), signal);
-    if (!signal.aborted) this.mcpStarted = true;
+    if (signal.aborted) return;
+    const failure = this.services.mcp.requiredFailure();
+    if (failure) throw new Error(failure);
+    this.mcpStarted = true;
   }
 
   /**
@@ -568,6 +683,7 @@ export class Thread {
         permissions: permissionsOf(this.settings),
         developerInstructions: this.services.developerInstructions,
         memories: this.services.memories,
+        skills: this.services.skills?.message,
         projectDocMaxBytes: this.services.projectDocMaxBytes,
         userInstructions: this.services.userInstructions,
         shellPath: this.services.shellPath,
@@ -588,6 +704,7 @@ export class Thread {
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
     const permissions = permissionsOf(this.settings);
+    const hooks = this.hooks;
     return {
       threadId: this.id,
       turnId,
@@ -602,8 +719,15 @@ export class Thread {
       resources: this.resources,
       requestApproval: (question) => this.approvals.request(question, turnId, signal),
       orchestrator: this.services.orchestrator,
+      ...(hooks?.has("PermissionRequest")
+        ? {
+            permissionHook: (question: { command: string[]; justification: string | null }) =>
+              hooks.permission(turnId, question.command, question.justification, signal),
+          }
+        : {}),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
+      requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
       wantsOutputDeltas: () => this.deltaListeners > 0,

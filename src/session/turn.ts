@@ -46,6 +46,25 @@ export interface TurnDeps {
   autoCompact?: AutoCompact | undefined;
   /** Client tool calls end the turn unanswered (`TurnOutcome.parked`) instead of being awaited. */
   parkClientCalls?: boolean | undefined;
+  /** The thread's tool and Stop hooks; absent when none are configured. */
+  hooks?: TurnHooks | undefined;
+}
+
+/** Hook points of the turn loop (session/hook-points.ts binds them to the thread's hooks). */
+export interface TurnHooks {
+  /** PreToolUse: `deny` answers the call instead of running it; `call` runs instead (updatedInput). */
+  beforeTool(
+    call: ToolCallItem,
+    router: ToolRouter,
+  ): Promise<{ deny: string } | { call: ToolCallItem; stop: string | null } | null>;
+  /** PostToolUse: developer messages to add after the outputs; `stop` ends the turn. */
+  afterTool(
+    call: ToolCallItem,
+    output: ResponseItem,
+    router: ToolRouter,
+  ): Promise<{ items: ResponseItem[]; stop: string | null }>;
+  /** Stop: a block reason keeps the turn going with it as the next input (the item to record). */
+  beforeStop(lastAgentMessage: string | null, active: boolean): Promise<ResponseItem | null>;
 }
 
 /** Compact before a request once the last response's tokens reach `limit`. */
@@ -78,6 +97,7 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
   let usage = emptyUsage();
   let lastAgentMessage: string | null = null;
   let contextTokens = deps.autoCompact?.lastResponseTokens ?? 0;
+  let stopHookActive = false;
   while (true) {
     if (deps.autoCompact && deps.history.length > 0 && contextTokens >= deps.autoCompact.limit) {
       await deps.autoCompact.compact(context.signal);
@@ -101,7 +121,15 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       if (item.type === "message" && item.role === "assistant") lastAgentMessage = messageText(item);
       if (isToolCall(item)) calls.push(item);
     }
-    if (calls.length === 0) return { lastAgentMessage, usage };
+    if (calls.length === 0) {
+      const prompt = deps.hooks ? await deps.hooks.beforeStop(lastAgentMessage, stopHookActive) : null;
+      if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+      if (!prompt) return { lastAgentMessage, usage };
+      // A Stop hook blocked: its reason is the model's next input, and the next Stop knows.
+      deps.record(prompt);
+      stopHookActive = true;
+      continue;
+    }
     const parked = deps.parkClientCalls ? clientCallsOf(deps.router, calls) : [];
     const results = await dispatchAll(
       deps,
@@ -112,6 +140,11 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
     const fatal = results.find((result) => result.fatal)?.fatal;
     if (fatal) throw new FatalTurnError(fatal);
     if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+    const hookStop = results.find((result) => result.hookStop)?.hookStop;
+    if (hookStop) {
+      context.emit({ type: "warning", message: hookStop });
+      return { lastAgentMessage, usage };
+    }
     if (parked.length > 0) return { lastAgentMessage, usage, parked };
   }
 }
@@ -202,22 +235,40 @@ function announceItem(item: ResponseItem, context: TurnContext): void {
 
 interface CallResult extends DispatchResult {
   fatal?: string;
+  /** A hook answered `continue: false`: the turn ends after this response's outputs. */
+  hookStop?: string | null;
 }
 
 async function dispatchAll(deps: TurnDeps, calls: ToolCallItem[]): Promise<CallResult[]> {
   const { router, context } = deps;
   const parallel =
     deps.parallelToolCalls && calls.length > 1 && calls.every((call) => router.supportsParallel(call));
-  if (parallel) return Promise.all(calls.map((call) => dispatchOne(router, call, context)));
+  if (parallel) return Promise.all(calls.map((call) => dispatchHooked(deps, call)));
   const results: CallResult[] = [];
   for (const call of calls) {
     if (context.signal.aborted) {
       results.push(abortedResult(call));
       continue;
     }
-    results.push(await dispatchOne(router, call, context));
+    results.push(await dispatchHooked(deps, call));
   }
   return results;
+}
+
+/** One call between its PreToolUse and PostToolUse hooks (a denied call never runs). */
+async function dispatchHooked(deps: TurnDeps, call: ToolCallItem): Promise<CallResult> {
+  const { router, context, hooks } = deps;
+  if (!hooks) return dispatchOne(router, call, context);
+  const before = await hooks.beforeTool(call, router);
+  if (before && "deny" in before) return { output: outputFor(call, before.deny), followUp: [] };
+  const result = await dispatchOne(router, before?.call ?? call, context);
+  if (result.fatal || context.signal.aborted) return result;
+  const after = await hooks.afterTool(before?.call ?? call, result.output, router);
+  return {
+    ...result,
+    followUp: [...result.followUp, ...after.items],
+    hookStop: before?.stop ?? after.stop,
+  };
 }
 
 /**

@@ -16,8 +16,10 @@ export { type MigrationProgress, type MigrationReport, migrateThreads } from "./
 export { openJsonlStore, openThreadStore } from "./open-store.js";
 export type { RolloutLine, SessionMeta } from "./rollout.js";
 export { RolloutError, type StoredThread } from "./stored-thread.js";
-export { ThreadBusyError, type ThreadLeases } from "./thread-lock.js";
+export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {
+  type IdempotencyRecord,
+  type ResponseRecord,
   StoreError,
   type StoreKind,
   summaryOf,

@@ -1,7 +1,8 @@
 /**
  * The embedded ThreadStore: one JSONL rollout per thread under `$TSCODEX_HOME/sessions/`, archived
  * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
- * `proxy/parked-calls/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ * `proxy/parked-calls/`, its response records under `proxy/responses/` and idempotency keys
+ * under `proxy/idempotency-keys/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -19,6 +20,8 @@ import {
 import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
+  type IdempotencyRecord,
+  type ResponseRecord,
   StoreError,
   type ThreadPage,
   type ThreadQuery,
@@ -172,17 +175,115 @@ export class JsonlThreadStore implements ThreadStore {
     return true;
   }
 
-  async indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void> {
+  async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {
     const dir = parkedCallsDir(this.home);
     await mkdir(dir, { recursive: true });
-    await Promise.all(callIds.map((id) => writeFile(join(dir, callFileName(id)), threadId)));
+    // Line 1: the thread; line 2: the response that made the call.
+    const text = responseId ? `${threadId}\n${responseId}` : threadId;
+    await Promise.all(callIds.map((id) => writeFile(join(dir, fileNameOf(id)), text)));
   }
 
   async threadOfCall(callId: string): Promise<string | null> {
-    const text = await readFile(join(parkedCallsDir(this.home), callFileName(callId)), "utf8").catch(
-      () => null,
-    );
-    return text?.trim() || null;
+    return (await this.parkedCallLines(callId))[0] || null;
+  }
+
+  async responseOfCall(callId: string): Promise<string | null> {
+    return (await this.parkedCallLines(callId))[1] || null;
+  }
+
+  private async parkedCallLines(callId: string): Promise<string[]> {
+    const path = join(parkedCallsDir(this.home), fileNameOf(callId));
+    const text = await readFile(path, "utf8").catch(() => "");
+    return text.split("\n").map((line) => line.trim());
+  }
+
+  async saveResponse(record: ResponseRecord): Promise<void> {
+    const dir = responsesDir(this.home);
+    await mkdir(dir, { recursive: true });
+    // Written aside and renamed: a reader never sees half a record.
+    const path = join(dir, `${fileNameOf(record.id)}.json`);
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(record));
+    await rename(temporary, path);
+  }
+
+  async claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const path = await this.idempotencyPath(record.key);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        // Exclusive create: of two processes claiming one key, one gets it.
+        await writeFile(path, JSON.stringify(record), { flag: "wx" });
+        return null;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const stored = await this.readIdempotencyKey(path);
+      if (stored && stored.expires > Date.now()) return stored;
+      await rm(path, { force: true }); // expired or damaged: the key is free
+    }
+    throw new StoreError(`idempotency key ${record.key} is claimed and released over and over; retry`);
+  }
+
+  async saveIdempotencyKey(record: IdempotencyRecord): Promise<void> {
+    const path = await this.idempotencyPath(record.key);
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(record));
+    await rename(temporary, path);
+  }
+
+  async dropIdempotencyKey(key: string): Promise<void> {
+    await rm(await this.idempotencyPath(key), { force: true });
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    const dir = idempotencyDir(this.home);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    let pruned = 0;
+    for (const name of names) {
+      if (!name.endsWith(".json")) continue;
+      const record = await this.readIdempotencyKey(join(dir, name));
+      if (record && record.expires > now) continue;
+      await rm(join(dir, name), { force: true });
+      pruned += 1;
+    }
+    return pruned;
+  }
+
+  private async idempotencyPath(key: string): Promise<string> {
+    const dir = idempotencyDir(this.home);
+    await mkdir(dir, { recursive: true });
+    return join(dir, `${fileNameOf(key)}.json`);
+  }
+
+  private async readIdempotencyKey(path: string): Promise<IdempotencyRecord | null> {
+    const text = await readFile(path, "utf8").catch(() => null);
+    if (text === null) return null;
+    const { parseIdempotencyRecord } = await import("./response-records.js");
+    try {
+      return parseIdempotencyRecord(JSON.parse(text));
+    } catch {
+      return null;
+    }
+  }
+
+  async deleteResponse(id: string): Promise<boolean> {
+    if (!(await this.readResponse(id))) return false;
+    await rm(join(responsesDir(this.home), `${fileNameOf(id)}.json`), { force: true });
+    return true;
+  }
+
+  async readResponse(id: string): Promise<ResponseRecord | null> {
+    const path = join(responsesDir(this.home), `${fileNameOf(id)}.json`);
+    const text = await readFile(path, "utf8").catch(() => null);
+    if (text === null) return null;
+    // zod loads on the first read, not with the store.
+    const { parseResponseRecord } = await import("./response-records.js");
+    try {
+      const record = parseResponseRecord(JSON.parse(text));
+      return record?.id === id ? record : null;
+    } catch {
+      return null;
+    }
   }
 
   async close(): Promise<void> {}
@@ -249,9 +350,17 @@ function parkedCallsDir(home: string): string {
   return join(home, "proxy", "parked-calls");
 }
 
-/** Call ids are the client's strings: hashed, so any id makes a safe file name. */
-function callFileName(callId: string): string {
-  return createHash("sha256").update(callId).digest("hex").slice(0, 40);
+function idempotencyDir(home: string): string {
+  return join(home, "proxy", "idempotency-keys");
+}
+
+function responsesDir(home: string): string {
+  return join(home, "proxy", "responses");
+}
+
+/** Call and response ids are the client's strings: hashed, so any id makes a safe file name. */
+function fileNameOf(id: string): string {
+  return createHash("sha256").update(id).digest("hex").slice(0, 40);
 }
 
 function idOfPath(path: string): string | null {

@@ -69,6 +69,30 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "proxy responses, the response that made each parked call, idempotency keys",
+    sql: `
+      ALTER TABLE tscodex_parked_calls ADD COLUMN response_id text;
+
+      -- One row per response the proxy gave; its id is the capability previous_response_id names.
+      CREATE TABLE tscodex_responses (
+        id        text PRIMARY KEY,
+        thread_id text NOT NULL REFERENCES tscodex_threads (id) ON DELETE CASCADE,
+        created   timestamptz NOT NULL DEFAULT now(),
+        record    json NOT NULL
+      );
+      CREATE INDEX tscodex_responses_thread ON tscodex_responses (thread_id);
+
+      -- Idempotency-Key of proxy requests: the request's fingerprint and, once answered, the answer.
+      CREATE TABLE tscodex_idempotency_keys (
+        key     text PRIMARY KEY,
+        expires timestamptz NOT NULL,
+        record  json NOT NULL
+      );
+      CREATE INDEX tscodex_idempotency_keys_expires ON tscodex_idempotency_keys (expires);
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -2,7 +2,8 @@
  * The PostgreSQL ThreadStore: every thread of every process on one database, so a follow-up can
  * land on any process. Tables (postgres-schema.ts): `tscodex_threads` (one row per thread, what
  * lists filter and sort on), `tscodex_thread_lines` (its rollout lines, append-only, numbered
- * per thread from 0 = metadata), `tscodex_parked_calls`, `tscodex_leases`.
+ * per thread from 0 = metadata), `tscodex_parked_calls`, `tscodex_leases`,
+ * `tscodex_responses` (the proxy's response records).
  * Writes: postgres-writer.ts (idempotent batches, bounded retries). Leases: postgres-leases.ts.
  * The `postgres` driver is imported on open, so nothing else pays for it.
  * Rows read back are a parse boundary: lines are validated like a rollout file's.
@@ -14,9 +15,12 @@ import { redactUrl } from "../util/redact-url.js";
 import { PostgresThreadLeases } from "./postgres-leases.js";
 import { migrate } from "./postgres-schema.js";
 import { type Db, insertThread, PostgresWriter, type RetryOptions, withRetries } from "./postgres-writer.js";
+import { parseIdempotencyRecord, parseResponseRecord } from "./response-records.js";
 import type { RolloutLine, SessionMeta } from "./rollout.js";
 import { RolloutError, replayRollout, type StoredThread, validateLines } from "./rollout-reader.js";
 import {
+  type IdempotencyRecord,
+  type ResponseRecord,
   StoreError,
   type ThreadPage,
   type ThreadQuery,
@@ -351,15 +355,102 @@ class PostgresThreadStore implements ThreadStore {
     return true;
   }
 
-  async indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void> {
+  async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {
     if (callIds.length === 0) return;
+    const response = responseId ?? null;
     await this.run(
       `indexing the parked calls of thread ${threadId}`,
       () => this.sql`
-        INSERT INTO tscodex_parked_calls (call_id, thread_id)
-        SELECT call_id, ${threadId} FROM unnest(${[...callIds]}::text[]) AS call_id
-        ON CONFLICT (call_id) DO UPDATE SET thread_id = excluded.thread_id, created = now()`,
+        INSERT INTO tscodex_parked_calls (call_id, thread_id, response_id)
+        SELECT call_id, ${threadId}, ${response} FROM unnest(${[...callIds]}::text[]) AS call_id
+        ON CONFLICT (call_id) DO UPDATE
+          SET thread_id = excluded.thread_id, response_id = excluded.response_id, created = now()`,
     );
+  }
+
+  async responseOfCall(callId: string): Promise<string | null> {
+    const [row] = await this.run(
+      "finding a parked call",
+      () => this.sql<{ response_id: string | null }[]>`
+        SELECT response_id FROM tscodex_parked_calls WHERE call_id = ${callId}`,
+    );
+    return row?.response_id ?? null;
+  }
+
+  async saveResponse(record: ResponseRecord): Promise<void> {
+    await this.run(
+      `storing response ${record.id}`,
+      () => this.sql`
+        INSERT INTO tscodex_responses (id, thread_id, record)
+        VALUES (${record.id}, ${record.threadId}, (${JSON.stringify(record)}::text)::json)
+        ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
+    );
+  }
+
+  async claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
+    const text = JSON.stringify(record);
+    const expires = new Date(record.expires);
+    const [row] = await this.run(
+      `claiming idempotency key ${record.key}`,
+      () => this.sql<{ claimed: boolean; record: string }[]>`
+        WITH claimed AS (
+          INSERT INTO tscodex_idempotency_keys (key, expires, record)
+          VALUES (${record.key}, ${expires}, (${text}::text)::json)
+          ON CONFLICT (key) DO UPDATE SET expires = excluded.expires, record = excluded.record
+            WHERE tscodex_idempotency_keys.expires <= now()
+          RETURNING true AS claimed, record::text AS record
+        )
+        SELECT claimed, record FROM claimed
+        UNION ALL
+        SELECT false, record::text FROM tscodex_idempotency_keys
+         WHERE key = ${record.key} AND NOT EXISTS (SELECT 1 FROM claimed)`,
+    );
+    if (!row || row.claimed) return null;
+    return parseIdempotencyRecord(JSON.parse(row.record));
+  }
+
+  async saveIdempotencyKey(record: IdempotencyRecord): Promise<void> {
+    const text = JSON.stringify(record);
+    const expires = new Date(record.expires);
+    await this.run(
+      `storing idempotency key ${record.key}`,
+      () => this.sql`
+        INSERT INTO tscodex_idempotency_keys (key, expires, record)
+        VALUES (${record.key}, ${expires}, (${text}::text)::json)
+        ON CONFLICT (key) DO UPDATE SET expires = excluded.expires, record = excluded.record`,
+    );
+  }
+
+  async dropIdempotencyKey(key: string): Promise<void> {
+    await this.run(
+      `dropping idempotency key ${key}`,
+      () => this.sql`DELETE FROM tscodex_idempotency_keys WHERE key = ${key}`,
+    );
+  }
+
+  async pruneIdempotencyKeys(now: number): Promise<number> {
+    const rows = await this.run(
+      "pruning expired idempotency keys",
+      () => this.sql`DELETE FROM tscodex_idempotency_keys WHERE expires <= ${new Date(now)} RETURNING key`,
+    );
+    return rows.length;
+  }
+
+  async deleteResponse(id: string): Promise<boolean> {
+    const rows = await this.run(
+      `deleting response ${id}`,
+      () => this.sql`DELETE FROM tscodex_responses WHERE id = ${id} RETURNING id`,
+    );
+    return rows.length > 0;
+  }
+
+  async readResponse(id: string): Promise<ResponseRecord | null> {
+    const [row] = await this.run(
+      `reading response ${id}`,
+      () =>
+        this.sql<{ record: string }[]>`SELECT record::text AS record FROM tscodex_responses WHERE id = ${id}`,
+    );
+    return row ? parseResponseRecord(JSON.parse(row.record)) : null;
   }
 
   async threadOfCall(callId: string): Promise<string | null> {

@@ -53,6 +53,49 @@ export interface ThreadQuery {
   source?: string;
 }
 
+/**
+ * A response the proxy gave (POST /v1/responses or /v1/chat/completions): the point of one thread
+ * its id names. The id is a capability: only an id stored here continues a thread.
+ */
+export interface ResponseRecord {
+  /** `resp_<thread id>_<random>`. */
+  id: string;
+  threadId: string;
+  /** How many turns the thread had when the response ended (the response's own is the last). */
+  turns: number;
+  /** The turn parked on this response's client calls, or null when it did not park. */
+  parkedTurnId: string | null;
+  /**
+   * Fingerprint of the conversation as the client saw it up to the end of this response: a
+   * request that carries this history may continue the response's parked turn without its id.
+   */
+  transcript: string;
+  /** The response object as it was sent. */
+  body: Record<string, unknown>;
+  /** The request's input items, with ids (GET /v1/responses/{id}/input_items). */
+  input?: Record<string, unknown>[] | undefined;
+  /** The response whose request answered this one's function calls, once one did. */
+  answeredBy?: string | null | undefined;
+  /** ms since the epoch. */
+  created: number;
+}
+
+/**
+ * An `Idempotency-Key` the proxy has seen: the request it came with (a fingerprint of route and
+ * body) and, once answered, the answer to replay to a retry.
+ */
+export interface IdempotencyRecord {
+  key: string;
+  /** sha256 of the route and the request body. */
+  fingerprint: string;
+  /** The answer (status and JSON body) once there is one; null while the request runs. */
+  result: { status: number; body: unknown } | null;
+  /** ms since the epoch. */
+  created: number;
+  /** ms since the epoch: after this the key is free again. */
+  expires: number;
+}
+
 export interface ThreadPage {
   threads: StoredThread[];
   /** null on the last page. */
@@ -122,10 +165,32 @@ export interface ThreadStore {
   archive(id: string): Promise<boolean>;
   /** Drop the last `numTurns` turns of thread `id` (all when it has fewer); false when absent. */
   rollback(id: string, numTurns: number): Promise<boolean>;
-  /** Remember that thread `threadId`'s parked turn waits for these calls' outputs. */
-  indexParkedCalls(threadId: string, callIds: readonly string[]): Promise<void>;
+  /**
+   * Remember that thread `threadId`'s parked turn waits for these calls' outputs (made by
+   * response `responseId`, when a response made them).
+   */
+  indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void>;
   /** The thread whose parked turn waited for call `callId`, or null. */
   threadOfCall(callId: string): Promise<string | null>;
+  /** The response that made call `callId` (indexed with indexParkedCalls), or null. */
+  responseOfCall(callId: string): Promise<string | null>;
+  /** Store (or replace) a response record. */
+  saveResponse(record: ResponseRecord): Promise<void>;
+  /** Response `id`, or null when none was stored under exactly that id. */
+  readResponse(id: string): Promise<ResponseRecord | null>;
+  /** Forget response `id` (its thread stays); false when there was none. */
+  deleteResponse(id: string): Promise<boolean>;
+  /**
+   * Claim idempotency key `record.key`: stores `record` when the key is new (or its record
+   * expired) and returns null; else returns the live record already stored.
+   */
+  claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null>;
+  /** Replace the stored record of `record.key` (a takeover, or the finished result). */
+  saveIdempotencyKey(record: IdempotencyRecord): Promise<void>;
+  /** Forget key `key` (its request failed before it had a result to replay). */
+  dropIdempotencyKey(key: string): Promise<void>;
+  /** Remove the keys expired at `now` (ms); returns how many. */
+  pruneIdempotencyKeys(now: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -8,7 +8,7 @@
 import type { McpToolEntry } from "../mcp/client-manager.js";
 import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/render.js";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
-import type { Event, McpInvocation } from "../protocol/events.js";
+import type { ElicitationRequest, ElicitationResult, Event, McpInvocation } from "../protocol/events.js";
 import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation, type ToolOutput } from "./types.js";
 
 /** What the MCP tools need from the client manager. */
@@ -19,6 +19,8 @@ export interface McpToolSource {
     tool: string,
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    /** Answers the server's elicitations during this call. */
+    elicit?: (request: ElicitationRequest) => Promise<ElicitationResult>,
   ): Promise<McpCallResult>;
 }
 
@@ -31,6 +33,8 @@ export interface McpStartup {
   whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
   /** The servers' tools: none before startup is over, then one definition per server tool. */
   tools(): readonly ToolDefinition[];
+  /** After startup: why the run must fail (a `required` server did not start), else null. */
+  requiredFailure(): string | null;
   /** Closes every server. Never rejects. */
   dispose(): Promise<void>;
 }
@@ -38,6 +42,7 @@ export interface McpStartup {
 /** The manager side of McpStartup. */
 export interface McpManagerLike extends McpToolSource {
   whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
+  requiredFailure(): string | null;
   dispose(): Promise<void>;
 }
 
@@ -53,6 +58,7 @@ export function mcpStartup(manager: McpManagerLike): McpStartup {
       definitions = manager.tools().map((entry) => mcpToolDefinition(entry, manager));
     },
     tools: () => definitions,
+    requiredFailure: () => manager.requiredFailure(),
     async dispose() {
       await manager.dispose().catch(() => {});
     },
@@ -74,12 +80,16 @@ export function mcpToolDefinition(entry: McpToolEntry, source: McpToolSource): T
     mcpTool: { server: entry.server, tool: entry.tool },
     handler: {
       kinds: ["mcp"],
-      prepare: async (invocation) => runsAsIs(() => callMcpTool(invocation, source)),
+      prepare: async (invocation) => runsAsIs(() => callMcpTool(invocation, entry, source)),
     },
   };
 }
 
-async function callMcpTool(invocation: ToolInvocation, source: McpToolSource): Promise<ToolOutput> {
+async function callMcpTool(
+  invocation: ToolInvocation,
+  entry: McpToolEntry,
+  source: McpToolSource,
+): Promise<ToolOutput> {
   const { payload, turn } = invocation;
   if (payload.kind !== "mcp")
     throw ToolError.respond(`${invocation.toolName} handler received unsupported payload`);
@@ -99,9 +109,23 @@ async function callMcpTool(invocation: ToolInvocation, source: McpToolSource): P
       duration_ms: Math.round(performance.now() - started),
       result,
     });
+  // Refused calls never reach the server; the model and the item get the reason.
+  const verdict = await turn.orchestrator.approveMcpCall({
+    inv: invocation,
+    server: payload.server,
+    tool: payload.tool,
+    arguments: args ?? null,
+    approvalMode: entry.approvalMode,
+    readOnly: entry.readOnly,
+  });
+  if (!verdict.allowed) {
+    end({ Err: verdict.message });
+    throw ToolError.respond(verdict.message);
+  }
   let result: McpCallResult;
   try {
-    result = await source.callTool(payload.server, payload.tool, args, turn.signal);
+    const elicit = (request: ElicitationRequest) => turn.requestElicitation(payload.server, request);
+    result = await source.callTool(payload.server, payload.tool, args, turn.signal, elicit);
   } catch (error) {
     const message = `tool call failed for \`${payload.server}/${payload.tool}\`: ${describeMcpError(error)}`;
     end({ Err: message });

@@ -4,9 +4,16 @@
  * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
 import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
-import type { Event, FileChange, ReviewDecision } from "../protocol/events.js";
+import type {
+  ElicitationRequest,
+  ElicitationResult,
+  Event,
+  FileChange,
+  ReviewDecision,
+} from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
@@ -39,6 +46,14 @@ export interface TurnContext {
    * turn is interrupted; never rejects.
    */
   requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
+  /**
+   * PermissionRequest hooks: asked before a person is asked to approve a command. Null (or
+   * absent) when no hook decided; then the question goes to the front-end as usual.
+   */
+  permissionHook?(question: {
+    command: string[];
+    justification: string | null;
+  }): Promise<PermissionHookDecision | null>;
   /** Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts). */
   readonly orchestrator: CommandOrchestrator;
   /**
@@ -50,6 +65,11 @@ export interface TurnContext {
    * Ask the user questions (`request_user_input`) through the front-end. Bounded; never rejects.
    */
   requestUserInput(callId: string, questions: UserQuestion[]): Promise<UserInputOutcome>;
+  /**
+   * Pass an MCP server's elicitation to the user through the front-end. Bounded: declines when
+   * nobody answers in time, cancels when the turn is interrupted; never rejects.
+   */
+  requestElicitation(server: string, request: ElicitationRequest): Promise<ElicitationResult>;
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
   readonly diffTracker: TurnDiffTracker;
   emit(event: Event): void;
@@ -59,6 +79,9 @@ export interface TurnContext {
    */
   wantsOutputDeltas?(): boolean;
 }
+
+/** A PermissionRequest hook's decision: allow, or deny with the message the model gets. */
+export type PermissionHookDecision = { allow: true } | { allow: false; message: string };
 
 /** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */
 export interface ClientToolCall {
@@ -76,7 +99,32 @@ export type ApprovalQuestion =
       changes: Record<string, FileChange>;
       reason: string | null;
       grantRoot: string | null;
+    }
+  | {
+      kind: "mcp";
+      callId: string;
+      server: string;
+      tool: string;
+      arguments: Record<string, unknown> | null;
+      cwd: string;
+      /** What the front-end shows: which server wants to run which tool. */
+      reason: string;
     };
+
+/** An MCP tool call for the policy layer to allow, ask about or refuse before it reaches the server. */
+export interface McpCallApprovalRequest {
+  inv: ToolInvocation;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown> | null;
+  /** The tool's effective `approval_mode`. */
+  approvalMode: McpToolApprovalMode;
+  /** The server annotated the tool `readOnlyHint: true`. */
+  readOnly: boolean;
+}
+
+/** `allowed: false`: the server is never called; `message` is the model's output for the call. */
+export type McpCallVerdict = { allowed: true } | { allowed: false; message: string };
 
 /** A finished attempt's exit code and output, for spotting a sandbox denial. */
 export interface AttemptOutcome {
@@ -114,6 +162,8 @@ export type OrchestratedResult<T> =
 /** The policy layer's command runner: assess → maybe ask → pick the sandbox → run → retry. */
 export interface CommandOrchestrator {
   run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>>;
+  /** Approval for an MCP tool call (approval modes, readOnlyHint, the turn's policy). */
+  approveMcpCall(request: McpCallApprovalRequest): Promise<McpCallVerdict>;
 }
 
 export type ToolPayload =

@@ -1,6 +1,7 @@
 /**
  * The WebSocket transport (`--listen ws://127.0.0.1:0`): the same protocol as stdio, one session
- * per connection sharing the threads; the upgrade refused for a foreign Host or Origin (403) and
+ * per connection sharing the threads; the upgrade refused for a foreign Host or Origin (403,
+ * `Origin: null` too), a body not declared JSON (415) and
  * without the bearer key when one is set (401); a connection that drops mid-turn interrupts it.
  */
 import { join } from "node:path";
@@ -115,8 +116,16 @@ describe("app-server over WebSocket", () => {
     const open = await h.wsServer();
     await expect(open.connect({ Origin: "http://evil.example" })).rejects.toThrow("403");
     await expect(open.connect({ Host: "evil.example" })).rejects.toThrow("403");
+    await expect(open.connect({ Origin: "null" })).rejects.toThrow("403");
     const allowed = await open.connect({ Origin: "http://localhost:3000" });
     h.defer(allowed);
+    // A body that is not JSON is refused before anything else looks at the request.
+    const plain = await fetch(open.url.replace(/^ws:/, "http:"), {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: '{"method":"initialize"}',
+    });
+    expect(plain.status).toBe(415);
 
     const unset = await h.wsServer(["--api-key-env", "APP_KEY"]).catch((error: Error) => error);
     // The variable must be set: the server refuses to start without it.

@@ -351,8 +351,10 @@ describe("tscodex mcp list|get|add|remove", () => {
     result = await mcp(["add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "TOKEN"]);
     expect(result.code, result.stderr).toBe(0);
     result = await mcp(["list"]);
-    expect(result.stdout.split("\n")[0]).toMatch(/^Name\s+Transport\s+Command \/ URL\s+Status$/);
-    expect(result.stdout).toMatch(/^web\s+http\s+http:\/\/127\.0\.0\.1:9\/mcp\s+enabled$/m);
+    // The Auth column (issue 28): a bearer token for `web`, nothing to log in to for stdio.
+    expect(result.stdout.split("\n")[0]).toMatch(/^Name\s+Transport\s+Command \/ URL\s+Status\s+Auth$/);
+    expect(result.stdout).toMatch(/^web\s+http\s+http:\/\/127\.0\.0\.1:9\/mcp\s+enabled\s+Bearer token$/m);
+    expect(result.stdout).toMatch(/^fixture\s+stdio\s+.*\s+enabled\s+Unsupported$/m);
 
     result = await mcp(["get", "fixture", "--json"]);
     expect(JSON.parse(result.stdout)).toMatchObject({

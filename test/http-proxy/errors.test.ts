@@ -1,6 +1,7 @@
 /**
  * `tscodex proxy` guards and failures: the bearer key (401), malformed bodies (400 in OpenAI's
- * shape, 15 kinds), unknown routes (404), oversized bodies (413), the concurrency limit (429), a
+ * shape, 15 kinds), unknown routes (404), oversized bodies (413), `Origin: null` (403), bodies not
+ * declared JSON (415), the concurrency limit (429), a
  * failing model (a `failed` response, not a hung connection), and a client that disconnects
  * mid-stream (turn interrupted, its command's process gone).
  */
@@ -104,6 +105,36 @@ describe("proxy errors", () => {
     expectOpenAiError(big.body, "invalid_request_error");
     const foreign = await post(base, "/v1/responses", '{"input":"hi"}', { origin: "http://evil.example" });
     expect(foreign.status).toBe(403);
+  });
+
+  it("403 for Origin: null and 415 for a body not declared as JSON, on every route; no turn runs", async () => {
+    const proxy = await h.startProxy();
+    const base = proxy.url.replace(/\/v1$/, "");
+    const body = '{"input":"hi","messages":[{"role":"user","content":"hi"}]}';
+    for (const path of ["/v1/responses", "/v1/chat/completions"]) {
+      const opaque = await post(base, path, body, { origin: "null" });
+      expect(opaque.status, path).toBe(403);
+      expect(opaque.body.error?.code).toBe("forbidden_origin");
+      // What a page may send anywhere without a CORS preflight: text/plain, forms, multipart.
+      for (const type of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+      ]) {
+        const simple = await post(base, path, body, { "content-type": type });
+        expect(simple.status, `${path} ${type}`).toBe(415);
+        expectOpenAiError(simple.body, "invalid_request_error");
+        expect(simple.body.error?.code).toBe("unsupported_media_type");
+      }
+    }
+    expect((await fetch(`${base}/v1/models`, { headers: { origin: "null" } })).status).toBe(403);
+    expect(h.model.requests).toHaveLength(0);
+    h.model.enqueue(turn(message("json with a charset is JSON")));
+    const ok = await post(base, "/v1/responses", '{"input":"hi"}', {
+      "content-type": "application/json; charset=utf-8",
+      origin: "http://localhost:5173",
+    });
+    expect(ok.status).toBe(200);
   });
 
   it("a failing model is a failed response (JSON) and response.failed (stream)", async () => {

@@ -96,10 +96,19 @@ describe("HTTP session limits", () => {
     }
     expect(status).toBe(404);
 
-    // A call that lasts longer than the idle timeout keeps its session.
+    // A call that lasts longer than the idle timeout keeps its session. A server with a longer
+    // timeout: the follow-up call must come within it after the slow one ends, which a loaded
+    // machine could not promise within 400 ms.
+    await server.stop();
+    server = await startHttpServer(h.serverEnv(), [
+      "-c",
+      "mcp_server.http_session_idle_timeout_ms=2000",
+      "-c",
+      "model_providers.fake.stream_idle_timeout_ms=10000",
+    ]);
     const { client, transport } = await connectHttp(server.url);
     try {
-      h.model.enqueue(turn(delay(1500), message("slow")), turn(message("next")));
+      h.model.enqueue(turn(delay(4000), message("slow")), turn(message("next")));
       expect((await callTool(client, "codex", { prompt: "slow", cwd: h.work })).text).toBe("slow");
       expect((await callTool(client, "codex", { prompt: "next", cwd: h.work })).text).toBe("next");
     } finally {

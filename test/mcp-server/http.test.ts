@@ -66,6 +66,13 @@ describe("mcp-server --http", () => {
     expect(await rawPost({ ...AUTH, Origin: "http://localhost:3000" })).toBe(200);
   });
 
+  it("refuses Origin: null (403) and a body not declared as JSON (415)", async () => {
+    expect(await rawPost({ ...AUTH, Origin: "null" })).toBe(403);
+    expect(await rawPost({ ...AUTH, "content-type": "text/plain" })).toBe(415);
+    expect(await rawPost({ ...AUTH, "content-type": "application/x-www-form-urlencoded" })).toBe(415);
+    expect(await rawPost({ ...AUTH, "content-type": "application/json; charset=utf-8" })).toBe(200);
+  });
+
   it("runs codex and codex-reply, several calls of one session at once", async () => {
     const { client, transport } = await connectHttp(server.url, { headers: AUTH });
     try {

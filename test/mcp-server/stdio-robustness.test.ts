@@ -70,9 +70,11 @@ describe("oversized messages on stdio", () => {
   });
 
   it("survives a 17 MiB line at the default limit, with a codex call in flight", async () => {
-    const client = h.rawClient();
+    // Reading the huge line holds the server's event loop for a while, longer on a loaded
+    // machine: the model stream may idle 10 s here, so the call is never retried mid-test.
+    const client = h.rawClient(["-c", "model_providers.fake.stream_idle_timeout_ms=10000"]);
     await client.initialize();
-    // Several seconds in flight, with progress in between (the harness's idle timeout is 2 s).
+    // Several seconds in flight, with progress in between.
     const slow = [1, 2, 3, 4].flatMap((step) => [message(`step ${step}`), delay(1200)]);
     h.model.enqueue(turn(...slow, message("still here")));
     client.send({

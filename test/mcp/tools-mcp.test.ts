@@ -14,6 +14,8 @@ const ENTRY: McpToolEntry = {
   tool: "do.it",
   description: "Does it.",
   inputSchema: { type: "object", properties: { n: { type: "integer" } } },
+  readOnly: false,
+  approvalMode: "auto",
 };
 
 function fakeManager(answer: (args: Record<string, unknown> | undefined) => Promise<McpCallResult>) {
@@ -26,6 +28,7 @@ function fakeManager(answer: (args: Record<string, unknown> | undefined) => Prom
     },
     whenReady: async (emit) =>
       emit({ type: "mcp_startup_complete", ready: ["srv"], failed: [], cancelled: [] }),
+    requiredFailure: () => null,
     dispose: async () => {},
   };
   return { manager, calls };

@@ -44,6 +44,7 @@ const RESPONSES: Record<string, string> = {
   "turn/interrupt": "schema-089/v2/TurnInterruptResponse.json",
   "model/list": "schema-089/v2/ModelListResponse.json",
   "mcpServerStatus/list": "schema-089/v2/ListMcpServerStatusResponse.json",
+  "mcpServer/oauth/login": "schema-089/v2/McpServerOauthLoginResponse.json",
   "config/mcpServer/reload": "schema-089/v2/McpServerRefreshResponse.json",
   "config/read": "schema-089/v2/ConfigReadResponse.json",
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
@@ -51,10 +52,11 @@ const RESPONSES: Record<string, string> = {
   "command/exec": "schema-089/v2/CommandExecResponse.json",
 };
 
-/** Whether a message concerns client tools (0.169 only). */
+/** Whether a message concerns client tools or MCP elicitation (0.169 only). */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
     message.method === "item/tool/call" ||
+    message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.dynamicTools !== undefined
   );

@@ -9,7 +9,15 @@
  * - `slow {ms?}` → waits `ms` (default 60 s), then `done`
  * - `loose {…}` → its input schema leaves out `type` fields; answers with its arguments
  * - `dotted.name` → `dotted`
- * Resources: `fixture://readme` (text/plain `fixture readme body`); template `fixture://notes/{id}`.
+ * All of them are annotated `readOnlyHint: true` (they change nothing), so approval modes let
+ * them run. Resources: `fixture://readme` (text/plain `fixture readme body`); template
+ * `fixture://notes/{id}`.
+ *
+ * `FIXTURE_SET=approvals` serves other tools instead, for approval modes and elicitation:
+ * - `ro` (`readOnlyHint: true`), `plain` (no annotations), `destroy` (`destructiveHint: true`):
+ *   each answers `<name> ran`; `FIXTURE_CALLLOG` names a file each call appends its tool name to
+ * - `ask_name`: asks its client for a name by form elicitation; answers `Hello, NAME!`, or
+ *   `elicitation: ACTION` when the answer is not an accepted name
  *
  * Over stdio (`runStdioFixture`, built into a script by mcp-fixture.ts, whose loader reads the
  * environment first), `FIXTURE_MODE` picks a misbehaviour: `crash` (exits at startup,
@@ -17,6 +25,7 @@
  * appends its pid to.
  * Over Streamable HTTP: `startHttpFixture()` on 127.0.0.1, an ephemeral port.
  */
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -48,7 +57,7 @@ export const LOOSE_SCHEMA = {
   required: ["query"],
 } as const;
 
-const TOOLS = [
+const PLAIN_TOOLS = [
   {
     name: "echo",
     description: "Echo the text back.",
@@ -76,7 +85,35 @@ const TOOLS = [
   { name: "dotted.name", description: "A name with a dot.", inputSchema: { type: "object" } },
 ];
 
+const READ_ONLY = { readOnlyHint: true };
+const TOOLS = PLAIN_TOOLS.map((tool) => ({ ...tool, annotations: READ_ONLY }));
+
+const APPROVAL_TOOLS = [
+  { name: "ro", description: "Reads.", inputSchema: { type: "object" }, annotations: READ_ONLY },
+  { name: "plain", description: "Says nothing about itself.", inputSchema: { type: "object" } },
+  {
+    name: "destroy",
+    description: "Destroys.",
+    inputSchema: { type: "object" },
+    annotations: { readOnlyHint: false, destructiveHint: true },
+  },
+  { name: "ask_name", description: "Asks the user a name.", inputSchema: { type: "object" } },
+];
+
 const text = (value: string) => ({ type: "text" as const, text: value });
+
+async function callApprovalTool(server: Server, name: string): Promise<CallToolResult> {
+  // Which calls reached the server (a refused call must not).
+  if (process.env.FIXTURE_CALLLOG) appendFileSync(process.env.FIXTURE_CALLLOG, `${name}\n`);
+  if (name !== "ask_name") return { content: [text(`${name} ran`)] };
+  const answer = await server.elicitInput({
+    message: "What is your name?",
+    requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  });
+  const given = answer.content?.name;
+  if (answer.action === "accept" && typeof given === "string") return { content: [text(`Hello, ${given}!`)] };
+  return { content: [text(`elicitation: ${answer.action}`)] };
+}
 
 async function callTool(
   name: string,
@@ -107,15 +144,20 @@ async function callTool(
   }
 }
 
-/** A fixture server instance, not connected yet. */
-export function createFixtureServer(): Server {
+/** A fixture server instance, not connected yet; `set` picks its tools (see the header). */
+export function createFixtureServer(set: "default" | "approvals" = "default"): Server {
   const server = new Server(
     { name: "fixture", version: "1.0.0" },
     { capabilities: { tools: {}, resources: {} } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  const approvals = set === "approvals";
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: approvals ? APPROVAL_TOOLS : TOOLS,
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
+    approvals
+      ? callApprovalTool(server, request.params.name)
+      : callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
   );
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: [{ uri: "fixture://readme", name: "readme", mimeType: "text/plain" }],
@@ -133,7 +175,8 @@ export function createFixtureServer(): Server {
 
 /** Serve over stdio (the script's loader in mcp-fixture.ts handles FIXTURE_PIDFILE and FIXTURE_MODE). */
 export async function runStdioFixture(): Promise<void> {
-  await createFixtureServer().connect(new StdioServerTransport());
+  const set = process.env.FIXTURE_SET === "approvals" ? "approvals" : "default";
+  await createFixtureServer(set).connect(new StdioServerTransport());
 }
 
 export interface HttpFixture {

@@ -358,6 +358,66 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.threadOfCall("call-y")).toBe(a);
       expect(await store.threadOfCall("call-z")).toBe(b);
       expect(await store.threadOfCall("call-w")).toBeNull();
+      expect(await store.responseOfCall("call-x")).toBeNull();
+      await store.indexParkedCalls(b, ["call-x"], `resp_${b}_0123456789ab`);
+      expect(await store.threadOfCall("call-x")).toBe(b);
+      expect(await store.responseOfCall("call-x")).toBe(`resp_${b}_0123456789ab`);
+    });
+
+    it("claims an idempotency key once until it expires; saves, drops and prunes keys", async () => {
+      const now = Date.now();
+      const record = { key: "key-1", fingerprint: "f1", result: null, created: now, expires: now + 60_000 };
+      expect(await store.claimIdempotencyKey(record)).toBeNull();
+      // A second claim (another process, another body) sees the first one's record.
+      expect(await store.claimIdempotencyKey({ ...record, fingerprint: "f2" })).toEqual(record);
+      const done = { ...record, result: { status: 200, body: { id: "resp_x", output: [] } } };
+      await store.saveIdempotencyKey(done);
+      expect(await store.claimIdempotencyKey({ ...record, fingerprint: "f3" })).toEqual(done);
+      await store.dropIdempotencyKey("key-1");
+      expect(await store.claimIdempotencyKey({ ...record, fingerprint: "f4" })).toBeNull();
+      // An expired key is free again, and pruning removes only expired ones.
+      const old = { key: "key-old", fingerprint: "o", result: null, created: now - 10_000, expires: now - 1 };
+      await store.saveIdempotencyKey(old);
+      expect(
+        await store.claimIdempotencyKey({ ...old, fingerprint: "new", expires: now + 60_000 }),
+      ).toBeNull();
+      await store.saveIdempotencyKey({ ...old, key: "key-old-2" });
+      expect(await store.pruneIdempotencyKeys(now)).toBe(1);
+      expect((await store.claimIdempotencyKey({ ...record, fingerprint: "f5" }))?.fingerprint).toBe("f4");
+    });
+
+    it("stores response records under their exact id, and replaces one saved again", async () => {
+      const id = threadId(83);
+      await storeThread(store, metaOf(id), 2);
+      const record = {
+        id: `resp_${id}_a1b2c3d4e5f6`,
+        threadId: id,
+        turns: 2,
+        parkedTurnId: "1",
+        transcript: "f".repeat(64),
+        body: { id: `resp_${id}_a1b2c3d4e5f6`, object: "response", output: [{ type: "message" }] },
+        created: 1_700_000_000_000,
+      };
+      expect(await store.readResponse(record.id)).toBeNull();
+      await store.saveResponse(record);
+      expect(await store.readResponse(record.id)).toEqual(record);
+      // The random part is checked: a neighbour of a real id names nothing.
+      expect(await store.readResponse(`resp_${id}_000000000000`)).toBeNull();
+      expect(await store.readResponse(`resp_${id}_a1b2c3d4e5f`)).toBeNull();
+      await store.saveResponse({
+        ...record,
+        parkedTurnId: null,
+        answeredBy: "resp_next",
+        input: [{ id: "msg_1" }],
+      });
+      expect(await store.readResponse(record.id)).toMatchObject({
+        parkedTurnId: null,
+        answeredBy: "resp_next",
+        input: [{ id: "msg_1" }],
+      });
+      expect(await store.deleteResponse(record.id)).toBe(true);
+      expect(await store.readResponse(record.id)).toBeNull();
+      expect(await store.deleteResponse(record.id)).toBe(false);
     });
 
     describe("leases", () => {

@@ -21,7 +21,7 @@ import type {
 } from "../../src/tools/types.js";
 import { ResourceScope } from "../../src/util/resource-scope.js";
 
-/** A double: runs every command as given, unsandboxed, asking nobody. */
+/** A double: runs every command (and MCP call) as given, unsandboxed, asking nobody. */
 export const directOrchestrator: CommandOrchestrator = {
   async run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>> {
     request.onStart?.();
@@ -31,6 +31,7 @@ export const directOrchestrator: CommandOrchestrator = {
       sandboxed: false,
     };
   },
+  approveMcpCall: async () => ({ allowed: true }),
 };
 
 /** A double: lets every mutating call run. */
@@ -82,6 +83,9 @@ export function testTurnContext(options: TestTurnOptions = {}): TestTurn {
     },
     async requestUserInput() {
       return { kind: "unavailable" };
+    },
+    async requestElicitation() {
+      return { action: "decline" };
     },
     async callClientTool(call) {
       clientCalls.push(call);

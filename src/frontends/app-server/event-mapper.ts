@@ -77,7 +77,8 @@ export class EventMapper {
         return this.endCommand(event);
       case "exec_approval_request":
         // A sub-agent's question (`<agent>/<call>`): its command is the child's item, not ours.
-        if (event.call_id.includes("/")) return [];
+        // An MCP call's question: its item is the mcpToolCall already started.
+        if (event.call_id.includes("/") || event.mcp_tool_call) return [];
         return this.startCommand(event.call_id, event.turn_id, event.command, event.cwd);
       case "apply_patch_approval_request":
         if (event.call_id.includes("/")) return [];

@@ -15,7 +15,12 @@
 
 import type { UserInputReply } from "../../protocol/agents.js";
 import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
-import type { ApprovalRequestEvent, EventOf, ReviewDecision } from "../../protocol/events.js";
+import type {
+  ApprovalRequestEvent,
+  ElicitationResult,
+  EventOf,
+  ReviewDecision,
+} from "../../protocol/events.js";
 import type { Thread } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
@@ -194,5 +199,51 @@ async function userReply(
   const outcome = await pending.outcome;
   if (outcome.kind === "result") return outcome.value;
   if (outcome.kind === "error") return "declined";
+  return undefined;
+}
+
+/**
+ * Pass an MCP server's elicitation to `owner` (`mcpServer/elicitation/request`) and give the
+ * thread the answer. No client, an error reply or an unreadable answer: declined; no answer in
+ * time: the core's bound declines it.
+ */
+export function askElicitation(
+  host: QuestionHost,
+  channel: QuestionChannel,
+  owner: ClientLink | null,
+  event: EventOf<"elicitation_request">,
+): void {
+  void elicitationResult(host, channel, owner, event).then((result) => {
+    if (result !== undefined) channel.thread?.answerElicitation(event.id, result);
+  });
+}
+
+async function elicitationResult(
+  host: QuestionHost,
+  channel: QuestionChannel,
+  owner: ClientLink | null,
+  event: EventOf<"elicitation_request">,
+): Promise<ElicitationResult | undefined> {
+  if (!owner) return { action: "decline" };
+  const { request } = event;
+  const pending = owner.request(
+    "mcpServer/elicitation/request",
+    {
+      threadId: channel.id,
+      turnId: event.turn_id,
+      serverName: event.server_name,
+      ...(request.mode === "form"
+        ? { mode: "form", message: request.message, requestedSchema: request.requestedSchema }
+        : { mode: "url", message: request.message, url: request.url, elicitationId: request.elicitationId }),
+    },
+    host.userInputBoundMs(),
+  );
+  channel.track(event.turn_id, event.id, pending);
+  const outcome = await pending.outcome;
+  if (outcome.kind === "result") {
+    const { action, content } = outcome.value;
+    return action === "accept" ? { action, content: content ?? {} } : { action };
+  }
+  if (outcome.kind === "error") return { action: "decline" };
   return undefined;
 }

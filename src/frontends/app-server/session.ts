@@ -6,6 +6,7 @@
  * turns it started and ends every question waiting on it.
  */
 import type { z } from "zod";
+import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
@@ -110,6 +111,8 @@ export class ClientSession implements SessionHandle {
     const afters: (() => void)[] = [];
     const context: HandlerContext = { runtime: this.runtime, session: this, after: (a) => afters.push(a) };
     const result = await run(method, rawParams, context);
+    // The handshake is answered: load the rest while the client gets ready for its first call.
+    if (method === "initialize" && preloadEnabled()) afters.push(loadHandlersSoon);
     return {
       result,
       after: () => {
@@ -121,8 +124,25 @@ export class ClientSession implements SessionHandle {
 
 type AnyHandler = (params: unknown, context: HandlerContext) => Promise<unknown>;
 
-/** The other handlers (and the agent core below them) load after the handshake. */
+/**
+ * The other handlers (and the agent core below them) load after the handshake: in the background
+ * once `initialize` is answered, or at the first other request if that comes first.
+ */
 let loading: Promise<typeof import("./handlers/index.js")> | null = null;
+
+const loadHandlers = () => {
+  loading ??= import("./handlers/index.js");
+  return loading;
+};
+
+/**
+ * Starts loading the handlers after the reply just written has gone out (setImmediate: after
+ * the pending I/O callbacks), so the load never delays the handshake it follows. A failure is
+ * not reported here: the first request that needs the handlers awaits the same promise.
+ */
+function loadHandlersSoon(): void {
+  setImmediate(() => void loadHandlers().catch(() => {}));
+}
 
 /** Validate `raw` for `method` and run its handler. */
 async function run<M extends ClientMethod>(
@@ -132,7 +152,6 @@ async function run<M extends ClientMethod>(
 ): Promise<unknown> {
   const params = parseParams(clientRequests[method].params, raw);
   if (method === "initialize") return initialize(params as ParamsOf<"initialize">, context);
-  loading ??= import("./handlers/index.js");
-  const handler = (await loading).handlers[method] as AnyHandler;
+  const handler = (await loadHandlers()).handlers[method] as AnyHandler;
   return handler(params, context);
 }

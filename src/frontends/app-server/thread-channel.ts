@@ -12,7 +12,13 @@ import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
 import type { UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
-import { answerApproval, askUser, callClientTool, type QuestionHost } from "./server-requests.js";
+import {
+  answerApproval,
+  askElicitation,
+  askUser,
+  callClientTool,
+  type QuestionHost,
+} from "./server-requests.js";
 
 /** What the server reports about a thread (the core keeps its own copy; this is the client's view). */
 export interface ChannelSettings {
@@ -162,6 +168,9 @@ export class ThreadChannel {
         return;
       case "request_user_input":
         askUser(this.host, this, this.ownerOf(event.turn_id), event);
+        return;
+      case "elicitation_request":
+        askElicitation(this.host, this, this.ownerOf(event.turn_id), event);
         return;
       case "client_tool_call_request":
         callClientTool(this.host, this, this.ownerOf(event.turn_id), event);

@@ -3,7 +3,7 @@
  * client session per connection, every session sharing the runtime's threads.
  * Who may connect follows the MCP server's HTTP rules (shared/http-guard.ts): no listening
  * beyond loopback without a key; the upgrade is refused, before any WebSocket exists, when Host
- * or Origin does not name this machine (403), the bearer key is missing or wrong (401), or, with
+ * or Origin does not name this machine (403, `Origin: null` too), a body is not JSON (415), the bearer key is missing or wrong (401), or, with
  * no key, the caller runs inside a sandbox (403). A plain HTTP request gets 426. A connection
  * that closes ends its session (its turns are interrupted).
  */
@@ -14,6 +14,7 @@ import {
   allowedHostnames,
   checkBind,
   hasBearer,
+  refuseBodyType,
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
@@ -60,7 +61,7 @@ export async function serveWebSocket(
       const [status, text] = refusal;
       const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="tscodex-app-server"\r\n' : "";
       socket.end(
-        `HTTP/1.1 ${status} ${status === 401 ? "Unauthorized" : "Forbidden"}\r\n${extra}` +
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Forbidden"}\r\n${extra}` +
           `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
       );
       return;
@@ -96,6 +97,12 @@ export async function serveWebSocket(
   };
 }
 
+const STATUS_TEXT: Record<number, string> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  415: "Unsupported Media Type",
+};
+
 /** [status, text] when the request must be refused, else null. */
 async function refusalOf(
   req: IncomingMessage,
@@ -103,7 +110,9 @@ async function refusalOf(
   apiKey: string | undefined,
 ): Promise<[number, string] | null> {
   const refusal = refuseHost(req.headers, allowed);
-  if (refusal) return [403, refusal];
+  if (refusal) return [403, refusal.message];
+  const badBody = refuseBodyType(req.headers);
+  if (badBody) return [415, badBody];
   if (apiKey)
     return hasBearer(req.headers, apiKey) ? null : [401, "Unauthorized: missing or wrong bearer key"];
   const sandboxed = await refuseSandboxedPeer(req.socket);

@@ -148,6 +148,8 @@ export class ExecJsonWriter implements ExecRenderer {
         return;
       }
       case "stream_error":
+      case "warning":
+        // Codex shows warnings (hook warnings among them) as `error` items too.
         this.completed(this.item("error", { message: event.message }));
         return;
       case "error":
@@ -160,8 +162,16 @@ export class ExecJsonWriter implements ExecRenderer {
 
   approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
     if (!this.options.approvalItems) return;
-    const details =
-      request.type === "exec_approval_request"
+    const mcp = request.type === "exec_approval_request" ? request.mcp_tool_call : undefined;
+    const details = mcp
+      ? {
+          kind: "mcp",
+          call_id: request.call_id,
+          server: mcp.server,
+          tool: mcp.tool,
+          arguments: mcp.arguments,
+        }
+      : request.type === "exec_approval_request"
         ? { kind: "exec", call_id: request.call_id, command: shellQuote(request.command), cwd: request.cwd }
         : {
             kind: "patch",

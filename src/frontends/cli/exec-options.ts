@@ -84,6 +84,15 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
   },
   { flags: "--skip-git-repo-check", description: "allow running outside a git repository" },
   {
+    flags: "--dangerously-bypass-hook-trust",
+    description: "run configured hooks that were never trusted (`tscodex hooks trust`), for this run only",
+  },
+  {
+    flags: "--approve-for-me",
+    description:
+      "let the model ask for escalations (approval on-request unless -a says otherwise); PermissionRequest hooks decide them, else approvals.exec_outcome",
+  },
+  {
     flags: "--trust",
     description:
       'trust this project: save [projects."<git root or cwd>"] trust_level = "trusted" in config.toml, so its .codex/config.toml applies',

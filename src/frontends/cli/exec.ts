@@ -42,6 +42,8 @@ export interface ExecCliOptions {
   /** A JSON Schema file: the final message must be JSON matching it. */
   outputSchema?: string;
   skipGitRepoCheck?: boolean;
+  dangerouslyBypassHookTrust?: boolean;
+  approveForMe?: boolean;
   /** Record the project as trusted (config.toml `[projects]`), so its own config layers apply. */
   trust?: boolean;
   color: string;
@@ -141,7 +143,15 @@ export async function runExec(
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy = bypass
     ? "never"
-    : (options.askForApproval ?? (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+    : (options.askForApproval ??
+      (options.approveForMe ? "on-request" : undefined) ??
+      (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+  if (options.dangerouslyBypassHookTrust) {
+    config.bypassHookTrust = true;
+    process.stderr.write(
+      "warning: `--dangerously-bypass-hook-trust` is enabled. Enabled hooks may run without review for this invocation.\n",
+    );
+  }
   const metadata = {
     ...(options.threadSource ? { thread_source: options.threadSource } : {}),
     ...(options.cyberAccessProgram ? { cyber_access_program: options.cyberAccessProgram } : {}),
@@ -192,6 +202,11 @@ export async function runExec(
     renderer.approval(event, outcome);
     const type = event.type === "exec_approval_request" ? "exec_approval" : "patch_approval";
     thread.submit({ type, id: event.call_id, decision: outcome });
+  }, noDeltas);
+
+  // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
+  thread.subscribe((event) => {
+    if (event.type === "elicitation_request") thread.answerElicitation(event.id, { action: "decline" });
   }, noDeltas);
 
   // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =

@@ -115,6 +115,9 @@ export class HumanRenderer implements ExecRenderer {
       case "error":
         this.line(red(`ERROR: ${event.message}`));
         return;
+      case "warning":
+        this.line(this.paint.yellow(`warning: ${event.message}`));
+        return;
       case "turn_aborted":
         this.line(red("turn interrupted"));
         return;
@@ -163,13 +166,15 @@ export class HumanRenderer implements ExecRenderer {
   /** An approval question and the answer exec gave it (nobody can be asked here). */
   approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
     const { bold, dim, yellow } = this.paint;
-    const what =
-      request.type === "exec_approval_request"
+    const mcp = request.type === "exec_approval_request" ? request.mcp_tool_call : undefined;
+    const what = mcp
+      ? bold(`${mcp.server}.${mcp.tool}(${JSON.stringify(mcp.arguments ?? {})})`)
+      : request.type === "exec_approval_request"
         ? `${bold(shellQuote(request.command))} ${dim(`in ${request.cwd}`)}`
         : Object.entries(request.changes)
             .map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`)
             .join("\n");
-    const kind = request.type === "exec_approval_request" ? "command" : "patch";
+    const kind = mcp ? "MCP tool call" : request.type === "exec_approval_request" ? "command" : "patch";
     this.section(yellow(`approval requested (${kind})`), what);
     if (request.reason) this.line(`reason: ${request.reason}`);
     this.line(yellow(`→ ${decision} (answered by approvals.exec_outcome)`));

@@ -7,6 +7,16 @@
  */
 import { VERSION } from "../../version.js";
 
+/**
+ * zod's JIT compiles each object schema to a validator (new Function) at its first parse: ~1 ms
+ * per schema, over 100 ms of an MCP server's first tools/call, for a speed-up a command that
+ * parses each schema a few times never earns back. Set before zod loads (it reads this object
+ * when it creates a schema); the library keeps zod's defaults.
+ */
+const zodConfig = globalThis as { __zod_globalConfig?: { jitless?: boolean } };
+zodConfig.__zod_globalConfig ??= {};
+zodConfig.__zod_globalConfig.jitless ??= true;
+
 /** Run `tscodex` with `argv` (after the program name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const only = argv.length === 1 ? argv[0] : undefined;

@@ -15,6 +15,7 @@ import {
 } from "../../config/mcp-servers.js";
 import { mcpServerConfigSchema, mcpServersSchema } from "../../config/mcp-servers-schema.js";
 import { readTextOrEmpty } from "../../util/files.js";
+import type { AuthStatus, McpLoginOptions } from "./mcp-login-actions.js";
 
 /** `tscodex mcp add` options, as commander parses them. */
 export interface McpAddOptions {
@@ -85,10 +86,13 @@ export async function listServers(options: { json?: boolean }): Promise<number> 
   const servers = await loadServers();
   if (typeof servers === "string") return fail(servers);
   const names = Object.keys(servers).sort();
+  const { authLabel, authStatus } = await import("./mcp-login-actions.js");
+  const auth = new Map<string, AuthStatus>();
+  for (const name of names) auth.set(name, await authStatus(name, servers[name] ?? {}));
   if (options.json) {
     process.stdout.write(
       `${JSON.stringify(
-        names.map((name) => describe(name, servers[name] ?? {})),
+        names.map((name) => ({ ...describe(name, servers[name] ?? {}), auth_status: auth.get(name) })),
         null,
         2,
       )}\n`,
@@ -101,7 +105,7 @@ export async function listServers(options: { json?: boolean }): Promise<number> 
     );
     return 0;
   }
-  const rows = [["Name", "Transport", "Command / URL", "Status"]];
+  const rows = [["Name", "Transport", "Command / URL", "Status", "Auth"]];
   for (const name of names) {
     const server = servers[name] ?? {};
     rows.push([
@@ -109,6 +113,7 @@ export async function listServers(options: { json?: boolean }): Promise<number> 
       server.command !== undefined ? "stdio" : "http",
       target(server),
       server.enabled === false ? "disabled" : "enabled",
+      authLabel(auth.get(name) ?? "unsupported"),
     ]);
   }
   const widths =
@@ -222,4 +227,18 @@ async function editConfig(
     );
   }
   return 0;
+}
+
+/** `tscodex mcp login NAME`: OAuth for a `url` server (mcp-login-actions.ts). */
+export async function loginServer(name: string, options: McpLoginOptions): Promise<number> {
+  const servers = await loadServers();
+  if (typeof servers === "string") return fail(servers);
+  const { login } = await import("./mcp-login-actions.js");
+  return login(name, servers[name], options);
+}
+
+/** `tscodex mcp logout NAME`: forget its OAuth tokens. */
+export async function logoutServer(name: string): Promise<number> {
+  const { logout } = await import("./mcp-login-actions.js");
+  return logout(name);
 }

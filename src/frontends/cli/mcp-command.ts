@@ -1,10 +1,12 @@
 /**
- * `tscodex mcp list|get|add|remove`: the `[mcp_servers.*]` entries of `$TSCODEX_HOME/config.toml`.
+ * `tscodex mcp list|get|add|remove|login|logout`: the `[mcp_servers.*]` entries of
+ * `$TSCODEX_HOME/config.toml`, and OAuth logins for `url` servers.
  * Only the command definitions live here; the work (mcp-actions.ts) is loaded when one runs.
  */
 import type { Command } from "commander";
 import { collect } from "./command-options.js";
 import type { McpAddOptions } from "./mcp-actions.js";
+import type { McpLoginOptions } from "./mcp-login-actions.js";
 
 /** Adds the `mcp` command group to `program`; `setExitCode` receives each action's exit code. */
 export function registerMcpCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -38,6 +40,22 @@ export function registerMcpCommand(program: Command, setExitCode: (code: number)
     .option("--tool-timeout-sec <seconds>", "how long one tool call may take (default 60)")
     .action(async (name: string, command: string[], options: McpAddOptions) => {
       setExitCode(await (await actions()).addServer(name, command, options));
+    });
+  mcp
+    .command("login")
+    .description("Log in to a Streamable HTTP MCP server with OAuth (prints the URL to open)")
+    .argument("<name>", "server name")
+    .option("--scopes <scopes>", "scopes to ask for, comma or space separated (default: the server's)")
+    .option("--no-browser", "do not run $BROWSER; paste the callback URL instead")
+    .action(async (name: string, options: McpLoginOptions) => {
+      setExitCode(await (await actions()).loginServer(name, options));
+    });
+  mcp
+    .command("logout")
+    .description("Forget the OAuth tokens of an MCP server")
+    .argument("<name>", "server name")
+    .action(async (name: string) => {
+      setExitCode(await (await actions()).logoutServer(name));
     });
   mcp
     .command("remove")

@@ -10,10 +10,12 @@ import type { ExecCliOptions } from "./exec.js";
 import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-commands.js";
 import { SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { registerHooksCommand } from "./hooks-command.js";
 import { registerLocalCommands } from "./local-commands.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
 import { registerServerCommands } from "./server-commands.js";
+import { registerSkillsCommand } from "./skills-command.js";
 import { registerSessionsCommands } from "./store-commands.js";
 
 export type { ExecRunner } from "./exec-commands.js";
@@ -42,6 +44,8 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerServerCommands(host);
   registerMcpCommand(program, host.setExitCode);
   registerMemoriesCommand(program, host.setExitCode);
+  registerHooksCommand(program, host.setExitCode);
+  registerSkillsCommand(program, host.setExitCode);
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -42,6 +42,7 @@ export function registerServerCommands({ program, globals, setExitCode }: Comman
     )
     .option("--max-concurrent <count>", "turns run at once; more requests get 429", "100")
     .option("--parked-ttl <seconds>", "how long a response's client tool calls wait for their outputs", "600")
+    .option("--idempotency-ttl <seconds>", "how long an Idempotency-Key and its answer are kept", "86400")
     .option("--max-body <bytes>", "largest request body accepted (larger: 413)", String(20 * 1024 * 1024))
     .option(
       "-c, --config <key=value>",

@@ -1,9 +1,12 @@
 /**
- * Who may use a local network front-end (the app-server's WebSocket now; the MCP server's and
- * the proxy's HTTP apply the same rules in their own modules and can move onto this one):
+ * Who may use a local network front-end: every HTTP listener (the proxy, the MCP server's
+ * `--http`, the app-server's `--listen ws://` upgrade) applies these same rules:
  * - a server that listens beyond loopback must have a key (it refuses to start otherwise);
  * - Host and Origin must name this machine (DNS-rebinding protection: a web page must not reach
- *   a local agent through a hostile DNS name that resolves to 127.0.0.1) → 403;
+ *   a local agent through a hostile DNS name that resolves to 127.0.0.1) → 403; `Origin: null`
+ *   (a sandboxed frame, a `data:` or `file:` page) names no machine and is refused too;
+ * - a request body must be declared `application/json` → 415: a browser sends `text/plain`,
+ *   form and multipart bodies to any origin without asking first (no CORS preflight);
  * - with a key, `Authorization: Bearer <key>` must carry it (constant-time comparison) → 401;
  * - without one, the caller must be a local process outside every sandbox: a sandboxed command
  *   with network access reaches 127.0.0.1 too, and driving the agent would be its escape → 403.
@@ -14,6 +17,12 @@ import type { Socket } from "node:net";
 import { isLoopbackAddress, loopbackPeerVerdict, type PeerVerdict } from "../../util/loopback-peer.js";
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/** The request headers these rules read (node's IncomingHttpHeaders, or hono's header record). */
+export type GuardedHeaders = Pick<
+  IncomingHttpHeaders,
+  "host" | "origin" | "authorization" | "content-type" | "content-length" | "transfer-encoding"
+>;
 
 /** Listening here would expose an unauthenticated agent: a non-loopback host without a key. */
 export class UnsafeBindError extends Error {
@@ -35,19 +44,51 @@ export function allowedHostnames(host: string): Set<string> {
   return names;
 }
 
-/** Why the request's Host or Origin is refused, or null when both are acceptable. */
-export function refuseHost(headers: IncomingHttpHeaders, allowed: Set<string>): string | null {
+/** A refused Host or Origin header: which one, and why. */
+export interface HostRefusal {
+  header: "host" | "origin";
+  message: string;
+}
+
+/**
+ * Why the request's Host or Origin is refused, or null when both are acceptable. `anyHost`
+ * accepts every Host (a server bound to all interfaces, behind a key); Origin is checked anyway.
+ */
+export function refuseHost(
+  headers: GuardedHeaders,
+  allowed: Set<string>,
+  options: { anyHost?: boolean } = {},
+): HostRefusal | null {
   const host = headers.host;
-  if (!host || !allowed.has(hostnameOf(`http://${host}`) ?? ""))
-    return `Forbidden: Host '${host ?? ""}' is not allowed`;
+  if (!options.anyHost && (!host || !allowed.has(hostnameOf(`http://${host}`) ?? "")))
+    return { header: "host", message: `Forbidden: Host '${host ?? ""}' is not allowed` };
   const origin = headers.origin;
-  if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? ""))
-    return `Forbidden: Origin '${origin}' is not allowed`;
+  if (origin === undefined) return null;
+  // An opaque origin: a page that hides where it comes from gets no more than a foreign one.
+  if (origin.trim().toLowerCase() === "null")
+    return { header: "origin", message: "Forbidden: Origin 'null' (an opaque origin) is not allowed" };
+  if (!allowed.has(hostnameOf(origin) ?? ""))
+    return { header: "origin", message: `Forbidden: Origin '${origin}' is not allowed` };
   return null;
 }
 
+/**
+ * Why the request's body is refused (answer 415), or null: a request that carries a body must
+ * declare it `application/json` (parameters such as `charset=utf-8` are fine). A request without
+ * a body (GET, DELETE, an empty POST) passes.
+ */
+export function refuseBodyType(headers: GuardedHeaders): string | null {
+  const length = Number(headers["content-length"] ?? 0);
+  const hasBody = headers["transfer-encoding"] !== undefined || !(length === 0 || Number.isNaN(length));
+  if (!hasBody) return null;
+  const type = headers["content-type"];
+  const media = type?.split(";")[0]?.trim().toLowerCase();
+  if (media === "application/json") return null;
+  return `Unsupported Media Type: the request body must be sent as 'Content-Type: application/json' (got '${type ?? "none"}')`;
+}
+
 /** Whether the Authorization header carries `Bearer <key>`. */
-export function hasBearer(headers: IncomingHttpHeaders, key: string): boolean {
+export function hasBearer(headers: GuardedHeaders, key: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? "");
   const given = Buffer.from(match?.[1]?.trim() ?? "");
   const expected = Buffer.from(key);

@@ -1,7 +1,7 @@
 /**
  * The proxy's HTTP app (hono): an OpenAI-compatible endpoint with the agent behind it.
- * Responsibilities: guards (Host/Origin, bearer key, body size, concurrency), routes
- * (/v1/models, /v1/responses, /v1/chat/completions), one stderr log line per request
+ * Responsibilities: guards (Host/Origin, body type, bearer key, body size, concurrency), routes
+ * (/v1/models, /v1/responses and its stored responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
 
@@ -10,11 +10,14 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
 import { errorMessage } from "../../util/errors.js";
+import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
 import { ApiError, internalError } from "./errors.js";
-import { allowedHostnames, checkBearer, checkHost, refuseSandboxedCaller } from "./guards.js";
+import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxedCaller } from "./guards.js";
+import { idempotent } from "./idempotency.js";
 import type { ProxyOptions } from "./request.js";
 import { handleResponses } from "./responses.js";
+import { deleteResponse, getResponse, listInputItems } from "./responses-stored.js";
 
 export type { ProxyOptions } from "./request.js";
 
@@ -31,8 +34,10 @@ export function createApp(options: ProxyOptions): Hono {
     log(`tscodex proxy: ${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`);
   });
   app.use(async (c, next) => {
-    checkHost({ host: c.req.header("host"), origin: c.req.header("origin") }, allowed, anyHost);
-    if (options.apiKey) checkBearer(c.req.header("authorization"), options.apiKey);
+    const headers = c.req.header();
+    checkHost(headers, allowed, anyHost);
+    checkBodyType(headers);
+    if (options.apiKey) checkBearer(headers, options.apiKey);
     else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined);
     await next();
   });
@@ -51,9 +56,18 @@ export function createApp(options: ProxyOptions): Hono {
     }),
   );
 
+  const background = new BackgroundTurns();
   app.get("/v1/models", (c) => c.json(modelList(options.config)));
-  app.post("/v1/responses", (c) => handleResponses(c, options));
-  app.post("/v1/chat/completions", (c) => handleChat(c, options));
+  app.post("/v1/responses", (c) =>
+    idempotent(c, options, "responses", () => handleResponses(c, options, background)),
+  );
+  app.post("/v1/responses/:id/cancel", (c) => cancelResponse(c, options, background));
+  app.get("/v1/responses/:id", (c) => getResponse(c, options, background));
+  app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
+  app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));
+  app.post("/v1/chat/completions", (c) =>
+    idempotent(c, options, "chat/completions", () => handleChat(c, options)),
+  );
 
   app.notFound((c) => {
     const error = new ApiError(

@@ -11,6 +11,7 @@ import { stream as streamBody } from "hono/streaming";
 import type { Event } from "../../protocol/events.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { TurnResult } from "../../session/thread.js";
+import { errorMessage } from "../../util/errors.js";
 import { agentWorkLine } from "./agent-work.js";
 import { fromChatRequest } from "./conversation.js";
 import { internalError } from "./errors.js";
@@ -34,10 +35,8 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
         if (event.type === "agent_message") texts.push(event.message);
       },
       (result) => {
-        if (result.status === "failed" || result.status === "interrupted")
-          throw internalError(result.error ?? "the turn was interrupted");
         const toolCalls = toolCallsOf(result);
-        return c.json({
+        return {
           ...head,
           object: "chat.completion",
           choices: [
@@ -54,7 +53,12 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
             },
           ],
           usage: chatUsage(result.usage),
-        });
+        };
+      },
+      (completion, result) => {
+        if (result.status === "failed" || result.status === "interrupted")
+          throw internalError(result.error ?? "the turn was interrupted");
+        return c.json(completion);
       },
     );
   }
@@ -89,7 +93,7 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
         if (line) chunk({ reasoning_content: `${line}\n` });
       }
     };
-    const deliver = async (result: TurnResult) => {
+    const deliver = async (_summary: unknown, result: TurnResult) => {
       if (result.status === "failed" || result.status === "interrupted") {
         send(internalError(result.error ?? "the turn was interrupted").body);
       } else {
@@ -101,7 +105,12 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
       }
       if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
     };
-    await run.drive(onEvent, deliver);
+    await run
+      .drive(onEvent, () => ({ ...head, object: "chat.completion.chunk" }), deliver)
+      .catch(async (error: unknown) => {
+        send(internalError(errorMessage(error)).body);
+        if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+      });
   });
 }
 

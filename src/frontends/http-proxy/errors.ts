@@ -19,7 +19,7 @@ export class ApiError extends Error {
   override name = "ApiError";
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 429 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500,
     message: string,
     readonly type: ApiErrorType,
     readonly param: string | null = null,

@@ -1,53 +1,37 @@
 /**
- * What every request passes before a handler: Host/Origin must name this machine (a web page
- * must not reach a local agent through a rebound DNS name) → 403; the bearer key when configured
- * → 401, and without one a caller inside a sandbox → 403 (common/http-guard.ts); the body size
- * → 413; the concurrency limit → 429.
+ * What every request passes before a handler, in OpenAI's error shape: the shared rules of
+ * common/http-guard.ts (Host/Origin → 403, `Origin: null` included; a body not declared
+ * `application/json` → 415; the bearer key when configured → 401, and without one a caller inside
+ * a sandbox → 403); then the body size → 413 and the concurrency limit → 429.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Socket } from "node:net";
-import { refuseSandboxedPeer } from "../common/http-guard.js";
+import {
+  type GuardedHeaders,
+  hasBearer,
+  refuseBodyType,
+  refuseHost,
+  refuseSandboxedPeer,
+} from "../common/http-guard.js";
 import { ApiError } from "./errors.js";
 
-const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+export { allowedHostnames } from "../common/http-guard.js";
 
-/** Hostnames a Host/Origin header may name: loopback names, plus the bound host if specific. */
-export function allowedHostnames(host: string): Set<string> {
-  const names = new Set(LOCAL_HOSTS);
-  if (host !== "0.0.0.0" && host !== "::") names.add(host.includes(":") ? `[${host}]` : host.toLowerCase());
-  return names;
+/** Throws a 403 when Host or Origin names another machine (any Host is fine when `anyHost`). */
+export function checkHost(headers: GuardedHeaders, allowed: Set<string>, anyHost: boolean): void {
+  const refusal = refuseHost(headers, allowed, { anyHost });
+  if (!refusal) return;
+  const code = refusal.header === "host" ? "forbidden_host" : "forbidden_origin";
+  throw new ApiError(403, refusal.message, "invalid_request_error", null, code);
 }
 
-/** Throws a 403 when Host or Origin names another machine (any host is fine on 0.0.0.0). */
-export function checkHost(
-  headers: { host: string | undefined; origin: string | undefined },
-  allowed: Set<string>,
-  anyHost: boolean,
-): void {
-  const { host, origin } = headers;
-  if (!anyHost && (!host || !allowed.has(hostname(`http://${host}`) ?? "")))
-    throw new ApiError(
-      403,
-      `Host '${host ?? ""}' is not allowed`,
-      "invalid_request_error",
-      null,
-      "forbidden_host",
-    );
-  if (origin !== undefined && origin !== "null" && !allowed.has(hostname(origin) ?? ""))
-    throw new ApiError(
-      403,
-      `Origin '${origin}' is not allowed`,
-      "invalid_request_error",
-      null,
-      "forbidden_origin",
-    );
+/** Throws a 415 when the request carries a body not declared as JSON. */
+export function checkBodyType(headers: GuardedHeaders): void {
+  const refusal = refuseBodyType(headers);
+  if (refusal) throw new ApiError(415, refusal, "invalid_request_error", null, "unsupported_media_type");
 }
 
-export function checkBearer(authorization: string | undefined, key: string): void {
-  const match = /^Bearer\s+(.+)$/i.exec(authorization ?? "");
-  const given = Buffer.from(match?.[1]?.trim() ?? "");
-  const expected = Buffer.from(key);
-  if (given.length === expected.length && timingSafeEqual(given, expected)) return;
+export function checkBearer(headers: GuardedHeaders, key: string): void {
+  if (hasBearer(headers, key)) return;
   throw new ApiError(
     401,
     "Incorrect API key provided. Send it as `Authorization: Bearer <key>`.",
@@ -106,13 +90,5 @@ export class ConcurrencyLimit {
   drained(): Promise<void> {
     if (this.active === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
-  }
-}
-
-function hostname(url: string): string | null {
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return null;
   }
 }

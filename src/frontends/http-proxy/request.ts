@@ -14,6 +14,8 @@ export interface ProxyOptions {
   host: string;
   apiKey?: string | undefined;
   maxBodyBytes: number;
+  /** How long an Idempotency-Key and its answer are kept (ms). */
+  idempotencyTtlMs: number;
   quietAgentWork: boolean;
   /** Where the per-request log lines go (default stderr). */
   log?: (line: string) => void;

@@ -73,7 +73,7 @@ export class ResponsesWriter {
     }
   }
 
-  /** Close open items, add the client's function calls, send the final event; the response. */
+  /** Close open items and add the client's function calls; the final response (see complete()). */
   finish(result: TurnResult): Record<string, unknown> {
     this.closeMessage();
     this.closeReasoning();
@@ -106,9 +106,17 @@ export class ResponsesWriter {
     const error = failed
       ? { code: "server_error", message: result.error ?? "the turn was interrupted" }
       : null;
-    const response = this.response(failed ? "failed" : "completed", usageOf(result.usage), error);
-    this.emit(failed ? "response.failed" : "response.completed", { response });
-    return response;
+    return this.response(failed ? "failed" : "completed", usageOf(result.usage), error);
+  }
+
+  /** The final event: response.completed, or response.failed, carrying `response` (from finish()). */
+  complete(response: Record<string, unknown>): void {
+    this.emit(response.status === "failed" ? "response.failed" : "response.completed", { response });
+  }
+
+  /** The response as it stands, with `status` (a background response before its end). */
+  snapshot(status: string): Record<string, unknown> {
+    return this.response(status, null, null);
   }
 
   /** A failure before the turn produced anything: the stream's error event. */

@@ -5,20 +5,40 @@
  */
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
+import { errorMessage } from "../../util/errors.js";
+import type { BackgroundTurns } from "./background.js";
 import { fromResponsesRequest } from "./conversation.js";
+import { ApiError } from "./errors.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
+import { inputItemsOf } from "./responses-stored.js";
 import { responsesRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
-import { responseId } from "./turns.js";
 
-export async function handleResponses(c: Context, options: ProxyOptions): Promise<Response> {
+export async function handleResponses(
+  c: Context,
+  options: ProxyOptions,
+  background: BackgroundTurns,
+): Promise<Response> {
   const body = await readBody(c, responsesRequestSchema);
+  if (body.background && body.stream)
+    throw ApiError.invalid(
+      "background with stream: true is not supported; poll GET /v1/responses/{id}.",
+      "stream",
+    );
   const conversation = fromResponsesRequest(body);
-  const signal = c.req.raw.signal;
-  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal);
+  // A background turn outlives its request: only a cancel ends it.
+  const detached = body.background ? background.recorder() : null;
+  const input = inputItemsOf(body.input);
+  const run = await beginTurn(
+    options,
+    conversation,
+    body.previous_response_id ?? null,
+    detached?.entry.abort.signal ?? c.req.raw.signal,
+    { input },
+  );
   const base: ResponseBase = {
-    id: responseId(run.threadId),
+    id: run.responseId,
     model: body.model ?? options.config.model,
     instructions: body.instructions ?? null,
     metadata: body.metadata ?? {},
@@ -30,12 +50,18 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
     text: { format: body.text?.format ?? { type: "text" } },
     tool_choice: body.tool_choice ?? "auto",
     tools: body.tools ?? [],
+    background: body.background ?? false,
   };
+  if (detached) {
+    const writer = new ResponsesWriter(base, detached.send, options.quietAgentWork);
+    return c.json(await background.start(options, run, writer, detached.entry, input));
+  }
   if (!body.stream) {
     const writer = new ResponsesWriter(base, null, options.quietAgentWork);
     return run.drive(
       (event) => writer.onEvent(event),
-      (result) => c.json(writer.finish(result)),
+      (result) => writer.finish(result),
+      (response) => c.json(response),
     );
   }
   c.header("Content-Type", "text/event-stream");
@@ -52,12 +78,19 @@ export async function handleResponses(c: Context, options: ProxyOptions): Promis
       options.quietAgentWork,
     );
     writer.start();
-    await run.drive(
-      (event) => writer.onEvent(event),
-      async (result) => {
-        writer.finish(result);
+    await run
+      .drive(
+        (event) => writer.onEvent(event),
+        (result) => writer.finish(result),
+        async (response) => {
+          writer.complete(response);
+          await written;
+        },
+      )
+      .catch(async (error: unknown) => {
+        // The response could not be stored: its id would name nothing, so it must not complete.
+        writer.fail(errorMessage(error));
         await written;
-      },
-    );
+      });
   });
 }

@@ -27,6 +27,7 @@ export interface ProxyCliOptions {
   config: string[];
   maxConcurrent: string;
   parkedTtl: string;
+  idempotencyTtl: string;
   maxBody: string;
 }
 
@@ -43,6 +44,9 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const parkedTtlSec = Number(options.parkedTtl);
   if (!(parkedTtlSec > 0))
     return fail(`--parked-ttl: '${options.parkedTtl}' is not a positive number of seconds`);
+  const idempotencyTtlSec = Number(options.idempotencyTtl);
+  if (!(idempotencyTtlSec > 0))
+    return fail(`--idempotency-ttl: '${options.idempotencyTtl}' is not a positive number of seconds`);
   const maxBodyBytes = Number(options.maxBody);
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
     return fail(`--max-body: '${options.maxBody}' is not a positive number of bytes`);
@@ -79,8 +83,10 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     host: options.host,
     apiKey,
     maxBodyBytes,
+    idempotencyTtlMs: idempotencyTtlSec * 1000,
     quietAgentWork: options.quietAgentWork ?? false,
   });
+  const pruning = prunePeriodically(store);
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
@@ -102,8 +108,21 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   clearTimeout(timer);
   server.closeAllConnections();
   await closed;
+  clearInterval(pruning);
   await threads.close();
   return 0;
+}
+
+/** Expired idempotency keys go now and every hour after (the store keeps them otherwise). */
+function prunePeriodically(store: ThreadStore): NodeJS.Timeout {
+  const prune = () =>
+    void store.pruneIdempotencyKeys(Date.now()).catch((error: unknown) => {
+      process.stderr.write(`tscodex proxy: pruning idempotency keys: ${errorMessage(error)}\n`);
+    });
+  prune();
+  const timer = setInterval(prune, 60 * 60 * 1000);
+  timer.unref();
+  return timer;
 }
 
 function fail(message: string): number {

@@ -80,6 +80,7 @@ export const responsesRequestSchema = z.looseObject({
   previous_response_id: z.string().min(1).nullish(),
   store: z.boolean().nullish(),
   stream: z.boolean().nullish(),
+  background: z.boolean().nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
   text: z.looseObject({ format: textFormat.optional() }).nullish(),
 });

@@ -1,23 +1,32 @@
 /**
  * Running one request's turn to its end, whatever the wire: events go to the writer; a client
- * that goes away interrupts the turn; a parked turn's calls are indexed; the thread is
- * released (rollout flushed) before the final event, so the follow-up may go to any process.
+ * that goes away ends the turn (its signal is the turn's from the start, so even a client gone
+ * before the turn began stops it); the thread is released (rollout flushed), then the response
+ * is stored (its record and parked calls) before its final event, so the follow-up may go to any
+ * process.
  */
 import type { Event } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import type { Conversation } from "./conversation.js";
 import type { ConcurrencyLimit } from "./guards.js";
-import { indexParkedCalls, type StartedTurn, startTurn, type TurnOptions } from "./turns.js";
+import { extendTranscript } from "./transcript.js";
+import { commitResponse, responseId, startTurn, type TurnOptions } from "./turns.js";
 
 export interface TurnRun {
   threadId: string;
+  /** The id this response is stored under (`resp_<thread>_<random>`). */
+  responseId: string;
   /**
-   * Feeds every event to `onEvent`, releases the thread (rollout flushed), then hands the result
-   * to `deliver` (the final event or body); the concurrency slot is freed once that is done, so
-   * a graceful shutdown waits for it.
+   * Feeds every event to `onEvent`, releases the thread (rollout flushed), builds the response
+   * body with `finish`, stores it, then hands it to `send` (the final event or body); the
+   * concurrency slot is freed once that is done, so a graceful shutdown waits for it.
    */
-  drive<T>(onEvent: (event: Event) => void, deliver: (result: TurnResult) => T | Promise<T>): Promise<T>;
+  drive<T>(
+    onEvent: (event: Event) => void,
+    finish: (result: TurnResult) => Record<string, unknown>,
+    send: (body: Record<string, unknown>, result: TurnResult) => T | Promise<T>,
+  ): Promise<T>;
 }
 
 /** Take a slot (429 when full) and start the turn; throws ApiError before anything is sent. */
@@ -26,39 +35,56 @@ export async function beginTurn(
   conversation: Conversation,
   previousResponseId: string | null,
   signal: AbortSignal,
+  stored: { input?: Record<string, unknown>[] } = {},
 ): Promise<TurnRun> {
   const release = options.limit.acquire();
-  let started: StartedTurn;
+  let started: Awaited<ReturnType<typeof startTurn>>;
   try {
-    started = await startTurn(options.turns, conversation, previousResponseId);
+    started = await startTurn(options.turns, conversation, previousResponseId, signal);
   } catch (error) {
     release();
     throw error;
   }
   const { thread, stream } = started;
-  const interrupt = () => thread.interrupt();
-  signal.addEventListener("abort", interrupt, { once: true });
+  const id = responseId(thread.id);
   return {
     threadId: thread.id,
-    async drive(onEvent, deliver) {
+    responseId: id,
+    async drive(onEvent, finish, send) {
       try {
         let result: TurnResult;
+        let turns = 0;
         try {
           for await (const event of stream) onEvent(event);
           result = await stream.result();
-          if (result.status === "parked")
-            await indexParkedCalls(
-              options.turns,
-              thread.id,
-              result.pendingCalls.map((call) => call.call_id),
-            );
+          turns = options.turns.threads.liveState(thread.id)?.turns ?? 0;
         } finally {
-          signal.removeEventListener("abort", interrupt);
           await options.turns.threads.release(thread.id).catch((error: unknown) => {
             process.stderr.write(`tscodex proxy: releasing thread ${thread.id}: ${errorMessage(error)}\n`);
           });
         }
-        return await deliver(result);
+        const body = finish(result);
+        const calls = result.pendingCalls.flatMap((call) =>
+          call.type === "function_call"
+            ? [{ kind: "call" as const, callId: call.call_id, name: call.name, arguments: call.arguments }]
+            : [],
+        );
+        await commitResponse(
+          options.turns,
+          {
+            id,
+            threadId: thread.id,
+            turns,
+            parkedTurnId: result.status === "parked" ? result.turnId : null,
+            transcript: extendTranscript(started.transcript, calls),
+            body,
+            ...(stored.input ? { input: stored.input } : {}),
+            created: Date.now(),
+          },
+          calls.map((call) => call.callId),
+          started.answers,
+        );
+        return await send(body, result);
       } finally {
         release();
       }

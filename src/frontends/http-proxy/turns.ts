@@ -4,18 +4,20 @@
  * outputs answer), runs one turn, and releases it, so any proxy process on the same thread
  * store (TSCODEX_HOME, or one PostgreSQL database) can serve the follow-up, before or after a
  * restart. A thread another process is running a turn on is "busy" (409).
- * Flow: plan (tail of the conversation) → find the thread (response id | parked-call index |
- * new thread seeded with the request's history) → runStreamed | continueStreamed.
+ * Flow: plan (tail of the conversation) → find the thread (a stored response's, forked when that
+ * response is not the thread's last | a parked turn whose history the request carries | a new
+ * thread seeded with the request's history) → runStreamed | continueStreamed → commitResponse.
  */
 import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
-import { ThreadBusyError } from "../../store/index.js";
+import { type ResponseRecord, ThreadBusyError } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
-import { type Conversation, planTurn, toHistoryItems } from "./conversation.js";
+import { type Conversation, planTurn, type TurnPlan, toHistoryItems } from "./conversation.js";
 import { ApiError } from "./errors.js";
+import { EMPTY_TRANSCRIPT, extendTranscript } from "./transcript.js";
 
 export interface TurnOptions {
   threads: ThreadManager;
@@ -29,23 +31,38 @@ export interface TurnOptions {
 export interface StartedTurn {
   thread: Thread;
   stream: EventStream<Event, TurnResult>;
+  /** The fingerprint of the conversation the client has seen, before this response (transcript.ts). */
+  transcript: string;
+  /** The stored response whose parked calls this turn answers, if it continues one. */
+  answers: ResponseRecord | null;
 }
 
-/** `resp_<thread id>_<random>`: the thread is found again from the id alone, in any process. */
+/** `resp_<thread id>_<random>`: a new response's id. Only a stored one continues anything. */
 export function responseId(threadId: string): string {
   return `resp_${threadId}_${randomBytes(6).toString("hex")}`;
 }
 
-const RESPONSE_ID = /^resp_([0-9a-f-]{36})_/;
+const RESPONSE_ID = /^resp_[0-9a-f-]{36}_[0-9a-f]{12}$/;
 
+/**
+ * Start the request's turn. `signal` ends it when the client goes away, even before it starts.
+ * - previous_response_id names one stored response (one never issued: 404). From the thread's
+ *   last response the turn continues the thread (its parked turn, for outputs); from an older
+ *   one it branches: a fork of the thread as it was when that response ended.
+ * - Outputs without previous_response_id continue a parked turn only when the request carries
+ *   the history that turn's response ended with; else, like any other request, the request's
+ *   own history is the conversation, on a new thread.
+ */
 export async function startTurn(
   options: TurnOptions,
   conversation: Conversation,
   previousResponseId: string | null,
+  signal: AbortSignal,
 ): Promise<StartedTurn> {
   const plan = planTurn(conversation.entries);
   const overrides: TurnOverrides = {
     clientTools: conversation.tools,
+    signal,
     ...(conversation.outputSchema ? { outputSchema: conversation.outputSchema } : {}),
   };
   // A new turn has exactly the request's tools; a parked turn keeps its own unless new ones come.
@@ -53,9 +70,12 @@ export async function startTurn(
     ? overrides
     : { ...overrides, clientTools: undefined };
   if (previousResponseId !== null) {
-    const thread = await threadOfResponse(options, previousResponseId);
+    const previous = await storedResponse(options, previousResponseId);
+    const transcript = extendTranscript(previous.transcript, conversation.entries);
+    const thread = await threadAt(options, previous, plan.kind);
     if (plan.kind === "user") {
-      return { thread, stream: thread.runStreamed({ text: plan.text, images: plan.images }, overrides) };
+      const stream = thread.runStreamed({ text: plan.text, images: plan.images }, overrides);
+      return { thread, stream, transcript, answers: null };
     }
     const parked = thread.parkedTurn;
     const callIds = plan.outputs.map((output) => output.callId);
@@ -67,16 +87,22 @@ export async function startTurn(
       );
     }
     await refuseExpired(options, thread, parked);
-    return { thread, stream: thread.continueStreamed(toHistoryItems(plan.outputs), continuing) };
+    const stream = thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
+    return { thread, stream, transcript, answers: previous };
   }
+  const transcript = extendTranscript(EMPTY_TRANSCRIPT, conversation.entries);
   if (plan.kind === "outputs") {
     const found = await threadOfParkedCalls(
       options,
       plan.outputs.map((output) => output.callId),
+      extendTranscript(EMPTY_TRANSCRIPT, plan.history),
     );
-    if (found)
-      return { thread: found, stream: found.continueStreamed(toHistoryItems(plan.outputs), continuing) };
+    if (found) {
+      const stream = found.thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
+      return { thread: found.thread, stream, transcript, answers: found.record };
+    }
   }
+  if (plan.kind === "outputs") refuseOrphanOutputs(plan);
   // Nothing stored matches: the request's own history is the conversation.
   const thread = await options.threads.start({
     cwd: options.cwd,
@@ -89,35 +115,88 @@ export async function startTurn(
       : {}),
   });
   await thread.importHistory(toHistoryItems(plan.history));
-  if (plan.kind === "user")
-    return { thread, stream: thread.runStreamed({ text: plan.text, images: plan.images }, overrides) };
-  return { thread, stream: thread.continueStreamed(toHistoryItems(plan.outputs), overrides) };
+  const stream =
+    plan.kind === "user"
+      ? thread.runStreamed({ text: plan.text, images: plan.images }, overrides)
+      : thread.continueStreamed(toHistoryItems(plan.outputs), overrides);
+  return { thread, stream, transcript, answers: null };
 }
 
-/** Remember which thread each parked call belongs to (a follow-up may carry only the history). */
-export async function indexParkedCalls(
+/**
+ * Store a finished response (its record, then the index of the calls it parked on) before the
+ * client learns its id, so a follow-up to any process finds both.
+ */
+export async function commitResponse(
   options: TurnOptions,
-  threadId: string,
-  callIds: string[],
+  record: ResponseRecord,
+  callIds: readonly string[],
+  answers: ResponseRecord | null,
 ): Promise<void> {
-  await options.threads.store.indexParkedCalls(threadId, callIds);
+  const { store } = options.threads;
+  await store.saveResponse(record);
+  if (callIds.length > 0) await store.indexParkedCalls(record.threadId, callIds, record.id);
+  // A later try with the same outputs is told which response already answered them.
+  if (answers) await store.saveResponse({ ...answers, answeredBy: record.id });
 }
 
-async function threadOfResponse(options: TurnOptions, id: string): Promise<Thread> {
-  const threadId = RESPONSE_ID.exec(id)?.[1];
-  const notFound = new ApiError(
+/** The stored response `id` names; 404 `previous_response_not_found` when it was never issued. */
+async function storedResponse(options: TurnOptions, id: string): Promise<ResponseRecord> {
+  const record = RESPONSE_ID.test(id) ? await options.threads.store.readResponse(id) : null;
+  if (record) return record;
+  throw notFound(id, "");
+}
+
+/**
+ * The thread to continue from response `previous`, held: its own thread when nothing happened
+ * on it since, else a fork of it as it was when `previous` ended. The calls of a parked response
+ * that were answered since cannot be answered again (409).
+ */
+async function threadAt(
+  options: TurnOptions,
+  previous: ResponseRecord,
+  next: TurnPlan["kind"],
+): Promise<Thread> {
+  const gone = ": its thread is no longer stored";
+  let thread: Thread;
+  try {
+    thread = await options.threads.resume(previous.threadId);
+  } catch (error) {
+    throw busyError(error) ?? notFound(previous.id, gone);
+  }
+  const turns = options.threads.liveState(thread.id)?.turns;
+  const parked = thread.parkedTurn;
+  const latest =
+    turns === previous.turns &&
+    (previous.parkedTurnId === null ? parked === null : parked?.turnId === previous.parkedTurnId);
+  if (latest) return thread;
+  await options.threads.release(thread.id);
+  if (previous.parkedTurnId !== null)
+    throw new ApiError(
+      409,
+      `The function calls of response '${previous.id}' were already answered` +
+        (previous.answeredBy ? ` by response '${previous.answeredBy}'` : "") +
+        "; continue from the response that answered them.",
+      "invalid_request_error",
+      "previous_response_id",
+      "function_call_already_answered",
+    );
+  if (next === "outputs")
+    throw ApiError.invalid(`Response '${previous.id}' has no pending function call.`, "input");
+  try {
+    return await options.threads.fork(previous.threadId, { turns: previous.turns });
+  } catch (error) {
+    throw busyError(error) ?? notFound(previous.id, gone);
+  }
+}
+
+function notFound(id: string, why: string): ApiError {
+  return new ApiError(
     404,
-    `Previous response with id '${id}' not found.`,
+    `Previous response with id '${id}' not found${why}.`,
     "invalid_request_error",
     "previous_response_id",
     "previous_response_not_found",
   );
-  if (!threadId) throw notFound;
-  try {
-    return await options.threads.resume(threadId);
-  } catch (error) {
-    throw busyError(error) ?? notFound;
-  }
 }
 
 /** A thread another process (or request) is running a turn on: 409, try again when it is done. */
@@ -126,23 +205,49 @@ function busyError(error: unknown): ApiError | null {
   return new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
 }
 
-/** The thread whose parked turn waits for these calls, if any (and not expired). */
-async function threadOfParkedCalls(options: TurnOptions, callIds: string[]): Promise<Thread | null> {
+/**
+ * The thread whose parked turn waits for these calls (not expired), held; only when the request's
+ * history (fingerprint `transcript`) is the one the parking response ended with: another
+ * client's call id is no key to its turn.
+ */
+async function threadOfParkedCalls(
+  options: TurnOptions,
+  callIds: string[],
+  transcript: string,
+): Promise<{ thread: Thread; record: ResponseRecord } | null> {
+  const { store } = options.threads;
   for (const callId of callIds) {
-    const threadId = await options.threads.store.threadOfCall(callId).catch(() => null);
-    if (!threadId) continue;
-    const thread = await options.threads.resume(threadId).catch((error: unknown) => {
+    const responseId = await store.responseOfCall(callId).catch(() => null);
+    const record = responseId ? await store.readResponse(responseId).catch(() => null) : null;
+    if (!record || record.parkedTurnId === null || record.transcript !== transcript) continue;
+    const thread = await options.threads.resume(record.threadId).catch((error: unknown) => {
       const busy = busyError(error);
       if (busy) throw busy;
       return null;
     });
     if (!thread) continue;
     const parked = thread.parkedTurn;
-    const fresh = parked && Date.now() - parked.parkedAt <= options.parkedTtlMs;
-    if (fresh && parked.calls.some((call) => call.call_id === callId)) return thread;
+    const fresh =
+      parked !== null &&
+      parked.turnId === record.parkedTurnId &&
+      Date.now() - parked.parkedAt <= options.parkedTtlMs;
+    if (fresh && parked.calls.some((call) => call.call_id === callId)) return { thread, record };
     await options.threads.release(thread.id);
   }
   return null;
+}
+
+/** Outputs whose calls are neither in the request nor waited for by a stored turn of its own: 400. */
+function refuseOrphanOutputs(plan: Extract<TurnPlan, { kind: "outputs" }>): void {
+  const calls = new Set(plan.history.flatMap((entry) => (entry.kind === "call" ? [entry.callId] : [])));
+  const orphans = plan.outputs.filter((output) => !calls.has(output.callId)).map((output) => output.callId);
+  if (orphans.length === 0) return;
+  throw ApiError.invalid(
+    `No function call with call_id ${orphans.join(", ")} is in the input, and no response this conversation continues waits for it: ` +
+      "send previous_response_id, or the whole conversation with its function_call items.",
+    "input",
+    "function_call_not_found",
+  );
 }
 
 async function refuseExpired(options: TurnOptions, thread: Thread, parked: ParkedTurn): Promise<void> {

@@ -28,6 +28,18 @@ export function elicitationFor(
     codex_event_id: event.turn_id,
     codex_call_id: event.call_id,
   };
+  if (event.type === "exec_approval_request" && event.mcp_tool_call) {
+    const { server, tool, arguments: args } = event.mcp_tool_call;
+    return {
+      message: `Allow the ${server} MCP server to run tool "${tool}" with ${JSON.stringify(args ?? {})}?`,
+      meta: {
+        ...common,
+        codex_elicitation: "mcp-tool-call-approval",
+        codex_mcp_server: server,
+        codex_mcp_tool: tool,
+      },
+    };
+  }
   if (event.type === "exec_approval_request") {
     return {
       message: `Allow Codex to run \`${shellQuote(event.command)}\` in \`${event.cwd}\`?`,

@@ -2,7 +2,8 @@
  * Streamable HTTP transport on node:http, one SDK transport + Server per MCP session.
  * Authentication: a server that listens beyond loopback must have a key (serveHttp refuses to
  * start otherwise). Checks, in order: Host and Origin must name this machine (DNS-rebinding
- * protection: a web page must not reach a local agent through a hostile DNS name) → 403; the
+ * protection: a web page must not reach a local agent through a hostile DNS name; `Origin: null`
+ * too) → 403; a body not declared `application/json` → 415; the
  * bearer key when one is configured → 401; without a key, the caller must be a local process
  * outside every sandbox (a sandboxed command with network access reaches 127.0.0.1 too, and a
  * danger-full-access turn would be its escape) → 403; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
@@ -20,6 +21,7 @@ import {
   allowedHostnames,
   checkBind,
   hasBearer,
+  refuseBodyType,
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
@@ -68,7 +70,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = refuseHost(req.headers, allowed);
-    if (refusal) return reply(res, 403, refusal);
+    if (refusal) return reply(res, 403, refusal.message);
+    const badBody = refuseBodyType(req.headers);
+    if (badBody) return reply(res, 415, badBody);
     if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="tscodex-mcp-server"');
       return reply(res, 401, "Unauthorized: missing or wrong bearer key");

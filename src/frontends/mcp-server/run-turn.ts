@@ -6,10 +6,12 @@
  * Contract: resolves for every turn (completed, failed, interrupted); never rejects.
  * The thread serializes turns itself, so concurrent calls on one thread run one after another.
  */
+
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { decideApproval } from "./approvals.js";
+import { forwardElicitation } from "./forward-elicitation.js";
 import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
 import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
@@ -64,6 +66,11 @@ export async function runTurn(
       if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
       if (event.type === "request_user_input") {
         void askUser(event, thread.id, context).then((reply) => thread.answerUserInput(event.call_id, reply));
+      }
+      if (event.type === "elicitation_request") {
+        void forwardElicitation(event, thread.id, context).then((result) =>
+          thread.answerElicitation(event.id, result),
+        );
       }
       if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
         void answerApproval(thread, event, context, (decision) => {

@@ -38,7 +38,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
   const open = async () => (await import("./runtime.js")).openRuntime(loaded, runtimeOptions);
   if (port === undefined) {
     const { serveStdio } = await import("./stdio.js");
-    await serveStdio(open, config.mcpServer.maxMessageBytes, stop);
+    await serveStdio(open, config.mcpServer.maxMessageBytes, stop, () => import("./runtime.js"));
     return 0;
   }
   const runtime = await open();

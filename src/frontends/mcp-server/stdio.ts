@@ -5,15 +5,18 @@
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
  *
  * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
- * (early-answers.ts) from this module alone. The first other message loads the MCP SDK, the
- * server and the runtime (threads, tools); the SDK server is then told the client's `initialize`
- * again (its reply dropped) so it knows the client's capabilities, and every later line goes to it.
+ * (early-answers.ts) from this module alone. Once the handshake is over (tools/list answered, or
+ * shortly after initialize), the modules of the MCP SDK server and of the runtime load in the
+ * background (nothing is opened: no store, no thread), so the first call finds them loaded. The first other message opens the runtime (threads,
+ * tools) and the SDK server; that server is then told the client's `initialize` again (its reply
+ * dropped) so it knows the client's capabilities, and every later line goes to it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { preloadEnabled } from "../common/preload.js";
 import { type EarlyAnswer, earlyAnswer } from "./early-answers.js";
 import {
   JSONRPC_PARSE_ERROR,
@@ -25,13 +28,25 @@ import {
 import type { ServerRuntime } from "./server-tool.js";
 import { defaultToolList, type ListedTool } from "./tool-list.js";
 
-/** Serve over this process's stdin/stdout; `open` makes the runtime on the first call that needs it. */
+/**
+ * Serve over this process's stdin/stdout; `open` makes the runtime on the first call that needs
+ * it, `preload` loads the code `open` needs without opening anything (started once `initialize`
+ * is answered).
+ */
 export async function serveStdio(
   open: () => Promise<ServerRuntime>,
   maxBytes: number,
   stop: Promise<void>,
+  preload: () => Promise<unknown> = async () => {},
 ): Promise<void> {
-  const front = new StdioFront(process.stdin, process.stdout, maxBytes, open, await defaultToolList());
+  const front = new StdioFront(
+    process.stdin,
+    process.stdout,
+    maxBytes,
+    open,
+    await defaultToolList(),
+    preload,
+  );
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -44,6 +59,9 @@ export async function serveStdio(
 
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
+
+/** How long after answering `initialize` the runtime's modules start loading if no tools/list came. */
+const PRELOAD_DELAY_MS = 100;
 
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
@@ -66,6 +84,7 @@ export class StdioFront {
     private readonly maxBytes: number,
     private readonly open: () => Promise<ServerRuntime>,
     private readonly tools: readonly ListedTool[],
+    private readonly preload: () => Promise<unknown> = async () => {},
   ) {
     this.splitter = new LineSplitter(
       maxBytes,
@@ -93,6 +112,7 @@ export class StdioFront {
     this.closed = true;
     this.input.off("data", this.onData);
     this.input.off("error", this.onInputError);
+    clearTimeout(this.preloadTimer);
     if (this.input.listenerCount("data") === 0) this.input.pause();
     await this.loading?.catch(() => {});
     if (this.full) {
@@ -139,8 +159,32 @@ export class StdioFront {
     if (!answer) return false;
     if (answer.method === "initialize" || answer.method === "notifications/initialized")
       this.heard.push(value as Record<string, unknown>);
-    if (answer.kind === "reply") void this.write(answer.reply);
+    if (answer.kind === "reply") {
+      const written = this.write(answer.reply);
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground(PRELOAD_DELAY_MS));
+      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
+    }
     return true;
+  }
+
+  private preloading: Promise<unknown> | null = null;
+  private preloadTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Loads the SDK server's and the runtime's modules in the background once the handshake is
+   * over: after the `tools/list` reply is written, or `delayMs` after the `initialize` reply
+   * (a host asks for tools/list at once, and the load would hold its answer up by tens of ms).
+   * Errors are left to the first call, which imports the same modules and reports what fails.
+   */
+  private loadInBackground(delayMs: number): void {
+    if (!preloadEnabled()) return;
+    clearTimeout(this.preloadTimer);
+    this.preloadTimer = setTimeout(() => {
+      if (this.closed || this.full || this.loading || this.preloading) return;
+      this.preloading = Promise.all([import("./server.js"), import("./stdio-framing.js"), this.preload()]);
+      this.preloading.catch(() => {});
+    }, delayMs);
+    this.preloadTimer.unref();
   }
 
   private answerOversized(oversized: OversizedLine): boolean {

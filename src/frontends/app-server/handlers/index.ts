@@ -8,6 +8,7 @@ import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from 
 import type { HandlerContext } from "./context.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { mcpServerOauthLogin } from "./mcp-login.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";
@@ -32,6 +33,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,
+  "mcpServer/oauth/login": mcpServerOauthLogin,
   "config/read": configRead,
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,

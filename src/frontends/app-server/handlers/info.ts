@@ -80,7 +80,7 @@ async function serverStatuses(config: Config, env: NodeJS.ProcessEnv): Promise<S
   const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return [];
   const { McpClientManager } = await import("../../../mcp/client-manager.js");
-  const manager = McpClientManager.start(servers, { env, cwd: process.cwd() });
+  const manager = McpClientManager.start(servers, { env, cwd: process.cwd(), home: config.home });
   try {
     await manager.ready;
     const tools = manager.tools();

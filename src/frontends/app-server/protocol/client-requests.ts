@@ -218,6 +218,16 @@ export const clientRequests = {
     "ListMcpServerStatusResponse",
   ),
   "config/mcpServer/reload": method(empty, empty, null, "McpServerRefreshResponse"),
+  "mcpServer/oauth/login": method(
+    z.object({
+      name: z.string(),
+      scopes: z.array(z.string()).nullish(),
+      timeoutSecs: z.number().int().positive().nullish(),
+    }),
+    z.object({ authorizationUrl: z.string() }),
+    "McpServerOauthLoginParams",
+    "McpServerOauthLoginResponse",
+  ),
   "config/read": method(configReadParams, configReadResponse, "ConfigReadParams", "ConfigReadResponse"),
   "config/value/write": method(
     configValueWriteParams,

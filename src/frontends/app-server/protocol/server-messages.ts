@@ -50,6 +50,10 @@ export const serverNotifications = {
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  "mcpServer/oauthLogin/completed": notification(
+    z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
+    "McpServerOauthLoginCompletedNotification",
+  ),
 };
 
 export type NotificationMethod = keyof typeof serverNotifications;
@@ -125,6 +129,24 @@ export const serverRequests = {
     result: z.object({ contentItems: z.array(dynamicToolContentItem), success: z.boolean() }),
     paramsName: "DynamicToolCallParams",
     resultName: "DynamicToolCallResponse",
+  },
+  "mcpServer/elicitation/request": {
+    params: z.object({
+      threadId: z.string(),
+      turnId: z.string().nullable(),
+      serverName: z.string(),
+      mode: z.enum(["form", "url"]),
+      message: z.string(),
+      requestedSchema: z.record(z.string(), z.unknown()).optional(),
+      url: z.string().optional(),
+      elicitationId: z.string().optional(),
+    }),
+    result: z.object({
+      action: z.enum(["accept", "decline", "cancel"]),
+      content: z.record(z.string(), z.unknown()).nullish(),
+    }),
+    paramsName: "McpServerElicitationRequestParams",
+    resultName: "McpServerElicitationRequestResponse",
   },
 };
 

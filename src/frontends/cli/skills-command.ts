@@ -1,0 +1,37 @@
+/**
+ * `tscodex skills list`: the skills a thread started here would get (name, description, path,
+ * root), and the SKILL.md files skipped with the reason.
+ */
+import type { Command } from "commander";
+
+async function listSkills(options: { json?: boolean }): Promise<number> {
+  const { tscodexHome } = await import("../../config/load.js");
+  const { loadSkills } = await import("../../prompt/skills.js");
+  const { skills, warnings } = await loadSkills({
+    home: tscodexHome(),
+    cwd: process.cwd(),
+    env: process.env,
+  });
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(skills, null, 2)}\n`);
+    return 0;
+  }
+  if (skills.length === 0) process.stdout.write("No skills found.\n");
+  for (const skill of skills) {
+    process.stdout.write(
+      `${skill.name}: ${skill.description}\n  path: ${skill.path}\n  root: ${skill.root}\n`,
+    );
+  }
+  return 0;
+}
+
+/** Adds the `skills` command group to `program`; `setExitCode` receives each action's exit code. */
+export function registerSkillsCommand(program: Command, setExitCode: (code: number) => void): void {
+  const skills = program.command("skills").description("The SKILL.md skill packs the model is offered here");
+  skills
+    .command("list")
+    .description("Each skill's name, description, path and root (bad SKILL.md files are named on stderr)")
+    .option("--json", "print a JSON array")
+    .action(async (options: { json?: boolean }) => setExitCode(await listSkills(options)));
+}

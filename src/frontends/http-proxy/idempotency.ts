@@ -1,0 +1,125 @@
+/**
+ * `Idempotency-Key` on POST /v1/responses and /v1/chat/completions, with Stripe's semantics: the
+ * first request with a key runs; a retry with the same key and the same body gets the stored
+ * answer (`Idempotent-Replayed: true`) and runs nothing; the same key with another body is a 422.
+ * Keys live in the thread store (so every proxy process on it sees them) until they expire
+ * (`--idempotency-ttl`, default 24 h). While a request runs, its process holds the key's lease:
+ * a retry meanwhile gets 409; a retry after that process died gets the lease, and re-runs the
+ * request from where it started (the dead attempt's partial turn is left unreferenced).
+ * Only a 200 answer is kept: an error frees the key, so a retry runs again. Streaming requests
+ * take no key (a stream cannot be replayed): 400.
+ */
+import { createHash } from "node:crypto";
+import type { Context } from "hono";
+import { type IdempotencyRecord, ThreadBusyError, type ThreadLease } from "../../store/index.js";
+import { errorMessage } from "../../util/errors.js";
+import { ApiError } from "./errors.js";
+import type { ProxyOptions } from "./request.js";
+
+const MAX_KEY_LENGTH = 255;
+
+/** Runs `handle` under the request's Idempotency-Key, if it has one. */
+export async function idempotent(
+  c: Context,
+  options: ProxyOptions,
+  route: string,
+  handle: () => Promise<Response>,
+): Promise<Response> {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return handle();
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH)
+    throw ApiError.invalid(
+      `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`,
+      null,
+      "invalid_idempotency_key",
+    );
+  const text = await c.req.text();
+  if (asksToStream(text))
+    throw ApiError.invalid(
+      "Idempotency-Key works with non-streaming requests only (a stream cannot be replayed): drop the header or `stream`.",
+      "stream",
+      "idempotency_key_with_stream",
+    );
+  const fingerprint = sha256(`${route}\n${text}`);
+  const store = options.turns.threads.store;
+  const lease = await holdKey(options, key);
+  try {
+    const now = Date.now();
+    const record: IdempotencyRecord = {
+      key,
+      fingerprint,
+      result: null,
+      created: now,
+      expires: now + options.idempotencyTtlMs,
+    };
+    const existing = await store.claimIdempotencyKey(record);
+    if (existing) {
+      if (existing.fingerprint !== fingerprint)
+        throw new ApiError(
+          422,
+          "Keys for idempotent requests can only be used with the same parameters they were first used with. " +
+            "Try using a key other than the one used for the earlier request.",
+          "invalid_request_error",
+          null,
+          "idempotency_key_reused",
+        );
+      if (existing.result) {
+        c.header("Idempotent-Replayed", "true");
+        return c.json(existing.result.body as Record<string, unknown>, existing.result.status as 200);
+      }
+      // Claimed by a process that is gone (its lease is ours now): this request takes it over.
+      await store.saveIdempotencyKey({ ...record, created: existing.created, expires: existing.expires });
+    }
+    let response: Response;
+    try {
+      response = await handle();
+    } catch (error) {
+      await dropKey(options, key);
+      throw error;
+    }
+    if (response.status !== 200) {
+      await dropKey(options, key);
+      return response;
+    }
+    const body: unknown = await response.clone().json();
+    await store.saveIdempotencyKey({ ...record, result: { status: 200, body } });
+    return response;
+  } finally {
+    await lease.release().catch(() => {});
+  }
+}
+
+/** The key's lease: held by the process running its request; 409 while another holds it. */
+async function holdKey(options: ProxyOptions, key: string): Promise<ThreadLease> {
+  try {
+    return await options.turns.threads.store.leases.acquire(`idempotency-${sha256(key).slice(0, 40)}`);
+  } catch (error) {
+    if (!(error instanceof ThreadBusyError)) throw error;
+    throw new ApiError(
+      409,
+      "A request with this Idempotency-Key is still running; retry once it has finished.",
+      "invalid_request_error",
+      null,
+      "idempotency_key_in_use",
+    );
+  }
+}
+
+async function dropKey(options: ProxyOptions, key: string): Promise<void> {
+  await options.turns.threads.store.dropIdempotencyKey(key).catch((error: unknown) => {
+    process.stderr.write(`tscodex proxy: freeing idempotency key: ${errorMessage(error)}\n`);
+  });
+}
+
+function asksToStream(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && (value as { stream?: unknown }).stream === true;
+  } catch {
+    return false;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}

@@ -1,0 +1,32 @@
+/** A configured hook: a command from a file, or a callback of the embedding program. */
+import type { HookCallback, HookEventName } from "./events.js";
+
+/** Codex's default per-hook timeout. */
+export const DEFAULT_TIMEOUT_SEC = 600;
+/** SessionEnd hooks may not hold up the end of a session longer than this. */
+export const SESSION_END_MAX_TIMEOUT_SEC = 3;
+
+export interface CommandHook {
+  kind: "command";
+  event: HookEventName;
+  /** Tested against the event's match value (tool name, source, trigger, agent type); null: all. */
+  matcher: RegExp | null;
+  matcherText: string | null;
+  command: string;
+  timeoutSec: number;
+  /** The file it was read from. */
+  source: string;
+  /** `[hooks.state]` key. */
+  key: string;
+  /** The current trust hash (`sha256:...`). */
+  hash: string;
+  trusted: boolean;
+}
+
+export interface CallbackHook {
+  kind: "callback";
+  event: HookEventName;
+  callback: HookCallback;
+}
+
+export type Hook = CommandHook | CallbackHook;
