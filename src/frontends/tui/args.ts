@@ -30,6 +30,8 @@ const COMMANDS = new Set([
   "generate-json-schema",
   "sessions",
   "fork",
+  "hooks",
+  "skills",
   "help",
 ]);
 
