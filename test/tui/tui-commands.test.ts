@@ -37,6 +37,11 @@ describe("slash commands and threads in the terminal UI", () => {
     await command(t, "/diff");
     const screen = await t.waitFor("+++ b/hello.txt");
     expect(screen).toMatch(/\+hello from the patch[\s\S]*\+hello from the patch/);
+    await t.type("/co");
+    const menu = await t.waitFor("/compact");
+    expect(menu).toMatch(/\/compact\s+summarize the conversation/);
+    expect(menu).not.toContain("/quit");
+    await t.send("C-u");
     await command(t, "/compact");
     await t.waitFor(/\/compact: this server has no thread\/compact\/start|compacting the conversation/);
   });

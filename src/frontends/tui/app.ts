@@ -11,7 +11,7 @@ import { composerRows, TranscriptLayout } from "./layout.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
-import { runSlashCommand } from "./slash-commands.js";
+import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { type Style, wrapLine } from "./style.js";
 import { Transcript } from "./transcript.js";
 
@@ -352,8 +352,21 @@ export class TuiApp {
         ? "Enter steers the turn · Esc interrupts"
         : "Ask anything · / for commands");
     rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
+    rows.push(...this.commandMenuRows(width));
     rows.push(this.statusRow(width));
     return this.screen.draw(rows);
+  }
+
+  /** While the composer holds a bare `/word`, the commands it could be. */
+  private commandMenuRows(width: number): string[] {
+    const text = this.composer.text;
+    if (!/^\/\S*$/.test(text)) return [];
+    return Object.entries(SLASH_COMMANDS)
+      .filter(([name]) => name.startsWith(text))
+      .map(
+        ([name, what]) =>
+          wrapLine(`${this.style.cyan(name.padEnd(11))} ${this.style.dim(what)}`, width)[0] ?? "",
+      );
   }
 
   private approvalRows(width: number): string[] {
