@@ -99,6 +99,36 @@ describe("turns in the terminal UI", () => {
     expect(await readFile(join(h.work, "hello.txt"), "utf8")).toBe("hello from the patch\n");
   });
 
+  it("asks a request_user_input question; a typed option number answers it", async () => {
+    const questions = [
+      {
+        id: "color",
+        header: "Color",
+        question: "Pick a color?",
+        options: [
+          { label: "Red", description: "warm" },
+          { label: "Blue", description: "cool" },
+        ],
+      },
+    ];
+    h.server.enqueue(
+      turn(functionCall("request_user_input", { questions }, "call_q")),
+      turn(message("got it")),
+    );
+    terminal = await TmuxTerminal.start({
+      cwd: h.work,
+      home: h.home,
+      args: ["-c", "features.collaboration_modes=true", "ask me"],
+      env: { FAKE_KEY: "sk-test" },
+    });
+    const screen = await terminal.waitFor("Pick a color?");
+    expect(screen).toMatch(/2\. Blue — cool/);
+    await terminal.type("2");
+    await terminal.send("Enter");
+    await terminal.waitFor("got it");
+    expect(h.outputOf(1, "call_q")).toBe(JSON.stringify({ answers: { color: { answers: ["Blue"] } } }));
+  });
+
   it("Esc interrupts a running command: its process is gone and the screen says interrupted", async () => {
     h.server.enqueue(
       turn(

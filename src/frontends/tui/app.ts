@@ -8,6 +8,7 @@
 import { Composer } from "./composer.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
+import { type Question, QuestionPrompt } from "./questions.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
@@ -55,6 +56,7 @@ export class TuiApp {
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
   private approval: Approval | null = null;
+  private question: QuestionPrompt | null = null;
   private lastCtrlC = 0;
   private hint = "";
   private renderQueued = false;
@@ -217,6 +219,13 @@ export class TuiApp {
         this.scheduleRender();
       });
     }
+    if (method === "item/tool/requestUserInput") {
+      return new Promise((resolve, reject) => {
+        const questions = (params.questions as Question[] | undefined) ?? [];
+        this.question = new QuestionPrompt(questions, resolve, reject);
+        this.scheduleRender();
+      });
+    }
     return Promise.reject(new Error(`the terminal UI does not answer ${method}`));
   }
 
@@ -232,6 +241,11 @@ export class TuiApp {
       return;
     }
     const composer = this.composer;
+    if (this.question && (key.name === "enter" || key.name === "escape")) {
+      if (key.name === "escape") this.question.decline();
+      if (key.name === "escape" || this.question.answer(composer.take())) this.question = null;
+      return;
+    }
     switch (key.name) {
       case "text":
         composer.insert(key.text);
@@ -346,6 +360,7 @@ export class TuiApp {
     const s = this.style;
     const rows = this.layout.rows(this.transcript.blocks, width);
     if (this.approval) rows.push(...this.approvalRows(width));
+    if (this.question) rows.push(...this.question.rows(s, width));
     const hint =
       this.hint ||
       (this.transcript.runningTurnId
