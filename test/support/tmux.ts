@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { afterEach } from "vitest";
 import { CLI_PATH } from "./cli.js";
 
 const run = promisify(execFile);
@@ -129,4 +130,30 @@ export class TmuxTerminal {
 
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export type TerminalOptions = { env?: Record<string, string>; width?: number; height?: number };
+
+/**
+ * For a test file: `open(args)` starts the UI in the harness's home and work dir (FAKE_KEY set),
+ * closing the previous terminal first; every terminal is killed after each test.
+ */
+export function useTmuxTerminal(harness: { home: string; work: string }) {
+  let current: TmuxTerminal | undefined;
+  afterEach(async () => {
+    await current?.kill();
+    current = undefined;
+  });
+  return async (args: string[], extra: TerminalOptions = {}): Promise<TmuxTerminal> => {
+    await current?.kill();
+    current = await TmuxTerminal.start({
+      cwd: harness.work,
+      home: harness.home,
+      args,
+      env: { FAKE_KEY: "sk-test", ...extra.env },
+      ...(extra.width ? { width: extra.width } : {}),
+      ...(extra.height ? { height: extra.height } : {}),
+    });
+    return current;
+  };
 }

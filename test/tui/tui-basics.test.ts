@@ -3,33 +3,14 @@
  * line streams its answer with Markdown, the status line names the settings, the composer takes
  * typed prompts (Enter submits, Ctrl+J adds a line, Up recalls), Ctrl+D quits with 0.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { delay, message, turn } from "../support/fake-model-server.js";
-import { TmuxTerminal } from "../support/tmux.js";
+import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
-let terminal: TmuxTerminal | undefined;
 
-afterEach(async () => {
-  await terminal?.kill();
-  terminal = undefined;
-});
-
-const open = async (
-  args: string[],
-  extra: { env?: Record<string, string>; width?: number; height?: number } = {},
-) => {
-  terminal = await TmuxTerminal.start({
-    cwd: h.work,
-    home: h.home,
-    args,
-    env: { FAKE_KEY: "sk-test", ...extra.env },
-    ...(extra.width ? { width: extra.width } : {}),
-    ...(extra.height ? { height: extra.height } : {}),
-  });
-  return terminal;
-};
+const open = useTmuxTerminal(h);
 
 describe("tscodex terminal UI", () => {
   it("submits the command-line prompt, streams a Markdown answer, quits on Ctrl+D with 0", async () => {

@@ -4,24 +4,14 @@
  * (turn/steer, or a message when the server answers -32601), `tscodex resume --last` with the
  * history on screen, and `tscodex exec resume --last` continuing a thread begun in the UI.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { customToolCall, delay, message, turn } from "../support/fake-model-server.js";
-import { TmuxTerminal } from "../support/tmux.js";
+import { type TmuxTerminal, useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
-let terminal: TmuxTerminal | undefined;
 
-afterEach(async () => {
-  await terminal?.kill();
-  terminal = undefined;
-});
-
-const open = async (args: string[]) => {
-  await terminal?.kill();
-  terminal = await TmuxTerminal.start({ cwd: h.work, home: h.home, args, env: { FAKE_KEY: "sk-test" } });
-  return terminal;
-};
+const open = useTmuxTerminal(h);
 
 const command = async (t: TmuxTerminal, text: string) => {
   await t.type(text);

@@ -8,31 +8,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WsAppServer } from "../support/app-server-client.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
-import { TmuxTerminal } from "../support/tmux.js";
+import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
-let terminal: TmuxTerminal | undefined;
 let server: WsAppServer | undefined;
 
 afterEach(async () => {
-  await terminal?.kill();
   await server?.stop();
-  terminal = undefined;
   server = undefined;
 });
 
-type Extra = { env?: Record<string, string>; width?: number; height?: number };
-const open = async (args: string[], extra: Extra = {}) => {
-  terminal = await TmuxTerminal.start({
-    cwd: h.work,
-    home: h.home,
-    args,
-    env: { FAKE_KEY: "sk-test", ...extra.env },
-    ...(extra.width ? { width: extra.width } : {}),
-    ...(extra.height ? { height: extra.height } : {}),
-  });
-  return terminal;
-};
+const open = useTmuxTerminal(h);
 
 const longAnswer = Array.from({ length: 40 }, (_, i) => `line ${i + 1} of a long answer`).join("\n");
 

@@ -6,23 +6,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
-import { TmuxTerminal } from "../support/tmux.js";
+import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
-let terminal: TmuxTerminal | undefined;
 
-afterEach(async () => {
-  await terminal?.kill();
-  terminal = undefined;
-});
-
-const open = async (args: string[]) => {
-  terminal = await TmuxTerminal.start({ cwd: h.work, home: h.home, args, env: { FAKE_KEY: "sk-test" } });
-  return terminal;
-};
+const open = useTmuxTerminal(h);
 
 const alive = (pid: number): boolean => {
   try {
@@ -115,12 +106,7 @@ describe("turns in the terminal UI", () => {
       turn(functionCall("request_user_input", { questions }, "call_q")),
       turn(message("got it")),
     );
-    terminal = await TmuxTerminal.start({
-      cwd: h.work,
-      home: h.home,
-      args: ["-c", "features.collaboration_modes=true", "ask me"],
-      env: { FAKE_KEY: "sk-test" },
-    });
+    const terminal = await open(["-c", "features.collaboration_modes=true", "ask me"]);
     const screen = await terminal.waitFor("Pick a color?");
     expect(screen).toMatch(/2\. Blue — cool/);
     await terminal.type("2");

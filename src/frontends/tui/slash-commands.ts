@@ -103,33 +103,19 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
         t.notice(stdout.trim() === "" ? "no changes (git diff is empty)" : stdout.replace(/\n$/, ""));
         return;
       }
-      case "/compact": {
+      case "/compact":
         if (!threadId) return;
-        try {
-          await app.rpc("thread/compact/start", { threadId });
+        if (await optionalMethod(app, name, "thread/compact/start", { threadId }))
           t.notice("compacting the conversation…");
-        } catch (error) {
-          if (error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)
-            t.notice("/compact: this server has no thread/compact/start", "warn");
-          else throw error;
-        }
         return;
-      }
-      case "/review": {
+      case "/review":
         if (!threadId) return;
-        try {
-          await app.rpc("review/start", {
-            threadId,
-            target: { type: "uncommittedChanges" },
-            delivery: "inline",
-          });
-        } catch (error) {
-          if (error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)
-            t.notice("/review: this server has no review/start", "warn");
-          else throw error;
-        }
+        await optionalMethod(app, name, "review/start", {
+          threadId,
+          target: { type: "uncommittedChanges" },
+          delivery: "inline",
+        });
         return;
-      }
       case "/mcp": {
         const listed = await app.rpc("mcpServerStatus/list", {});
         const servers = (listed.data as Params[] | undefined) ?? [];
@@ -158,5 +144,22 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
     }
   } catch (error) {
     t.notice(`${name}: ${(error as Error).message}`, "error");
+  }
+}
+
+/** Calls a method not every app-server has; false (and a note on screen) when it answers -32601. */
+async function optionalMethod(
+  app: SlashHost,
+  command: string,
+  method: string,
+  params: Params,
+): Promise<boolean> {
+  try {
+    await app.rpc(method, params);
+    return true;
+  } catch (error) {
+    if (!(error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)) throw error;
+    app.transcript.notice(`${command}: this server has no ${method}`, "warn");
+    return false;
   }
 }
