@@ -5,7 +5,7 @@
  * sleep), and `exitCode` reads the status the program left (the pane stays after it exits).
  */
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach } from "vitest";
@@ -124,7 +124,10 @@ export class TmuxTerminal {
   }
 
   async kill(): Promise<void> {
+    // tmux leaves its socket file behind; remove it too.
+    const socketPath = (await this.tmux("display-message", "-p", "#{socket_path}").catch(() => "")).trim();
     await this.tmux("kill-server").catch(() => {});
+    if (socketPath) await rm(socketPath, { force: true });
   }
 }
 
