@@ -199,6 +199,11 @@ export class StoreError extends Error {
   override name = "StoreError";
 }
 
+/** The store did not answer after its bounded retries: a try later may succeed (HTTP 503). */
+export class StoreUnavailableError extends StoreError {
+  override name = "StoreUnavailableError";
+}
+
 /** The summary of a replayed thread. */
 export function summaryOf(stored: StoredThread): ThreadSummary {
   return {
