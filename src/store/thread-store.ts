@@ -191,6 +191,11 @@ export interface ThreadStore {
   dropIdempotencyKey(key: string): Promise<void>;
   /** Remove the keys expired at `now` (ms); returns how many. */
   pruneIdempotencyKeys(now: number): Promise<number>;
+  /**
+   * Forget the parked-call index entries made before `before` (ms): past the parked-call and
+   * retry windows no request can continue or re-answer them. Returns how many.
+   */
+  pruneParkedCalls(before: number): Promise<number>;
   close(): Promise<void>;
 }
 
