@@ -54,6 +54,13 @@ if [ "$setup" = "${commands[0]}" ]; then
   exit 1
 fi
 bash -c "$setup"
+# Installing and building must leave the clone as it was (no rewritten lock file, no build output
+# outside .gitignore).
+if [ -n "$(git status --porcelain)" ]; then
+  say "command 1's set-up changed the clone:" >&2
+  git status --short >&2
+  exit 1
+fi
 status=0
 bash -c "$run" >"$tmp/run.out" 2>"$tmp/run.err" || status=$?
 message=$(cat "$tmp/run.err")

@@ -17,9 +17,10 @@
  */
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
+import { type QuestionResponders, questionRouter } from "./frontends/common/turn-driver.js";
 import type { HookCallbacks } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
-import { type ClientToolResult, type ClientToolSpec, failedClientResult } from "./protocol/client-tools.js";
+import type { ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
 import type {
   ApprovalRequestEvent,
@@ -32,7 +33,7 @@ import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import { openThreadStore, type ThreadSummary } from "./store/index.js";
-import { errorMessage } from "./util/errors.js";
+import { workingDirectoryProblemSync } from "./util/directory.js";
 import { EventStream } from "./util/event-stream.js";
 import { uuidv7 } from "./util/ids.js";
 
@@ -107,11 +108,57 @@ export interface LibraryToolContext {
  * anything else is sent as JSON; a throw or rejection is a failed call whose message the model
  * reads. Without a handler, answer `client_tool_call_request` events with respondToTool().
  */
-export interface LibraryTool {
+export interface LibraryTool<Args = Record<string, unknown>> {
   name: string;
   description?: string;
   parameters?: Record<string, unknown>;
-  handler?: (args: unknown, context: LibraryToolContext) => unknown;
+  /** The call's arguments as the model sent them (typed from `parameters` by clientTool()). */
+  handler?(args: Args, context: LibraryToolContext): unknown;
+}
+
+/*
+ * A library tool's handler arguments typed from its JSON Schema: `clientTool({ parameters: { type:
+ * "object", properties: { id: { type: "string" } }, required: ["id"] }, handler: async ({ id }) =>
+ * ... })` gives `id: string`. Covers what tool schemas use (object, string, number, integer,
+ * boolean, null, array, enum); anything else is `unknown`, which the handler then narrows.
+ */
+
+/** The TypeScript type of a value valid against JSON Schema `S` (as far as the schema says). */
+export type JsonSchemaValue<S> = S extends { enum: readonly (infer E)[] }
+  ? E
+  : S extends { type: "string" }
+    ? string
+    : S extends { type: "number" | "integer" }
+      ? number
+      : S extends { type: "boolean" }
+        ? boolean
+        : S extends { type: "null" }
+          ? null
+          : S extends { type: "array"; items: infer Item }
+            ? JsonSchemaValue<Item>[]
+            : S extends { type: "array" }
+              ? unknown[]
+              : S extends { type: "object"; properties: infer Props }
+                ? ObjectValue<Props, S extends { required: readonly (infer R)[] } ? R : never>
+                : S extends { type: "object" }
+                  ? Record<string, unknown>
+                  : unknown;
+
+type ObjectValue<Props, Required> = Flatten<
+  { [K in keyof Props & Required]: JsonSchemaValue<Props[K]> } & {
+    [K in Exclude<keyof Props, Required>]?: JsonSchemaValue<Props[K]>;
+  }
+>;
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/**
+ * A library tool whose handler's arguments are typed from `parameters` (written inline, no
+ * `as const` needed). The result goes in `tools` like any LibraryTool.
+ */
+export function clientTool<const Schema extends { type: "object" }>(
+  tool: LibraryTool<JsonSchemaValue<Schema>> & { parameters: Schema },
+): LibraryTool<JsonSchemaValue<Schema>> {
+  return tool;
 }
 
 /** A turn's options: TurnOverrides, with `tools` (library tools) replacing the thread's from this turn on. */
@@ -126,7 +173,11 @@ export class Tscodex {
 
   constructor(private readonly options: TscodexOptions = {}) {}
 
+  /** Throws at once when `options.cwd` is not an existing directory (given as an absolute path). */
   startThread(options: ThreadOptions = {}): AgentThread {
+    const cwdProblem =
+      options.cwd === undefined ? undefined : workingDirectoryProblemSync(options.cwd, "cwd");
+    if (cwdProblem) throw new Error(cwdProblem);
     const id = uuidv7();
     const { onApproval, onUserInput, onElicitation, tools, ...threadOptions } = options;
     const clientTools = tools ? { clientTools: tools.map(toClientToolSpec) } : {};
@@ -264,9 +315,12 @@ export class AgentThread {
     return this.runStreamed(input, options).result();
   }
 
-  /** Answer a `request_user_input` event: the answers, "declined", or null (nobody to ask). */
-  async answerUserInput(callId: string, reply: UserInputReply): Promise<void> {
-    (await this.connect()).answerUserInput(callId, reply);
+  /**
+   * Answer a `request_user_input` event: the answers, "declined", or null (nobody to ask);
+   * `agentId`: the event's `agent_id` when a sub-agent asked.
+   */
+  async answerUserInput(callId: string, reply: UserInputReply, agentId?: string): Promise<void> {
+    (await this.connect()).answerUserInput(callId, reply, agentId);
   }
 
   /** Answer a client tool call (a `client_tool_call_request` event); false when none is waiting. */
@@ -288,53 +342,34 @@ export class AgentThread {
     (await this.connect()).answerElicitation(id, result);
   }
 
-  /** Answer the approval question of call `callId` (from an approval request event). */
-  async approve(callId: string, decision: ReviewDecision): Promise<void> {
-    (await this.connect()).approve(callId, decision);
+  /** Answer the approval question of call `callId` (pass the event's `agent_id` when it has one). */
+  async approve(callId: string, decision: ReviewDecision, agentId?: string): Promise<void> {
+    (await this.connect()).approve(callId, decision, agentId);
   }
 
   private connect(): Promise<Thread> {
     this.thread ??= this.open().then((thread) => {
-      const handler = this.handlers.onApproval;
-      const askUser = this.handlers.onUserInput;
-      if (askUser) {
-        thread.subscribe((event) => {
-          if (event.type !== "request_user_input") return;
-          void Promise.resolve()
-            .then(() => askUser(event))
-            .catch((): UserInputReply => null)
-            .then((reply) => thread.answerUserInput(event.call_id, reply));
-        });
-      }
-      const elicit = this.handlers.onElicitation;
-      if (elicit) {
-        thread.subscribe((event) => {
-          if (event.type !== "elicitation_request") return;
-          void Promise.resolve()
-            .then(() => elicit(event))
-            .catch((): ElicitationResult => ({ action: "decline" }))
-            .then((result) => thread.answerElicitation(event.id, result));
-        });
-      }
-      if (handler) {
-        thread.subscribe((event) => {
-          if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
-          void Promise.resolve()
-            .then(() => handler(event))
-            .catch((): ReviewDecision => "denied")
-            .then((decision) => thread.approve(event.call_id, decision));
-        });
-      }
-      thread.subscribe((event) => {
-        if (event.type !== "client_tool_call_request") return;
-        const handler = this.toolHandlers.get(event.tool);
-        if (!handler) return;
-        const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
-        void Promise.resolve()
-          .then(() => handler(event.arguments, context))
-          .then(toClientToolResult, (error: unknown) => failedClientResult(errorMessage(error)))
-          .then((result) => thread.respondToTool(event.call_id, result));
-      });
+      // The library's responders are the caller's callbacks; without one, the caller answers
+      // from the stream itself.
+      const { onApproval, onUserInput, onElicitation } = this.handlers;
+      const responders: QuestionResponders = {
+        clientTool: (event) => {
+          const handler = this.toolHandlers.get(event.tool);
+          if (!handler) return undefined;
+          const context = { callId: event.call_id, threadId: thread.id, turnId: event.turn_id };
+          return (
+            Promise.resolve()
+              // The model's JSON arguments, trusted to follow the tool's schema as the handler's type says.
+              .then(() => handler(event.arguments as Record<string, unknown>, context))
+              .then(toClientToolResult)
+          );
+        },
+      };
+      if (onApproval) responders.approval = (event) => Promise.resolve().then(() => onApproval(event));
+      if (onUserInput) responders.userInput = (event) => Promise.resolve().then(() => onUserInput(event));
+      if (onElicitation)
+        responders.elicitation = (event) => Promise.resolve().then(() => onElicitation(event));
+      thread.subscribe(questionRouter(thread, responders));
       return thread;
     });
     return this.thread;

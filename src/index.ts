@@ -2,7 +2,9 @@
 export {
   AgentThread,
   type ApprovalHandler,
+  clientTool,
   type ElicitationHandler,
+  type JsonSchemaValue,
   type LibraryTool,
   type LibraryToolContext,
   type RunOptions,
@@ -24,8 +26,18 @@ export type {
   PlanItem,
   ReviewDecision,
 } from "./protocol/events.js";
+export { ItemTracker, type ItemTrackerOptions } from "./protocol/item-tracker.js";
 export type { ResponseItem, TokenUsage } from "./protocol/items.js";
 export type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
+export type {
+  ItemDelta,
+  ItemEvent,
+  ItemStatus,
+  ThreadEvent,
+  TurnItem,
+  TurnItemOf,
+  TurnItemType,
+} from "./protocol/turn-items.js";
 export type { TurnOverrides, TurnResult, TurnStatus, UserInput } from "./session/thread.js";
 export {
   DEFAULT_SESSION_TTL_MS,

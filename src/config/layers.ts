@@ -118,8 +118,3 @@ export function webSearchMode(raw: Record<string, unknown>): WebSearchMode | nul
     (features.web_search_cached === true ? "cached" : null)
   );
 }
-
-/** Top-level keys of a config table that tscodex does not read (`known`: the ones it does). */
-export function unknownKeys(raw: Record<string, unknown>, known: ReadonlySet<string>): string[] {
-  return Object.keys(raw).filter((key) => !known.has(key));
-}

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { mergeTables, unknownKeys, webSearchMode } from "./layers.js";
+import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
 import { trustedProjectLayers } from "./project-trust.js";
@@ -21,6 +21,7 @@ import type {
   ShellEnvironmentPolicy,
   ToolsConfig,
 } from "./schema.js";
+import { unknownKeyPaths } from "./unknown-keys.js";
 import { configValidator } from "./validate.js";
 
 export const DEFAULT_MODEL = "gpt-5.2-codex";
@@ -157,7 +158,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
   const validator = await configValidator();
-  const warnings = unknownKeys(raw, validator.known).map(
+  const warnings = unknownKeyPaths(raw, validator.schema).map(
     (key) => `${configPath}: unknown key '${key}' (ignored)`,
   );
   if (options.cwd) {
@@ -172,7 +173,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
       if (problem) warnings.push(problem);
       for (const layer of layers) {
         warnings.push(
-          ...unknownKeys(layer.table, validator.known).map(
+          ...unknownKeyPaths(layer.table, validator.schema).map(
             (key) => `${layer.path}: unknown key '${key}' (ignored)`,
           ),
         );
@@ -183,14 +184,24 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     }
   }
   for (const override of options.overrides ?? []) {
-    const top = override.path[0] ?? "";
-    if (unknownKeys({ [top]: true }, validator.known).length > 0)
-      warnings.push(`-c ${top}: unknown key (ignored)`);
+    const alone: Record<string, unknown> = Object.create(null);
+    applyOverride(alone, override);
+    for (const key of unknownKeyPaths(alone, validator.schema))
+      warnings.push(`-c ${key}: unknown key (ignored)`);
     applyOverride(raw, override);
   }
 
   const checked = await validator.check(raw);
-  if (!checked.ok) throw new ConfigError(`${configPath}: key '${checked.key}': ${checked.message}`);
+  if (!checked.ok) {
+    // Each problem blamed on where its value came from: a -c override, else the config file.
+    const lines = checked.problems.map(({ key, message }) => {
+      const source = (options.overrides ?? []).findLast((override) =>
+        overlaps(override.path, key.split(".")),
+      );
+      return source ? `-c ${source.path.join(".")}: ${message}` : `${configPath}: key '${key}': ${message}`;
+    });
+    throw new ConfigError([...lines, ...warnings.map((warning) => `warning: ${warning}`)].join("\n"));
+  }
   const file = checked.data;
   const profileName = options.profile ?? file.profile;
   let merged: ConfigFile = file;
@@ -234,7 +245,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     configPath,
     model,
     provider: resolveProvider(providerId, providerConfig, env),
-    providerProblem: missingKeyMessage(providerId, providerConfig, env),
+    providerProblem: missingKeyMessage(providerId, providerConfig, env, configPath),
     approvalPolicy: options.approvalPolicy ?? merged.approval_policy ?? "on-request",
     sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? "read-only",
     sandboxWorkspaceWrite: {
@@ -336,4 +347,10 @@ async function readInstructionsFile(path: string, configPath: string): Promise<s
       `${configPath}: model_instructions_file: cannot read ${path}: ${(error as Error).message}`,
     );
   }
+}
+
+/** Whether one key path is the other or lies inside it (`-c a.b=...` set the value at `a.b.c`). */
+function overlaps(a: readonly string[], b: readonly string[]): boolean {
+  const length = Math.min(a.length, b.length);
+  return a.slice(0, length).every((part, index) => part === b[index]);
 }

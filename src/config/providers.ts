@@ -26,7 +26,7 @@ export function builtinProviders(
       base_url: openaiBaseUrl || env.OPENAI_BASE_URL || "https://api.openai.com/v1",
       wire_api: "responses",
       env_key: env.CODEX_API_KEY ? "CODEX_API_KEY" : "OPENAI_API_KEY",
-      env_key_instructions: "create a key at https://platform.openai.com/api-keys and export OPENAI_API_KEY",
+      env_key_instructions: "or CODEX_API_KEY; create a key at https://platform.openai.com/api-keys",
     },
     oss: {
       name: "Open source (Ollama)",
@@ -59,12 +59,20 @@ export function resolveProvider(id: string, config: ProviderConfig, env: NodeJS.
   };
 }
 
-/** One line telling the user how to make the provider usable, or null when it is. */
-export function missingKeyMessage(id: string, config: ProviderConfig, env: NodeJS.ProcessEnv): string | null {
+/**
+ * One line telling the user how to make the provider usable, or null when it is; `configPath`
+ * is where another provider would be declared.
+ */
+export function missingKeyMessage(
+  id: string,
+  config: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+): string | null {
   if (!config.env_key || env[config.env_key]) return null;
   const how = config.env_key_instructions ? ` (${config.env_key_instructions})` : "";
   return (
     `no API key for model provider '${id}': set ${config.env_key}${how}, ` +
-    "or pick another provider: --oss for a local Ollama, or -c model_provider=NAME with [model_providers.NAME] in config.toml"
+    `or pick another provider: --oss for a local Ollama, or model_provider = "NAME" with [model_providers.NAME] in ${configPath}`
   );
 }

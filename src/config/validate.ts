@@ -5,16 +5,22 @@
  * Anything that check cannot vouch for, and every config when run from source, goes to the zod
  * schema (schema.ts), which accepts or words the first problem.
  */
-import { builtConfigSchema } from "./built-config-schema.js";
+import { builtConfigSchema, type JsonSchemaNode } from "./built-config-schema.js";
 import { certainlyValid } from "./quick-check.js";
 import type { ConfigFile } from "./schema.js";
 
-/** The checked table, or where and why it is invalid. */
-export type ConfigCheck = { ok: true; data: ConfigFile } | { ok: false; key: string; message: string };
+/** One invalid value: its dotted key and why. */
+export interface ConfigProblem {
+  key: string;
+  message: string;
+}
+
+/** The checked table, or every place where it is invalid. */
+export type ConfigCheck = { ok: true; data: ConfigFile } | { ok: false; problems: ConfigProblem[] };
 
 export interface ConfigValidator {
-  /** The top-level keys tscodex reads. */
-  known: ReadonlySet<string>;
+  /** config.toml's JSON Schema, for unknown keys inside tables (unknown-keys.ts). */
+  schema: JsonSchemaNode;
   check(raw: Record<string, unknown>): Promise<ConfigCheck>;
 }
 
@@ -23,23 +29,25 @@ export async function configValidator(): Promise<ConfigValidator> {
   const built = builtConfigSchema;
   if (built && typeof built.properties === "object" && built.properties !== null) {
     return {
-      known: new Set(Object.keys(built.properties)),
+      schema: built,
       check: async (raw) =>
         certainlyValid(raw, built) ? { ok: true, data: raw as ConfigFile } : checkWithZod(raw),
     };
   }
-  const { configFileSchema } = await import("./schema.js");
-  return { known: new Set(Object.keys(configFileSchema.shape)), check: checkWithZod };
+  const { configJsonSchema } = await import("./config-json-schema.js");
+  return { schema: configJsonSchema(), check: checkWithZod };
 }
 
 async function checkWithZod(raw: Record<string, unknown>): Promise<ConfigCheck> {
   const { configFileSchema } = await import("./schema.js");
   const result = configFileSchema.safeParse(raw);
   if (result.success) return { ok: true, data: result.data };
-  const issue = result.error.issues[0];
+  const problems = result.error.issues.map((issue) => ({
+    key: issue.path.length ? issue.path.join(".") : "(top level)",
+    message: issue.message,
+  }));
   return {
     ok: false,
-    key: issue?.path.length ? issue.path.join(".") : "(top level)",
-    message: issue?.message ?? "invalid value",
+    problems: problems.length ? problems : [{ key: "(top level)", message: "invalid value" }],
   };
 }

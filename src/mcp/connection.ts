@@ -6,6 +6,7 @@
  * Processes: a stdio server is closed by ending its stdin, then killed after a short grace;
  * any server still alive when tscodex exits is killed on the way out (no orphans).
  */
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { tscodexHome } from "../config/load.js";
@@ -16,6 +17,7 @@ import { callToolResultSchema, type McpCallResult } from "./call-result.js";
 import { currentAccessToken, loginRequiredMessage } from "./oauth/tokens.js";
 import { describeMcpError } from "./render.js";
 import { acceptAllSchemas } from "./schema-validator.js";
+import { stderrSummary } from "./stderr-summary.js";
 
 /** A tool as the server lists it (only what tscodex uses). */
 export interface McpServerTool {
@@ -263,7 +265,7 @@ export class McpConnection {
   }
 
   private withStderr(message: string): string {
-    const tail = this.stderrTail.trim().split("\n").slice(-3).join(" | ");
+    const tail = stderrSummary(this.stderrTail);
     return tail ? `${message} (stderr: ${tail})` : message;
   }
 }

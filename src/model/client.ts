@@ -136,11 +136,16 @@ async function openStream(
     try {
       const response = await post(request, { signal, headersTimeoutMs: provider.streamIdleTimeoutMs });
       if (response.status >= 200 && response.status < 300) return response;
-      failure = await httpError(response);
+      failure = await httpError(response, provider.id);
     } catch (error) {
       failure = toModelError(error, signal);
     }
     if (signal?.aborted) throw abortedError();
+    // The local provider with nothing listening: retrying will not start it.
+    if (provider.id === "oss" && failure.kind === "stream" && /ECONNREFUSED/.test(failure.message)) {
+      const message = `cannot connect to ${provider.baseUrl}: is Ollama running at ${provider.baseUrl}?`;
+      throw new ModelError(message, "stream", undefined, { cause: failure });
+    }
     if (!isRetryableRequest(failure) || attempt >= provider.requestMaxRetries) throw failure;
     const delayMs = failure.retryAfterMs ?? backoff(baseMs, attempt + 1);
     const message =
@@ -159,8 +164,11 @@ function isRetryableRequest(error: ModelError): boolean {
   return error.status >= 500;
 }
 
-/** A non-2xx answer: the body text is the message, as Codex surfaces it. */
-async function httpError(response: HttpResponse): Promise<ModelError> {
+/**
+ * A non-2xx answer: the body text is the message, as Codex surfaces it; a 401 is one line that
+ * says what to check (the body's own message in it).
+ */
+async function httpError(response: HttpResponse, providerId: string): Promise<ModelError> {
   const body = await readText(response.body).catch(() => "");
   const error = objectField(parseJsonObject(body) ?? {}, "error");
   const options: { code?: string; retryAfterMs?: number } = {};
@@ -170,6 +178,11 @@ async function httpError(response: HttpResponse): Promise<ModelError> {
   const retryAfterMs =
     retryAfterFromHeaders(response.headers) ?? (hint ? retryAfterFromMessage(hint) : undefined);
   if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
+  if (response.status === 401) {
+    const detail = (hint ?? body).replace(/\s+/g, " ").trim();
+    const message = `model provider '${providerId}' refused the request (401 Unauthorized${detail ? `: ${clip(detail)}` : ""}); check its API key`;
+    return new ModelError(message, "http", response.status, options);
+  }
   const message = body === "" ? `unexpected status ${response.status}` : body;
   return new ModelError(message, "http", response.status, options);
 }

@@ -106,6 +106,13 @@ export async function* mapResponsesStream(
           summaryIndex: numberField(data, "summary_index") ?? 0,
         };
         break;
+      case "response.reasoning_summary_part.added":
+        yield {
+          type: "reasoning_summary_part_added",
+          itemId: stringField(data, "item_id") ?? "",
+          summaryIndex: numberField(data, "summary_index") ?? 0,
+        };
+        break;
       case "response.reasoning_text.delta":
         yield { type: "reasoning_content_delta", delta: stringField(data, "delta") ?? "" };
         break;

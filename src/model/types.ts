@@ -29,6 +29,8 @@ export type ResponseEvent =
   | { type: "output_text_delta"; delta: string }
   | { type: "reasoning_summary_delta"; delta: string; summaryIndex: number }
   | { type: "reasoning_content_delta"; delta: string }
+  /** A reasoning summary part begins (`itemId`: the reasoning item's id, "" when unknown). */
+  | { type: "reasoning_summary_part_added"; itemId: string; summaryIndex: number }
   | { type: "output_item_added"; item: ResponseItem }
   | { type: "output_item_done"; item: ResponseItem }
   | { type: "completed"; responseId: string; usage: TokenUsage | null }

@@ -71,7 +71,12 @@ export type Event =
   | { type: "user_message"; message: string; images: string[] }
   | { type: "agent_message_delta"; delta: string }
   | { type: "agent_message"; message: string }
+  /** A piece of a reasoning summary (Codex's AgentReasoningDelta). */
   | { type: "agent_reasoning_delta"; delta: string }
+  /** A piece of raw reasoning text (models that send their chain of thought). */
+  | { type: "agent_reasoning_raw_content_delta"; delta: string }
+  /** A new reasoning summary part begins; `item_id` is the model's reasoning item id ("" if none). */
+  | { type: "agent_reasoning_section_break"; item_id: string; summary_index: number }
   | { type: "agent_reasoning"; text: string }
   | {
       type: "exec_command_begin";
@@ -152,6 +157,8 @@ export type Event =
        * reads `mcp SERVER TOOL ARGUMENTS`).
        */
       mcp_tool_call?: McpInvocation;
+      /** Set when a sub-agent asked (its thread id): the question was forwarded to its parent. */
+      agent_id?: string;
     }
   | {
       type: "apply_patch_approval_request";
@@ -160,6 +167,8 @@ export type Event =
       changes: Record<string, FileChange>;
       reason: string | null;
       grant_root: string | null;
+      /** Set when a sub-agent asked (its thread id). */
+      agent_id?: string;
     }
   /** The model called a client tool: the front-end answers with `respondToTool(call_id, result)`. */
   | { type: "client_tool_call_request"; call_id: string; turn_id: string; tool: string; arguments: unknown }
@@ -202,7 +211,14 @@ export type Event =
       request: ElicitationRequest;
     }
   /** The model asks the user (`request_user_input`): answer with `answerUserInput(call_id, …)`. */
-  | { type: "request_user_input"; call_id: string; turn_id: string; questions: UserQuestion[] }
+  | {
+      type: "request_user_input";
+      call_id: string;
+      turn_id: string;
+      questions: UserQuestion[];
+      /** Set when a sub-agent asked (its thread id). */
+      agent_id?: string;
+    }
   /** A model stream failed and is being retried. */
   | { type: "stream_error"; message: string; attempt: number; max_attempts: number; delay_ms: number }
   | { type: "error"; message: string }

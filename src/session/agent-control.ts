@@ -19,7 +19,7 @@ import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
 import type { SandboxExtent } from "./settings.js";
-import type { Thread } from "./thread.js";
+import type { ForwardedAnswer, Thread } from "./thread.js";
 
 export interface AgentLimits {
   /** How deep children may nest: 1 lets the top thread spawn, and its children not. */
@@ -97,10 +97,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
   /** Bind to the parent thread once it exists. */
   attach(parent: Thread): void {
     this.parent = parent;
-    parent.routeAnswers({
-      approval: (id, decision) => this.route(id, (child, callId) => child.approve(callId, decision)),
-      userInput: (id, response) => this.route(id, (child, callId) => child.answerUserInput(callId, response)),
-    });
+    parent.routeAnswers((agentId, callId, answer) => this.route(agentId, callId, answer));
     parent.subscribe(
       (event) => {
         if (event.type !== "turn_aborted") return;
@@ -341,8 +338,8 @@ export class AgentControl implements AgentCollab, ScopedResource {
 
   /**
    * A child's event into the parent's stream. Its questions (approvals, request_user_input) go
-   * out as the parent's own, under a routable `<agent id>/<call id>`, so any front-end answers
-   * them as it answers the parent's.
+   * out as the parent's own with the asking agent's `agent_id`, so any front-end answers them as
+   * it answers the parent's, passing that field back (Thread.approve / answerUserInput).
    */
   private forward(id: string, event: Event): void {
     if (
@@ -350,19 +347,21 @@ export class AgentControl implements AgentCollab, ScopedResource {
       event.type === "apply_patch_approval_request" ||
       event.type === "request_user_input"
     ) {
-      this.publish({ ...event, call_id: `${id}/${event.call_id}` });
+      // The deepest asker keeps its id: a grandchild's question passes through its parent.
+      this.publish({ ...event, agent_id: event.agent_id ?? id });
       return;
     }
     this.publish({ type: "agent_event", agent_id: id, event });
   }
 
-  /** An answer to a forwarded question (`<agent id>/<call id>`); false when it is not one. */
-  private route(id: string, answer: (child: Thread, callId: string) => void): boolean {
-    const slash = id.indexOf("/");
-    if (slash < 0) return false;
-    const child = this.children.get(id.slice(0, slash));
-    if (!child) return false;
-    answer(child.thread, id.slice(slash + 1));
+  /** An answer for sub-agent `agentId`: a child of ours, or one of their descendants. */
+  private route(agentId: string, callId: string, answer: ForwardedAnswer): boolean {
+    const child = this.children.get(agentId);
+    if (!child) {
+      return [...this.children.values()].some((other) => other.thread.routeAnswer(agentId, callId, answer));
+    }
+    if ("approval" in answer) child.thread.approve(callId, answer.approval);
+    else child.thread.answerUserInput(callId, answer.userInput);
     return true;
   }
 

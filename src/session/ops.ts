@@ -1,6 +1,6 @@
 /** What goes into a Thread (ops) and what a turn comes back as (TurnResult). */
 import type { UserInputReply } from "../protocol/agents.js";
-import type { ClientToolResult } from "../protocol/client-tools.js";
+import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { ElicitationResult, ReviewDecision } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage, ToolCallItem } from "../protocol/items.js";
 import type { TurnOverrides, UserInput } from "./settings.js";
@@ -13,11 +13,14 @@ export type Op =
    */
   | { type: "continue_turn"; turnId: string; outputs: ResponseItem[]; overrides?: TurnOverrides }
   | { type: "interrupt" }
-  /** The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id). */
-  | { type: "exec_approval"; id: string; decision: ReviewDecision }
-  | { type: "patch_approval"; id: string; decision: ReviewDecision }
+  /**
+   * The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id;
+   * `agent_id`: the sub-agent that asked, when the question carried one).
+   */
+  | { type: "exec_approval"; id: string; decision: ReviewDecision; agent_id?: string | undefined }
+  | { type: "patch_approval"; id: string; decision: ReviewDecision; agent_id?: string | undefined }
   /** The answer to a request_user_input question (id = its call_id); null: nobody can answer. */
-  | { type: "user_input_answer"; id: string; response: UserInputReply }
+  | { type: "user_input_answer"; id: string; response: UserInputReply; agent_id?: string | undefined }
   /** The answer to an elicitation_request (id = its id). */
   | { type: "elicitation_answer"; id: string; result: ElicitationResult }
   /** The client's answer to a client_tool_call_request (id = its call_id). */
@@ -59,3 +62,22 @@ export function turnAbortedMessage(turnId: string): string {
     "</turn_aborted>",
   ].join("\n");
 }
+
+/** What a resumed or forked thread continues from (see Thread.restore). */
+export interface RestoredState {
+  history: readonly ResponseItem[];
+  usage: TokenUsage;
+  /** Turns already run: the next turn id. */
+  turns: number;
+  lastUsage: TokenUsage | null;
+  /** The client tools the thread last used (from its `client_tools_changed` lines). */
+  clientTools?: ClientToolSpec[] | undefined;
+  /** The last turn parked on these client calls (its `turn_parked` line) and was not continued. */
+  parked?: { turnId: string; callIds: string[]; parkedAt: number } | null | undefined;
+}
+
+/** An answer to a question a sub-agent asked through a thread. */
+export type ForwardedAnswer = { approval: ReviewDecision } | { userInput: UserInputReply };
+
+/** Where answers to forwarded questions go (Thread.routeAnswers): true when it took it. */
+export type AnswerRoute = (agentId: string, callId: string, answer: ForwardedAnswer) => boolean;

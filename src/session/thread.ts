@@ -11,7 +11,6 @@
  */
 
 import { TurnDiffTracker } from "../apply-patch/index.js";
-import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
 import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
@@ -26,6 +25,7 @@ import {
   type ToolCallItem,
   userMessage,
 } from "../protocol/items.js";
+import type { ThreadEvent } from "../protocol/turn-items.js";
 import { ToolRouter } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
 import type { TurnContext } from "../tools/types.js";
@@ -35,44 +35,41 @@ import { ResourceScope, resourceKey } from "../util/resource-scope.js";
 import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import { turnContextItems } from "./context-items.js";
 import { PendingElicitations } from "./elicitations.js";
 import { History } from "./history.js";
 import { HookPoints, type SubagentStopped } from "./hook-points.js";
-import { type Op, type ParkedTurn, type TurnResult, turnAbortedMessage } from "./ops.js";
+import { type SubscribeOptions, ThreadListeners } from "./listeners.js";
+import {
+  type AnswerRoute,
+  type ForwardedAnswer,
+  type Op,
+  type ParkedTurn,
+  type RestoredState,
+  type TurnResult,
+  turnAbortedMessage,
+} from "./ops.js";
 import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
 import type { ThreadServices } from "./services.js";
-import {
-  applyTurnOverrides,
-  permissionsOf,
-  type ThreadSettings,
-  type TurnOverrides,
-  type UserInput,
-} from "./settings.js";
+import { permissionsOf, type ThreadSettings, type TurnOverrides, type UserInput } from "./settings.js";
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { PendingUserInput } from "./user-input.js";
 
-export type { Op, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
+export type { SubscribeOptions } from "./listeners.js";
+export type {
+  AnswerRoute,
+  ForwardedAnswer,
+  Op,
+  ParkedTurn,
+  RestoredState,
+  TurnResult,
+  TurnStatus,
+} from "./ops.js";
 export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
-
-type Listener = (event: Event) => void;
-
-/** How a listener subscribes (Thread.subscribe). */
-export interface SubscribeOptions {
-  /** Receive `exec_command_output_delta` events (default true); false lets commands skip them. */
-  outputDeltas?: boolean;
-}
-
-/** Where answers to forwarded questions go (see Thread.routeAnswers). */
-export interface AnswerRoute {
-  approval?(id: string, decision: ReviewDecision): boolean;
-  userInput?(id: string, response: UserInputReply): boolean;
-}
 
 export class Thread {
   private readonly log = new History();
-  private readonly listeners = new Set<Listener>();
-  /** How many of the listeners want output deltas. */
-  private deltaListeners = 0;
+  private readonly listeners = new ThreadListeners();
   private settings: ThreadSettings;
   private usage = emptyUsage();
   private nextTurn = 0;
@@ -166,18 +163,13 @@ export class Thread {
   }
 
   /** Listen to every event of every turn; returns the unsubscribe function. */
-  subscribe(listener: Listener, options: SubscribeOptions = {}): () => void {
-    const entry: Listener =
-      options.outputDeltas === false
-        ? (event) => {
-            if (event.type !== "exec_command_output_delta") listener(event);
-          }
-        : listener;
-    if (!this.listeners.has(entry) && entry === listener) this.deltaListeners++;
-    this.listeners.add(entry);
-    return () => {
-      if (this.listeners.delete(entry) && entry === listener) this.deltaListeners--;
-    };
+  subscribe(listener: (event: Event) => void, options: SubscribeOptions = {}): () => void {
+    return this.listeners.subscribe(listener, options);
+  }
+
+  /** Listen to every event, each followed by the item events the core made of it (turn-items.ts). */
+  subscribeItems(listener: (event: ThreadEvent) => void, options: SubscribeOptions = {}): () => void {
+    return this.listeners.subscribeItems(listener, options);
   }
 
   newTurnId(): string {
@@ -191,17 +183,16 @@ export class Thread {
         return;
       case "exec_approval":
       case "patch_approval":
-        this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
+        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { approval: op.decision });
+        else this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
         return;
       case "client_tool_response":
         if (!this.clientCalls.respond(op.id, op.result))
           this.emit({ type: "warning", message: `no open client tool call with id ${op.id}` });
         return;
       case "user_input_answer":
-        if (
-          !this.userInput.answer(op.id, op.response) &&
-          !this.routes.some((route) => route.userInput?.(op.id, op.response))
-        )
+        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { userInput: op.response });
+        else if (!this.userInput.answer(op.id, op.response))
           this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
         return;
       case "elicitation_answer":
@@ -357,18 +348,31 @@ export class Thread {
     return true;
   }
 
-  /** Answer the open approval question of call `id`, whichever kind it is. */
-  approve(id: string, decision: ReviewDecision): void {
-    const kind = this.approvals.kindOf(id) ?? "exec";
-    this.submit({ type: kind === "exec" ? "exec_approval" : "patch_approval", id, decision });
+  /**
+   * Answer the open approval question of call `id`, whichever kind it is; `agentId`: the
+   * question's `agent_id` (a sub-agent asked).
+   */
+  approve(id: string, decision: ReviewDecision, agentId?: string): void {
+    const kind = agentId === undefined ? (this.approvals.kindOf(id) ?? "exec") : "exec";
+    this.submit({
+      type: kind === "exec" ? "exec_approval" : "patch_approval",
+      id,
+      decision,
+      agent_id: agentId,
+    });
   }
 
   /**
    * Answer a `request_user_input` question (id = its call_id): the answers by question id, or
    * null when nobody can be asked. False when no such question is open.
    */
-  answerUserInput(callId: string, reply: UserInputReply): void {
-    this.submit({ type: "user_input_answer", id: callId, response: reply });
+  answerUserInput(callId: string, reply: UserInputReply, agentId?: string): void {
+    this.submit({ type: "user_input_answer", id: callId, response: reply, agent_id: agentId });
+  }
+
+  /** Answer sub-agent `agentId` (a child's or a descendant's question); false when none knows it. */
+  routeAnswer(agentId: string, callId: string, answer: ForwardedAnswer): boolean {
+    return this.routes.some((route) => route(agentId, callId, answer));
   }
 
   /** Answer an `elicitation_request` event (id = its id). */
@@ -384,18 +388,19 @@ export class Thread {
     this.emit(event);
   }
 
-  /**
-   * Route answers to questions this thread forwarded for others (its sub-agents): a route
-   * returns true when the id was one of its questions.
-   */
+  /** Route answers to questions this thread forwarded for its sub-agents (see AnswerRoute). */
   routeAnswers(route: AnswerRoute): void {
     this.routes.push(route);
   }
 
   private readonly routes: AnswerRoute[] = [];
 
+  private answerForwarded(agentId: string, callId: string, answer: ForwardedAnswer): void {
+    if (!this.routeAnswer(agentId, callId, answer))
+      this.emit({ type: "warning", message: `no sub-agent ${agentId} waits for an answer to ${callId}` });
+  }
+
   private answerApproval(kind: "exec" | "patch", id: string, decision: ReviewDecision): void {
-    if (this.routes.some((route) => route.approval?.(id, decision))) return;
     if (!this.approvals.answer(kind, id, decision)) {
       this.emit({ type: "warning", message: `no open ${kind} approval request with id ${id}` });
       return;
@@ -409,13 +414,7 @@ export class Thread {
   private emit(event: Event): void {
     if (event.type === "token_count" && event.last)
       this.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A broken listener must not break the turn or the other listeners.
-      }
-    }
+    this.listeners.emit(event);
   }
 
   private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
@@ -671,35 +670,13 @@ export class Thread {
     this.mcpStarted = true;
   }
 
-  /**
-   * The first turn opens with the context items; later ones add the permissions message or the
-   * environment context when a turn changed them.
-   */
+  /** The first turn opens with the context items; later ones add what a turn changed. */
   private async prepareContext(overrides: TurnOverrides | undefined, record: (item: ResponseItem) => void) {
-    if (!this.initialized) {
-      if (overrides) this.settings = applyTurnOverrides(this.settings, overrides);
-      const items = await buildInitialContext({
-        cwd: this.settings.cwd,
-        permissions: permissionsOf(this.settings),
-        developerInstructions: this.services.developerInstructions,
-        memories: this.services.memories,
-        skills: this.services.skills?.message,
-        projectDocMaxBytes: this.services.projectDocMaxBytes,
-        userInstructions: this.services.userInstructions,
-        shellPath: this.services.shellPath,
-      });
-      for (const item of items) record(item);
-      this.initialized = true;
-      return;
-    }
-    if (!overrides) return;
-    const before = permissionsMessage(permissionsOf(this.settings));
-    const cwdBefore = this.settings.cwd;
-    this.settings = applyTurnOverrides(this.settings, overrides);
-    const after = permissionsMessage(permissionsOf(this.settings));
-    if (after !== before) record(developerMessage(after));
-    if (this.settings.cwd !== cwdBefore)
-      record(userMessage(environmentContext(this.settings.cwd, this.services.shellPath)));
+    if (this.initialized && !overrides) return;
+    const next = await turnContextItems(this.settings, this.services, !this.initialized, overrides);
+    this.settings = next.settings;
+    for (const item of next.items) record(item);
+    this.initialized = true;
   }
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
@@ -730,22 +707,9 @@ export class Thread {
       requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
       diffTracker: new TurnDiffTracker(),
       emit: (event) => this.emit(event),
-      wantsOutputDeltas: () => this.deltaListeners > 0,
+      wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
     };
   }
-}
-
-/** What a resumed or forked thread continues from (see Thread.restore). */
-export interface RestoredState {
-  history: readonly ResponseItem[];
-  usage: TokenUsage;
-  /** Turns already run: the next turn id. */
-  turns: number;
-  lastUsage: TokenUsage | null;
-  /** The client tools the thread last used (from its `client_tools_changed` lines). */
-  clientTools?: ClientToolSpec[] | undefined;
-  /** The last turn parked on these client calls (its `turn_parked` line) and was not continued. */
-  parked?: { turnId: string; callIds: string[]; parkedAt: number } | null | undefined;
 }
 
 const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");

@@ -197,9 +197,18 @@ function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnC
     case "output_text_delta":
       context.emit({ type: "agent_message_delta", delta: event.delta });
       return null;
+    case "reasoning_summary_part_added":
+      context.emit({
+        type: "agent_reasoning_section_break",
+        item_id: event.itemId,
+        summary_index: event.summaryIndex,
+      });
+      return null;
     case "reasoning_summary_delta":
-    case "reasoning_content_delta":
       context.emit({ type: "agent_reasoning_delta", delta: event.delta });
+      return null;
+    case "reasoning_content_delta":
+      context.emit({ type: "agent_reasoning_raw_content_delta", delta: event.delta });
       return null;
     case "output_item_added":
       if (event.item.type === "web_search_call") {

@@ -63,6 +63,11 @@ describe("app-server: a full turn", () => {
       "item/started userMessage",
       "item/completed userMessage",
       "item/started reasoning",
+      // Issue 23: the reasoning item now streams (the reference model streamed no summary).
+      "item/reasoning/summaryPartAdded",
+      "item/reasoning/summaryTextDelta",
+      "item/reasoning/summaryTextDelta",
+      "item/reasoning/summaryTextDelta",
       "item/completed reasoning",
       "item/started commandExecution inProgress",
       "item/commandExecution/outputDelta",

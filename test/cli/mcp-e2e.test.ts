@@ -337,7 +337,7 @@ describe("tscodex mcp list|get|add|remove", () => {
       "add",
       "fixture",
       "--env",
-      "A=1",
+      "A=s3cret",
       "--tool-timeout-sec",
       "5",
       "--",
@@ -360,10 +360,13 @@ describe("tscodex mcp list|get|add|remove", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({
       name: "fixture",
       enabled: true,
-      transport: { type: "stdio", command: process.execPath, args: [script], env: { A: "1" } },
+      // Values may be secrets: masked as in the human view.
+      transport: { type: "stdio", command: process.execPath, args: [script], env: { A: "*****" } },
       startup_timeout_sec: 10,
       tool_timeout_sec: 5,
     });
+    expect(result.stdout).not.toContain("s3cret");
+    expect((await mcp(["list", "--json"])).stdout).not.toContain("s3cret");
     result = await mcp(["get", "fixture"]);
     expect(result.stdout).toContain("env: A=*****");
 

@@ -50,11 +50,49 @@ const RESPONSES: Record<string, string> = {
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
   "config/batchWrite": "schema-089/v2/ConfigWriteResponse.json",
   "command/exec": "schema-089/v2/CommandExecResponse.json",
+  "thread/delete": "schema-169-experimental/v2/ThreadDeleteResponse.json",
+  "thread/unsubscribe": "schema-169-experimental/v2/ThreadUnsubscribeResponse.json",
+  "thread/turns/list": "schema-169-experimental/v2/ThreadTurnsListResponse.json",
+  newConversation: "schema-089/v1/NewConversationResponse.json",
+  resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
+  addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
+  removeConversationListener: "schema-089/v1/RemoveConversationSubscriptionResponse.json",
+  sendUserMessage: "schema-089/v1/SendUserMessageResponse.json",
+  sendUserTurn: "schema-089/v1/SendUserTurnResponse.json",
+  interruptConversation: "schema-089/v1/InterruptConversationResponse.json",
+  getAuthStatus: "schema-089/v1/GetAuthStatusResponse.json",
 };
 
-/** Whether a message concerns client tools or MCP elicitation (0.169 only). */
+/**
+ * A v1 `codex/event/<type>` notification: Codex 0.89 lists no schema for the envelope, so its
+ * `msg` is checked against EventMsg and the envelope's fields by hand.
+ */
+function checkLegacyEvent(message: WireMessage, failures: string[]): void {
+  const params = message.params as { id?: unknown; msg?: { type?: unknown }; conversationId?: unknown };
+  const type = message.method?.slice("codex/event/".length);
+  if (
+    typeof params?.id !== "string" ||
+    typeof params.conversationId !== "string" ||
+    params.msg?.type !== type
+  )
+    failures.push(`notification ${message.method}: bad envelope ${JSON.stringify(params).slice(0, 300)}`);
+  check(validator("schema-089/EventMsg.json"), params?.msg, `notification ${message.method}`, failures);
+}
+
+/** Methods only 0.169 has: their messages are checked against 0.169's schemas. */
+const ONLY_169 = new Set([
+  "thread/delete",
+  "thread/unsubscribe",
+  "thread/turns/list",
+  "thread/archived",
+  "thread/deleted",
+  "thread/closed",
+]);
+
+/** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
+    ONLY_169.has(message.method ?? "") ||
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
@@ -74,6 +112,10 @@ function check(validate: ValidateFunction, value: unknown, what: string, failure
 export function notificationFailures(notifications: readonly WireMessage[]): string[] {
   const failures: string[] = [];
   for (const message of notifications) {
+    if (message.method?.startsWith("codex/event/")) {
+      checkLegacyEvent(message, failures);
+      continue;
+    }
     const schema = isClientToolMessage(message) ? "schema-169-experimental" : "schema-089";
     check(
       validator(`${schema}/ServerNotification.json`),
@@ -101,6 +143,8 @@ export function referenceSchemaFailures(client: AppClient): string[] {
     const schema = isClientToolMessage(message) ? "schema-169-experimental" : "schema-089";
     if (message.method !== undefined && message.id !== undefined) {
       check(validator(`${schema}/ServerRequest.json`), message, `server request ${message.method}`, failures);
+    } else if (message.method?.startsWith("codex/event/")) {
+      checkLegacyEvent(message, failures);
     } else if (message.method !== undefined) {
       check(
         validator(`${schema}/ServerNotification.json`),

@@ -26,6 +26,7 @@ import { shellQuote } from "../../util/shell-quote.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
 import type { ServerRequestResult } from "./protocol/server-messages.js";
+import { parsedCommand } from "./v1/event-msg.js";
 
 /** The bounds questions wait within. */
 export interface QuestionHost {
@@ -46,6 +47,8 @@ export interface QuestionChannel {
   track(turnId: string, callId: string, question: PendingRequest<unknown>): void;
   /** Show call `callId`'s item as declined. */
   showDeclined(callId: string, cancel: boolean): void;
+  /** Whether turn `turnId` was started by a v1 client (its questions are v1 requests). */
+  legacyTurn(turnId: string): boolean;
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -77,9 +80,10 @@ export function answerApproval(
 ): void {
   void decide(host, channel, owner, event).then((decision) => {
     if (decision === null) return;
-    if (decision === "denied" || decision === "abort")
+    // A sub-agent's command is the child's item, not one this thread shows.
+    if ((decision === "denied" || decision === "abort") && event.agent_id === undefined)
       channel.showDeclined(event.call_id, decision === "abort");
-    channel.thread?.approve(event.call_id, decision);
+    channel.thread?.approve(event.call_id, decision, event.agent_id);
   });
 }
 
@@ -90,6 +94,7 @@ async function decide(
   event: ApprovalRequestEvent,
 ): Promise<ReviewDecision | null> {
   if (!owner) return DECLARED_APPROVAL;
+  if (channel.legacyTurn(event.turn_id)) return decideLegacy(host, channel, owner, event);
   const common = { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
   const pending =
     event.type === "exec_approval_request"
@@ -116,6 +121,34 @@ async function decide(
   if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
   if (outcome.kind !== "result") return DECLARED_APPROVAL;
   return reviewDecision(outcome.value.decision);
+}
+
+/** The v1 form of the question: execCommandApproval / applyPatchApproval, answered with the core's decisions. */
+async function decideLegacy(
+  host: QuestionHost,
+  channel: QuestionChannel,
+  owner: ClientLink,
+  event: ApprovalRequestEvent,
+): Promise<ReviewDecision | null> {
+  const common = { conversationId: channel.id, callId: event.call_id, reason: event.reason };
+  const pending =
+    event.type === "exec_approval_request"
+      ? owner.request(
+          "execCommandApproval",
+          { ...common, command: event.command, cwd: event.cwd, parsedCmd: parsedCommand(event.command) },
+          host.approvalBoundMs(),
+        )
+      : owner.request(
+          "applyPatchApproval",
+          { ...common, fileChanges: event.changes, grantRoot: event.grant_root },
+          host.approvalBoundMs(),
+        );
+  channel.track(event.turn_id, event.call_id, pending);
+  const outcome = await pending.outcome;
+  if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
+  if (outcome.kind !== "result") return DECLARED_APPROVAL;
+  const decision = outcome.value.decision;
+  return typeof decision === "object" ? "approved_for_session" : decision;
 }
 
 /** Run client tool call `event` on `owner` and give the thread its result; never rejects. */
@@ -173,7 +206,7 @@ export function askUser(
   event: EventOf<"request_user_input">,
 ): void {
   void userReply(host, channel, owner, event).then((reply) => {
-    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply);
+    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply, event.agent_id);
   });
 }
 

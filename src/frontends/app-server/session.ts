@@ -10,6 +10,7 @@ import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
+import { notProvidedMessage } from "./not-provided.js";
 import { parseParams } from "./params.js";
 import {
   CLIENT_METHODS,
@@ -89,6 +90,11 @@ export class ClientSession implements SessionHandle {
     channel.attach(this);
   }
 
+  unfollow(channel: ThreadChannel): void {
+    this.followed.delete(channel);
+    channel.unfollowedBy(this);
+  }
+
   /** The client is gone: its turns are interrupted, its open questions end. */
   close(): void {
     if (!this.peer.isOpen) return;
@@ -100,6 +106,8 @@ export class ClientSession implements SessionHandle {
 
   private async dispatch(method: string, rawParams: unknown): Promise<Reply> {
     if (!isClientMethod(method)) {
+      const notProvided = notProvidedMessage(method);
+      if (notProvided) throw new RpcError(ErrorCode.MethodNotFound, notProvided);
       const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");
       throw new RpcError(
         ErrorCode.MethodNotFound,

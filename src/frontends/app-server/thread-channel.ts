@@ -45,6 +45,8 @@ interface TurnEntry {
   input: UserInputWire[];
   /** Open questions by call id. */
   questions: Map<string, PendingRequest<unknown>>;
+  /** Started by a v1 client (sendUserTurn): its approvals are v1 requests. */
+  legacy: boolean;
 }
 
 export class ThreadChannel {
@@ -52,6 +54,8 @@ export class ThreadChannel {
   private unsubscribe: (() => void) | null = null;
   private readonly subscribers = new Set<ClientLink>();
   private readonly turns = new Map<string, TurnEntry>();
+  /** v1 conversation listeners: they get the core's events as they are. */
+  private readonly listeners = new Set<(event: Event) => void>();
   private readonly mapper: EventMapper;
   private runningTurn: string | null = null;
   /** What a resume asked of a thread that was already live: applied with its next turn. */
@@ -95,6 +99,15 @@ export class ThreadChannel {
     if (running && this.turns.get(running)?.owner === client) this.current?.interrupt();
   }
 
+  /** `client` stops receiving notifications; the turns it started go on. */
+  unfollowedBy(client: ClientLink): void {
+    this.subscribers.delete(client);
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
   hasSubscriber(client: ClientLink): boolean {
     return this.subscribers.has(client);
   }
@@ -108,14 +121,26 @@ export class ThreadChannel {
     input: UserInputWire[],
     userInput: UserInput,
     overrides: TurnOverrides,
+    legacy = false,
   ): { turnId: string; begin(): void } {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
-    this.turns.set(turnId, { owner, input, questions: new Map() });
+    this.turns.set(turnId, { owner, input, questions: new Map(), legacy });
     return {
       turnId,
       begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, overrides }),
     };
+  }
+
+  /** Whether turn `turnId` was started by a v1 client. */
+  legacyTurn(turnId: string): boolean {
+    return this.turns.get(turnId)?.legacy ?? false;
+  }
+
+  /** Receive every core event of this thread from now on (v1 listeners); returns how to stop. */
+  listen(listener: (event: Event) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Interrupt turn `turnId` if it is the running one. */
@@ -161,6 +186,7 @@ export class ThreadChannel {
     const event = this.forwarded(raw);
     if (event.type === "turn_started") this.turnStarted(event.turn_id);
     this.broadcast(this.mapper.map(event));
+    for (const listener of this.listeners) listener(event);
     switch (event.type) {
       case "exec_approval_request":
       case "apply_patch_approval_request":
@@ -201,15 +227,15 @@ export class ThreadChannel {
   }
 
   /**
-   * A sub-agent's question the core forwarded (call id `<agent id>/<call id>`, the child's turn
-   * id) belongs, for the client, to this thread's running turn: its client is asked.
+   * A sub-agent's question the core forwarded (it carries `agent_id` and the child's turn id)
+   * belongs, for the client, to this thread's running turn: its client is asked.
    */
   private forwarded(event: Event): Event {
     const question =
       event.type === "exec_approval_request" ||
       event.type === "apply_patch_approval_request" ||
       event.type === "request_user_input";
-    if (!question || !event.call_id.includes("/") || this.turns.has(event.turn_id)) return event;
+    if (!question || event.agent_id === undefined || this.turns.has(event.turn_id)) return event;
     return { ...event, turn_id: this.runningTurn ?? event.turn_id };
   }
 

@@ -1,15 +1,9 @@
+import { replayLines } from "../../session/replay-items.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
-import { contentOf } from "./event-mapper.js";
-import type {
-  SandboxPolicy,
-  ThreadItem,
-  ThreadOpenedResponse,
-  ThreadWire,
-  Turn,
-  TurnError,
-} from "./protocol/common.js";
+import type { SandboxPolicy, ThreadOpenedResponse, ThreadWire, Turn, TurnError } from "./protocol/common.js";
 import type { ChannelSettings } from "./thread-channel.js";
+import { threadItemOf } from "./thread-items.js";
 
 /** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
 function seconds(iso: string): number {
@@ -98,58 +92,33 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
   }
 }
 
+/**
+ * The stored thread's turns, its items replayed through the core's ItemTracker as the live
+ * stream was: stored events and response items in order (a rollout keeps no tool events, so
+ * only messages, reasoning and searches come back).
+ */
 function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | null = null;
-  let items = 0;
-  const itemId = (id: string | undefined): string => id ?? `item-${++items}`;
-  for (const line of stored.lines) {
-    if (line.type === "event") {
-      const event = line.payload;
-      if (event.type === "turn_started") {
-        current = { id: event.turn_id, items: [], status: "inProgress", error: null };
-        turns.push(current);
-      } else if (current && event.type === "user_message") {
-        current.items.push({
-          type: "userMessage",
-          id: itemId(undefined),
-          content: contentOf(event.message, []),
-        });
-      } else if (current && event.type === "turn_complete") current.status = "completed";
-      else if (current && event.type === "turn_aborted") current.status = "interrupted";
-      else if (current && event.type === "turn_failed") {
-        current.status = "failed";
-        current.error = errorOf(event.message);
-      }
-      continue;
+  for (const { event, items } of replayLines(stored.lines)) {
+    if (event.type === "turn_started") {
+      current = { id: event.turn_id, items: [], status: "inProgress", error: null };
+      turns.push(current);
+    } else if (current && event.type === "turn_complete") current.status = "completed";
+    else if (current && event.type === "turn_aborted") current.status = "interrupted";
+    else if (current && event.type === "turn_failed") {
+      current.status = "failed";
+      current.error = errorOf(event.message);
     }
-    if (!current || line.type !== "response_item") continue;
-    const item = itemOf(line.payload, itemId);
-    if (item) current.items.push(item);
+    for (const change of items) {
+      const item = change.type === "item_completed" && current ? threadItemOf(change.item) : null;
+      if (item) current?.items.push(item);
+    }
   }
   // A turn without an end is running only if it is the live one; otherwise it died with its process.
   for (const turn of turns)
     if (turn.status === "inProgress" && turn.id !== runningTurn) turn.status = "interrupted";
   return turns;
-}
-
-function itemOf(
-  item: StoredThread["history"][number],
-  itemId: (id: string | undefined) => string,
-): ThreadItem | null {
-  if (item.type === "message" && item.role === "assistant") {
-    const text = item.content.map((part) => ("text" in part ? part.text : "")).join("");
-    return { type: "agentMessage", id: itemId(item.id), text };
-  }
-  if (item.type === "reasoning" && item.summary.length > 0) {
-    return {
-      type: "reasoning",
-      id: itemId(item.id),
-      summary: item.summary.map((part) => part.text),
-      content: (item.content ?? []).map((part) => part.text),
-    };
-  }
-  return null;
 }
 
 function errorOf(message: string): TurnError {

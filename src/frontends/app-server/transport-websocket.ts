@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
+import { answerProbe } from "../common/health.js";
 import {
   allowedHostnames,
   checkBind,
@@ -45,7 +46,9 @@ export async function serveWebSocket(
   const allowed = allowedHostnames(options.host);
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
+  const readiness = { draining: false };
   const http = createServer((req, res) => {
+    if (answerProbe(req, res, readiness)) return;
     void refusalOf(req, allowed, options.apiKey).then((refusal) => {
       const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
       res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
@@ -89,6 +92,7 @@ export async function serveWebSocket(
   return {
     url: `ws://${authority}`,
     async close() {
+      readiness.draining = true;
       for (const ws of sockets) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       http.closeAllConnections();

@@ -3,7 +3,8 @@
  * (reference exec-json/): thread.started, turn.started, item.started/updated/completed,
  * turn.completed with usage, error and turn.failed.
  *
- * Every item is one of the Codex SDK's `ThreadItem` types. `turn.completed` usage is the
+ * Every item is one of the Codex SDK's `ThreadItem` types, mapped from the core's items
+ * (protocol/item-tracker.ts); ids are `item_<n>` in the order items first appear on the stream. `turn.completed` usage is the
  * thread's running total (a resumed thread counts its stored turns), as Codex reports it.
  *
  * Extension, only when asked for with `--enable collab`: a sub-agent is an item of its own,
@@ -15,8 +16,10 @@
  * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
  * "call_id","command"|"changes","cwd"?,"reason","decision"}}`, emitted when it is answered.
  */
-import type { Event, EventOf, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import type { Event, FileChange, ReviewDecision } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
+import type { ItemEvent, TurnItem } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
@@ -25,11 +28,9 @@ type JsonItem = { id: string; type: string } & Record<string, unknown>;
 
 export class ExecJsonWriter implements ExecRenderer {
   private nextItem = 0;
-  private readonly commands = new Map<string, JsonItem>();
-  private readonly mcpCalls = new Map<string, JsonItem>();
-  private readonly agents = new Map<string, JsonItem>();
-  private readonly patches = new Map<string, JsonItem>();
-  private todo: JsonItem | null = null;
+  private readonly tracker = new ItemTracker();
+  /** The JSON id of each core item shown and not yet done (sub-agents stay: they finish again). */
+  private readonly ids = new Map<string, string>();
   /** The thread's usage so far, from the last `token_count` (includes a resumed thread's past). */
   private threadUsage: TokenUsage | null = null;
 
@@ -49,72 +50,13 @@ export class ExecJsonWriter implements ExecRenderer {
   }
 
   event(event: Event): void {
+    for (const change of this.tracker.push(event)) this.itemEvent(change);
     switch (event.type) {
       case "turn_started":
         this.write({ type: "turn.started" });
         return;
-      case "agent_reasoning":
-        this.completed(this.item("reasoning", { text: event.text }));
-        return;
-      case "agent_message":
-        this.completed(this.item("agent_message", { text: event.message }));
-        return;
-      case "exec_command_begin": {
-        const item = this.item("command_execution", {
-          command: shellQuote(event.command),
-          aggregated_output: "",
-          exit_code: null,
-          status: "in_progress",
-        });
-        this.commands.set(event.call_id, item);
-        this.write({ type: "item.started", item });
-        return;
-      }
-      case "exec_command_end": {
-        const started = this.commands.get(event.call_id);
-        this.commands.delete(event.call_id);
-        const item = started ?? this.item("command_execution", { command: shellQuote(event.command) });
-        this.completed({
-          ...item,
-          aggregated_output: event.aggregated_output,
-          exit_code: event.exit_code,
-          status: event.exit_code === 0 ? "completed" : "failed",
-        });
-        return;
-      }
-      case "patch_apply_begin": {
-        const item = this.item("file_change", { changes: fileChanges(event.changes), status: "in_progress" });
-        this.patches.set(event.call_id, item);
-        this.write({ type: "item.started", item });
-        return;
-      }
-      case "patch_apply_end": {
-        const started = this.patches.get(event.call_id);
-        this.patches.delete(event.call_id);
-        this.completed({
-          ...(started ?? this.item("file_change", {})),
-          changes: fileChanges(event.changes),
-          status: event.success ? "completed" : "failed",
-        });
-        return;
-      }
       case "token_count":
         this.threadUsage = event.total;
-        return;
-      case "plan_update":
-        this.plan(event.plan);
-        return;
-      case "web_search_end":
-        this.completed(
-          this.item("web_search", {
-            query: event.query,
-            action: event.action ?? { type: "search", query: event.query },
-          }),
-        );
-        return;
-      case "mcp_tool_call_begin":
-      case "mcp_tool_call_end":
-        this.mcpCall(event);
         return;
       case "mcp_startup_update":
         if (event.status.state === "failed") {
@@ -123,30 +65,6 @@ export class ExecJsonWriter implements ExecRenderer {
           );
         }
         return;
-      case "agent_spawned": {
-        const item = this.item("sub_agent", {
-          agent_id: event.agent_id,
-          agent_type: event.agent_type,
-          message: event.message,
-          status: "running",
-          final_message: null,
-        });
-        this.agents.set(event.agent_id, item);
-        this.write({ type: "item.started", item });
-        return;
-      }
-      case "agent_finished": {
-        const item = this.agents.get(event.agent_id);
-        if (!item) return;
-        const { status } = event;
-        const final = typeof status === "object" && "completed" in status ? status.completed : null;
-        this.completed({
-          ...item,
-          status: typeof status === "string" ? status : Object.keys(status)[0],
-          final_message: final,
-        });
-        return;
-      }
       case "stream_error":
       case "warning":
         // Codex shows warnings (hook warnings among them) as `error` items too.
@@ -182,8 +100,6 @@ export class ExecJsonWriter implements ExecRenderer {
   }
 
   finish(result: TurnResult): void {
-    if (this.todo) this.completed(this.todo);
-    this.todo = null;
     if (result.status === "completed") {
       const { input_tokens, cached_input_tokens, output_tokens, reasoning_output_tokens } =
         this.threadUsage ?? result.usage;
@@ -196,47 +112,24 @@ export class ExecJsonWriter implements ExecRenderer {
     }
   }
 
-  /** `mcp_tool_call`: started, then completed (status failed for an error or `isError`). */
-  private mcpCall(event: EventOf<"mcp_tool_call_begin"> | EventOf<"mcp_tool_call_end">): void {
-    const { server, tool, arguments: args } = event.invocation;
-    if (event.type === "mcp_tool_call_begin") {
-      const item = this.item("mcp_tool_call", {
-        server,
-        tool,
-        arguments: args,
-        result: null,
-        error: null,
-        status: "in_progress",
-      });
-      this.mcpCalls.set(event.call_id, item);
-      this.write({ type: "item.started", item });
-      return;
+  /** One core item change as Codex's exec JSONL line (nothing for what exec does not show). */
+  private itemEvent(change: ItemEvent): void {
+    const { item } = change;
+    const fields = fieldsOf(item, change.type === "item_completed");
+    if (!fields) return;
+    const kind =
+      change.type === "item_started" ? "started" : change.type === "item_updated" ? "updated" : "completed";
+    // Codex shows messages, reasoning and searches once, when done; updates only for the plan.
+    const whole = item.type === "agent_message" || item.type === "reasoning" || item.type === "web_search";
+    if (whole && kind !== "completed") return;
+    if (kind === "updated" && item.type !== "plan") return;
+    let id = this.ids.get(item.id);
+    if (!id) {
+      id = `item_${this.nextItem++}`;
+      this.ids.set(item.id, id);
     }
-    const started = this.mcpCalls.get(event.call_id);
-    this.mcpCalls.delete(event.call_id);
-    const item = started ?? this.item("mcp_tool_call", { server, tool, arguments: args });
-    if ("Err" in event.result) {
-      this.completed({ ...item, result: null, error: { message: event.result.Err }, status: "failed" });
-      return;
-    }
-    const { content, structuredContent, isError } = event.result.Ok;
-    this.completed({
-      ...item,
-      result: { content, structured_content: structuredContent ?? null },
-      error: null,
-      status: isError ? "failed" : "completed",
-    });
-  }
-
-  private plan(plan: PlanItem[]): void {
-    const items = plan.map((step) => ({ text: step.step, completed: step.status === "completed" }));
-    if (this.todo) {
-      this.todo = { ...this.todo, items };
-      this.write({ type: "item.updated", item: this.todo });
-      return;
-    }
-    this.todo = this.item("todo_list", { items });
-    this.write({ type: "item.started", item: this.todo });
+    if (kind === "completed" && item.type !== "sub_agent") this.ids.delete(item.id);
+    this.write({ type: `item.${kind}`, item: { id, ...fields } });
   }
 
   private item(type: string, fields: Record<string, unknown>): JsonItem {
@@ -252,6 +145,71 @@ export class ExecJsonWriter implements ExecRenderer {
   }
 }
 
-function fileChanges(changes: EventOf<"patch_apply_end">["changes"]): { path: string; kind: string }[] {
+/** A core item as an exec JSONL item without its id; null for items exec does not show. */
+function fieldsOf(item: TurnItem, done: boolean): Record<string, unknown> | null {
+  switch (item.type) {
+    case "agent_message":
+      return item.status === "completed" ? { type: "agent_message", text: item.text } : null;
+    case "reasoning": {
+      const text = item.summary.join("\n\n");
+      return item.status === "completed" && text ? { type: "reasoning", text } : null;
+    }
+    case "command_execution":
+      return {
+        type: "command_execution",
+        command: shellQuote(item.command),
+        aggregated_output: item.aggregated_output ?? "",
+        exit_code: item.exit_code,
+        status: item.status,
+      };
+    case "file_change":
+      return { type: "file_change", changes: fileChanges(item.changes), status: item.status };
+    case "mcp_tool_call": {
+      const { server, tool, arguments: args } = item.invocation;
+      const base = { type: "mcp_tool_call", server, tool, arguments: args };
+      if (!item.result) return { ...base, result: null, error: null, status: item.status };
+      if ("Err" in item.result)
+        return { ...base, result: null, error: { message: item.result.Err }, status: item.status };
+      const { content, structuredContent } = item.result.Ok;
+      return {
+        ...base,
+        result: { content, structured_content: structuredContent ?? null },
+        error: null,
+        status: item.status,
+      };
+    }
+    case "web_search":
+      return {
+        type: "web_search",
+        query: item.query,
+        action: item.action ?? { type: "search", query: item.query },
+      };
+    case "plan":
+      return {
+        type: "todo_list",
+        items: item.plan.map((step) => ({ text: step.step, completed: step.status === "completed" })),
+      };
+    case "sub_agent": {
+      const status = item.agent_status;
+      if (!done) {
+        const { agent_id, agent_type, message } = item;
+        return { type: "sub_agent", agent_id, agent_type, message, status: "running", final_message: null };
+      }
+      const final = typeof status === "object" && "completed" in status ? status.completed : null;
+      return {
+        type: "sub_agent",
+        agent_id: item.agent_id,
+        agent_type: item.agent_type,
+        message: item.message,
+        status: typeof status === "string" ? status : Object.keys(status)[0],
+        final_message: final,
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+function fileChanges(changes: Record<string, FileChange>): { path: string; kind: string }[] {
   return Object.entries(changes).map(([path, change]) => ({ path, kind: change.type }));
 }

@@ -5,7 +5,7 @@
  * rollout flushed → exit code.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { warnConfigOnce } from "../../config/warnings.js";
@@ -17,8 +17,9 @@ import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
-import { workingDirectoryProblem } from "../../util/directory.js";
+import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -86,13 +87,22 @@ export async function runExec(
     process.stderr.write(`tscodex: ${message}\n`);
     return 1;
   };
-  const cwd = resolve(options.cd ?? process.cwd());
+  const processCwd = currentDirectory();
+  if (processCwd === undefined && (options.cd === undefined || !isAbsolute(options.cd))) {
+    return fail("the working directory was deleted; cd into an existing directory, or pass -C DIR");
+  }
+  const cwd = resolve(processCwd ?? "/", options.cd ?? ".");
   // Before anything runs: a turn in a directory that is not there would run (and exit 0) anyway.
   const cwdProblem = await workingDirectoryProblem(
     cwd,
     options.cd !== undefined ? "-C" : "working directory",
   );
   if (cwdProblem) return fail(cwdProblem);
+  const lastMessagePath = options.outputLastMessage
+    ? resolve(processCwd ?? "/", options.outputLastMessage)
+    : undefined;
+  const outputProblem = lastMessagePath && (await outputFileProblem(lastMessagePath, "-o"));
+  if (outputProblem) return fail(outputProblem);
   let config: Config;
   try {
     config = await loadConfig({
@@ -117,7 +127,14 @@ export async function runExec(
   if (config.providerProblem) return fail(config.providerProblem);
 
   const prompt = task ? task.prompt : await readPrompt(promptArg);
+  // `exec resume "fix it"` reads "fix it" as a thread id: say how to continue the last thread.
+  const resumeId = resume && "id" in resume ? resume.id : undefined;
+  const lastHint = (id: string) =>
+    `; to continue the most recent thread: tscodex exec resume --last ${JSON.stringify(id)}`;
+  if (prompt === null && resumeId !== undefined)
+    return fail(`exec resume ${resumeId}: no prompt${lastHint(resumeId)}`);
   if (prompt === null) return fail("no prompt: pass it as an argument or pipe it on stdin");
+  if (prompt.trim() === "") return fail("empty prompt: say what the agent should do");
   let images: string[];
   try {
     images = await Promise.all(options.image.map((path) => imageFileToDataUrl(resolve(cwd, path))));
@@ -177,12 +194,20 @@ export async function runExec(
       ? await manager.resume("id" in resume ? resume.id : resume, open)
       : await manager.start(open);
   } catch (error) {
-    return fail((error as Error).message);
+    const message = errorMessage(error);
+    return fail(
+      resumeId !== undefined && /no stored thread/.test(message)
+        ? `${message}${lastHint(resumeId)}`
+        : message,
+    );
   }
 
   const renderer = json
     ? new ExecJsonWriter(process.stdout, process.stderr, { approvalItems: config.execJsonApprovalItems })
-    : new HumanRenderer(process.stderr, { color: wantsColor(options.color) });
+    : new HumanRenderer(process.stderr, {
+        color: wantsColor(options.color),
+        statusLine: Boolean(process.stderr.isTTY),
+      });
   renderer.start({
     threadId: thread.id,
     model: config.model,
@@ -197,27 +222,18 @@ export async function runExec(
   thread.subscribe((event) => renderer.event(event), noDeltas);
   // Nobody can answer here: every question gets the declared outcome at once (never a wait).
   const outcome: ReviewDecision = config.execApprovalOutcome === "approve" ? "approved" : "denied";
-  thread.subscribe((event) => {
-    if (event.type !== "exec_approval_request" && event.type !== "apply_patch_approval_request") return;
-    renderer.approval(event, outcome);
-    const type = event.type === "exec_approval_request" ? "exec_approval" : "patch_approval";
-    thread.submit({ type, id: event.call_id, decision: outcome });
-  }, noDeltas);
-
-  // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
-  thread.subscribe((event) => {
-    if (event.type === "elicitation_request") thread.answerElicitation(event.id, { action: "decline" });
-  }, noDeltas);
-
   // Questions for the user: Codex's exec cannot ask, and says so; `user_input.exec_answer =
   // "first"` answers each question with its first suggested option instead.
-  thread.subscribe((event) => {
-    if (event.type !== "request_user_input") return;
-    thread.answerUserInput(
-      event.call_id,
-      config.execUserInput === "first" ? firstOptions(event.questions) : null,
-    );
-  }, noDeltas);
+  const responders: QuestionResponders = {
+    approval: (event) => {
+      renderer.approval(event, outcome);
+      return outcome;
+    },
+    userInput: (event) => (config.execUserInput === "first" ? firstOptions(event.questions) : null),
+    // An MCP server's elicitation: nobody can fill it in here; declined at once, as Codex's exec does.
+    elicitation: () => ({ action: "decline" }),
+  };
+  thread.subscribe(questionRouter(thread, responders), noDeltas);
 
   // SIGINT (Ctrl-C) and SIGTERM (the SDK's AbortSignal) stop the turn, which kills the running
   // command's process tree; the manager then ends every exec session. A second signal exits now.
@@ -229,10 +245,22 @@ export async function runExec(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // stdout closed by the reader (`tscodex exec --json ... | head -1`): stop the turn, which kills
+  // its commands, and end quietly; later writes fail the same way and are dropped. Left in place
+  // to the end of the process: the last flush happens after this function returns.
+  let stdoutClosed = false;
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") {
+      process.stderr.write(`tscodex: stdout: ${error.message}\n`);
+    }
+    if (stdoutClosed) return;
+    stdoutClosed = true;
+    thread.interrupt();
+  });
   try {
     const result = await thread.run({ text: prompt, images }, outputSchema ? { outputSchema } : undefined);
     renderer.finish(result);
-    if (options.outputLastMessage) await writeFile(options.outputLastMessage, result.finalResponse ?? "");
+    if (lastMessagePath) await writeFile(lastMessagePath, result.finalResponse ?? "");
     if (!json && result.finalResponse) {
       const text = task ? task.render(result.finalResponse) : result.finalResponse;
       process.stdout.write(`${text}\n`);
@@ -241,6 +269,13 @@ export async function runExec(
     if (result.status === "failed" && json)
       process.stderr.write(`tscodex: ${result.error ?? "turn failed"}\n`);
     if (stoppedBy === "SIGTERM") return 143;
+    // Every write so far reached the reader, or stdout is closed (its error may not have been
+    // delivered yet: the callback of an empty write comes after the writes before it).
+    const flushed = await new Promise<boolean>((resolve) =>
+      process.stdout.write("", (error) => resolve(!error)),
+    );
+    // As a process killed by SIGPIPE would report it (128 + 13).
+    if (stdoutClosed || !flushed) return 141;
     return result.status === "completed" ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);

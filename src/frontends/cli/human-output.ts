@@ -5,10 +5,13 @@
  */
 
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
+import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import { agentLabel, describeStatus } from "../common/agent-labels.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
+import { StatusLine } from "./status-line.js";
 
 const MAX_OUTPUT_LINES = 20;
 /** Characters of command output shown when its lines are few but long. */
@@ -16,14 +19,20 @@ const MAX_OUTPUT_CHARS = 8192;
 
 export class HumanRenderer implements ExecRenderer {
   private readonly paint: Painter;
+  /** Each sub-agent's items, from its forwarded events. */
+  private readonly children = new Map<string, ItemTracker>();
   /** The command whose header is the last thing printed, so its result can follow it directly. */
   private lastBegun: string | null = null;
 
+  /** What the run waits for, with its elapsed time: only when `out` is a terminal. */
+  private readonly status: StatusLine | null;
+
   constructor(
     private readonly out: NodeJS.WritableStream,
-    options: { color: boolean },
+    options: { color: boolean; statusLine?: boolean },
   ) {
     this.paint = painter(options.color);
+    this.status = options.statusLine ? new StatusLine(out) : null;
   }
 
   start(info: RunInfo): void {
@@ -44,6 +53,36 @@ export class HumanRenderer implements ExecRenderer {
   }
 
   event(event: Event): void {
+    this.render(event);
+    this.updateStatus(event);
+  }
+
+  /** The status line follows the turn: the model thinking, then each command while it runs. */
+  private updateStatus(event: Event): void {
+    if (!this.status) return;
+    switch (event.type) {
+      case "turn_started":
+      case "exec_command_end":
+      case "mcp_tool_call_end":
+      case "patch_apply_end":
+        this.status.set(this.paint.dim("thinking"));
+        return;
+      case "exec_command_begin":
+        this.status.set(this.paint.dim(`running ${abridgeLine(commandText(event.command))}`));
+        return;
+      case "mcp_tool_call_begin":
+        this.status.set(this.paint.dim(`calling ${event.invocation.server}.${event.invocation.tool}`));
+        return;
+      case "turn_complete":
+      case "turn_aborted":
+        this.status.stop();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private render(event: Event): void {
     const { bold, dim, red, green, cyan, magenta } = this.paint;
     switch (event.type) {
       case "agent_reasoning":
@@ -141,25 +180,28 @@ export class HumanRenderer implements ExecRenderer {
 
   /** A sub-agent's progress, indented under its parent's: its commands, patches and messages. */
   private childEvent(agentId: string, event: Event): void {
-    const { dim, green, red } = this.paint;
+    let tracker = this.children.get(agentId);
+    if (!tracker) {
+      tracker = new ItemTracker();
+      this.children.set(agentId, tracker);
+    }
     const prefix = `  ${agentLabel(agentId)} │ `;
-    switch (event.type) {
-      case "exec_command_begin":
-        this.line(dim(`${prefix}$ ${shellQuote(event.command)}`));
-        return;
-      case "exec_command_end":
-        this.line(
-          dim(prefix) + (event.exit_code === 0 ? green("succeeded") : red(`exited ${event.exit_code}`)),
-        );
-        return;
-      case "patch_apply_end":
-        this.line(dim(`${prefix}apply_patch: ${Object.keys(event.changes).join(", ")}`));
-        return;
-      case "agent_message":
-        for (const text of abridge(event.message).split("\n")) this.line(dim(`${prefix}${text}`));
-        return;
-      default:
-        return;
+    for (const change of tracker.push(event)) this.childItem(prefix, change);
+  }
+
+  private childItem(prefix: string, change: ItemEvent): void {
+    const { dim, green, red } = this.paint;
+    const { item } = change;
+    if (item.type === "command_execution" && change.type === "item_started") {
+      this.line(dim(`${prefix}$ ${shellQuote(item.command)}`));
+    } else if (change.type !== "item_completed") {
+      return;
+    } else if (item.type === "command_execution") {
+      this.line(dim(prefix) + (item.exit_code === 0 ? green("succeeded") : red(`exited ${item.exit_code}`)));
+    } else if (item.type === "file_change") {
+      this.line(dim(`${prefix}apply_patch: ${Object.keys(item.changes).join(", ")}`));
+    } else if (item.type === "agent_message" && item.status === "completed") {
+      for (const text of abridge(item.text).split("\n")) this.line(dim(`${prefix}${text}`));
     }
   }
 
@@ -196,6 +238,7 @@ export class HumanRenderer implements ExecRenderer {
   }
 
   finish(result: TurnResult): void {
+    this.status?.stop();
     const { bold } = this.paint;
     const total = result.usage.input_tokens + result.usage.output_tokens;
     this.section(bold("tokens used"), groupThousands(total));
@@ -208,7 +251,9 @@ export class HumanRenderer implements ExecRenderer {
   }
 
   private line(text: string): void {
+    this.status?.clear();
     this.out.write(`${text}\n`);
+    this.status?.restore();
   }
 }
 
@@ -220,6 +265,21 @@ function abridgeChars(text: string): string {
   if (text.length <= MAX_OUTPUT_CHARS) return text;
   const half = MAX_OUTPUT_CHARS / 2;
   return `${text.slice(0, half)}\n… +${text.length - 2 * half} characters\n${text.slice(-half)}`;
+}
+
+/** A command as the user would type it: the script of a `bash -lc SCRIPT` wrapper, else quoted words. */
+function commandText(command: string[]): string {
+  const [shell, flag, script] = command;
+  if (command.length === 3 && shell && /(^|\/)(ba|z)?sh$/.test(shell) && (flag === "-lc" || flag === "-c")) {
+    return script ?? "";
+  }
+  return shellQuote(command);
+}
+
+/** A command as one short status line. */
+function abridgeLine(text: string): string {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 /** 1234567 → "1,234,567" without toLocaleString, whose ICU start-up costs ~17 ms. */

@@ -19,6 +19,13 @@ zodConfig.__zod_globalConfig.jitless ??= true;
 
 /** Run `tscodex` with `argv` (after the program name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0) {
+    // The terminal UI is not there yet: say so, and what to run instead (exit 2: a usage error).
+    process.stderr.write(
+      'tscodex: there is no interactive mode yet; run the agent on a prompt with `tscodex exec "..."` (`tscodex --help` lists every command)\n',
+    );
+    return 2;
+  }
   const only = argv.length === 1 ? argv[0] : undefined;
   if (only === "--version" || only === "-V") {
     process.stdout.write(`${VERSION}\n`);

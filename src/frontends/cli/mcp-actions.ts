@@ -57,14 +57,14 @@ function describe(name: string, server: McpServerConfig): Record<string, unknown
           type: "stdio",
           command: server.command,
           args: server.args ?? [],
-          env: server.env ?? null,
+          env: masked(server.env),
           cwd: server.cwd ?? null,
         }
       : {
           type: "streamable_http",
           url: server.url,
           bearer_token_env_var: server.bearer_token_env_var ?? null,
-          http_headers: server.http_headers ?? null,
+          http_headers: masked(server.http_headers),
         };
   return {
     name,
@@ -75,6 +75,12 @@ function describe(name: string, server: McpServerConfig): Record<string, unknown
     enabled_tools: server.enabled_tools ?? null,
     disabled_tools: server.disabled_tools ?? null,
   };
+}
+
+/** Values may be secrets (tokens, passwords): the JSON view keeps the names, as the human view does. */
+function masked(values: Record<string, string> | undefined): Record<string, string> | null {
+  if (!values) return null;
+  return Object.fromEntries(Object.keys(values).map((key) => [key, "*****"]));
 }
 
 function target(server: McpServerConfig): string {

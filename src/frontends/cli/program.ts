@@ -10,6 +10,7 @@ import type { ExecCliOptions } from "./exec.js";
 import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-commands.js";
 import { SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { styleHelp } from "./help-style.js";
 import { registerHooksCommand } from "./hooks-command.js";
 import { registerLocalCommands } from "./local-commands.js";
 import { registerMcpCommand } from "./mcp-command.js";
@@ -29,6 +30,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
     .showHelpAfterError()
     .enablePositionalOptions()
     .exitOverride();
+  const help = styleHelp(program);
   // Codex's top-level options, applied to the subcommand that follows them.
   addOptions(program, SHARED_OPTIONS);
   const host: CommandHost = {
@@ -50,7 +52,10 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) {
+      help.flushError();
+      return error.exitCode;
+    }
     return reportFailure(error);
   }
   return exitCode;

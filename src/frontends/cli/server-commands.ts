@@ -76,6 +76,10 @@ export function registerServerCommands({ program, globals, setExitCode }: Comman
     .command("generate-json-schema")
     .description("Write the protocol's JSON Schema files (from the schemas that validate messages)")
     .requiredOption("-o, --out <dir>", "directory to write into")
+    .option(
+      "--experimental",
+      "as Codex's flag; the schemas always include the experimental methods served (dynamicTools)",
+    )
     .action(async (options: { out: string }) => {
       const { runGenerateJsonSchema } = await import("../app-server/protocol/json-schema.js");
       setExitCode(await runGenerateJsonSchema(options));

@@ -79,7 +79,12 @@ export async function runSessionsCommand(
  * `sessions migrate --to URL`: every local rollout (archived ones too) into the store at `url`.
  * Progress goes to stderr; the exit code is 1 when a thread could not be copied.
  */
-export async function runMigrateCommand(home: string, url: string): Promise<number> {
+export async function runMigrateCommand(home: string, url: string | null): Promise<number> {
+  if (!url) {
+    return failure(
+      "sessions migrate: no target store: pass --to postgres://..., or set [store] url (or $TSCODEX_STORE_URL)",
+    );
+  }
   let target: ThreadStore;
   try {
     target = await openThreadStore({ home, store: { url } });

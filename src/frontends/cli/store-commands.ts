@@ -49,14 +49,14 @@ export function registerSessionsCommands({ program, globals, setExitCode }: Comm
   sessions
     .command("migrate")
     .description("Copy the local JSONL threads into another store (resumable: run it again to finish)")
-    .requiredOption("--to <url>", "the target store: postgres://user:password@host:port/db")
-    .action(async (options: { to: string }) => {
+    .option("--to <url>", "the target store: postgres://user:password@host:port/db (default: [store] url)")
+    .action(async (options: { to?: string }) => {
       const [{ runMigrateCommand }, { loadConfig }, { parseOverride }] = await Promise.all([
         import("./sessions-command.js"),
         import("../../config/load.js"),
         import("../../config/overrides.js"),
       ]);
       const config = await loadConfig({ overrides: globalConfig(globals()).map(parseOverride) });
-      setExitCode(await runMigrateCommand(config.home, options.to));
+      setExitCode(await runMigrateCommand(config.home, options.to ?? config.store.url));
     });
 }

@@ -50,9 +50,11 @@ export async function listenUntil(
     if (error instanceof UnsafeBindError) return failStart(name, error.message);
     throw error;
   }
-  process.stderr.write(`tscodex ${name}: listening on ${server.url}\n`);
+  process.stderr.write(`tscodex ${name}: listening on ${server.url} (GET /healthz, /readyz)\n`);
   await stop;
+  process.stderr.write(`tscodex ${name}: shutting down\n`);
   await server.close();
+  process.stderr.write(`tscodex ${name}: stopped\n`);
   return 0;
 }
 

@@ -9,7 +9,9 @@ import { randomBytes } from "node:crypto";
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
 import type { Event } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
+import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { agentWorkLine } from "./agent-work.js";
@@ -77,21 +79,28 @@ export async function handleChat(c: Context, options: ProxyOptions): Promise<Res
     chunk({ role: "assistant", content: "" });
     let messages = 0;
     let inMessage = false;
-    const onEvent = (event: Event) => {
-      if (event.type === "agent_message_delta") {
+    const tracker = new ItemTracker();
+    const onItem = (change: ItemEvent) => {
+      const { item } = change;
+      const delta = change.type === "item_updated" ? change.delta : undefined;
+      if (delta?.kind === "agent_message_text") {
         if (!inMessage && messages > 0) chunk({ content: "\n\n" });
         inMessage = true;
-        chunk({ content: event.delta });
-      } else if (event.type === "agent_message") {
-        if (!inMessage) chunk({ content: (messages > 0 ? "\n\n" : "") + event.message });
+        chunk({ content: delta.text });
+      } else if (change.type === "item_completed" && item.type === "agent_message") {
+        if (item.status !== "completed") return;
+        if (!inMessage) chunk({ content: (messages > 0 ? "\n\n" : "") + item.text });
         inMessage = false;
         messages += 1;
-      } else if (event.type === "agent_reasoning_delta") {
-        chunk({ reasoning_content: event.delta });
+      } else if (delta?.kind === "reasoning_summary_text" || delta?.kind === "reasoning_content_text") {
+        chunk({ reasoning_content: delta.text });
       } else if (!quiet) {
-        const line = agentWorkLine(event);
+        const line = agentWorkLine(change);
         if (line) chunk({ reasoning_content: `${line}\n` });
       }
+    };
+    const onEvent = (event: Event) => {
+      for (const change of tracker.push(event)) onItem(change);
     };
     const deliver = async (_summary: unknown, result: TurnResult) => {
       if (result.status === "failed" || result.status === "interrupted") {

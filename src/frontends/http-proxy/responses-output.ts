@@ -6,7 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
+import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { agentWorkLine } from "./agent-work.js";
 
@@ -28,6 +30,7 @@ export class ResponsesWriter {
   private sequence = 0;
   private message: OpenItem | null = null;
   private reasoning: OpenItem | null = null;
+  private readonly tracker = new ItemTracker();
   private readonly createdAt = Math.floor(Date.now() / 1000);
 
   constructor(
@@ -48,29 +51,39 @@ export class ResponsesWriter {
    * reasoning item and a message may be open at once: each closes on its own final event.
    */
   onEvent(event: Event): void {
-    switch (event.type) {
-      case "agent_reasoning_delta":
-        this.reasoningDelta(event.delta);
+    for (const change of this.tracker.push(event)) this.onItem(change);
+  }
+
+  /** One core item change: reasoning and the message stream; tool work becomes a reasoning line. */
+  private onItem(change: ItemEvent): void {
+    const { item } = change;
+    if (change.type === "item_updated" && change.delta) {
+      const { delta } = change;
+      if (delta.kind === "reasoning_summary_text" || delta.kind === "reasoning_content_text")
+        this.reasoningDelta(delta.text);
+      else if (delta.kind === "agent_message_text") this.messageDelta(delta.text);
+      return;
+    }
+    if (change.type === "item_completed" && item.status === "completed") {
+      if (item.type === "reasoning") {
+        // Summaries only: raw reasoning text stays in the open item until something closes it.
+        const text = item.summary.join("\n\n");
+        if (!text) return;
+        if (!this.reasoning) this.reasoningDelta(text);
+        this.closeReasoning(text);
         return;
-      case "agent_reasoning":
-        if (!this.reasoning) this.reasoningDelta(event.text);
-        this.closeReasoning(event.text);
+      }
+      if (item.type === "agent_message") {
+        if (!this.message) this.messageDelta(item.text);
+        this.closeMessage(item.text);
         return;
-      case "agent_message_delta":
-        this.messageDelta(event.delta);
-        return;
-      case "agent_message":
-        if (!this.message) this.messageDelta(event.message);
-        this.closeMessage(event.message);
-        return;
-      default: {
-        const line = this.quietAgentWork ? null : agentWorkLine(event);
-        if (line === null) return;
-        this.closeReasoning();
-        this.reasoningDelta(line);
-        this.closeReasoning();
       }
     }
+    const line = this.quietAgentWork ? null : agentWorkLine(change);
+    if (line === null) return;
+    this.closeReasoning();
+    this.reasoningDelta(line);
+    this.closeReasoning();
   }
 
   /** Close open items and add the client's function calls; the final response (see complete()). */

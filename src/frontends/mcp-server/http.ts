@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
+import { answerProbe } from "../common/health.js";
 import {
   allowedHostnames,
   checkBind,
@@ -68,7 +69,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   );
   sweeper.unref();
 
+  const readiness = { draining: false };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (answerProbe(req, res, readiness)) return;
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal.message);
     const badBody = refuseBodyType(req.headers);
@@ -141,6 +144,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   return {
     url: `http://${authority}${MCP_PATH}`,
     async close() {
+      readiness.draining = true;
       clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((session) => session.close().catch(() => {})));
       sessions.clear();

@@ -97,7 +97,7 @@ async function listModels(_args: unknown, context: ServerToolContext): Promise<S
       name: resolved.name,
       baseUrl: resolved.baseUrl,
       wireApi: resolved.wireApi,
-      keyAvailable: missingKeyMessage(id, provider, env) === null,
+      keyAvailable: missingKeyMessage(id, provider, env, "") === null,
     };
   });
   const profiles = Object.entries(config.profiles).map(([name, profile]) => ({

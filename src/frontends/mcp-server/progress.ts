@@ -1,33 +1,55 @@
 /**
  * Thread events → short human progress messages (MCP `notifications/progress`), and the raw
  * `codex/event` payload for clients that asked for Codex's event stream (--raw-events).
- * Most events (deltas, token counts, raw items) say nothing a human needs: they map to null.
+ * What a turn did (commands, patches, calls, searches, the plan) is told from the core's items
+ * (describeItem); the turn's own moments and questions from its events. Most events (deltas,
+ * token counts, raw items) say nothing a human needs.
  */
-import type { Event, FileChange } from "../../protocol/events.js";
-import { shellQuote } from "../../util/shell-quote.js";
+import type { Event } from "../../protocol/events.js";
+import { ItemTracker } from "../../protocol/item-tracker.js";
 import { agentLabel, describeStatus } from "../common/agent-labels.js";
+import { describeChanges, describeItem, displayCommand } from "../common/describe-item.js";
+
+export { displayCommand } from "../common/describe-item.js";
 
 const MAX_MESSAGE_CHARS = 200;
 
-/** A one-line description of `event` for a progress notification, or null for none. */
+/** One turn's progress lines: its events' and its items' (a sub-agent's under its label). */
+export class ProgressNarrator {
+  private readonly tracker = new ItemTracker();
+  private readonly agents = new Map<string, ItemTracker>();
+
+  lines(event: Event): string[] {
+    const out: string[] = [];
+    const own = progressMessage(event);
+    if (own) out.push(own);
+    for (const change of this.tracker.push(event)) {
+      const line = describeItem(change);
+      if (line) out.push(clip(line));
+    }
+    if (event.type === "agent_event") {
+      let tracker = this.agents.get(event.agent_id);
+      if (!tracker) {
+        tracker = new ItemTracker();
+        this.agents.set(event.agent_id, tracker);
+      }
+      const inner = event.event.type === "agent_message" ? null : progressMessage(event.event);
+      const lines = inner ? [inner] : [];
+      for (const change of tracker.push(event.event)) {
+        const line = describeItem(change);
+        if (line) lines.push(line);
+      }
+      for (const line of lines) out.push(clip(`${agentLabel(event.agent_id)}: ${line}`));
+    }
+    return out;
+  }
+}
+
+/** A one-line description of a turn-level `event` (not an item's) for progress, or null for none. */
 export function progressMessage(event: Event): string | null {
   switch (event.type) {
     case "turn_started":
       return "Turn started";
-    case "exec_command_begin":
-      return clip(`Running \`${displayCommand(event.command)}\``);
-    case "exec_command_end":
-      return clip(`Command finished (exit ${event.exit_code}): \`${displayCommand(event.command)}\``);
-    case "patch_apply_end":
-      return clip(
-        `${event.success ? "Patch applied" : "Patch failed"}: ${describeChanges(event.changes) || "no files"}`,
-      );
-    case "plan_update":
-      return clip(`Plan: ${event.plan.map((item) => `${mark(item.status)} ${item.step}`).join("; ")}`);
-    case "mcp_tool_call_begin":
-      return clip(`Calling ${event.invocation.server}.${event.invocation.tool}`);
-    case "web_search_end":
-      return clip(`Searched the web: ${event.query}`);
     case "exec_approval_request":
       return clip(`Waiting for approval to run \`${displayCommand(event.command)}\``);
     case "apply_patch_approval_request":
@@ -48,10 +70,6 @@ export function progressMessage(event: Event): string | null {
       return clip(`Started ${agentLabel(event.agent_id)}: ${event.message}`);
     case "agent_finished":
       return clip(`${agentLabel(event.agent_id)} ${describeStatus(event.status)}`);
-    case "agent_event": {
-      const inner = event.event.type === "agent_message" ? null : progressMessage(event.event);
-      return inner ? clip(`${agentLabel(event.agent_id)}: ${inner}`) : null;
-    }
     default:
       return null;
   }
@@ -82,24 +100,6 @@ export function rawEventMessage(event: Event): Record<string, unknown> {
     default:
       return { ...event };
   }
-}
-
-/** The command as a person would type it: the script of `bash -lc SCRIPT`, else quoted argv. */
-export function displayCommand(command: readonly string[]): string {
-  const [shell, flag, script] = command;
-  if (command.length === 3 && shell && /(^|\/)(ba|z|)sh$/.test(shell) && /^-l?c$/.test(flag ?? ""))
-    return script ?? "";
-  return shellQuote(command);
-}
-
-function describeChanges(changes: Record<string, FileChange>): string {
-  return Object.entries(changes)
-    .map(([path, change]) => `${change.type} ${path}`)
-    .join(", ");
-}
-
-function mark(status: string): string {
-  return status === "completed" ? "[x]" : status === "in_progress" ? "[~]" : "[ ]";
 }
 
 function clip(text: string): string {

@@ -6,13 +6,13 @@
  * Contract: resolves for every turn (completed, failed, interrupted); never rejects.
  * The thread serializes turns itself, so concurrent calls on one thread run one after another.
  */
-
-import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
+import type { ApprovalRequestEvent, Event } from "../../protocol/events.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
+import { questionRouter } from "../common/turn-driver.js";
 import { decideApproval } from "./approvals.js";
 import { forwardElicitation } from "./forward-elicitation.js";
-import { displayCommand, progressMessage, rawEventMessage } from "./progress.js";
+import { displayCommand, ProgressNarrator, rawEventMessage } from "./progress.js";
 import { pagedResult, type ServerToolResult, threadResult } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
 import { askUser } from "./user-input.js";
@@ -53,6 +53,19 @@ export async function runTurn(
   context.signal.addEventListener("abort", onCancel, { once: true });
 
   try {
+    // This call's responders: elicitation (or the declared outcome) for approvals, and the
+    // client's elicitation for the model's questions and for MCP servers' elicitations.
+    const answer = questionRouter(thread, {
+      approval: async (event) => {
+        const { decision } = await decideApproval(event, thread.id, context);
+        // Noted before answering: an abort ends the turn, and the result must say why.
+        if (decision === "abort") state.abortedBy = describeRequest(event);
+        return decision;
+      },
+      userInput: (event) => askUser(event, thread.id, context),
+      elicitation: (event) => forwardElicitation(event, thread.id, context),
+    });
+    const narrator = new ProgressNarrator();
     const stream = thread.runStreamed(request.input, request.overrides);
     let turnId = "";
     for await (const event of stream) {
@@ -61,22 +74,9 @@ export async function runTurn(
         turnId = event.turn_id;
         if (state.cancelled) thread.interrupt();
       }
-      const message = progressMessage(event);
-      if (message) say(message);
+      for (const line of narrator.lines(event)) say(line);
       if (context.runtime.settings.rawEvents) sendRawEvent(thread.id, turnId, event, context);
-      if (event.type === "request_user_input") {
-        void askUser(event, thread.id, context).then((reply) => thread.answerUserInput(event.call_id, reply));
-      }
-      if (event.type === "elicitation_request") {
-        void forwardElicitation(event, thread.id, context).then((result) =>
-          thread.answerElicitation(event.id, result),
-        );
-      }
-      if (event.type === "exec_approval_request" || event.type === "apply_patch_approval_request") {
-        void answerApproval(thread, event, context, (decision) => {
-          if (decision === "abort") state.abortedBy = describeRequest(event);
-        });
-      }
+      answer(event);
     }
     return toolResult(thread.id, await stream.result(), state.abortedBy, request.pageSize, context);
   } catch (error) {
@@ -89,18 +89,6 @@ export async function runTurn(
 
 function errorResult(threadId: string, text: string): ServerToolResult {
   return threadResult(threadId, text, true);
-}
-
-async function answerApproval(
-  thread: Thread,
-  event: ApprovalRequestEvent,
-  context: ServerToolContext,
-  onDecision: (decision: ReviewDecision) => void,
-): Promise<void> {
-  const { decision } = await decideApproval(event, thread.id, context);
-  // Noted before answering: an abort ends the turn, and the result must say why.
-  onDecision(decision);
-  thread.approve(event.call_id, decision);
 }
 
 function toolResult(

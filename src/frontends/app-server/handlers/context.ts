@@ -22,6 +22,8 @@ export interface SessionHandle extends ClientLink {
   readonly signal: AbortSignal;
   /** Receive `channel`'s notifications from now on (idempotent). */
   follow(channel: ThreadChannel): void;
+  /** Stop receiving `channel`'s notifications (its turns go on). */
+  unfollow(channel: ThreadChannel): void;
 }
 
 export interface HandlerContext {

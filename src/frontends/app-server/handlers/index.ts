@@ -3,12 +3,24 @@
  * first request after initialize (see session.ts).
  */
 import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import {
+  addConversationListener,
+  getAuthStatus,
+  interruptConversation,
+  listConversations,
+  newConversation,
+  removeConversationListener,
+  resumeConversation,
+  sendUserMessage,
+  sendUserTurn,
+} from "../v1/conversations.js";
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";
@@ -25,6 +37,9 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/fork": threadFork,
   "thread/archive": threadArchive,
   "thread/rollback": threadRollback,
+  "thread/delete": threadDelete,
+  "thread/unsubscribe": threadUnsubscribe,
+  "thread/turns/list": threadTurnsList,
   "thread/list": threadList,
   "thread/loaded/list": threadLoadedList,
   "thread/read": threadRead,
@@ -38,4 +53,13 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
+  newConversation,
+  resumeConversation,
+  listConversations,
+  addConversationListener,
+  removeConversationListener,
+  sendUserTurn,
+  sendUserMessage,
+  interruptConversation,
+  getAuthStatus,
 };

@@ -38,16 +38,36 @@ export async function threadList(
   context: HandlerContext,
 ): Promise<ResultOf<"thread/list">> {
   cursorStart(params.cursor);
+  const page = await storedPage(context, {
+    limit: params.limit,
+    cursor: params.cursor,
+    sort: params.sortKey === "updated_at" ? "updated" : "created",
+    archived: params.archived ?? false,
+    providers: params.modelProviders,
+  });
+  return { data: page.threads.map((stored) => storedThreadView(stored)), nextCursor: page.nextCursor };
+}
+
+/** One page of stored threads (thread/list, v1 listConversations); a bad cursor is -32602. */
+export async function storedPage(
+  context: HandlerContext,
+  query: {
+    limit: number | null | undefined;
+    cursor: string | null | undefined;
+    sort: "created" | "updated";
+    archived: boolean;
+    providers: string[] | null | undefined;
+  },
+) {
   const threads = await context.runtime.threads();
   try {
-    const page = await threads.listPage({
-      limit: params.limit || DEFAULT_PAGE,
-      cursor: params.cursor ?? null,
-      sort: params.sortKey === "updated_at" ? "updated" : "created",
-      archived: params.archived ?? false,
-      ...(params.modelProviders?.length ? { providers: params.modelProviders } : {}),
+    return await threads.listPage({
+      limit: query.limit || DEFAULT_PAGE,
+      cursor: query.cursor ?? null,
+      sort: query.sort,
+      archived: query.archived,
+      ...(query.providers?.length ? { providers: query.providers } : {}),
     });
-    return { data: page.threads.map((stored) => storedThreadView(stored)), nextCursor: page.nextCursor };
   } catch (error) {
     if (error instanceof StoreError) throw RpcError.invalidParams(`Invalid request: ${error.message}`);
     throw error;

@@ -20,6 +20,7 @@ import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
 import type { HandlerContext } from "./context.js";
+import { tellThreadGone } from "./thread-lifecycle.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
 
@@ -106,6 +107,13 @@ export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
+  const { channel, view, settings } = await openNewThread(params, context);
+  announce(context, channel, view);
+  return openedResponse(view, settings);
+}
+
+/** A new thread (thread/start, v1 newConversation), served but not yet announced. */
+export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
   const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
@@ -113,9 +121,8 @@ export async function threadStart(
   const thread = await opening(() => threads.start(options));
   const settings = settingsOf(context, thread, params, config);
   const channel = context.runtime.adopt(thread, settings);
-  const view = newThreadView(thread.id, threads.liveState(thread.id)?.path ?? "", settings);
-  announce(context, channel, view);
-  return openedResponse(view, settings);
+  const path = threads.liveState(thread.id)?.path ?? "";
+  return { channel, settings, path, view: newThreadView(thread.id, path, settings) };
 }
 
 export async function threadResume(
@@ -172,6 +179,7 @@ export async function threadArchive(
 ): Promise<ResultOf<"thread/archive">> {
   checkThreadId(params.threadId);
   refuseWhileRunning(context, params.threadId);
+  tellThreadGone(context, "thread/archived", params.threadId);
   await archiveThread(await context.runtime.threads(), params.threadId);
   return {};
 }

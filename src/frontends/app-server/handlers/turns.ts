@@ -6,12 +6,13 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
+import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { TurnOverrides, UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { ChannelSettings } from "../thread-channel.js";
+import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
 import type { HandlerContext } from "./context.js";
@@ -23,6 +24,21 @@ export async function turnStart(
   const tools = clientToolsOf(params.dynamicTools, context.session, "turn/start");
   const channel = await context.runtime.open(params.threadId);
   context.session.follow(channel);
+  const turnId = await startTurnOn(channel, params, context, tools, false);
+  return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
+}
+
+/**
+ * Start a turn on `channel` for the calling client (turn/start; v1 sendUserTurn and
+ * sendUserMessage with `legacy`); it begins once the reply is sent. Returns the turn id.
+ */
+export async function startTurnOn(
+  channel: ThreadChannel,
+  params: ParamsOf<"turn/start">,
+  context: HandlerContext,
+  tools: ClientToolSpec[] | undefined,
+  legacy: boolean,
+): Promise<string> {
   const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
   const input = await userInputOf(params.input, cwd);
   const pending = channel.nextTurn;
@@ -39,9 +55,15 @@ export async function turnStart(
     ...(tools ? { clientTools: tools } : {}),
   };
   channel.settings = applied(channel.settings, overrides, params.sandboxPolicy);
-  const { turnId, begin } = channel.startTurn(context.session, echoed(params.input), input, overrides);
+  const { turnId, begin } = channel.startTurn(
+    context.session,
+    echoed(params.input),
+    input,
+    overrides,
+    legacy,
+  );
   context.after(begin);
-  return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
+  return turnId;
 }
 
 export async function turnInterrupt(

@@ -17,6 +17,7 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
 
@@ -162,6 +163,18 @@ const commandExecResponse = z.object({ exitCode: z.number().int(), stdout: z.str
 
 const empty = z.object({});
 
+const threadTurnsListParams = z.object({
+  threadId,
+  ...paging,
+  sortDirection: z.enum(["asc", "desc"]).nullish(),
+  itemsView: z.enum(["notLoaded", "summary", "full"]).nullish(),
+});
+const threadTurnsListResponse = z.object({
+  data: z.array(turn.extend({ itemsView: z.enum(["notLoaded", "summary", "full"]).optional() })),
+  nextCursor: z.string().nullable(),
+  backwardsCursor: z.string().nullable(),
+});
+
 /** One served method: params and result schemas, and Codex's type names for them. */
 interface MethodSpec {
   params: z.ZodType;
@@ -199,6 +212,19 @@ export const clientRequests = {
     threadOnly,
     "ThreadRollbackParams",
     "ThreadRollbackResponse",
+  ),
+  "thread/delete": method(z.object({ threadId }), empty, "ThreadDeleteParams", "ThreadDeleteResponse"),
+  "thread/unsubscribe": method(
+    z.object({ threadId }),
+    z.object({ status: z.enum(["notLoaded", "notSubscribed", "unsubscribed"]) }),
+    "ThreadUnsubscribeParams",
+    "ThreadUnsubscribeResponse",
+  ),
+  "thread/turns/list": method(
+    threadTurnsListParams,
+    threadTurnsListResponse,
+    "ThreadTurnsListParams",
+    "ThreadTurnsListResponse",
   ),
   "thread/list": method(threadListParams, threadListResponse, "ThreadListParams", "ThreadListResponse"),
   "thread/loaded/list": method(
@@ -242,6 +268,7 @@ export const clientRequests = {
     "ConfigWriteResponse",
   ),
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
+  ...legacyClientRequests,
 };
 
 export type ClientMethod = keyof typeof clientRequests;

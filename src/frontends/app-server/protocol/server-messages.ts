@@ -26,6 +26,9 @@ function notification<P extends z.ZodType>(params: P, name: string) {
 export const serverNotifications = {
   error: notification(z.object({ error: turnError, willRetry: z.boolean(), ...inTurn }), "ErrorNotification"),
   "thread/started": notification(z.object({ thread }), "ThreadStartedNotification"),
+  "thread/archived": notification(z.object({ threadId: z.string() }), "ThreadArchivedNotification"),
+  "thread/deleted": notification(z.object({ threadId: z.string() }), "ThreadDeletedNotification"),
+  "thread/closed": notification(z.object({ threadId: z.string() }), "ThreadClosedNotification"),
   "thread/tokenUsage/updated": notification(
     z.object({ ...inTurn, tokenUsage: threadTokenUsage }),
     "ThreadTokenUsageUpdatedNotification",
@@ -48,6 +51,18 @@ export const serverNotifications = {
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
+  "item/reasoning/summaryTextDelta": notification(
+    delta.extend({ summaryIndex: z.number().int() }),
+    "ReasoningSummaryTextDeltaNotification",
+  ),
+  "item/reasoning/summaryPartAdded": notification(
+    z.object({ ...inTurn, itemId: z.string(), summaryIndex: z.number().int() }),
+    "ReasoningSummaryPartAddedNotification",
+  ),
+  "item/reasoning/textDelta": notification(
+    delta.extend({ contentIndex: z.number().int() }),
+    "ReasoningTextDeltaNotification",
+  ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
   "mcpServer/oauthLogin/completed": notification(
@@ -68,7 +83,7 @@ export type ServerNotification = {
 const approvalDecision = z.enum(["accept", "acceptForSession", "decline", "cancel"]);
 
 /** Every request the server sends the client, by method: params, and the result it expects. */
-export const serverRequests = {
+const v2ServerRequests = {
   "item/commandExecution/requestApproval": {
     params: z.object({
       ...inTurn,
@@ -149,6 +164,49 @@ export const serverRequests = {
     resultName: "McpServerElicitationRequestResponse",
   },
 };
+
+/** v1 (Codex 0.89) decisions: the core's own names. */
+const reviewDecision = z.union([
+  z.enum(["approved", "approved_for_session", "denied", "abort"]),
+  z.object({
+    approved_execpolicy_amendment: z.object({ proposed_execpolicy_amendment: z.array(z.string()) }),
+  }),
+]);
+const fileChange = z.union([
+  z.object({ type: z.literal("add"), content: z.string() }),
+  z.object({ type: z.literal("delete"), content: z.string() }),
+  z.object({ type: z.literal("update"), unified_diff: z.string(), move_path: z.string().nullish() }),
+]);
+
+/** The questions v1 turns (sendUserTurn, sendUserMessage) ask, as Codex 0.89 asks them. */
+const legacyServerRequests = {
+  execCommandApproval: {
+    params: z.object({
+      conversationId: z.string(),
+      callId: z.string(),
+      command: z.array(z.string()),
+      cwd: z.string(),
+      reason: z.string().nullable(),
+      parsedCmd: z.array(z.record(z.string(), z.unknown())),
+    }),
+    result: z.object({ decision: reviewDecision }),
+    paramsName: "ExecCommandApprovalParams",
+    resultName: "ExecCommandApprovalResponse",
+  },
+  applyPatchApproval: {
+    params: z.object({
+      conversationId: z.string(),
+      callId: z.string(),
+      fileChanges: z.record(z.string(), fileChange),
+      reason: z.string().nullable(),
+      grantRoot: z.string().nullable(),
+    }),
+    result: z.object({ decision: reviewDecision }),
+    paramsName: "ApplyPatchApprovalParams",
+    resultName: "ApplyPatchApprovalResponse",
+  },
+};
+export const serverRequests = { ...v2ServerRequests, ...legacyServerRequests };
 
 export type ServerRequestMethod = keyof typeof serverRequests;
 export type ServerRequestParams<M extends ServerRequestMethod> = z.input<

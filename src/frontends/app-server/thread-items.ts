@@ -1,0 +1,112 @@
+/**
+ * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
+ * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
+ * (thread-view.ts). Items the v2 protocol has no type for (plans, sub-agents, compaction,
+ * reviews) map to null: their notifications are turn-level (`turn/plan/updated`, …).
+ */
+import type { FileChange } from "../../protocol/events.js";
+import type { ItemStatus, TurnItem, TurnItemOf } from "../../protocol/turn-items.js";
+import { shellQuote } from "../../util/shell-quote.js";
+import { commandActions } from "./command-actions.js";
+import type { FileUpdateChange, ItemOf, ThreadItem, UserInputWire } from "./protocol/common.js";
+
+export function threadItemOf(item: TurnItem): ThreadItem | null {
+  switch (item.type) {
+    case "user_message":
+      return { type: "userMessage", id: item.id, content: contentOf(item.text, item.images) };
+    case "agent_message":
+      return { type: "agentMessage", id: item.id, text: item.text };
+    case "reasoning":
+      return { type: "reasoning", id: item.id, summary: [...item.summary], content: [...item.content] };
+    case "command_execution":
+      return {
+        type: "commandExecution",
+        id: item.id,
+        command: shellQuote(item.command),
+        cwd: item.cwd,
+        processId: null,
+        status: statusOf(item.status),
+        commandActions: commandActions(item.command),
+        aggregatedOutput: item.aggregated_output,
+        exitCode: item.exit_code,
+        durationMs: item.duration_ms,
+      };
+    case "file_change":
+      return {
+        type: "fileChange",
+        id: item.id,
+        changes: changesOf(item.changes),
+        status: statusOf(item.status),
+      };
+    case "mcp_tool_call":
+      return mcpItem(item);
+    case "client_tool_call":
+      return {
+        type: "dynamicToolCall",
+        id: item.id,
+        namespace: null,
+        tool: item.tool,
+        arguments: item.arguments,
+        status: toolStatusOf(item.status),
+        contentItems: item.result?.contentItems ?? null,
+        success: item.result?.success ?? null,
+        durationMs: item.duration_ms,
+      };
+    case "web_search":
+      return { type: "webSearch", id: item.id, query: item.query };
+    default:
+      return null;
+  }
+}
+
+function statusOf(status: ItemStatus): "inProgress" | "completed" | "failed" | "declined" {
+  return status === "in_progress" ? "inProgress" : status;
+}
+
+/** Tool calls have no `declined` on the wire: a declined call failed. */
+function toolStatusOf(status: ItemStatus): "inProgress" | "completed" | "failed" {
+  return status === "in_progress" ? "inProgress" : status === "declined" ? "failed" : status;
+}
+
+function mcpItem(item: TurnItemOf<"mcp_tool_call">): ItemOf<"mcpToolCall"> {
+  const base: ItemOf<"mcpToolCall"> = {
+    type: "mcpToolCall",
+    id: item.id,
+    server: item.invocation.server,
+    tool: item.invocation.tool,
+    status: toolStatusOf(item.status),
+    arguments: item.invocation.arguments,
+    result: null,
+    error: null,
+    durationMs: item.duration_ms,
+  };
+  if (!item.result) return base;
+  if ("Err" in item.result) return { ...base, error: { message: item.result.Err } };
+  const result = item.result.Ok;
+  return {
+    ...base,
+    result: { content: result.content, structuredContent: result.structuredContent ?? null },
+  };
+}
+
+/** A user message as Codex shows it: the text, then each image by URL. */
+export function contentOf(text: string, images: readonly string[]): UserInputWire[] {
+  return [
+    { type: "text", text, text_elements: [] },
+    ...images.map((url): UserInputWire => ({ type: "image", url })),
+  ];
+}
+
+/** The core's per-path changes as Codex's list: kind, and the diff or the whole content. */
+export function changesOf(changes: Record<string, FileChange>): FileUpdateChange[] {
+  return Object.entries(changes).map(([path, change]) => {
+    if (change.type === "update") {
+      return {
+        path,
+        kind: { type: "update", move_path: change.move_path ?? null },
+        diff: change.unified_diff,
+      };
+    }
+    return { path, kind: { type: change.type }, diff: change.content };
+  });
+}

@@ -1,0 +1,469 @@
+/**
+ * The one place that turns a thread's event stream into item lifecycles (turn-items.ts). Used
+ * live (Thread.subscribeItems, the front-end mappers) and to replay a stored thread (its stored
+ * events and response items pushed in order), so both give the same items.
+ *
+ * Sources, chosen so that live and replay agree: messages, reasoning and web searches complete
+ * from the response item the turn records (`raw_response_item`, stored in every rollout); their
+ * deltas only grow the open item. Tool items (commands, patches, MCP and client tool calls) come
+ * from their begin/end events, which only a live stream has. Outside a turn nothing is an item
+ * (an imported history is context, not something a turn did).
+ */
+import type { AgentStatus } from "./agents.js";
+import type { Event, EventOf, FileChange, McpInvocation } from "./events.js";
+import { messageText, type ResponseItem } from "./items.js";
+import type {
+  AgentMessageItem,
+  CommandExecutionItem,
+  FileChangeItem,
+  ItemDelta,
+  ItemEvent,
+  PlanTurnItem,
+  ReasoningTurnItem,
+  SubAgentItem,
+  TurnItem,
+  WebSearchItem,
+} from "./turn-items.js";
+
+export interface ItemTrackerOptions {
+  /**
+   * The id of a new item: `callId` is the tool call's (or web search's) id, null for items
+   * without one. Default: the call id, else `item-<n>` counted from 1.
+   */
+  newId?: (callId: string | null) => string;
+  /**
+   * Start a command's or patch's item when its approval question is asked (the app-server shows
+   * the question on the item); otherwise items start when the work begins.
+   */
+  startOnApproval?: boolean;
+}
+
+export class ItemTracker {
+  private turnId = "";
+  private message: AgentMessageItem | null = null;
+  private reasoning: ReasoningTurnItem | null = null;
+  private plan: PlanTurnItem | null = null;
+  private readonly commands = new Map<string, CommandExecutionItem>();
+  private readonly patches = new Map<string, FileChangeItem>();
+  private readonly searches = new Map<string, WebSearchItem>();
+  private readonly calls = new Map<string, TurnItem>();
+  private readonly agents = new Map<string, SubAgentItem>();
+  /** Commands the client cancelled: the core's closing end event is not an item change. */
+  private readonly cancelled = new Set<string>();
+  private readonly newId: (callId: string | null) => string;
+  private counter = 0;
+
+  constructor(private readonly options: ItemTrackerOptions = {}) {
+    this.newId = options.newId ?? ((callId) => callId || `item-${++this.counter}`);
+  }
+
+  /** The turn running now ("" between turns). */
+  get currentTurn(): string {
+    return this.turnId;
+  }
+
+  /** The item events `event` causes (often none), in order. */
+  push(event: Event): ItemEvent[] {
+    switch (event.type) {
+      case "turn_started":
+      case "turn_continued":
+        // A parked turn continued (maybe in another process): its items go on under its id.
+        this.turnId = event.turn_id;
+        return [];
+      case "user_message":
+        return this.startAndComplete({
+          type: "user_message",
+          id: this.newId(null),
+          status: "completed",
+          text: event.message,
+          images: event.images ?? [],
+        });
+      case "agent_message_delta":
+        return this.messageDelta(event.delta);
+      case "agent_reasoning_section_break":
+        return this.reasoningDelta(
+          { kind: "reasoning_summary_part", summary_index: event.summary_index },
+          event,
+        );
+      case "agent_reasoning_delta":
+        return this.reasoningDelta({ kind: "reasoning_summary_text", text: event.delta, summary_index: 0 });
+      case "agent_reasoning_raw_content_delta":
+        return this.reasoningDelta({ kind: "reasoning_content_text", text: event.delta, content_index: 0 });
+      case "raw_response_item":
+        return this.turnId ? this.responseItem(event.item) : [];
+      case "web_search_begin":
+        return this.startSearch(event.call_id);
+      case "exec_command_begin":
+        return this.startCommand(event.call_id, event.command, event.cwd);
+      case "exec_approval_request":
+        // An MCP call's question: its item is the MCP call already started, not a command.
+        if (!this.options.startOnApproval || event.mcp_tool_call) return [];
+        return this.startCommand(event.call_id, event.command, event.cwd);
+      case "exec_command_output_delta":
+        return this.commandOutput(event);
+      case "exec_command_end":
+        return this.endCommand(event);
+      case "apply_patch_approval_request":
+        return this.options.startOnApproval ? this.startPatch(event.call_id, event.changes) : [];
+      case "patch_apply_begin":
+        return this.startPatch(event.call_id, event.changes);
+      case "patch_apply_end":
+        return this.endPatch(event);
+      case "mcp_tool_call_begin":
+        return this.startCall(event.call_id, this.mcpCall(event));
+      case "mcp_tool_call_end":
+        return this.endMcpCall(event);
+      case "client_tool_call_request":
+        return this.startCall(event.call_id, {
+          type: "client_tool_call",
+          id: this.newId(event.call_id),
+          status: "in_progress",
+          tool: event.tool,
+          arguments: event.arguments,
+          result: null,
+          duration_ms: null,
+        });
+      case "client_tool_call_end":
+        return this.endClientCall(event);
+      case "plan_update":
+        return this.planUpdate(event);
+      case "agent_spawned":
+        return this.agentSpawned(event);
+      case "agent_status":
+        return this.agentUpdate(event.agent_id, event.status, false);
+      case "agent_finished":
+        return this.agentUpdate(event.agent_id, event.status, true);
+      case "context_compacted":
+        return this.turnId
+          ? this.startAndComplete({
+              type: "context_compaction",
+              id: this.newId(null),
+              status: "completed",
+              summary: event.summary,
+            })
+          : [];
+      case "turn_complete":
+      case "turn_aborted":
+      case "turn_failed":
+        return this.endTurn();
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The client declined (with `cancel`: cancelled) call `callId`: its item completes as declined
+   * now. A cancelled command's later end is not shown; a declined one completes again (failed)
+   * when the core closes it, as Codex does.
+   */
+  decline(callId: string, cancel: boolean): ItemEvent[] {
+    const command = this.commands.get(callId);
+    if (command) {
+      if (cancel) {
+        this.commands.delete(callId);
+        this.cancelled.add(callId);
+      }
+      return [this.completed({ ...command, status: "declined" })];
+    }
+    const patch = this.patches.get(callId);
+    if (!patch) return [];
+    this.patches.delete(callId);
+    return [this.completed({ ...patch, status: "declined" })];
+  }
+
+  private started(item: TurnItem): ItemEvent {
+    return { type: "item_started", turn_id: this.turnId, item: { ...item } };
+  }
+
+  private completed(item: TurnItem): ItemEvent {
+    return { type: "item_completed", turn_id: this.turnId, item: { ...item } };
+  }
+
+  /** A delta carries the live item (read it now, do not keep it): no copy per streamed piece. */
+  private updated(item: TurnItem, delta?: ItemDelta): ItemEvent {
+    return delta
+      ? { type: "item_updated", turn_id: this.turnId, item, delta }
+      : { type: "item_updated", turn_id: this.turnId, item: { ...item } };
+  }
+
+  private startAndComplete(item: TurnItem): ItemEvent[] {
+    return [this.started({ ...item, status: "in_progress" }), this.completed(item)];
+  }
+
+  private messageDelta(text: string): ItemEvent[] {
+    const out: ItemEvent[] = [];
+    if (!this.message) {
+      this.message = { type: "agent_message", id: this.newId(null), status: "in_progress", text: "" };
+      out.push(this.started(this.message));
+    }
+    this.message.text += text;
+    out.push(this.updated(this.message, { kind: "agent_message_text", text }));
+    return out;
+  }
+
+  private reasoningDelta(delta: ItemDelta, brk?: EventOf<"agent_reasoning_section_break">): ItemEvent[] {
+    const out: ItemEvent[] = [];
+    let open = this.reasoning;
+    if (!open) {
+      open = {
+        type: "reasoning",
+        id: this.newId(brk?.item_id || null),
+        status: "in_progress",
+        summary: [],
+        content: [],
+      };
+      this.reasoning = open;
+      out.push(this.started(open));
+    }
+    if (delta.kind === "reasoning_summary_part") {
+      while (open.summary.length <= delta.summary_index) open.summary.push("");
+    } else if (delta.kind === "reasoning_summary_text") {
+      if (open.summary.length === 0) open.summary.push("");
+      const index = open.summary.length - 1;
+      open.summary[index] += delta.text;
+      delta.summary_index = index;
+    } else if (delta.kind === "reasoning_content_text") {
+      if (open.content.length === 0) open.content.push("");
+      open.content[0] += delta.text;
+    }
+    out.push(this.updated(open, delta));
+    return out;
+  }
+
+  private responseItem(item: ResponseItem): ItemEvent[] {
+    if (item.type === "message" && item.role === "assistant") {
+      const open = this.message;
+      this.message = null;
+      const done: AgentMessageItem = {
+        type: "agent_message",
+        id: open?.id ?? this.newId(null),
+        status: "completed",
+        text: messageText(item),
+      };
+      return open ? [this.completed(done)] : this.startAndComplete(done);
+    }
+    if (item.type === "reasoning") {
+      const open = this.reasoning;
+      this.reasoning = null;
+      const summary = item.summary.map((part) => part.text);
+      const content = (item.content ?? []).map((part) => part.text);
+      if (!open && summary.length === 0 && content.length === 0) return [];
+      const done: ReasoningTurnItem = {
+        type: "reasoning",
+        id: open?.id ?? this.newId(item.id ?? null),
+        status: "completed",
+        summary,
+        content,
+      };
+      return open ? [this.completed(done)] : this.startAndComplete(done);
+    }
+    if (item.type === "web_search_call") {
+      const callId = item.id ?? "";
+      const open = this.searches.get(callId);
+      this.searches.delete(callId);
+      const query = item.action?.query ?? "";
+      const done: WebSearchItem = {
+        type: "web_search",
+        id: open?.id ?? this.newId(callId || null),
+        status: "completed",
+        query,
+        action: item.action ?? null,
+      };
+      return open ? [this.completed(done)] : this.startAndComplete(done);
+    }
+    return [];
+  }
+
+  private startSearch(callId: string): ItemEvent[] {
+    const item: WebSearchItem = {
+      type: "web_search",
+      id: this.newId(callId || null),
+      status: "in_progress",
+      query: "",
+      action: null,
+    };
+    this.searches.set(callId, item);
+    return [this.started(item)];
+  }
+
+  private startCommand(callId: string, command: string[], cwd: string): ItemEvent[] {
+    if (this.commands.has(callId)) return [];
+    const item: CommandExecutionItem = {
+      type: "command_execution",
+      id: this.newId(callId),
+      status: "in_progress",
+      command,
+      cwd,
+      aggregated_output: null,
+      exit_code: null,
+      duration_ms: null,
+    };
+    this.commands.set(callId, item);
+    return [this.started(item)];
+  }
+
+  private commandOutput(event: EventOf<"exec_command_output_delta">): ItemEvent[] {
+    const open = this.commands.get(event.call_id);
+    if (!open) return [];
+    return [this.updated(open, { kind: "command_output", stream: event.stream, chunk: event.chunk })];
+  }
+
+  private endCommand(event: EventOf<"exec_command_end">): ItemEvent[] {
+    if (this.cancelled.delete(event.call_id)) return [];
+    const out = this.startCommand(event.call_id, event.command, event.cwd);
+    const open = this.commands.get(event.call_id);
+    this.commands.delete(event.call_id);
+    if (!open) return out;
+    out.push(
+      this.completed({
+        ...open,
+        status: event.exit_code === 0 ? "completed" : "failed",
+        aggregated_output: event.aggregated_output,
+        exit_code: event.exit_code,
+        duration_ms: event.duration_ms,
+      }),
+    );
+    return out;
+  }
+
+  private startPatch(callId: string, changes: Record<string, FileChange>): ItemEvent[] {
+    if (this.patches.has(callId)) return [];
+    const item: FileChangeItem = {
+      type: "file_change",
+      id: this.newId(callId),
+      status: "in_progress",
+      changes,
+      output: null,
+    };
+    this.patches.set(callId, item);
+    return [this.started(item)];
+  }
+
+  private endPatch(event: EventOf<"patch_apply_end">): ItemEvent[] {
+    const out = this.startPatch(event.call_id, event.changes);
+    const open = this.patches.get(event.call_id);
+    this.patches.delete(event.call_id);
+    if (!open) return out;
+    const text = event.success ? event.stdout : event.stderr || event.stdout;
+    if (text) out.push(this.updated(open, { kind: "file_change_output", text }));
+    out.push(
+      this.completed({
+        ...open,
+        status: event.success ? "completed" : "failed",
+        changes: event.changes,
+        output: text,
+      }),
+    );
+    return out;
+  }
+
+  private startCall(callId: string, item: TurnItem): ItemEvent[] {
+    if (this.calls.has(callId)) return [];
+    this.calls.set(callId, item);
+    return [this.started(item)];
+  }
+
+  private mcpCall(event: { call_id: string; invocation: McpInvocation }): TurnItem {
+    return {
+      type: "mcp_tool_call",
+      id: this.newId(event.call_id),
+      status: "in_progress",
+      invocation: event.invocation,
+      result: null,
+      duration_ms: null,
+    };
+  }
+
+  private endMcpCall(event: EventOf<"mcp_tool_call_end">): ItemEvent[] {
+    const out = this.startCall(event.call_id, this.mcpCall(event));
+    const open = this.calls.get(event.call_id);
+    this.calls.delete(event.call_id);
+    if (open?.type !== "mcp_tool_call") return out;
+    const failed = "Err" in event.result || event.result.Ok.isError === true;
+    out.push(
+      this.completed({
+        ...open,
+        invocation: event.invocation,
+        status: failed ? "failed" : "completed",
+        result: event.result,
+        duration_ms: event.duration_ms,
+      }),
+    );
+    return out;
+  }
+
+  private endClientCall(event: EventOf<"client_tool_call_end">): ItemEvent[] {
+    const open = this.calls.get(event.call_id);
+    this.calls.delete(event.call_id);
+    const item: TurnItem = {
+      type: "client_tool_call",
+      id: open?.id ?? this.newId(event.call_id),
+      status: event.result.success ? "completed" : "failed",
+      tool: event.tool,
+      arguments: event.arguments,
+      result: event.result,
+      duration_ms: event.duration_ms,
+    };
+    return open ? [this.completed(item)] : this.startAndComplete(item);
+  }
+
+  private planUpdate(event: EventOf<"plan_update">): ItemEvent[] {
+    if (this.plan) {
+      this.plan = { ...this.plan, explanation: event.explanation, plan: event.plan };
+      return [this.updated(this.plan)];
+    }
+    // Plans and sub-agents are never stored: their ids come from what they are, so the counted ids
+    // of the items a rollout keeps stay the same live and replayed.
+    this.plan = {
+      type: "plan",
+      id: this.newId(`plan-${this.turnId}`),
+      status: "in_progress",
+      explanation: event.explanation,
+      plan: event.plan,
+    };
+    return [this.started(this.plan)];
+  }
+
+  private agentSpawned(event: EventOf<"agent_spawned">): ItemEvent[] {
+    const item: SubAgentItem = {
+      type: "sub_agent",
+      id: this.newId(`agent-${event.agent_id}`),
+      status: "in_progress",
+      agent_id: event.agent_id,
+      agent_type: event.agent_type,
+      message: event.message,
+      agent_status: "running",
+    };
+    this.agents.set(event.agent_id, item);
+    return [this.started(item)];
+  }
+
+  /** A sub-agent's status: `finished` completes its item (again, each time its work ends). */
+  private agentUpdate(agentId: string, status: AgentStatus, finished: boolean): ItemEvent[] {
+    const open = this.agents.get(agentId);
+    if (!open) return [];
+    const failed = typeof status === "object" && "errored" in status;
+    const item: SubAgentItem = {
+      ...open,
+      agent_status: status,
+      status: finished ? (failed ? "failed" : "completed") : "in_progress",
+    };
+    this.agents.set(agentId, item);
+    return [finished ? this.completed(item) : this.updated(item)];
+  }
+
+  /** Close what the turn left open (a message or reasoning cut short, a search, the plan). */
+  private endTurn(): ItemEvent[] {
+    const out: ItemEvent[] = [];
+    if (this.message) out.push(this.completed({ ...this.message, status: "failed" }));
+    if (this.reasoning) out.push(this.completed({ ...this.reasoning, status: "failed" }));
+    for (const item of this.searches.values()) out.push(this.completed({ ...item, status: "completed" }));
+    if (this.plan) out.push(this.completed({ ...this.plan, status: "completed" }));
+    this.message = null;
+    this.reasoning = null;
+    this.plan = null;
+    this.searches.clear();
+    this.turnId = "";
+    return out;
+  }
+}

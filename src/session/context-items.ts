@@ -1,0 +1,40 @@
+/**
+ * The context a turn opens with: the first turn's initial context (instructions, permissions,
+ * environment), and for a later turn that changed them, the new permissions message or
+ * environment context. Pure apart from reading the project's instruction files.
+ */
+import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
+import type { ThreadServices } from "./services.js";
+import { applyTurnOverrides, permissionsOf, type ThreadSettings, type TurnOverrides } from "./settings.js";
+
+/** The settings after `overrides`, and the context items to record before the user's message. */
+export async function turnContextItems(
+  settings: ThreadSettings,
+  services: ThreadServices,
+  first: boolean,
+  overrides: TurnOverrides | undefined,
+): Promise<{ settings: ThreadSettings; items: ResponseItem[] }> {
+  if (first) {
+    const next = overrides ? applyTurnOverrides(settings, overrides) : settings;
+    const items = await buildInitialContext({
+      cwd: next.cwd,
+      permissions: permissionsOf(next),
+      developerInstructions: services.developerInstructions,
+      memories: services.memories,
+      skills: services.skills?.message,
+      projectDocMaxBytes: services.projectDocMaxBytes,
+      userInstructions: services.userInstructions,
+      shellPath: services.shellPath,
+    });
+    return { settings: next, items };
+  }
+  if (!overrides) return { settings, items: [] };
+  const next = applyTurnOverrides(settings, overrides);
+  const items: ResponseItem[] = [];
+  const before = permissionsMessage(permissionsOf(settings));
+  const after = permissionsMessage(permissionsOf(next));
+  if (after !== before) items.push(developerMessage(after));
+  if (next.cwd !== settings.cwd) items.push(userMessage(environmentContext(next.cwd, services.shellPath)));
+  return { settings: next, items };
+}

@@ -1,0 +1,77 @@
+/**
+ * The status line of human exec output: on a terminal (stderr is a pty here, made by python3's
+ * pty module) the elapsed time shows while a command runs and while the model thinks, redrawn
+ * in place; on a pipe there is no such line.
+ */
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { CLI_PATH } from "../support/cli.js";
+import { useExecHarness } from "../support/exec-harness.js";
+import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+
+const h = useExecHarness({ key: "k", execArgs: ["-s", "danger-full-access"] });
+
+/** Runs `python3 -c` with the CLI's stderr on a pty; resolves with what the pty received. */
+const PTY_RUNNER = `
+import os, pty, subprocess, sys
+master, slave = pty.openpty()
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+os.close(slave)
+seen = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+child.wait()
+sys.stdout.buffer.write(seen)
+sys.exit(child.returncode)
+`;
+
+function runOnPty(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("python3", ["-c", PTY_RUNNER, process.execPath, CLI_PATH, ...args], {
+      cwd: h.work,
+      env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
+    });
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdin.end();
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+describe("exec status line", () => {
+  it("shows the elapsed time of a running command and of the model's thinking on a terminal", async () => {
+    h.server.enqueue(
+      // Long enough past one second that a late tick on a loaded machine still shows "1s".
+      turn(functionCall("shell_command", { command: "sleep 2.2" }, "c1")),
+      turn(delay(1800), message("done")), // under the harness's 2 s stream idle timeout
+    );
+    const result = await runOnPty(["exec", "-s", "danger-full-access", "go"]);
+    expect(result.code, result.stderr).toBe(0);
+    // Colours off (the pty makes them on); what is left: drawn in place (carriage return, erase
+    // line) with a whole second elapsed at least once, and cleared before the output that follows.
+    const ESC = "\u001b";
+    const shown = result.stderr.replace(new RegExp(`${ESC}\\[\\d+m`, "g"), "");
+    expect(shown).toContain(`\r${ESC}[2Krunning sleep 2.2 · 1s\r${ESC}[2K`);
+    expect(shown).toContain(`\r${ESC}[2Kthinking · 1s`);
+  });
+
+  it("is absent when stderr is not a terminal", async () => {
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "sleep 1.2" }, "c1")),
+      turn(message("done")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("\r");
+    expect(result.stderr).not.toMatch(/thinking|running sleep/);
+  });
+});

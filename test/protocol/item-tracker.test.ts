@@ -1,0 +1,197 @@
+/**
+ * The core's ItemTracker: a real thread's live item events (Thread.subscribeItems) and the items
+ * replayed from its stored rollout are the same items, for every kind a rollout keeps; tool
+ * items have a full lifecycle live; streamed reasoning keeps its summary parts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ResponseEvent } from "../../src/model/types.js";
+import { ItemTracker } from "../../src/protocol/item-tracker.js";
+import {
+  type ItemEvent,
+  isItemEvent,
+  type ThreadEvent,
+  type TurnItem,
+} from "../../src/protocol/turn-items.js";
+import { replayLines } from "../../src/session/replay-items.js";
+import { Thread } from "../../src/session/thread.js";
+import { readRollout } from "../../src/store/rollout-reader.js";
+import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
+import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
+import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
+import { testThreadServices } from "../support/thread-services.js";
+import { type TempDir, tmpdir } from "../support/tmpdir.js";
+
+const reasoningStream = (id: string, parts: string[]): ResponseEvent[] => [
+  ...parts.flatMap((text, summaryIndex): ResponseEvent[] => [
+    { type: "reasoning_summary_part_added", itemId: id, summaryIndex },
+    { type: "reasoning_summary_delta", delta: text.slice(0, 3), summaryIndex },
+    { type: "reasoning_summary_delta", delta: text.slice(3), summaryIndex },
+  ]),
+  {
+    type: "output_item_done",
+    item: { type: "reasoning", id, summary: parts.map((text) => ({ type: "summary_text" as const, text })) },
+  },
+];
+
+const streamedMessage = (text: string): ResponseEvent[] => [
+  { type: "output_text_delta", delta: text.slice(0, 2) },
+  { type: "output_text_delta", delta: text.slice(2) },
+  message(text),
+];
+
+let home: TempDir;
+beforeEach(async () => {
+  home = await tmpdir();
+});
+afterEach(async () => {
+  await home.cleanup();
+});
+
+async function recordedThread() {
+  const client = scriptedClient([
+    () => [
+      ...reasoningStream("rs_1", ["Plan first", "then act"]),
+      call("update_plan", PLAN, "p1"),
+      completed(),
+    ],
+    () => [...streamedMessage("Planned."), completed()],
+    () => [
+      { type: "output_item_added", item: { type: "web_search_call", id: "ws_1" } },
+      {
+        type: "output_item_done",
+        item: {
+          type: "web_search_call",
+          id: "ws_1",
+          status: "completed",
+          action: { type: "search", query: "tides" },
+        },
+      },
+      ...streamedMessage("High at noon."),
+      completed(),
+    ],
+  ]);
+  const thread = new Thread("t-items", testThreadServices(client, [updatePlanTool()]), {
+    cwd: "/tmp",
+    approvalPolicy: "never",
+    sandboxMode: "read-only",
+    networkAccess: false,
+    writableRoots: [],
+  });
+  const recorder = await RolloutRecorder.create(home.path, {
+    id: "t-items",
+    created: new Date().toISOString(),
+    cwd: "/tmp",
+    model: "m",
+    provider: "p",
+    approval_policy: "never",
+    sandbox_mode: "read-only",
+    source: "test",
+  });
+  recorder.attach(thread);
+  const live: ThreadEvent[] = [];
+  thread.subscribeItems((event) => live.push(event));
+  expect((await thread.run({ text: "plan it" })).status).toBe("completed");
+  expect((await thread.run({ text: "tides?" })).status).toBe("completed");
+  await recorder.close();
+  return { live, stored: await readRollout(recorder.path) };
+}
+
+const PLAN = { plan: [{ step: "look", status: "in_progress" }] };
+
+const completedItems = (events: readonly ThreadEvent[]): TurnItem[] =>
+  events.flatMap((event) => (event.type === "item_completed" ? [event.item] : []));
+
+describe("ItemTracker", () => {
+  it("gives the same items live and when the stored thread is replayed", async () => {
+    const { live, stored } = await recordedThread();
+    const replayed = [...replayLines(stored.lines)].flatMap(({ items }) => items);
+    const kept = new Set(["user_message", "agent_message", "reasoning", "web_search"]);
+    const liveKept = completedItems(live).filter((item) => kept.has(item.type));
+    expect(liveKept.map((item) => item.type)).toEqual([
+      "user_message",
+      "reasoning",
+      "agent_message",
+      "user_message",
+      "web_search",
+      "agent_message",
+    ]);
+    expect(completedItems(replayed)).toEqual(liveKept);
+    expect(liveKept[1]).toEqual({
+      type: "reasoning",
+      id: "rs_1",
+      status: "completed",
+      summary: ["Plan first", "then act"],
+      content: [],
+    });
+    expect(liveKept[5]).toMatchObject({ type: "agent_message", text: "High at noon.", status: "completed" });
+    expect(liveKept[4]).toMatchObject({
+      id: "ws_1",
+      query: "tides",
+      action: { type: "search", query: "tides" },
+    });
+  });
+
+  it("streams each item between its start and its completion, and closes the plan with the turn", async () => {
+    const { live } = await recordedThread();
+    const lifecycle = (id: string) =>
+      live.flatMap((event) => {
+        if (!isItemEvent(event) || event.item.id !== id) return [];
+        return [event.type === "item_updated" ? (event.delta?.kind ?? "snapshot") : event.type];
+      });
+    expect(lifecycle("rs_1")).toEqual([
+      "item_started",
+      "reasoning_summary_part",
+      "reasoning_summary_text",
+      "reasoning_summary_text",
+      "reasoning_summary_part",
+      "reasoning_summary_text",
+      "reasoning_summary_text",
+      "item_completed",
+    ]);
+    const plan = completedItems(live).find((item) => item.type === "plan");
+    expect(plan).toMatchObject({ status: "completed", plan: [{ step: "look", status: "in_progress" }] });
+    // Item events follow the legacy event that caused them: the plan closes after turn_complete.
+    const types = live.map((event) => event.type);
+    expect(types.indexOf("turn_complete")).toBeLessThan(
+      live.findIndex((event) => event.type === "item_completed" && event.item.type === "plan"),
+    );
+  });
+
+  it("gives a command a full lifecycle, a declined one declined, and a cut-short message failed", () => {
+    const tracker = new ItemTracker({ startOnApproval: true });
+    const events: ItemEvent[] = [
+      ...tracker.push({ type: "turn_started", turn_id: "7", model_context_window: null }),
+      ...tracker.push({
+        type: "exec_approval_request",
+        call_id: "c1",
+        turn_id: "7",
+        command: ["rm", "x"],
+        cwd: "/w",
+        reason: null,
+      }),
+      ...tracker.decline("c1", true),
+      ...tracker.push({
+        type: "exec_command_end",
+        call_id: "c1",
+        turn_id: "7",
+        command: ["rm", "x"],
+        cwd: "/w",
+        exit_code: -1,
+        duration_ms: 0,
+        stdout: "",
+        stderr: "",
+        aggregated_output: "",
+        formatted_output: "",
+      }),
+      ...tracker.push({ type: "agent_message_delta", delta: "Hal" }),
+      ...tracker.push({ type: "turn_aborted", turn_id: "7", reason: "interrupted" }),
+    ];
+    expect(events.map((event) => [event.type, event.item.type, event.item.status, event.turn_id])).toEqual([
+      ["item_started", "command_execution", "in_progress", "7"],
+      ["item_completed", "command_execution", "declined", "7"],
+      ["item_started", "agent_message", "in_progress", "7"],
+      ["item_updated", "agent_message", "in_progress", "7"],
+      ["item_completed", "agent_message", "failed", "7"],
+    ]);
+  });
+});
