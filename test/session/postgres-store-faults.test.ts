@@ -18,19 +18,12 @@ import {
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { type ProxyProcess, spawnProxy } from "../support/proxy-harness.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { WEATHER } from "../support/weather-tool.js";
 
 const skip = noPostgres("the PostgreSQL store fault tests");
 
 /** No request may wait longer than this for its answer while the store is down. */
 const ANSWER_BOUND_MS = 20_000;
-
-const WEATHER = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Current weather in a city.",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
-};
 
 let cluster: PostgresCluster | undefined;
 let model: FakeModelServer;
