@@ -17,6 +17,7 @@ import {
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
+import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
@@ -53,6 +54,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
+  "hooks/list": hooksList,
   newConversation,
   resumeConversation,
   listConversations,

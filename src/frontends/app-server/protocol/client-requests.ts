@@ -17,6 +17,7 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -268,6 +269,7 @@ export const clientRequests = {
     "ConfigWriteResponse",
   ),
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
+  "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   ...legacyClientRequests,
 };
 
