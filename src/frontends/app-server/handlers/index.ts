@@ -21,6 +21,7 @@ import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { skillsList } from "./skills.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
@@ -55,6 +56,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
   "hooks/list": hooksList,
+  "skills/list": skillsList,
   newConversation,
   resumeConversation,
   listConversations,

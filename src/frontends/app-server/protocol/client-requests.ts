@@ -18,6 +18,7 @@ import {
   userInput,
 } from "./common.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -270,6 +271,7 @@ export const clientRequests = {
   ),
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
+  "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
   ...legacyClientRequests,
 };
 
