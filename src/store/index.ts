@@ -22,6 +22,7 @@ export {
   type ResponseRecord,
   StoreError,
   type StoreKind,
+  StoreUnavailableError,
   summaryOf,
   type ThreadPage,
   type ThreadQuery,

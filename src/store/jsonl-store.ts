@@ -249,6 +249,23 @@ export class JsonlThreadStore implements ThreadStore {
     return pruned;
   }
 
+  async pruneParkedCalls(before: number): Promise<number> {
+    const dir = parkedCallsDir(this.home);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    let pruned = 0;
+    for (const name of names) {
+      const path = join(dir, name);
+      const made = await stat(path).then(
+        (info) => info.mtimeMs,
+        () => null,
+      );
+      if (made === null || made >= before) continue;
+      await rm(path, { force: true });
+      pruned += 1;
+    }
+    return pruned;
+  }
+
   private async idempotencyPath(key: string): Promise<string> {
     const dir = idempotencyDir(this.home);
     await mkdir(dir, { recursive: true });

@@ -436,6 +436,14 @@ class PostgresThreadStore implements ThreadStore {
     return rows.length;
   }
 
+  async pruneParkedCalls(before: number): Promise<number> {
+    const rows = await this.run(
+      "pruning old parked calls",
+      () => this.sql`DELETE FROM tscodex_parked_calls WHERE created < ${new Date(before)} RETURNING call_id`,
+    );
+    return rows.length;
+  }
+
   async deleteResponse(id: string): Promise<boolean> {
     const rows = await this.run(
       `deleting response ${id}`,

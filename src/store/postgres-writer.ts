@@ -13,7 +13,7 @@ import type { Sql, TransactionSql } from "postgres";
 import { errorMessage } from "../util/errors.js";
 import { LineWriter } from "./line-writer.js";
 import type { RolloutLine, SessionMeta } from "./rollout.js";
-import { StoreError, type WriterOptions } from "./thread-store.js";
+import { StoreError, StoreUnavailableError, type WriterOptions } from "./thread-store.js";
 
 export interface RetryOptions {
   /** Tries per operation (default 3). */
@@ -75,7 +75,7 @@ export async function withRetries<T>(db: Db, what: string, operation: () => Prom
       if (!isTransient(error))
         throw new StoreError(`thread store error (${what}): ${errorMessage(error)}`, { cause: error });
       if (attempt >= db.retry.attempts)
-        throw new StoreError(
+        throw new StoreUnavailableError(
           `thread store unavailable: ${what} failed after ${attempt} tries: ${errorMessage(error)}`,
           { cause: error },
         );

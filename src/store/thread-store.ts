@@ -191,12 +191,22 @@ export interface ThreadStore {
   dropIdempotencyKey(key: string): Promise<void>;
   /** Remove the keys expired at `now` (ms); returns how many. */
   pruneIdempotencyKeys(now: number): Promise<number>;
+  /**
+   * Forget the parked-call index entries made before `before` (ms): past the parked-call and
+   * retry windows no request can continue or re-answer them. Returns how many.
+   */
+  pruneParkedCalls(before: number): Promise<number>;
   close(): Promise<void>;
 }
 
 /** A store-level failure the user can act on (ambiguous prefix, unreachable database…). */
 export class StoreError extends Error {
   override name = "StoreError";
+}
+
+/** The store did not answer after its bounded retries: a try later may succeed (HTTP 503). */
+export class StoreUnavailableError extends StoreError {
+  override name = "StoreUnavailableError";
 }
 
 /** The summary of a replayed thread. */

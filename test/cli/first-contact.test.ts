@@ -164,11 +164,11 @@ describe("sessions migrate", () => {
 });
 
 describe("the command line itself", () => {
-  it("with no arguments says there is no interactive mode and points at exec (exit 2)", async () => {
+  it("with no arguments and no terminal says the UI needs one and points at exec (exit 2)", async () => {
     const result = await h.cli([]);
     expect(result.code).toBe(2);
     expect(lines(result.stderr)).toEqual([
-      'tscodex: there is no interactive mode yet; run the agent on a prompt with `tscodex exec "..."` (`tscodex --help` lists every command)',
+      'tscodex: the interactive UI needs a terminal (stdin and stdout); run the agent on a prompt with `tscodex exec "..."` (`tscodex --help` lists every command)',
     ]);
   });
 

@@ -30,18 +30,11 @@ import { noPostgres, type PostgresCluster, startPostgres } from "../support/post
 import { waitFor } from "../support/processes.js";
 import { spawnProxy } from "../support/proxy-harness.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { WEATHER } from "../support/weather-tool.js";
 
 const skip = noPostgres("the PostgreSQL thread store tests");
 /** A busy thread is reported after 300 ms instead of the default 5 s. */
 const BRIEF_WAIT = "[store]\nlease_wait_ms = 300";
-
-const WEATHER = {
-  type: "function" as const,
-  name: "get_weather",
-  description: "Current weather in a city.",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  strict: false,
-};
 
 let cluster: PostgresCluster | undefined;
 let model: FakeModelServer;

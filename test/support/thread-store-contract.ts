@@ -364,6 +364,18 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.responseOfCall("call-x")).toBe(`resp_${b}_0123456789ab`);
     });
 
+    it("prunes parked-call entries made before a time, and keeps the newer ones", async () => {
+      const id = threadId(84);
+      await storeThread(store, metaOf(id), 1);
+      await store.indexParkedCalls(id, ["call-p1", "call-p2"]);
+      expect(await store.pruneParkedCalls(Date.now() - 60_000)).toBe(0);
+      expect(await store.threadOfCall("call-p1")).toBe(id);
+      expect(await store.pruneParkedCalls(Date.now() + 60_000)).toBe(2);
+      expect(await store.threadOfCall("call-p1")).toBeNull();
+      expect(await store.threadOfCall("call-p2")).toBeNull();
+      expect(await store.pruneParkedCalls(Date.now() + 60_000)).toBe(0);
+    });
+
     it("claims an idempotency key once until it expires; saves, drops and prunes keys", async () => {
       const now = Date.now();
       const record = { key: "key-1", fingerprint: "f1", result: null, created: now, expires: now + 60_000 };

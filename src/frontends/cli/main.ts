@@ -19,11 +19,11 @@ zodConfig.__zod_globalConfig.jitless ??= true;
 
 /** Run `tscodex` with `argv` (after the program name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0) {
-    // The terminal UI is not there yet: say so, and what to run instead (exit 2: a usage error).
-    process.stderr.write(
-      'tscodex: there is no interactive mode yet; run the agent on a prompt with `tscodex exec "..."` (`tscodex --help` lists every command)\n',
-    );
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  if (argv.length === 0 && !terminal) {
+    // The interactive UI needs a terminal: say so, and what to run instead (exit 2: a usage error).
+    const { NEEDS_TERMINAL } = await import("./tui-commands.js");
+    process.stderr.write(`${NEEDS_TERMINAL}\n`);
     return 2;
   }
   const only = argv.length === 1 ? argv[0] : undefined;
@@ -52,6 +52,20 @@ export async function main(argv: string[]): Promise<number> {
       try {
         const { runExec } = await (await import("./load-exec.js")).loadExec();
         return await runExec(parsed.prompt, parsed.options);
+      } catch (error) {
+        const { reportFailure } = await import("./failure.js");
+        return reportFailure(error);
+      }
+    }
+  }
+  // No subcommand (or `resume`) on a terminal: the interactive UI.
+  if (terminal && !argv.includes("--help") && !argv.includes("-h")) {
+    const { parseTuiArgs } = await import("../tui/args.js");
+    const tuiArgs = parseTuiArgs(argv);
+    if (tuiArgs) {
+      try {
+        const { runTui } = await import("../tui/run.js");
+        return await runTui(tuiArgs);
       } catch (error) {
         const { reportFailure } = await import("./failure.js");
         return reportFailure(error);

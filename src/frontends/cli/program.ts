@@ -18,6 +18,7 @@ import { registerMemoriesCommand } from "./memories-command.js";
 import { registerServerCommands } from "./server-commands.js";
 import { registerSkillsCommand } from "./skills-command.js";
 import { registerSessionsCommands } from "./store-commands.js";
+import { registerTuiCommands } from "./tui-commands.js";
 
 export type { ExecRunner } from "./exec-commands.js";
 
@@ -48,6 +49,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerMemoriesCommand(program, host.setExitCode);
   registerHooksCommand(program, host.setExitCode);
   registerSkillsCommand(program, host.setExitCode);
+  registerTuiCommands(host);
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -9,11 +9,10 @@ import type { Socket } from "node:net";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
-import { errorMessage } from "../../util/errors.js";
 import { probeAnswer } from "../common/health.js";
 import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
-import { ApiError, internalError } from "./errors.js";
+import { ApiError, fromUnexpected } from "./errors.js";
 import { allowedHostnames, checkBearer, checkBodyType, checkHost, refuseSandboxedCaller } from "./guards.js";
 import { idempotent } from "./idempotency.js";
 import type { ProxyOptions } from "./request.js";
@@ -84,7 +83,9 @@ export function createApp(options: ProxyOptions): Hono {
     return c.json(error.body, 404);
   });
   app.onError((error, c) => {
-    const apiError = error instanceof ApiError ? error : internalError(errorMessage(error));
+    const apiError = error instanceof ApiError ? error : fromUnexpected(error);
+    // A store outage is worth a retry (on this process or another sharing the store).
+    if (apiError.status === 503) c.header("Retry-After", "1");
     if (apiError.status === 401) c.header("WWW-Authenticate", 'Bearer realm="tscodex-proxy"');
     return c.json(apiError.body, apiError.status);
   });

@@ -3,6 +3,8 @@
  * OpenAI uses for the same problem. Handlers throw ApiError; the app turns it into the response.
  */
 import type { z } from "zod";
+import { StoreUnavailableError } from "../../store/index.js";
+import { errorMessage } from "../../util/errors.js";
 
 export type ApiErrorType =
   | "invalid_request_error"
@@ -19,7 +21,7 @@ export class ApiError extends Error {
   override name = "ApiError";
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     message: string,
     readonly type: ApiErrorType,
     readonly param: string | null = null,
@@ -47,6 +49,13 @@ export function fromZod(error: z.ZodError): ApiError {
     param,
     "invalid_value",
   );
+}
+
+/** A thrown error as the API's error: 503 when the thread store is unreachable, else a 500. */
+export function fromUnexpected(error: unknown): ApiError {
+  if (error instanceof StoreUnavailableError)
+    return new ApiError(503, error.message, "server_error", null, "store_unavailable");
+  return internalError(errorMessage(error));
 }
 
 /** The body of an unexpected failure (500). */

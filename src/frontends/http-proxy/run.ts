@@ -89,7 +89,8 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     quietAgentWork: options.quietAgentWork ?? false,
     readiness,
   });
-  const pruning = prunePeriodically(store);
+  // Past both windows a parked call can be neither continued nor re-answered.
+  const pruning = prunePeriodically(store, Math.max(parkedTtlSec, idempotencyTtlSec) * 1000);
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
@@ -121,12 +122,18 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   return 0;
 }
 
-/** Expired idempotency keys go now and every hour after (the store keeps them otherwise). */
-function prunePeriodically(store: ThreadStore): NodeJS.Timeout {
-  const prune = () =>
-    void store.pruneIdempotencyKeys(Date.now()).catch((error: unknown) => {
-      process.stderr.write(`tscodex proxy: pruning idempotency keys: ${errorMessage(error)}\n`);
-    });
+/**
+ * Expired idempotency keys and parked-call entries older than `parkedWindowMs` go now and every
+ * hour after (the store keeps them otherwise: one row per client tool call, forever).
+ */
+function prunePeriodically(store: ThreadStore, parkedWindowMs: number): NodeJS.Timeout {
+  const report = (what: string) => (error: unknown) => {
+    process.stderr.write(`tscodex proxy: pruning ${what}: ${errorMessage(error)}\n`);
+  };
+  const prune = () => {
+    void store.pruneIdempotencyKeys(Date.now()).catch(report("idempotency keys"));
+    void store.pruneParkedCalls(Date.now() - parkedWindowMs).catch(report("parked calls"));
+  };
   prune();
   const timer = setInterval(prune, 60 * 60 * 1000);
   timer.unref();

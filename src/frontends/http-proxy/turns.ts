@@ -12,11 +12,11 @@ import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
-import { type ResponseRecord, ThreadBusyError } from "../../store/index.js";
+import { type ResponseRecord, StoreUnavailableError, ThreadBusyError } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
 import { type Conversation, planTurn, type TurnPlan, toHistoryItems } from "./conversation.js";
-import { ApiError } from "./errors.js";
+import { ApiError, fromUnexpected } from "./errors.js";
 import { EMPTY_TRANSCRIPT, extendTranscript } from "./transcript.js";
 
 export interface TurnOptions {
@@ -161,7 +161,7 @@ async function threadAt(
   try {
     thread = await options.threads.resume(previous.threadId);
   } catch (error) {
-    throw busyError(error) ?? notFound(previous.id, gone);
+    throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);
   }
   const turns = options.threads.liveState(thread.id)?.turns;
   const parked = thread.parkedTurn;
@@ -185,7 +185,7 @@ async function threadAt(
   try {
     return await options.threads.fork(previous.threadId, { turns: previous.turns });
   } catch (error) {
-    throw busyError(error) ?? notFound(previous.id, gone);
+    throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);
   }
 }
 
@@ -200,6 +200,11 @@ function notFound(id: string, why: string): ApiError {
 }
 
 /** A thread another process (or request) is running a turn on: 409, try again when it is done. */
+/** A store outage is a 503, not a sign that the thread is gone. */
+function storeUnavailable(error: unknown): ApiError | null {
+  return error instanceof StoreUnavailableError ? fromUnexpected(error) : null;
+}
+
 function busyError(error: unknown): ApiError | null {
   if (!(error instanceof ThreadBusyError)) return null;
   return new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");

@@ -17,9 +17,11 @@ import {
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
+import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { skillsList } from "./skills.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
@@ -53,6 +55,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
+  "hooks/list": hooksList,
+  "skills/list": skillsList,
   newConversation,
   resumeConversation,
   listConversations,

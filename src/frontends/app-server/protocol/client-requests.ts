@@ -17,6 +17,8 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -268,6 +270,8 @@ export const clientRequests = {
     "ConfigWriteResponse",
   ),
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
+  "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
+  "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
   ...legacyClientRequests,
 };
 

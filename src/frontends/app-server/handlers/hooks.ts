@@ -1,0 +1,54 @@
+/**
+ * `hooks/list`: the same hooks `tscodex hooks list` shows (loaded as a new thread in that
+ * directory would load them), one entry per asked-for directory. Trusting one is a
+ * config/batchWrite of `hooks.state` with the hook's `currentHash`.
+ */
+import { dirname, resolve } from "node:path";
+import { type CommandHook, loadHookSources } from "../../../hooks/index.js";
+import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import type { HandlerContext } from "./context.js";
+
+type HookMetadata = ResultOf<"hooks/list">["data"][number]["hooks"][number];
+
+export async function hooksList(
+  params: ParamsOf<"hooks/list">,
+  context: HandlerContext,
+): Promise<ResultOf<"hooks/list">> {
+  const { config } = context.runtime;
+  const env = context.runtime.env;
+  const cwds = params.cwds && params.cwds.length > 0 ? params.cwds : [process.cwd()];
+  const userHomes = [resolve(config.home), ...(env.CODEX_HOME ? [resolve(env.CODEX_HOME)] : [])];
+  const data = await Promise.all(
+    cwds.map(async (given) => {
+      const cwd = resolve(given);
+      const { hooks, warnings } = await loadHookSources({ home: config.home, cwd, env, bypassTrust: false });
+      return {
+        cwd,
+        hooks: hooks.map((hook, index) => metadata(hook, index, userHomes)),
+        warnings,
+        errors: [],
+      };
+    }),
+  );
+  return { data };
+}
+
+function metadata(hook: CommandHook, displayOrder: number, userHomes: string[]): HookMetadata {
+  return {
+    key: hook.key,
+    eventName: `${hook.event[0]?.toLowerCase() ?? ""}${hook.event.slice(1)}` as HookMetadata["eventName"],
+    handlerType: "command",
+    command: hook.command,
+    async: false,
+    matcher: hook.matcherText,
+    currentHash: hook.hash,
+    trustStatus: hook.trusted ? "trusted" : "untrusted",
+    enabled: true,
+    isManaged: false,
+    source: userHomes.includes(resolve(dirname(hook.source))) ? "user" : "project",
+    sourcePath: hook.source,
+    displayOrder,
+    timeoutSec: hook.timeoutSec,
+    statusMessage: null,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * `hooks/list`: the configured command hooks of each asked-for directory, shaped as Codex
+ * 0.169's HooksListResponse (so a client can show them and trust one by writing its
+ * `currentHash` with config/batchWrite).
+ */
+import { z } from "zod";
+
+export const hookEventName = z.enum([
+  "preModelRequest",
+  "postModelRequest",
+  "preToolUse",
+  "permissionRequest",
+  "postToolUse",
+  "preCompact",
+  "postCompact",
+  "sessionStart",
+  "sessionEnd",
+  "userPromptSubmit",
+  "subagentStart",
+  "subagentStop",
+  "stop",
+  "interrupt",
+]);
+
+const hookMetadata = z.object({
+  key: z.string(),
+  eventName: hookEventName,
+  handlerType: z.literal("command"),
+  command: z.string(),
+  async: z.boolean(),
+  matcher: z.string().nullable(),
+  currentHash: z.string(),
+  trustStatus: z.enum(["managed", "untrusted", "trusted", "modified"]),
+  enabled: z.boolean(),
+  isManaged: z.boolean(),
+  source: z.enum(["user", "project"]),
+  sourcePath: z.string(),
+  displayOrder: z.number().int(),
+  timeoutSec: z.number().int().nonnegative(),
+  statusMessage: z.string().nullable(),
+});
+
+export const hooksListParams = z.object({
+  cwds: z.array(z.string()).nullish(),
+  threadId: z.string().nullish(),
+});
+
+export const hooksListResponse = z.object({
+  data: z.array(
+    z.object({
+      cwd: z.string(),
+      hooks: z.array(hookMetadata),
+      warnings: z.array(z.string()),
+      errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    }),
+  ),
+});

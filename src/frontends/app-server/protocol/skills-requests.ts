@@ -1,0 +1,25 @@
+/** `skills/list`: the skills a thread started in each asked-for directory gets (Codex 0.169 shapes). */
+import { z } from "zod";
+
+export const skillsListParams = z.object({
+  cwds: z.array(z.string()).nullish(),
+  forceReload: z.boolean().nullish(),
+});
+
+const skillMetadata = z.object({
+  name: z.string(),
+  description: z.string(),
+  path: z.string(),
+  scope: z.enum(["user", "repo", "system", "admin"]),
+  enabled: z.boolean(),
+});
+
+export const skillsListResponse = z.object({
+  data: z.array(
+    z.object({
+      cwd: z.string(),
+      skills: z.array(skillMetadata),
+      errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    }),
+  ),
+});

@@ -1,0 +1,23 @@
+/**
+ * The terminal UI's entries in the full parser: `tscodex resume [ID] [--last]` and the global
+ * `--remote ws://HOST:PORT`, so `--help` lists them. main.ts opens the UI itself on a terminal
+ * (without commander); what reaches these actions is stdin or stdout not being a terminal.
+ */
+import type { CommandHost } from "./command-options.js";
+
+/** The message for an interactive command run without a terminal. */
+export const NEEDS_TERMINAL =
+  'tscodex: the interactive UI needs a terminal (stdin and stdout); run the agent on a prompt with `tscodex exec "..."` (`tscodex --help` lists every command)';
+
+export function registerTuiCommands({ program, setExitCode }: CommandHost): void {
+  program.option("--remote <url>", "the interactive UI: attach to an app-server at ws://HOST:PORT");
+  program
+    .command("resume")
+    .description("Reopen a stored thread in the interactive UI, its history on screen")
+    .argument("[id]", "thread id (default: the newest thread)")
+    .option("--last", "the newest thread")
+    .action(() => {
+      process.stderr.write(`${NEEDS_TERMINAL}\n`);
+      setExitCode(2);
+    });
+}

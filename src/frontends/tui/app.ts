@@ -1,0 +1,418 @@
+/**
+ * The terminal UI: a client of the app-server protocol and nothing else. It opens (or resumes)
+ * a thread with JSON-RPC requests, turns the server's notifications into screen blocks
+ * (transcript.ts), answers the server's approval requests from the keyboard, and redraws only
+ * what changed (screen.ts). Keys follow Codex: Enter submits (or steers a running turn),
+ * Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits, Ctrl+D quits.
+ */
+import { Composer } from "./composer.js";
+import { type Key, parseKeys } from "./keys.js";
+import { composerRows, TranscriptLayout } from "./layout.js";
+import { type Question, QuestionPrompt } from "./questions.js";
+import { unwrapShell } from "./render-blocks.js";
+import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
+import { Screen } from "./screen.js";
+import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
+import { type Style, wrapLine } from "./style.js";
+import { Transcript } from "./transcript.js";
+
+export interface ThreadSettings {
+  model?: string | undefined;
+  approvalPolicy?: string | undefined;
+  sandbox?: string | undefined;
+  cwd: string;
+}
+
+export interface AppOptions {
+  connect: () => Promise<RpcTransport>;
+  settings: ThreadSettings;
+  style: Style;
+  /** Submitted once the thread is open. */
+  prompt?: string | undefined;
+  /** `resume`: a thread id, or "last" for the most recent one. */
+  resume?: string | undefined;
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+}
+
+type Params = Record<string, unknown>;
+type Approval = { method: string; params: Params; answer: (decision: string) => void };
+
+/** What the status line shows about the open thread. */
+export interface ThreadInfo {
+  id: string;
+  model: string;
+  approvalPolicy: string;
+  sandbox: string;
+}
+
+const QUIT_WINDOW_MS = 2000;
+
+export class TuiApp {
+  readonly transcript = new Transcript();
+  readonly composer = new Composer();
+  private readonly layout: TranscriptLayout;
+  private readonly screen: Screen;
+  client: RpcClient | null = null;
+  thread: ThreadInfo | null = null;
+  private approval: Approval | null = null;
+  private question: QuestionPrompt | null = null;
+  private lastCtrlC = 0;
+  private hint = "";
+  private renderQueued = false;
+  private ticker: NodeJS.Timeout | null = null;
+  private exit: (code: number) => void = () => {};
+  readonly done: Promise<number>;
+
+  constructor(readonly options: AppOptions) {
+    this.transcript.cwd = options.settings.cwd;
+    this.layout = new TranscriptLayout(options.style);
+    this.screen = new Screen(options.output, options.output.rows || 24);
+    this.done = new Promise((resolve) => {
+      this.exit = resolve;
+    });
+  }
+
+  get style(): Style {
+    return this.options.style;
+  }
+
+  /** Draws the first screen at once, then connects and opens the thread. */
+  async start(): Promise<void> {
+    const { input, output } = this.options;
+    if (input.isTTY) input.setRawMode(true);
+    input.setEncoding("utf8");
+    input.on("data", (data: string) => this.onInput(data));
+    input.resume();
+    output.write("\x1b[?25l\x1b[?2004h");
+    output.on("resize", () => {
+      this.screen.invalidate(output.rows || 24);
+      this.render();
+    });
+    this.hint = "connecting…";
+    this.render();
+    try {
+      const transport = await this.options.connect();
+      transport.onClose((reason) => {
+        this.transcript.notice(`disconnected: ${reason}`, "error");
+        this.scheduleRender();
+      });
+      this.client = new RpcClient(transport, {
+        notification: (method, params) => this.onNotification(method, params),
+        request: (method, params) => this.onServerRequest(method, params),
+      });
+      await this.client.request("initialize", { clientInfo: { name: "tscodex-tui", version: "0" } });
+      this.client.notify("initialized");
+      if (this.options.resume) await this.resumeThread(this.options.resume);
+      else await this.newThread();
+    } catch (error) {
+      this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
+    }
+    this.hint = "";
+    this.render();
+    if (this.options.prompt && this.thread) await this.submit(this.options.prompt);
+  }
+
+  /** thread/start with the CLI's settings; clears the screen. */
+  async newThread(): Promise<void> {
+    const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
+    const opened = await this.rpc("thread/start", { cwd, model, approvalPolicy, sandbox });
+    this.transcript.clear();
+    this.setThread(opened);
+  }
+
+  /** thread/resume (id, or the newest thread for "last"), with the stored turns on screen. */
+  async resumeThread(which: string): Promise<void> {
+    let threadId = which;
+    if (which === "last") {
+      const listed = await this.rpc("thread/list", { limit: 1, sortKey: "updated_at" });
+      const first = (listed.data as { id: string }[] | undefined)?.[0];
+      if (!first) throw new Error("no stored thread to resume");
+      threadId = first.id;
+    }
+    const { model, approvalPolicy, sandbox } = this.options.settings;
+    const opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+    this.transcript.clear();
+    this.setThread(opened);
+    const read = await this.rpc("thread/read", { threadId, includeTurns: true });
+    this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
+    this.transcript.notice(`resumed thread ${threadId}`);
+  }
+
+  private setThread(opened: Params): void {
+    const thread = opened.thread as { id: string };
+    const sandbox = (opened.sandbox as { type?: string } | undefined)?.type ?? "?";
+    this.thread = {
+      id: thread.id,
+      model: String(opened.model ?? "?"),
+      approvalPolicy: String(opened.approvalPolicy ?? "?"),
+      sandbox,
+    };
+  }
+
+  /** A JSON-RPC request on the open connection. */
+  rpc(method: string, params: Params): Promise<Params> {
+    if (!this.client) return Promise.reject(new Error("not connected"));
+    return this.client.request<Params>(method, params);
+  }
+
+  async submit(text: string): Promise<void> {
+    if (text.startsWith("/")) {
+      await runSlashCommand(this, text);
+      this.scheduleRender();
+      return;
+    }
+    if (!this.thread) return;
+    const input = [{ type: "text", text, text_elements: [] }];
+    const running = this.transcript.runningTurnId;
+    try {
+      if (running) {
+        await this.rpc("turn/steer", { threadId: this.thread.id, input, expectedTurnId: running });
+        this.transcript.notice(`↳ steered: ${text}`);
+      } else {
+        const { model, approvalPolicy } = this.options.settings;
+        await this.rpc("turn/start", { threadId: this.thread.id, input, model, approvalPolicy });
+      }
+    } catch (error) {
+      if (running && error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)
+        this.transcript.notice(
+          "this server does not support turn/steer: wait for the turn to end or press Esc",
+          "warn",
+        );
+      else this.transcript.notice(`error: ${(error as Error).message}`, "error");
+    }
+    this.scheduleRender();
+  }
+
+  quit(code = 0): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.render();
+    this.screen.release();
+    const { input, output } = this.options;
+    output.write("\x1b[?2004l");
+    if (input.isTTY) input.setRawMode(false);
+    input.pause();
+    this.client?.close();
+    this.exit(code);
+  }
+
+  private onNotification(method: string, params: Params): void {
+    if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
+    if (method === "turn/started") this.startTicker();
+    if (method === "turn/completed" && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = null;
+    }
+    if (this.transcript.apply(method, params)) this.scheduleRender();
+  }
+
+  private startTicker(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = setInterval(() => this.scheduleRender(), 1000);
+    this.ticker.unref();
+  }
+
+  private onServerRequest(method: string, params: Params): Promise<unknown> {
+    if (method === "item/commandExecution/requestApproval" || method === "item/fileChange/requestApproval") {
+      return new Promise((resolve) => {
+        this.approval = { method, params, answer: (decision) => resolve({ decision }) };
+        this.scheduleRender();
+      });
+    }
+    if (method === "item/tool/requestUserInput") {
+      return new Promise((resolve, reject) => {
+        const questions = (params.questions as Question[] | undefined) ?? [];
+        this.question = new QuestionPrompt(questions, resolve, reject);
+        this.scheduleRender();
+      });
+    }
+    return Promise.reject(new Error(`the terminal UI does not answer ${method}`));
+  }
+
+  private onInput(data: string): void {
+    for (const key of parseKeys(data)) this.onKey(key);
+    // Echo first: a keystroke is drawn before anything else queued.
+    this.render();
+  }
+
+  private onKey(key: Key): void {
+    if (this.approval) {
+      this.onApprovalKey(key);
+      return;
+    }
+    const composer = this.composer;
+    if (this.question && (key.name === "enter" || key.name === "escape")) {
+      if (key.name === "escape") this.question.decline();
+      if (key.name === "escape" || this.question.answer(composer.take())) this.question = null;
+      return;
+    }
+    switch (key.name) {
+      case "text":
+        composer.insert(key.text);
+        return;
+      case "newline":
+        composer.insert("\n");
+        return;
+      case "enter": {
+        if (composer.text.trim() === "") return;
+        void this.submit(composer.take());
+        return;
+      }
+      case "backspace":
+        composer.backspace();
+        return;
+      case "delete":
+        composer.deleteForward();
+        return;
+      case "left":
+        composer.left();
+        return;
+      case "right":
+        composer.right();
+        return;
+      case "home":
+        composer.home();
+        return;
+      case "end":
+        composer.end();
+        return;
+      case "up":
+        composer.up();
+        return;
+      case "down":
+        composer.down();
+        return;
+      case "ctrl-u":
+        composer.clear();
+        return;
+      case "escape":
+        this.interrupt();
+        return;
+      case "ctrl-d":
+        if (composer.empty) this.quit(0);
+        return;
+      case "ctrl-c": {
+        const now = Date.now();
+        if (!composer.empty) {
+          composer.clear();
+          this.lastCtrlC = 0;
+          return;
+        }
+        if (now - this.lastCtrlC <= QUIT_WINDOW_MS) {
+          this.quit(0);
+          return;
+        }
+        this.lastCtrlC = now;
+        this.transcript.notice("press Ctrl+C again to quit");
+        return;
+      }
+      case "tab":
+        return;
+    }
+  }
+
+  private onApprovalKey(key: Key): void {
+    const approval = this.approval;
+    if (!approval) return;
+    const choice = key.name === "text" ? key.text.toLowerCase() : key.name;
+    const decision =
+      choice === "y"
+        ? "accept"
+        : choice === "a"
+          ? "acceptForSession"
+          : choice === "n" || choice === "escape"
+            ? "decline"
+            : null;
+    if (!decision) return;
+    this.approval = null;
+    const what = approval.method.includes("fileChange")
+      ? "patch"
+      : unwrapShell(String(approval.params.command ?? "command"));
+    const verdict =
+      decision === "accept"
+        ? "approved"
+        : decision === "acceptForSession"
+          ? "approved for the session"
+          : "denied";
+    this.transcript.notice(`✔ ${verdict}: ${what}`, decision === "decline" ? "warn" : "info");
+    approval.answer(decision);
+  }
+
+  private interrupt(): void {
+    const turnId = this.transcript.runningTurnId;
+    if (!turnId || !this.thread) return;
+    this.rpc("turn/interrupt", { threadId: this.thread.id, turnId }).catch((error: Error) => {
+      this.transcript.notice(`interrupt failed: ${error.message}`, "error");
+      this.scheduleRender();
+    });
+  }
+
+  scheduleRender(): void {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    setImmediate(() => this.render());
+  }
+
+  /** Builds the frame and writes its difference from the last one. */
+  render(): number {
+    this.renderQueued = false;
+    const width = Math.max(20, this.options.output.columns || 80);
+    const s = this.style;
+    const rows = this.layout.rows(this.transcript.blocks, width);
+    if (this.approval) rows.push(...this.approvalRows(width));
+    if (this.question) rows.push(...this.question.rows(s, width));
+    const hint =
+      this.hint ||
+      (this.transcript.runningTurnId
+        ? "Enter steers the turn · Esc interrupts"
+        : "Ask anything · / for commands");
+    rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
+    rows.push(...this.commandMenuRows(width));
+    rows.push(this.statusRow(width));
+    return this.screen.draw(rows);
+  }
+
+  /** While the composer holds a bare `/word`, the commands it could be. */
+  private commandMenuRows(width: number): string[] {
+    const text = this.composer.text;
+    if (!/^\/\S*$/.test(text)) return [];
+    return Object.entries(SLASH_COMMANDS)
+      .filter(([name]) => name.startsWith(text))
+      .map(
+        ([name, what]) =>
+          wrapLine(`${this.style.cyan(name.padEnd(11))} ${this.style.dim(what)}`, width)[0] ?? "",
+      );
+  }
+
+  private approvalRows(width: number): string[] {
+    const approval = this.approval;
+    if (!approval) return [];
+    const s = this.style;
+    const params = approval.params;
+    const rows = [s.bold(s.yellow("Approval needed"))];
+    if (approval.method.includes("fileChange"))
+      rows.push(
+        `Apply the proposed patch${params.grantRoot ? ` (write access to ${String(params.grantRoot)})` : ""}?`,
+      );
+    else
+      rows.push(
+        `Run ${s.cyan(unwrapShell(String(params.command ?? "?")))}${params.cwd ? s.dim(` in ${String(params.cwd)}`) : ""}?`,
+      );
+    if (params.reason) rows.push(s.dim(`Reason: ${String(params.reason)}`));
+    rows.push(
+      `${s.bold("y")} yes once   ${s.bold("a")} yes for this session   ${s.bold("n")}/${s.bold("Esc")} no`,
+    );
+    return rows.map((row) => (row.length > width * 3 ? row.slice(0, width * 3) : row));
+  }
+
+  private statusRow(width: number): string {
+    const s = this.style;
+    const t = this.thread;
+    const parts = t ? [t.model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
+    if (this.transcript.runningTurnId) {
+      const seconds = Math.floor((Date.now() - this.transcript.turnStartedAt) / 1000);
+      parts.push(s.yellow(`working ${seconds}s`));
+    }
+    return wrapLine(s.dim(parts.join(" · ")), width)[0] ?? "";
+  }
+}

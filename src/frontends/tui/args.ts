@@ -1,0 +1,104 @@
+/**
+ * The command line of the terminal UI: `tscodex [OPTIONS] [PROMPT]` and `tscodex resume [ID]
+ * [--last]`, with Codex's global flags. Parsed by hand (no commander) so the first screen comes
+ * up fast; null when argv names another command, so the full parser takes it.
+ */
+export interface TuiArgs {
+  prompt?: string;
+  resume?: string | undefined;
+  remote?: string;
+  model?: string;
+  sandbox?: string;
+  approvalPolicy?: string;
+  cd?: string;
+  profile?: string;
+  config: string[];
+}
+
+/** Top-level commands of `tscodex` (program.ts and its modules). */
+const COMMANDS = new Set([
+  "exec",
+  "e",
+  "review",
+  "apply-patch",
+  "sandbox",
+  "mcp",
+  "memories",
+  "mcp-server",
+  "proxy",
+  "app-server",
+  "generate-json-schema",
+  "sessions",
+  "fork",
+  "hooks",
+  "skills",
+  "help",
+]);
+
+const VALUE_FLAGS: Record<string, keyof TuiArgs> = {
+  "-m": "model",
+  "--model": "model",
+  "-s": "sandbox",
+  "--sandbox": "sandbox",
+  "-a": "approvalPolicy",
+  "--ask-for-approval": "approvalPolicy",
+  "-C": "cd",
+  "--cd": "cd",
+  "-p": "profile",
+  "--profile": "profile",
+  "--remote": "remote",
+  "-c": "config",
+  "--config": "config",
+};
+
+export function parseTuiArgs(argv: string[]): TuiArgs | null {
+  const args: TuiArgs = { config: [] };
+  const positionals: string[] = [];
+  let last = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
+    const key = VALUE_FLAGS[flag];
+    if (key) {
+      const value = inline ?? argv[++i];
+      if (value === undefined) return null;
+      if (key === "config") args.config.push(value);
+      else (args as unknown as Record<string, string>)[key] = value;
+      continue;
+    }
+    if (arg === "--full-auto") {
+      args.sandbox = "workspace-write";
+      args.approvalPolicy = "on-request";
+      continue;
+    }
+    if (arg === "--dangerously-bypass-approvals-and-sandbox") {
+      args.sandbox = "danger-full-access";
+      args.approvalPolicy = "never";
+      continue;
+    }
+    if (arg === "--last") {
+      last = true;
+      continue;
+    }
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("-") && arg !== "-") return null;
+    positionals.push(arg);
+  }
+  const [first, ...rest] = positionals;
+  if (first !== undefined && COMMANDS.has(first)) return null;
+  if (first === "resume") {
+    if (rest.length > 1) return null;
+    args.resume = last || rest.length === 0 ? "last" : rest[0];
+    return args;
+  }
+  if (last) return null;
+  if (positionals.length > 0) args.prompt = positionals.join(" ");
+  if (args.profile) args.config.push(`profile=${JSON.stringify(args.profile)}`);
+  return args;
+}

@@ -1,0 +1,59 @@
+/**
+ * A `request_user_input` question from the server (item/tool/requestUserInput), asked in the
+ * UI: each question in turn above the composer; the composer's text (or an option's number)
+ * answers it; Esc declines them all (the server tells the model the user declined).
+ */
+import { type Style, wrapLine } from "./style.js";
+
+export interface Question {
+  id: string;
+  header: string;
+  question: string;
+  options: { label: string; description: string }[] | null;
+}
+
+export type Answers = { answers: Record<string, { answers: string[] }> };
+
+export class QuestionPrompt {
+  private index = 0;
+  private readonly answers: Answers["answers"] = {};
+
+  constructor(
+    private readonly questions: Question[],
+    private readonly resolve: (answers: Answers) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  /** Records an answer to the current question; true once every question has one. */
+  answer(text: string): boolean {
+    const question = this.questions[this.index];
+    if (!question) return true;
+    const trimmed = text.trim();
+    const picked = /^\d+$/.test(trimmed) ? question.options?.[Number(trimmed) - 1]?.label : undefined;
+    this.answers[question.id] = { answers: [picked ?? trimmed] };
+    this.index++;
+    if (this.index < this.questions.length) return false;
+    this.resolve({ answers: this.answers });
+    return true;
+  }
+
+  decline(): void {
+    this.reject(new Error("the user declined to answer"));
+  }
+
+  rows(style: Style, width: number): string[] {
+    const question = this.questions[this.index];
+    if (!question) return [];
+    const lines = [
+      style.bold(style.yellow(`${question.header} (${this.index + 1}/${this.questions.length})`)),
+      question.question,
+    ];
+    question.options?.forEach((option, i) => {
+      lines.push(
+        `  ${style.bold(String(i + 1))}. ${option.label}${option.description ? style.dim(` — ${option.description}`) : ""}`,
+      );
+    });
+    lines.push(style.dim("type an answer (or an option's number) and press Enter · Esc declines"));
+    return lines.flatMap((line) => wrapLine(line, width));
+  }
+}

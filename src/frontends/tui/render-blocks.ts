@@ -1,0 +1,147 @@
+/**
+ * Screen blocks → styled lines of at most `width` columns. Agent text gets a small Markdown
+ * pass (headings, **bold**, `code`, fenced code blocks with keywords picked out); commands show
+ * status, exit code and a folded tail of their output; file changes are coloured diffs; plans
+ * are checklists. Pure: the layout caches its result per block version.
+ */
+import type { Style } from "./style.js";
+import { wrapLine } from "./style.js";
+import type { Block } from "./transcript.js";
+
+/** Output lines a command shows (the tail); the rest is folded into a count. */
+export const OUTPUT_TAIL_LINES = 5;
+const DIFF_MAX_LINES = 400;
+
+export function renderBlock(block: Block, width: number, style: Style): string[] {
+  const lines = blockLines(block, style);
+  const rows: string[] = [];
+  for (const line of lines) for (const row of wrapLine(line, width)) rows.push(row);
+  rows.push("");
+  return rows;
+}
+
+function blockLines(block: Block, s: Style): string[] {
+  switch (block.kind) {
+    case "user":
+      return block.text
+        .split("\n")
+        .map((line, i) => (i === 0 ? `${s.bold(s.cyan("›"))} ${line}` : `  ${line}`));
+    case "agent":
+      return markdown(block.text, s).map((line, i) => (i === 0 ? `${s.magenta("•")} ${line}` : `  ${line}`));
+    case "reasoning":
+      return block.text.split("\n").map((line) => s.dim(s.italic(`  ${line}`)));
+    case "command":
+      return commandLines(block, s);
+    case "fileChange":
+      return fileChangeLines(block, s);
+    case "plan": {
+      const head = [
+        `${s.bold("•")} ${s.bold("Plan")}${block.explanation ? s.dim(` ${block.explanation}`) : ""}`,
+      ];
+      for (const { step, status } of block.steps) {
+        if (status === "completed") head.push(`  ${s.green("✔")} ${s.dim(step)}`);
+        else if (status === "inProgress") head.push(`  ${s.yellow("□")} ${s.bold(step)}`);
+        else head.push(`  □ ${step}`);
+      }
+      return head;
+    }
+    case "tool": {
+      const mark =
+        block.status === "inProgress" ? s.yellow("•") : block.status === "failed" ? s.red("✗") : s.green("✓");
+      return [`${mark} ${s.bold("Called")} ${block.title}`];
+    }
+    case "notice": {
+      const paint = block.tone === "error" ? s.red : block.tone === "warn" ? s.yellow : s.dim;
+      return block.text.split("\n").map((line) => paint(line));
+    }
+  }
+}
+
+function commandLines(block: Extract<Block, { kind: "command" }>, s: Style): string[] {
+  const status =
+    block.status === "inProgress"
+      ? s.yellow("running")
+      : block.status === "interrupted"
+        ? s.yellow("interrupted")
+        : block.status === "declined"
+          ? s.red("declined")
+          : block.exitCode === 0
+            ? s.green(`exit ${block.exitCode}`)
+            : s.red(`exit ${block.exitCode ?? "?"}`);
+  const verb = block.status === "inProgress" ? "Running" : "Ran";
+  const lines = [
+    `${s.bold("•")} ${s.bold(verb)} ${s.cyan(unwrapShell(block.command))} ${s.dim("·")} ${status}`,
+  ];
+  const output = block.output.replace(/\n$/, "");
+  if (output === "") return lines;
+  const all = output.split("\n");
+  const hidden = all.length - OUTPUT_TAIL_LINES;
+  if (hidden > 0) lines.push(s.dim(`  │ … ${hidden} earlier line${hidden === 1 ? "" : "s"}`));
+  for (const line of all.slice(-OUTPUT_TAIL_LINES)) lines.push(s.dim(`  │ ${line}`));
+  return lines;
+}
+
+/** `/bin/bash -lc 'script'` → `script`: the user wants to see what the model ran. */
+export function unwrapShell(command: string): string {
+  const match = /^(?:\S*\/)?(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/.exec(command);
+  return match?.[1] ? match[1].replace(/'\\''/g, "'") : command;
+}
+
+function fileChangeLines(block: Extract<Block, { kind: "fileChange" }>, s: Style): string[] {
+  const verb =
+    block.status === "inProgress" ? "Editing" : block.status === "declined" ? "Declined" : "Edited";
+  const lines: string[] = [];
+  for (const change of block.changes) {
+    const label = change.kind === "add" ? "added" : change.kind === "delete" ? "deleted" : "updated";
+    lines.push(`${s.bold("•")} ${s.bold(verb)} ${change.path} ${s.dim(`(${label})`)}`);
+    let diff = change.diff.replace(/\n$/, "").split("\n");
+    // An added or deleted file carries its content, not a diff: show it as one.
+    if (change.kind === "add") diff = diff.map((line) => `+${line}`);
+    else if (change.kind === "delete") diff = diff.map((line) => `-${line}`);
+    for (const line of diff.slice(0, DIFF_MAX_LINES)) lines.push(`  ${diffLine(line, s)}`);
+    if (diff.length > DIFF_MAX_LINES)
+      lines.push(s.dim(`  … ${diff.length - DIFF_MAX_LINES} more diff lines`));
+  }
+  return lines;
+}
+
+function diffLine(line: string, s: Style): string {
+  if (line.startsWith("+++") || line.startsWith("---")) return s.bold(line);
+  if (line.startsWith("+")) return s.green(line);
+  if (line.startsWith("-")) return s.red(line);
+  if (line.startsWith("@@")) return s.cyan(line);
+  return line;
+}
+
+const KEYWORDS =
+  /\b(const|let|var|function|return|if|else|for|while|class|import|export|from|def|async|await|fn|pub|struct|impl|type|interface)\b/g;
+
+/** A small Markdown pass: enough for agent answers to read well in a terminal. */
+export function markdown(text: string, s: Style): string[] {
+  const out: string[] = [];
+  let fence = false;
+  for (const line of text.split("\n")) {
+    if (/^\s*```/.test(line)) {
+      fence = !fence;
+      out.push(s.dim(line.trim()));
+      continue;
+    }
+    if (fence) {
+      out.push(s.enabled ? s.cyan(line.replace(KEYWORDS, (word) => `\x1b[1m${word}\x1b[22m`)) : line);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      out.push(s.bold(inline(heading[2] ?? "", s)));
+      continue;
+    }
+    out.push(inline(line.replace(/^(\s*)[-*] /, "$1• "), s));
+  }
+  return out;
+}
+
+function inline(line: string, s: Style): string {
+  return line
+    .replace(/`([^`]+)`/g, (_, code: string) => s.cyan(code))
+    .replace(/\*\*([^*]+)\*\*/g, (_, bold: string) => s.bold(bold));
+}

@@ -1,0 +1,25 @@
+/**
+ * `tscodex [PROMPT]` / `tscodex resume`: the terminal UI. Responsibilities: pick the transport
+ * (in-process app-server by default; `--remote ws://…`), the colours (NO_COLOR, TERM=dumb), and
+ * run the app until it quits. Flow: first screen → connect → thread/start|resume → turns.
+ */
+import { resolve } from "node:path";
+import { TuiApp } from "./app.js";
+import type { TuiArgs } from "./args.js";
+import { colourWanted, createStyle } from "./style.js";
+import { inProcessTransport, webSocketTransport } from "./transports.js";
+
+export async function runTui(args: TuiArgs): Promise<number> {
+  const cwd = resolve(args.cd ?? process.cwd());
+  const app = new TuiApp({
+    connect: () => (args.remote ? webSocketTransport(args.remote) : inProcessTransport(args.config)),
+    settings: { cwd, model: args.model, approvalPolicy: args.approvalPolicy, sandbox: args.sandbox },
+    style: createStyle(colourWanted(process.env)),
+    prompt: args.prompt,
+    resume: args.resume,
+    input: process.stdin,
+    output: process.stdout,
+  });
+  await app.start();
+  return app.done;
+}

@@ -1,0 +1,233 @@
+/**
+ * The conversation as screen blocks, built only from app-server notifications (and the thread
+ * a `thread/read` or `thread/resume` returns). A reducer: `apply(method, params)` changes the
+ * blocks and bumps the version of each one it touched, so the renderer re-lays out only those.
+ */
+
+export type CommandStatus = "inProgress" | "completed" | "failed" | "declined" | "interrupted";
+
+export interface FileChangeView {
+  path: string;
+  kind: string;
+  diff: string;
+}
+
+export type BlockBody =
+  | { kind: "user"; text: string }
+  | { kind: "agent"; text: string }
+  | { kind: "reasoning"; text: string }
+  | { kind: "command"; command: string; status: CommandStatus; exitCode: number | null; output: string }
+  | { kind: "fileChange"; changes: FileChangeView[]; status: string }
+  | { kind: "plan"; explanation: string | null; steps: { step: string; status: string }[] }
+  | { kind: "tool"; title: string; status: string }
+  | { kind: "notice"; text: string; tone: "info" | "warn" | "error" };
+
+export type Block = BlockBody & { id: string; version: number };
+
+type Params = Record<string, unknown>;
+type Item = Record<string, unknown> & { type?: string; id?: string };
+
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+/** Command output kept per block: the UI shows a folded tail, so the head can go. */
+const OUTPUT_KEEP_CHARS = 64 * 1024;
+
+export class Transcript {
+  readonly blocks: Block[] = [];
+  private readonly byId = new Map<string, Block>();
+  private noticeCount = 0;
+  runningTurnId: string | null = null;
+  turnStartedAt = 0;
+  /** File paths under it are shown relative to it. */
+  cwd = "";
+  /** The turn each command ran in, so an interrupted turn can mark its own commands. */
+  private readonly commandTurns = new Map<string, string>();
+
+  /** Adds a line of the UI's own (errors, command answers). */
+  notice(text: string, tone: "info" | "warn" | "error" = "info"): void {
+    this.add({ kind: "notice", text, tone }, `notice-${++this.noticeCount}`);
+  }
+
+  /** Drops everything (a new or resumed thread). */
+  clear(): void {
+    this.blocks.length = 0;
+    this.byId.clear();
+    this.runningTurnId = null;
+  }
+
+  /** Shows a stored thread's turns (thread/resume or thread/read). */
+  loadTurns(turns: unknown[]): void {
+    for (const turn of turns) {
+      const items = (turn as { items?: unknown[] }).items ?? [];
+      for (const item of items) this.upsertItem(item as Item, true);
+    }
+  }
+
+  /** Applies one server notification; false when it changes nothing on screen. */
+  apply(method: string, params: Params): boolean {
+    switch (method) {
+      case "turn/started": {
+        this.runningTurnId = str((params.turn as Item | undefined)?.id) || null;
+        this.turnStartedAt = Date.now();
+        return true;
+      }
+      case "turn/completed": {
+        const turn = (params.turn ?? {}) as { status?: string; error?: { message?: string } | null };
+        this.runningTurnId = null;
+        if (turn.status === "interrupted") {
+          this.markInterrupted(str((params.turn as Item | undefined)?.id));
+          this.notice("■ interrupted", "warn");
+        } else if (turn.status === "failed")
+          this.notice(`■ ${turn.error?.message ?? "turn failed"}`, "error");
+        return true;
+      }
+      case "item/started":
+      case "item/completed": {
+        const item = params.item as Item | undefined;
+        if (item?.type === "commandExecution" && typeof item.id === "string")
+          this.commandTurns.set(item.id, str(params.turnId));
+        return this.upsertItem(item, method === "item/completed");
+      }
+      case "item/agentMessage/delta":
+        return this.appendText(str(params.itemId), "agent", str(params.delta));
+      case "item/reasoning/summaryTextDelta":
+      case "item/reasoning/textDelta":
+        return this.appendText(str(params.itemId), "reasoning", str(params.delta));
+      case "item/commandExecution/outputDelta": {
+        const block = this.byId.get(str(params.itemId));
+        if (block?.kind !== "command") return false;
+        block.output = (block.output + str(params.delta)).slice(-OUTPUT_KEEP_CHARS);
+        block.version++;
+        return true;
+      }
+      case "turn/plan/updated": {
+        const steps = ((params.plan as { step: string; status: string }[] | undefined) ?? []).map((s) => ({
+          step: str(s.step),
+          status: str(s.status),
+        }));
+        const id = `plan-${str(params.turnId)}`;
+        this.put(id, { kind: "plan", explanation: str(params.explanation) || null, steps });
+        return true;
+      }
+      case "thread/compacted":
+        this.notice("context compacted");
+        return true;
+      case "error": {
+        const error = (params.error ?? {}) as { message?: string };
+        const retry = params.willRetry === true;
+        this.notice(
+          `${retry ? "retrying: " : "error: "}${error.message ?? "unknown error"}`,
+          retry ? "warn" : "error",
+        );
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Commands of an interrupted turn that were running or were killed by it (status 130/137/143). */
+  private markInterrupted(turnId: string): void {
+    for (const block of this.blocks) {
+      if (block.kind !== "command") continue;
+      const ofTurn = this.commandTurns.get(block.id) === turnId;
+      const killed =
+        block.status === "failed" && (block.exitCode === null || [130, 137, 143].includes(block.exitCode));
+      if (block.status === "inProgress" || (ofTurn && killed)) {
+        block.status = "interrupted";
+        block.version++;
+      }
+    }
+  }
+
+  private appendText(id: string, kind: "agent" | "reasoning", delta: string): boolean {
+    const block = this.byId.get(id) ?? this.add({ kind, text: "" }, id);
+    if (block.kind !== "agent" && block.kind !== "reasoning") return false;
+    block.text += delta;
+    block.version++;
+    return true;
+  }
+
+  private upsertItem(item: Item | undefined, completed: boolean): boolean {
+    if (!item || typeof item.id !== "string") return false;
+    const body = bodyOf(item, completed, this.byId.get(item.id), this.cwd);
+    if (!body) return false;
+    this.put(item.id, body);
+    return true;
+  }
+
+  private put(id: string, body: BlockBody): void {
+    const existing = this.byId.get(id);
+    if (!existing) {
+      this.add(body, id);
+      return;
+    }
+    const version = existing.version + 1;
+    for (const key of Object.keys(existing)) delete (existing as Record<string, unknown>)[key];
+    Object.assign(existing, body, { id, version });
+  }
+
+  private add(body: BlockBody, id: string): Block {
+    const block = { ...body, id, version: 0 } as Block;
+    this.blocks.push(block);
+    this.byId.set(id, block);
+    return block;
+  }
+}
+
+/** The screen block of one v2 ThreadItem (null: nothing to show). */
+function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd: string): BlockBody | null {
+  switch (item.type) {
+    case "userMessage": {
+      const content = (item.content as { type: string; text?: string }[] | undefined) ?? [];
+      return { kind: "user", text: content.map((part) => part.text ?? `[${part.type}]`).join("\n") };
+    }
+    case "agentMessage":
+      // A started message is empty; its deltas fill it. The completed one is authoritative.
+      if (!completed && existing?.kind === "agent") return existing;
+      return { kind: "agent", text: str(item.text) };
+    case "reasoning": {
+      const summary = (item.summary as string[] | undefined) ?? [];
+      return { kind: "reasoning", text: summary.join("\n\n") };
+    }
+    case "commandExecution": {
+      const live = existing?.kind === "command" ? existing.output : "";
+      return {
+        kind: "command",
+        command: str(item.command),
+        status: str(item.status) as CommandStatus,
+        exitCode: typeof item.exitCode === "number" ? item.exitCode : null,
+        output:
+          typeof item.aggregatedOutput === "string" ? item.aggregatedOutput.slice(-OUTPUT_KEEP_CHARS) : live,
+      };
+    }
+    case "fileChange": {
+      const changes =
+        (item.changes as { path: string; kind: { type: string }; diff: string }[] | undefined) ?? [];
+      return {
+        kind: "fileChange",
+        status: str(item.status),
+        changes: changes.map((change) => ({
+          path: cwd && change.path.startsWith(`${cwd}/`) ? change.path.slice(cwd.length + 1) : change.path,
+          kind: change.kind?.type ?? "update",
+          diff: change.diff,
+        })),
+      };
+    }
+    case "mcpToolCall":
+      return { kind: "tool", title: `${str(item.server)}.${str(item.tool)}`, status: str(item.status) };
+    case "dynamicToolCall":
+      return { kind: "tool", title: str(item.tool), status: str(item.status) };
+    case "collabAgentToolCall":
+      return { kind: "tool", title: `agent ${str(item.tool)}`, status: str(item.status) };
+    case "webSearch":
+      return {
+        kind: "tool",
+        title: `web search: ${str(item.query)}`,
+        status: completed ? "completed" : "inProgress",
+      };
+    case "contextCompaction":
+      return { kind: "notice", text: "context compacted", tone: "info" };
+    default:
+      return null;
+  }
+}

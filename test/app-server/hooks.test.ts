@@ -1,0 +1,77 @@
+/**
+ * hooks/list through the real app-server: the configured hooks with their key and current
+ * hash, trusted by a config/batchWrite of `hooks.state`, after which a new thread's turn runs
+ * the hook. Every message is checked against Codex 0.169's schemas.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
+import { useAppServerHarness } from "../support/app-server-harness.js";
+import { referenceSchemaFailures } from "../support/app-server-schemas.js";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { runTurn, startThread } from "./flow.js";
+
+const h = useAppServerHarness();
+
+describe("app-server: hooks", () => {
+  it("lists a hook untrusted, trusts it with config/batchWrite, and a turn then runs it", async () => {
+    const log = join(h.home, "hook-log");
+    await mkdir(log);
+    await writeHooksJson(h.home, { PreToolUse: [{ matcher: "Bash", command: recorder(log, "PreToolUse") }] });
+    const client = await h.stdio();
+
+    const listed = await client.call("hooks/list", { cwds: [h.work] });
+    expect(listed.data).toHaveLength(1);
+    expect(listed.data[0]).toMatchObject({ cwd: h.work, errors: [] });
+    const [hook] = listed.data[0].hooks;
+    const key = `${join(h.home, "hooks.json")}:pre_tool_use:0:0`;
+    expect(hook).toMatchObject({
+      key,
+      eventName: "preToolUse",
+      handlerType: "command",
+      command: recorder(log, "PreToolUse"),
+      matcher: "Bash",
+      trustStatus: "untrusted",
+      source: "user",
+      sourcePath: join(h.home, "hooks.json"),
+    });
+    expect(hook.currentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    // Untrusted: the turn's shell call runs without the hook.
+    const before = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "echo one" }, "call_1")),
+      turn(message("ok")),
+    );
+    await runTurn(client, before, "go");
+    expect(await recorded(log, "PreToolUse")).toEqual([]);
+
+    await client.call("config/batchWrite", {
+      edits: [
+        {
+          keyPath: "hooks.state",
+          value: { [key]: { trusted_hash: hook.currentHash } },
+          mergeStrategy: "upsert",
+        },
+      ],
+    });
+    const relisted = await client.call("hooks/list", { cwds: [h.work] });
+    expect(relisted.data[0].hooks[0]).toMatchObject({ key, trustStatus: "trusted" });
+
+    const after = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "echo two" }, "call_2")),
+      turn(message("ok")),
+    );
+    await runTurn(client, after, "go");
+    const payloads = await recorded(log, "PreToolUse");
+    expect(payloads).toHaveLength(1);
+    expect(payloads[0]).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      session_id: after,
+    });
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
