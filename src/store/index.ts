@@ -13,7 +13,7 @@
 import type { StoredThread } from "./stored-thread.js";
 
 export { type MigrationProgress, type MigrationReport, migrateThreads } from "./migrate.js";
-export { openJsonlStore, openThreadStore } from "./open-store.js";
+export { describeStore, openJsonlStore, openThreadStore } from "./open-store.js";
 export type { RolloutLine, SessionMeta } from "./rollout.js";
 export { RolloutError, type StoredThread } from "./stored-thread.js";
 export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";

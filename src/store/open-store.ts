@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config/load.js";
 import { redactUrl } from "../util/redact-url.js";
+import { sessionsDir } from "./rollout.js";
 import { StoreError, type ThreadStore } from "./thread-store.js";
 
 export async function openThreadStore(config: Pick<Config, "home" | "store">): Promise<ThreadStore> {
@@ -20,4 +21,9 @@ export async function openThreadStore(config: Pick<Config, "home" | "store">): P
 export async function openJsonlStore(home: string): Promise<ThreadStore> {
   const { JsonlThreadStore } = await import("./jsonl-store.js");
   return new JsonlThreadStore(home);
+}
+
+/** Where the configured store keeps threads, for a log line: `jsonl DIR` or `postgres URL` (no password). */
+export function describeStore(config: Pick<Config, "home" | "store">): string {
+  return config.store.url ? `postgres ${redactUrl(config.store.url)}` : `jsonl ${sessionsDir(config.home)}`;
 }

@@ -13,6 +13,7 @@
 import { ConfigError } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
+import { describeServing } from "../common/serving-log.js";
 import { AppServerRuntime } from "./runtime.js";
 
 const NAME = "app-server";
@@ -74,6 +75,7 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
         NAME,
         () => serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey }),
         stop,
+        await describeServing(runtime.config),
       );
     }
   } finally {

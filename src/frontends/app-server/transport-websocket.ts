@@ -20,6 +20,7 @@ import {
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { listenOn } from "../common/serve.js";
+import { logRequests } from "../common/serving-log.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
 import { MAX_LINE_BYTES } from "./transport-stdio.js";
@@ -48,6 +49,11 @@ export async function serveWebSocket(
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
   const readiness = { draining: false };
   const http = createServer((req, res) => {
+    const foreign = refuseHost(req.headers, allowed);
+    if (foreign) {
+      res.writeHead(403, { "content-type": "text/plain" }).end(`${foreign.message}\n`);
+      return;
+    }
     if (answerProbe(req, res, readiness)) return;
     void refusalOf(req, allowed, options.apiKey).then((refusal) => {
       const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
@@ -69,11 +75,13 @@ export async function serveWebSocket(
       );
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws));
+    const peer = `${req.socket.remoteAddress ?? "?"}:${req.socket.remotePort ?? "?"}`;
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, peer));
   };
 
-  const connect = (ws: WebSocket): void => {
+  const connect = (ws: WebSocket, peer: string): void => {
     sockets.add(ws);
+    process.stderr.write(`tscodex app-server: websocket open ${peer}\n`);
     const session = new ClientSession(runtime, {
       send: (text) => {
         if (ws.readyState === ws.OPEN) ws.send(text);
@@ -82,12 +90,14 @@ export async function serveWebSocket(
     // Text and binary frames alike carry one UTF-8 JSON message.
     ws.on("message", (data) => session.receive(textOf(data)));
     ws.on("error", () => ws.terminate());
-    ws.on("close", () => {
+    ws.on("close", (code) => {
+      process.stderr.write(`tscodex app-server: websocket close ${peer} (${code})\n`);
       sockets.delete(ws);
       session.close();
     });
   };
 
+  logRequests("app-server", http);
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `ws://${authority}`,

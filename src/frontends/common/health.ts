@@ -9,18 +9,24 @@ export interface Readiness {
   draining: boolean;
 }
 
+/** The answer to a probe (`GET /healthz` or `GET /readyz`), or null for any other request. */
+export function probeAnswer(
+  method: string | undefined,
+  url: string | undefined,
+  readiness: Readiness,
+): { status: 200 | 503; text: string } | null {
+  if (method !== "GET") return null;
+  const path = new URL(url ?? "/", "http://local").pathname;
+  if (path === "/healthz") return { status: 200, text: "ok\n" };
+  if (path === "/readyz")
+    return readiness.draining ? { status: 503, text: "draining\n" } : { status: 200, text: "ready\n" };
+  return null;
+}
+
 /** Answers a probe and returns true, or returns false for any other request. */
 export function answerProbe(req: IncomingMessage, res: ServerResponse, readiness: Readiness): boolean {
-  if (req.method !== "GET") return false;
-  const path = new URL(req.url ?? "/", "http://local").pathname;
-  if (path === "/healthz") {
-    res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");
-    return true;
-  }
-  if (path === "/readyz") {
-    const [status, text] = readiness.draining ? [503, "draining\n"] : [200, "ready\n"];
-    res.writeHead(status, { "content-type": "text/plain" }).end(text);
-    return true;
-  }
-  return false;
+  const answer = probeAnswer(req.method, req.url, readiness);
+  if (!answer) return false;
+  res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.text);
+  return true;
 }

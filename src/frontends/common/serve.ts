@@ -40,6 +40,8 @@ export async function listenUntil(
   name: string,
   start: () => Promise<{ url: string; close(): Promise<void> }>,
   stop: Promise<void>,
+  /** What the start line says about the listener beyond its URL (store, sandbox). */
+  serving = "",
 ): Promise<number> {
   let server: { url: string; close(): Promise<void> };
   try {
@@ -50,7 +52,9 @@ export async function listenUntil(
     if (error instanceof UnsafeBindError) return failStart(name, error.message);
     throw error;
   }
-  process.stderr.write(`tscodex ${name}: listening on ${server.url} (GET /healthz, /readyz)\n`);
+  process.stderr.write(
+    `tscodex ${name}: listening on ${server.url} (GET /healthz, /readyz)${serving ? `; ${serving}` : ""}\n`,
+  );
   await stop;
   process.stderr.write(`tscodex ${name}: shutting down\n`);
   await server.close();

@@ -1,7 +1,7 @@
 /**
  * The proxy's HTTP app (hono): an OpenAI-compatible endpoint with the agent behind it.
  * Responsibilities: guards (Host/Origin, body type, bearer key, body size, concurrency), routes
- * (/v1/models, /v1/responses and its stored responses, /v1/chat/completions), one stderr log line per request
+ * (/v1/models, the /healthz and /readyz probes, /v1/responses and its stored responses, /v1/chat/completions), one stderr log line per request
  * (method, path, status, ms), and every error in OpenAI's shape.
  */
 
@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
+import { probeAnswer } from "../common/health.js";
 import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
 import { ApiError, fromUnexpected } from "./errors.js";
@@ -35,6 +36,9 @@ export function createApp(options: ProxyOptions): Hono {
   app.use(async (c, next) => {
     const headers = c.req.header();
     checkHost(headers, allowed, anyHost);
+    // Probes need no key (they say nothing about any client), but a foreign Host still gets 403.
+    const probe = probeAnswer(c.req.method, c.req.path, options.readiness ?? { draining: false });
+    if (probe) return c.text(probe.text, probe.status);
     checkBodyType(headers);
     if (options.apiKey) checkBearer(headers, options.apiKey);
     else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined);

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { Config } from "../../config/load.js";
+import type { Readiness } from "../common/health.js";
 import { ApiError, fromZod } from "./errors.js";
 import type { ConcurrencyLimit } from "./guards.js";
 import type { TurnOptions } from "./turns.js";
@@ -17,6 +18,8 @@ export interface ProxyOptions {
   /** How long an Idempotency-Key and its answer are kept (ms). */
   idempotencyTtlMs: number;
   quietAgentWork: boolean;
+  /** Whether /readyz says ready (200) or draining (503); always ready when absent. */
+  readiness?: Readiness;
   /** Where the per-request log lines go (default stderr). */
   log?: (line: string) => void;
 }

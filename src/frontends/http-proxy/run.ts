@@ -14,6 +14,7 @@ import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
+import { describeServing } from "../common/serving-log.js";
 import { createApp } from "./app.js";
 import { ConcurrencyLimit } from "./guards.js";
 
@@ -71,6 +72,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   }
   const threads = new ThreadManager({ config, store, source: "proxy", originator: "tscodex_proxy" });
   const limit = new ConcurrencyLimit(maxConcurrent);
+  const readiness = { draining: false };
   const app = createApp({
     config,
     turns: {
@@ -85,15 +87,20 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     maxBodyBytes,
     idempotencyTtlMs: idempotencyTtlSec * 1000,
     quietAgentWork: options.quietAgentWork ?? false,
+    readiness,
   });
   // Past both windows a parked call can be neither continued nor re-answered.
   const pruning = prunePeriodically(store, Math.max(parkedTtlSec, idempotencyTtlSec) * 1000);
   const server = createServer(getRequestListener(app.fetch));
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
-  process.stderr.write(`tscodex proxy: listening on http://${authority}/v1\n`);
+  process.stderr.write(
+    `tscodex proxy: listening on http://${authority}/v1 (GET /healthz, /readyz); ${await describeServing(config)}\n`,
+  );
 
   await stopSignal();
+  process.stderr.write("tscodex proxy: shutting down\n");
+  readiness.draining = true;
   // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
   const closed = new Promise<void>((done) => server.close(() => done()));
   server.closeIdleConnections();
@@ -111,6 +118,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   await closed;
   clearInterval(pruning);
   await threads.close();
+  process.stderr.write("tscodex proxy: stopped\n");
   return 0;
 }
 

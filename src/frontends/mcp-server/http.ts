@@ -27,6 +27,7 @@ import {
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { listenOn } from "../common/serve.js";
+import { logRequests } from "../common/serving-log.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -71,9 +72,9 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
 
   const readiness = { draining: false };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (answerProbe(req, res, readiness)) return;
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal.message);
+    if (answerProbe(req, res, readiness)) return;
     const badBody = refuseBodyType(req.headers);
     if (badBody) return reply(res, 415, badBody);
     if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
@@ -140,6 +141,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       else res.end();
     });
   });
+  logRequests("mcp-server", http);
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `http://${authority}${MCP_PATH}`,

@@ -5,6 +5,7 @@
  */
 import { warnConfigOnce } from "../../config/warnings.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
+import { describeServing } from "../common/serving-log.js";
 import { loadServerConfig } from "./server-config.js";
 
 const NAME = "mcp-server";
@@ -48,6 +49,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
       NAME,
       () => serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) }),
       stop,
+      await describeServing(config),
     );
   } finally {
     await runtime.close();
