@@ -41,9 +41,10 @@ describe("shutdown with work in flight", () => {
       const pid = await readPid(pidFile);
       const exited = exitCode(server.child);
       server.child.kill("SIGTERM");
-      const { result, threadId } = await call;
+      const { result, text, threadId } = await call;
       expect(threadId).not.toBe("");
-      expect(result.structuredContent).toMatchObject({ threadId });
+      expect(text).toBe("Turn interrupted before it finished.");
+      expect(result.isError).toBe(true);
       expect(await gone(pid)).toBe(true);
       expect(await exited).toBe(0);
       expect(server.stderr()).toMatch(/shutting down\n(.*\n)*.*stopped\n/);
