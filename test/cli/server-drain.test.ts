@@ -4,13 +4,14 @@
  * `codex` tools/call gets its result, the WebSocket client gets `turn/completed` (interrupted)
  * and then a 1001 close; `stopped` is logged and the exit code is 0.
  */
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WsAppServer } from "../support/app-server-client.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, turn } from "../support/fake-model-server.js";
-import { gone, readPid } from "../support/processes.js";
 import { callTool, connectHttp, startHttpServer } from "../support/mcp-client.js";
+import { gone, readPid } from "../support/processes.js";
 
 const h = useExecHarness();
 
@@ -20,7 +21,7 @@ function sleeper(pidFile: string) {
 }
 
 /** Resolves with the exit code once `child` has exited. */
-function exitCode(child: import("node:child_process").ChildProcess): Promise<number | null> {
+function exitCode(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
