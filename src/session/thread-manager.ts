@@ -121,6 +121,7 @@ export class ThreadManager implements AgentHost {
   private readonly leases: ThreadLeases | null;
   private readonly leaseWaitMs: number;
   private sweeper: NodeJS.Timeout | null = null;
+  private closing: Promise<void> | null = null;
   /** Where threads live (read-only views may use it; writes go through the manager). */
   readonly store: ThreadStore;
 
@@ -292,8 +293,16 @@ export class ThreadManager implements AgentHost {
     }
   }
 
-  /** Shut every live thread down, flush its writer, then close the store. */
-  async close(): Promise<void> {
+  /**
+   * Shut every live thread down, flush its writer, then close the store. Once: a server's
+   * shutdown ends the threads while draining, and its final cleanup calls this again.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
     await Promise.all([...this.live].map(([id, entry]) => this.evict(id, entry)));

@@ -218,9 +218,15 @@ export class WsAppServer {
 }
 
 export class WsAppClient extends AppClient {
+  /** The close code and reason, once the connection has closed (1006: dropped without a close frame). */
+  readonly closed: Promise<{ code: number; reason: string }>;
+
   private constructor(private readonly ws: WebSocket) {
     super();
     ws.on("message", (data) => this.receiveText(String(data)));
+    this.closed = new Promise((resolve) =>
+      ws.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+    );
   }
 
   static open(url: string, headers: Record<string, string>): Promise<WsAppClient> {

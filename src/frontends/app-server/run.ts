@@ -1,8 +1,9 @@
 /**
  * `tscodex app-server`: Codex's JSON-RPC v2 app-server protocol over stdio (default) or
  * WebSocket (`--listen ws://HOST:PORT`). Serves until stdin ends (stdio) or SIGINT/SIGTERM;
- * then every thread shuts down (running turns are interrupted, their processes stopped) and the
- * rollouts are flushed, so a restarted server resumes them. Returns the exit code.
+ * then every thread shuts down (running turns are interrupted, their processes stopped; each
+ * WebSocket client gets its `turn/completed` before the close, 1001) and the rollouts are
+ * flushed, so a restarted server resumes them. Returns the exit code.
  *
  * Module map: protocol/ (zod schemas: validation, types, generate-json-schema), rpc-peer.ts
  * (JSON-RPC endpoint), session.ts (one connection: handshake, dispatch), handlers/ (one file per
@@ -76,6 +77,7 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
         () => serveWebSocket(runtime, { host: listen.host, port: listen.port, apiKey }),
         stop,
         await describeServing(runtime.config),
+        () => runtime.close(),
       );
     }
   } finally {

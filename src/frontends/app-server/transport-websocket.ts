@@ -5,7 +5,8 @@
  * beyond loopback without a key; the upgrade is refused, before any WebSocket exists, when Host
  * or Origin does not name this machine (403, `Origin: null` too), a body is not JSON (415), the bearer key is missing or wrong (401), or, with
  * no key, the caller runs inside a sandbox (403). A plain HTTP request gets 426. A connection
- * that closes ends its session (its turns are interrupted).
+ * that closes ends its session (its turns are interrupted). On shutdown, running turns are
+ * interrupted first, then every connection closes with 1001 (going away).
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -19,7 +20,7 @@ import {
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
-import { listenOn } from "../common/serve.js";
+import { type Listener, listenOn } from "../common/serve.js";
 import { logRequests } from "../common/serving-log.js";
 import type { AppServerRuntime } from "./runtime.js";
 import { ClientSession } from "./session.js";
@@ -32,10 +33,9 @@ export interface WebSocketOptions {
   apiKey?: string | undefined;
 }
 
-export interface WebSocketListener {
+export interface WebSocketListener extends Listener {
   /** e.g. ws://127.0.0.1:4501 */
   url: string;
-  close(): Promise<void>;
 }
 
 /** Listen on host:port; resolves once listening. */
@@ -66,6 +66,7 @@ export async function serveWebSocket(
   });
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, refusal: [number, string] | null) => {
+    if (!refusal && readiness.draining) refusal = [503, "Service Unavailable: the server is shutting down"];
     if (refusal) {
       const [status, text] = refusal;
       const extra = status === 401 ? 'WWW-Authenticate: Bearer realm="tscodex-app-server"\r\n' : "";
@@ -101,6 +102,16 @@ export async function serveWebSocket(
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `ws://${authority}`,
+    async drain(finishWork) {
+      // No new connections; running turns end, so each client gets its turn/completed.
+      readiness.draining = true;
+      http.close();
+      await finishWork();
+      // Queued notifications go out before the close frame; 1001: the server is going away.
+      const closed = [...sockets].map((ws) => new Promise((done) => ws.once("close", done)));
+      for (const ws of sockets) ws.close(1001, "going away");
+      await Promise.all(closed);
+    },
     async close() {
       readiness.draining = true;
       for (const ws of sockets) ws.terminate();
@@ -115,6 +126,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: "Unauthorized",
   403: "Forbidden",
   415: "Unsupported Media Type",
+  503: "Service Unavailable",
 };
 
 /** [status, text] when the request must be refused, else null. */

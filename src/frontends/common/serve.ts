@@ -32,18 +32,36 @@ export function failStart(name: string, message: string): number {
   return 2;
 }
 
+/** How long shutdown lets in-flight work answer before closing connections anyway. */
+export const DRAIN_BOUND_MS = 10_000;
+
+/** A network listener as listenUntil drives it. */
+export interface Listener {
+  url: string;
+  /**
+   * Shutdown, first step: take no new sessions or connections, run `finishWork` (which ends
+   * running turns), and resolve once the replies it caused are written.
+   */
+  drain?(finishWork: () => Promise<void>): Promise<void>;
+  /** Close whatever is still open. */
+  close(): Promise<void>;
+}
+
 /**
- * Start a network listener, announce its URL on stderr, serve until `stop`, then close it.
+ * Start a network listener, announce its URL on stderr, serve until `stop`, then drain it
+ * (bounded by DRAIN_BOUND_MS) and close it.
  * An unsafe bind (no key beyond loopback) is refused with its message and exit code 2.
  */
 export async function listenUntil(
   name: string,
-  start: () => Promise<{ url: string; close(): Promise<void> }>,
+  start: () => Promise<Listener>,
   stop: Promise<void>,
   /** What the start line says about the listener beyond its URL (store, sandbox). */
   serving = "",
+  /** Ends the work in flight (interrupts running turns) so that its clients get their replies. */
+  finishWork: () => Promise<void> = async () => {},
 ): Promise<number> {
-  let server: { url: string; close(): Promise<void> };
+  let server: Listener;
   try {
     server = await start();
   } catch (error) {
@@ -57,6 +75,14 @@ export async function listenUntil(
   );
   await stop;
   process.stderr.write(`tscodex ${name}: shutting down\n`);
+  if (server.drain) {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_BOUND_MS);
+    });
+    await Promise.race([server.drain(finishWork), bound]);
+    clearTimeout(timer);
+  }
   await server.close();
   process.stderr.write(`tscodex ${name}: stopped\n`);
   return 0;

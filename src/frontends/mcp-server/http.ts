@@ -10,7 +10,8 @@
  * later requests name it, DELETE ends it. Requests of one session may run concurrently.
  * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
  * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
- * is closed.
+ * is closed. On shutdown, running turns are interrupted first, so an open tools/call gets its
+ * result before the connections close.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -26,7 +27,7 @@ import {
   refuseHost,
   refuseSandboxedPeer,
 } from "../common/http-guard.js";
-import { listenOn } from "../common/serve.js";
+import { type Listener, listenOn } from "../common/serve.js";
 import { logRequests } from "../common/serving-log.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
@@ -38,10 +39,9 @@ export interface HttpOptions {
   apiKey?: string;
 }
 
-export interface HttpServer {
+export interface HttpServer extends Listener {
   /** e.g. http://127.0.0.1:8123/mcp */
   url: string;
-  close(): Promise<void>;
 }
 
 const MCP_PATH = "/mcp";
@@ -71,6 +71,16 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   sweeper.unref();
 
   const readiness = { draining: false };
+  // POSTs still being answered (a running tools/call): shutdown waits for their replies.
+  const calls = new Set<ServerResponse>();
+  let callsDone: (() => void) | null = null;
+  const trackCall = (res: ServerResponse): void => {
+    calls.add(res);
+    res.once("close", () => {
+      calls.delete(res);
+      if (calls.size === 0) callsDone?.();
+    });
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal.message);
@@ -101,10 +111,12 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, `Session not found: ${sessionId}`, -32001);
       track(session, res);
+      if (req.method === "POST") trackCall(res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST" || !isInitializeRequest(body))
       return reply(res, 400, "Bad request: no Mcp-Session-Id header (send initialize first)");
+    if (readiness.draining) return reply(res, 503, "Service Unavailable: the server is shutting down");
     if (sessions.size + starting >= limits.maxHttpSessions) {
       res.setHeader("Retry-After", "60");
       return reply(
@@ -145,6 +157,14 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `http://${authority}${MCP_PATH}`,
+    async drain(finishWork) {
+      // No new sessions or connections; running turns end, so each open call gets its result.
+      readiness.draining = true;
+      http.close();
+      http.closeIdleConnections();
+      await finishWork();
+      if (calls.size > 0) await new Promise<void>((resolve) => (callsDone = resolve));
+    },
     async close() {
       readiness.draining = true;
       clearInterval(sweeper);

@@ -50,6 +50,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
       () => serveHttp(runtime, { port, host: options.host, ...(apiKey ? { apiKey } : {}) }),
       stop,
       await describeServing(config),
+      () => runtime.close(),
     );
   } finally {
     await runtime.close();
