@@ -152,13 +152,25 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async archive(id: string): Promise<boolean> {
-    const path = await this.exactPath(id);
+    return this.moveRollout(id, false);
+  }
+
+  async unarchive(id: string): Promise<boolean> {
+    return this.moveRollout(id, true);
+  }
+
+  /** Move thread `id`'s rollout between the live and archived trees (same relative path). */
+  private async moveRollout(id: string, fromArchive: boolean): Promise<boolean> {
+    const path = await this.exactPath(id, fromArchive);
     if (!path) return false;
-    const target = join(sessionsDir(archivedHome(this.home)), relative(sessionsDir(this.home), path));
+    const [from, to] = fromArchive
+      ? [archivedHome(this.home), this.home]
+      : [this.home, archivedHome(this.home)];
+    const target = join(sessionsDir(to), relative(sessionsDir(from), path));
     await mkdir(dirname(target), { recursive: true });
     await rename(path, target);
-    this.known.delete(knownKey(id, false));
-    this.known.set(knownKey(id, true), target);
+    this.known.delete(knownKey(id, fromArchive));
+    this.known.set(knownKey(id, !fromArchive), target);
     return true;
   }
 

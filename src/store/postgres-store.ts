@@ -322,6 +322,15 @@ class PostgresThreadStore implements ThreadStore {
     return result.count > 0;
   }
 
+  async unarchive(id: string): Promise<boolean> {
+    const result = await this.run(
+      `unarchiving thread ${id}`,
+      () => this.sql`
+        UPDATE tscodex_threads SET archived = false, version = version + 1 WHERE id = ${id} AND archived`,
+    );
+    return result.count > 0;
+  }
+
   async rollback(id: string, numTurns: number): Promise<boolean> {
     const sql = this.sql;
     const drop = Math.max(0, Math.floor(numTurns));

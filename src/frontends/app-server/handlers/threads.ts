@@ -12,10 +12,11 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { instructionSources } from "../instruction-sources.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
-import { archiveThread, requireStored, rollbackThread } from "../thread-files.js";
+import { archiveThread, liveView, requireStored, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -107,9 +108,9 @@ export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
-  const { channel, view, settings } = await openNewThread(params, context);
+  const { channel, view, settings, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, settings, await instructionSources(config, settings.cwd));
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -122,7 +123,7 @@ export async function openNewThread(params: ParamsOf<"thread/start">, context: H
   const settings = settingsOf(context, thread, params, config);
   const channel = context.runtime.adopt(thread, settings);
   const path = threads.liveState(thread.id)?.path ?? "";
-  return { channel, settings, path, view: newThreadView(thread.id, path, settings) };
+  return { channel, settings, config, path, view: newThreadView(thread.id, path, settings) };
 }
 
 export async function threadResume(
@@ -151,8 +152,9 @@ export async function threadResume(
   channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
   const stored = await requireStored(await runtime.threads(), id);
-  const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
-  return openedResponse(view, channel.settings);
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
+  const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
+  return openedResponse(view, channel.settings, sources);
 }
 
 export async function threadFork(
@@ -168,9 +170,9 @@ export async function threadFork(
   const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
   const channel = runtime.adopt(thread, settings);
   const stored = await requireStored(threads, thread.id);
-  const view = storedThreadView(stored, { includeTurns: true });
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, settings, await instructionSources(config, settings.cwd));
 }
 
 export async function threadArchive(
@@ -197,10 +199,12 @@ export async function threadRollback(
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
   const stored = await requireStored(threads, params.threadId);
-  return { thread: storedThreadView(stored, { includeTurns: true }) };
+  return {
+    thread: storedThreadView(stored, { includeTurns: true, live: liveView(runtime, params.threadId) }),
+  };
 }
 
-function refuseWhileRunning(context: HandlerContext, id: string): void {
+export function refuseWhileRunning(context: HandlerContext, id: string): void {
   const running = context.runtime.channel(id)?.running;
   if (running)
     throw RpcError.invalidRequest(
