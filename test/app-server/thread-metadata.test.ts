@@ -11,12 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppClient, StdioAppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { functionCall, hang, message, turn } from "../support/fake-model-server.js";
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { readPid } from "../support/processes.js";
 import { runTurn, startThread } from "./flow.js";
 
-const h = useAppServerHarness();
+/** A thread busy in another process is reported after 300 ms (PostgreSQL), not the default 5 s. */
+const h = useAppServerHarness({ extraConfig: "[store]\nlease_wait_ms = 300" });
 
 const FULL_ACCESS = { approvalPolicy: "never", sandbox: "danger-full-access" };
 
@@ -303,5 +304,36 @@ describe.skipIf(skipPostgres)("app-server: thread names in PostgreSQL", () => {
 
   it("keeps a thread's name across a server restart (PostgreSQL store)", async () => {
     await nameSurvivesRestart({ TSCODEX_STORE_URL: await cluster.createDatabase() });
+  });
+
+  it("names a thread another server is running a turn on only once that turn ends", async () => {
+    const env = { TSCODEX_STORE_URL: await cluster.createDatabase() };
+    const [x, y] = [
+      new StdioAppClient({ home: h.home, cwd: h.work, env }),
+      new StdioAppClient({ home: h.home, cwd: h.work, env }),
+    ];
+    h.defer(x);
+    h.defer(y);
+    await Promise.all([x.initialize(), y.initialize()]);
+    const threadId = await startThread(x, { cwd: h.work });
+    h.model.enqueue(turn(hang()));
+    const { turn: running } = await x.call("turn/start", {
+      threadId,
+      input: [{ type: "text", text: "slow" }],
+    });
+    await h.model.waitForRequests(1);
+    const busy = await y.request("thread/name/set", { threadId, name: "from y" });
+    expect(busy.error?.code).toBe(-32600);
+    expect(busy.error?.message).toMatch(/in use by another tscodex process/);
+    await x.call("turn/interrupt", { threadId, turnId: running.id });
+    await x.turnCompleted(running.id);
+    // x keeps the thread in memory only briefly on a shared store; then y may write.
+    await expect
+      .poll(async () => (await y.request("thread/name/set", { threadId, name: "from y" })).error ?? null, {
+        timeout: 10_000,
+      })
+      .toBeNull();
+    expect((await x.call("thread/read", { threadId })).thread.name).toBe("from y");
+    expect(referenceSchemaFailures(y)).toEqual([]);
   });
 });

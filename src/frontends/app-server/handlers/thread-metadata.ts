@@ -4,7 +4,7 @@
  * store (JSONL or PostgreSQL), so they survive a restart and show in thread/list and thread/read;
  * followers hear of a new name (`thread/name/updated`) and of an unarchive (`thread/unarchived`).
  */
-import type { RolloutEvent, ThreadMetadataUpdate } from "../../../store/index.js";
+import { type RolloutEvent, ThreadBusyError, type ThreadMetadataUpdate } from "../../../store/index.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import { liveView, requireStored } from "../thread-files.js";
@@ -17,7 +17,15 @@ import { tellThreadClients } from "./thread-lifecycle.js";
 async function record(context: HandlerContext, id: string, event: RolloutEvent): Promise<void> {
   const threads = await context.runtime.threads();
   const line = { timestamp: new Date().toISOString(), type: "event" as const, payload: event };
-  if (!(await threads.appendLines(id, [line]))) throw RpcError.invalidRequest(`thread not found: ${id}`);
+  let stored: boolean;
+  try {
+    stored = await threads.appendLines(id, [line]);
+  } catch (error) {
+    // Another process runs a turn on it (a shared store): say so.
+    if (error instanceof ThreadBusyError) throw RpcError.invalidRequest(error.message);
+    throw error;
+  }
+  if (!stored) throw RpcError.invalidRequest(`thread not found: ${id}`);
 }
 
 export async function threadSetName(
