@@ -54,6 +54,9 @@ export type RolloutEvent =
   /** Fields the client set on the thread; an absent field is unchanged, null clears it. */
   | { type: "thread_metadata_updated"; metadata: ThreadMetadataUpdate };
 
+/** Events about the thread, not its turns: a rollback or revert keeps them. */
+export const THREAD_ANNOTATIONS: readonly string[] = ["thread_name_updated", "thread_metadata_updated"];
+
 /** Git facts a client records on a thread (thread/metadata/update). */
 export interface ThreadGitInfo {
   sha: string | null;

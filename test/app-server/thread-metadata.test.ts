@@ -145,8 +145,11 @@ describe("app-server: thread history edits (0.169)", () => {
       code: -32600,
       message: `turn not found in thread ${threadId}: no-such-turn`,
     });
+    await client.call("thread/name/set", { threadId, name: "named after turn 3" });
     const reverted = await client.call("thread/revert", { threadId, beforeTurnId: dropped.turnId });
     expect(reverted.thread.turns.map((t: { id: string }) => t.id)).toEqual([kept.turnId]);
+    // The name is about the thread, not the dropped turns: it stays.
+    expect(reverted.thread.name).toBe("named after turn 3");
     await client.waitFor((m) => m.method === "thread/reverted" && m.params?.threadId === threadId);
     await runTurn(client, threadId, "after revert");
     const texts = userTexts(h.model.requests[3]?.input ?? []);

@@ -380,6 +380,30 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect((await store.list()).threads[0]?.name).toBe("second");
     });
 
+    it("keeps a thread's name and metadata through a rollback of the turns before them", async () => {
+      const id = threadId(64);
+      await storeThread(store, metaOf(id), 2);
+      const writer = await store.append(id);
+      const at = "2026-01-02T05:00:00.000Z";
+      writer.writeLine({
+        timestamp: at,
+        type: "event",
+        payload: { type: "thread_name_updated", thread_name: "n" },
+      });
+      writer.writeLine({
+        timestamp: at,
+        type: "event",
+        payload: { type: "thread_metadata_updated", metadata: { project_id: "p" } },
+      });
+      await writer.close();
+      expect(await store.rollback(id, 2)).toBe(true);
+      expect(await store.read(id)).toMatchObject({ turns: 0, name: "n", projectId: "p", history: [] });
+      const more = await store.append(id);
+      for (const event of turnEvents(1)) more.recordEvent(event);
+      await more.close();
+      expect(await store.read(id)).toMatchObject({ turns: 1, name: "n" });
+    });
+
     it("rolls back the last turns", async () => {
       const id = threadId(71);
       await storeThread(store, metaOf(id), 3);
