@@ -12,10 +12,11 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { instructionSources } from "../instruction-sources.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
-import { archiveThread, requireStored, rollbackThread } from "../thread-files.js";
+import { archiveThread, liveView, requireStored, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -88,9 +89,9 @@ export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
-  const { channel, view } = await openNewThread(params, context);
+  const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, channel.settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -102,7 +103,7 @@ export async function openNewThread(params: ParamsOf<"thread/start">, context: H
   const thread = await opening(() => threads.start(options));
   const channel = context.runtime.adopt(thread);
   const path = threads.liveState(thread.id)?.path ?? "";
-  return { channel, path, view: newThreadView(thread.id, path, channel.settings) };
+  return { channel, config, path, view: newThreadView(thread.id, path, channel.settings) };
 }
 
 export async function threadResume(
@@ -129,8 +130,9 @@ export async function threadResume(
   }
   context.session.follow(channel);
   const stored = await requireStored(await runtime.threads(), id);
-  const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
-  return openedResponse(view, channel.settings);
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
+  const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
+  return openedResponse(view, channel.settings, sources);
 }
 
 export async function threadFork(
@@ -148,9 +150,9 @@ export async function threadFork(
   const thread = await opening(() => threads.fork(id, {}, options));
   const channel = runtime.adopt(thread);
   const stored = await requireStored(threads, thread.id);
-  const view = storedThreadView(stored, { includeTurns: true });
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
-  return openedResponse(view, channel.settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** Thread `id`'s model and policies as a fork starts from them. */
@@ -188,10 +190,12 @@ export async function threadRollback(
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
   const stored = await requireStored(threads, params.threadId);
-  return { thread: storedThreadView(stored, { includeTurns: true }) };
+  return {
+    thread: storedThreadView(stored, { includeTurns: true, live: liveView(runtime, params.threadId) }),
+  };
 }
 
-function refuseWhileRunning(context: HandlerContext, id: string): void {
+export function refuseWhileRunning(context: HandlerContext, id: string): void {
   const running = context.runtime.channel(id)?.running;
   if (running)
     throw RpcError.invalidRequest(
