@@ -6,6 +6,7 @@
  * Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits, Ctrl+D quits.
  */
 import { Composer } from "./composer.js";
+import { MentionMenu } from "./file-mentions.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
 import { type Question, QuestionPrompt } from "./questions.js";
@@ -53,6 +54,7 @@ export class TuiApp {
   readonly composer = new Composer();
   private readonly layout: TranscriptLayout;
   private readonly screen: Screen;
+  private readonly mentions: MentionMenu;
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
   private approval: Approval | null = null;
@@ -68,6 +70,10 @@ export class TuiApp {
     this.transcript.cwd = options.settings.cwd;
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
+    this.mentions = new MentionMenu(options.settings.cwd, () => {
+      this.mentions.update(this.composer);
+      this.scheduleRender();
+    });
     this.done = new Promise((resolve) => {
       this.exit = resolve;
     });
@@ -230,7 +236,10 @@ export class TuiApp {
   }
 
   private onInput(data: string): void {
-    for (const key of parseKeys(data)) this.onKey(key);
+    for (const key of parseKeys(data)) {
+      this.onKey(key);
+      this.mentions.update(this.composer);
+    }
     // Echo first: a keystroke is drawn before anything else queued.
     this.render();
   }
@@ -241,6 +250,7 @@ export class TuiApp {
       return;
     }
     const composer = this.composer;
+    if (this.mentions.open && this.onMentionKey(key)) return;
     if (this.question && (key.name === "enter" || key.name === "escape")) {
       if (key.name === "escape") this.question.decline();
       if (key.name === "escape" || this.question.answer(composer.take())) this.question = null;
@@ -311,6 +321,25 @@ export class TuiApp {
     }
   }
 
+  /** Keys the `@` file menu takes while it is open; false for the others. */
+  private onMentionKey(key: Key): boolean {
+    switch (key.name) {
+      case "up":
+      case "down":
+        this.mentions.move(key.name === "up" ? -1 : 1);
+        return true;
+      case "tab":
+      case "enter":
+        this.mentions.accept(this.composer);
+        return true;
+      case "escape":
+        this.mentions.dismiss(this.composer);
+        return true;
+      default:
+        return false;
+    }
+  }
+
   private onApprovalKey(key: Key): void {
     const approval = this.approval;
     if (!approval) return;
@@ -368,6 +397,7 @@ export class TuiApp {
         : "Ask anything · / for commands");
     rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
     rows.push(...this.commandMenuRows(width));
+    rows.push(...this.mentions.rows(s, width));
     rows.push(this.statusRow(width));
     return this.screen.draw(rows);
   }
