@@ -14,6 +14,7 @@ import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
+import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
 import { Transcript } from "./transcript.js";
 
@@ -57,6 +58,8 @@ export class TuiApp {
   private readonly mentions: MentionMenu;
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
+  /** The last token usage the server reported for the open thread (context left). */
+  tokenUsage: TokenUsageView | null = null;
   private approval: Approval | null = null;
   private question: QuestionPrompt | null = null;
   private lastCtrlC = 0;
@@ -124,6 +127,7 @@ export class TuiApp {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
     const opened = await this.rpc("thread/start", { cwd, model, approvalPolicy, sandbox });
     this.transcript.clear();
+    this.tokenUsage = null;
     this.setThread(opened);
   }
 
@@ -139,6 +143,7 @@ export class TuiApp {
     const { model, approvalPolicy, sandbox } = this.options.settings;
     const opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
     this.transcript.clear();
+    this.tokenUsage = null;
     this.setThread(opened);
     const read = await this.rpc("thread/read", { threadId, includeTurns: true });
     this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
@@ -204,6 +209,11 @@ export class TuiApp {
 
   private onNotification(method: string, params: Params): void {
     if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
+    if (method === "thread/tokenUsage/updated") {
+      this.tokenUsage = (params.tokenUsage as TokenUsageView | undefined) ?? null;
+      this.scheduleRender();
+      return;
+    }
     if (method === "turn/started") this.startTicker();
     if (method === "turn/completed" && this.ticker) {
       clearInterval(this.ticker);
@@ -398,7 +408,8 @@ export class TuiApp {
     rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
     rows.push(...this.commandMenuRows(width));
     rows.push(...this.mentions.rows(s, width));
-    rows.push(this.statusRow(width));
+    const turnStartedAt = this.transcript.runningTurnId ? this.transcript.turnStartedAt : null;
+    rows.push(statusRow({ thread: this.thread, usage: this.tokenUsage, turnStartedAt }, s, width));
     return this.screen.draw(rows);
   }
 
@@ -433,16 +444,5 @@ export class TuiApp {
       `${s.bold("y")} yes once   ${s.bold("a")} yes for this session   ${s.bold("n")}/${s.bold("Esc")} no`,
     );
     return rows.map((row) => (row.length > width * 3 ? row.slice(0, width * 3) : row));
-  }
-
-  private statusRow(width: number): string {
-    const s = this.style;
-    const t = this.thread;
-    const parts = t ? [t.model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
-    if (this.transcript.runningTurnId) {
-      const seconds = Math.floor((Date.now() - this.transcript.turnStartedAt) / 1000);
-      parts.push(s.yellow(`working ${seconds}s`));
-    }
-    return wrapLine(s.dim(parts.join(" · ")), width)[0] ?? "";
   }
 }
