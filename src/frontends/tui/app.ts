@@ -31,6 +31,8 @@ export interface AppOptions {
   style: Style;
   /** Submitted once the thread is open. */
   prompt?: string | undefined;
+  /** Absolute paths of images (`-i`) the first prompt carries. */
+  images?: string[] | undefined;
   /** `resume`: a thread id, or "last" for the most recent one. */
   resume?: string | undefined;
   input: NodeJS.ReadStream;
@@ -67,10 +69,13 @@ export class TuiApp {
   private renderQueued = false;
   private ticker: NodeJS.Timeout | null = null;
   private exit: (code: number) => void = () => {};
+  /** `-i` images not sent yet: they ride on the first prompt. */
+  private pendingImages: string[];
   readonly done: Promise<number>;
 
   constructor(readonly options: AppOptions) {
     this.transcript.cwd = options.settings.cwd;
+    this.pendingImages = options.images ?? [];
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
     this.mentions = new MentionMenu(options.settings.cwd, () => {
@@ -118,6 +123,8 @@ export class TuiApp {
       this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
     }
     this.hint = "";
+    if (this.pendingImages.length > 0 && !this.options.prompt)
+      this.transcript.notice(`the next prompt carries ${this.pendingImages.join(", ")}`);
     this.render();
     if (this.options.prompt && this.thread) await this.submit(this.options.prompt);
   }
@@ -174,8 +181,12 @@ export class TuiApp {
       return;
     }
     if (!this.thread) return;
-    const input = [{ type: "text", text, text_elements: [] }];
     const running = this.transcript.runningTurnId;
+    const images = running ? [] : this.pendingImages.splice(0);
+    const input = [
+      { type: "text", text, text_elements: [] },
+      ...images.map((path) => ({ type: "localImage", path })),
+    ];
     try {
       if (running) {
         await this.rpc("turn/steer", { threadId: this.thread.id, input, expectedTurnId: running });
