@@ -6,10 +6,11 @@
  * Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits, Ctrl+D quits.
  */
 import { Composer } from "./composer.js";
+import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
 import { MentionMenu } from "./file-mentions.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
-import { type Question, QuestionPrompt } from "./questions.js";
+import { type Prompt, type Question, QuestionPrompt } from "./questions.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
@@ -63,7 +64,8 @@ export class TuiApp {
   /** The last token usage the server reported for the open thread (context left). */
   tokenUsage: TokenUsageView | null = null;
   private approval: Approval | null = null;
-  private question: QuestionPrompt | null = null;
+  /** A request_user_input question or an MCP elicitation, answered from the composer. */
+  private question: Prompt | null = null;
   private lastCtrlC = 0;
   private hint = "";
   private renderQueued = false;
@@ -250,6 +252,13 @@ export class TuiApp {
       return new Promise((resolve, reject) => {
         const questions = (params.questions as Question[] | undefined) ?? [];
         this.question = new QuestionPrompt(questions, resolve, reject);
+        this.scheduleRender();
+      });
+    }
+    const elicitation = method === "mcpServer/elicitation/request" ? parseElicitation(params) : null;
+    if (elicitation) {
+      return new Promise((resolve) => {
+        this.question = new ElicitationPrompt(elicitation, resolve);
         this.scheduleRender();
       });
     }
