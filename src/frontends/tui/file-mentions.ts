@@ -5,7 +5,6 @@
  * The file list is read once, on the first `@` (git's tracked and untracked-but-not-ignored
  * files; outside a repository a bounded walk that skips hidden directories and node_modules).
  */
-import { execFile } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { Composer } from "./composer.js";
@@ -87,7 +86,9 @@ export async function listFiles(cwd: string): Promise<string[]> {
   return files;
 }
 
-function gitFiles(cwd: string): Promise<string[] | null> {
+/** Loaded on the first `@`, not on the way to the first screen. */
+async function gitFiles(cwd: string): Promise<string[] | null> {
+  const { execFile } = await import("node:child_process");
   return new Promise((resolve) => {
     execFile(
       "git",
