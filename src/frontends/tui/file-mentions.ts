@@ -30,40 +30,72 @@ export function mentionAt(text: string, cursor: number): Mention | null {
   return { start: cursor - (match[1]?.length ?? 0) - 1, query: match[1] ?? "" };
 }
 
+/** A path with what matching needs precomputed (once per file list, not per keystroke). */
+interface Candidate {
+  path: string;
+  lower: string;
+  nameStart: number;
+}
+
+function candidatesOf(paths: readonly string[]): Candidate[] {
+  return paths.map((path) => ({ path, lower: path.toLowerCase(), nameStart: path.lastIndexOf("/") + 1 }));
+}
+
 /**
  * Paths holding the query's characters in order (case-insensitive), best first: matches in the
- * file name beat matches in directories, consecutive characters and earlier starts score higher,
+ * file name beat matches in directories, consecutive characters and word starts score higher,
  * then shorter paths.
  */
 export function fuzzyMatch(query: string, paths: readonly string[], limit: number): string[] {
-  const needle = query.toLowerCase();
-  const scored: { path: string; score: number }[] = [];
-  for (const path of paths) {
-    const score = fuzzyScore(needle, path);
-    if (score !== null) scored.push({ path, score });
-  }
-  scored.sort((a, b) => b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : 1));
-  return scored.slice(0, limit).map((entry) => entry.path);
+  return rankMatches(query.toLowerCase(), candidatesOf(paths), limit).best;
 }
 
-function fuzzyScore(needle: string, path: string): number | null {
+/** All candidates matching `needle` (lower case), and the `limit` best of them in order. */
+function rankMatches(
+  needle: string,
+  candidates: readonly Candidate[],
+  limit: number,
+): { all: Candidate[]; best: string[] } {
+  const all: Candidate[] = [];
+  const top: { path: string; score: number }[] = [];
+  const better = (a: { path: string; score: number }, b: { path: string; score: number }) =>
+    a.score !== b.score
+      ? a.score > b.score
+      : a.path.length !== b.path.length
+        ? a.path.length < b.path.length
+        : a.path < b.path;
+  for (const candidate of candidates) {
+    const score = fuzzyScore(needle, candidate);
+    if (score === null) continue;
+    all.push(candidate);
+    const entry = { path: candidate.path, score };
+    if (top.length === limit && !better(entry, top[limit - 1] as (typeof top)[number])) continue;
+    let at = Math.min(top.length, limit - 1);
+    while (at > 0 && better(entry, top[at - 1] as (typeof top)[number])) at--;
+    top.splice(at, 0, entry);
+    if (top.length > limit) top.pop();
+  }
+  return { all, best: top.map((entry) => entry.path) };
+}
+
+const SEPARATORS = new Set(["/", ".", "_", "-"]);
+
+function fuzzyScore(needle: string, { lower, nameStart }: Candidate): number | null {
   if (needle === "") return 0;
-  const haystack = path.toLowerCase();
-  const nameStart = haystack.lastIndexOf("/") + 1;
   let score = 0;
   let from = 0;
   let previous = -2;
-  for (const char of needle) {
-    const at = haystack.indexOf(char, from);
+  for (let n = 0; n < needle.length; n++) {
+    const at = lower.indexOf(needle[n] as string, from);
     if (at < 0) return null;
     score += 1;
     if (at === previous + 1) score += 5;
     if (at >= nameStart) score += 2;
-    if (at === nameStart || /[/._-]/.test(haystack[at - 1] ?? "/")) score += 3;
+    if (at === 0 || at === nameStart || SEPARATORS.has(lower[at - 1] as string)) score += 3;
     previous = at;
     from = at + 1;
   }
-  if (haystack.slice(nameStart).startsWith(needle)) score += 20;
+  if (lower.startsWith(needle, nameStart)) score += 20;
   return score;
 }
 
@@ -104,9 +136,11 @@ async function gitFiles(cwd: string): Promise<string[] | null> {
 
 /** The menu's state: which word it is for, what matches, which one is picked. */
 export class MentionMenu {
-  private files: string[] | null = null;
+  private files: Candidate[] | null = null;
   private loading: Promise<void> | null = null;
   private matches: string[] = [];
+  /** All matches of the last query: a longer query only narrows them (typing stays cheap). */
+  private pool: { query: string; candidates: Candidate[] } | null = null;
   private selected = 0;
   private key = "";
   /** The `@` position whose menu Esc closed (until the word changes place). */
@@ -127,7 +161,8 @@ export class MentionMenu {
     }
     if (!this.files) {
       this.loading ??= listFiles(this.cwd).then((files) => {
-        this.files = files;
+        this.files = candidatesOf(files);
+        this.pool = null;
         this.key = "";
         this.onLoaded();
       });
@@ -136,7 +171,11 @@ export class MentionMenu {
     const key = `${mention.start}:${mention.query}`;
     if (key !== this.key) {
       this.key = key;
-      this.matches = fuzzyMatch(mention.query, this.files, MENU_ROWS);
+      const query = mention.query.toLowerCase();
+      const narrower = this.pool && query.startsWith(this.pool.query);
+      const ranked = rankMatches(query, narrower && this.pool ? this.pool.candidates : this.files, MENU_ROWS);
+      this.pool = { query, candidates: ranked.all };
+      this.matches = ranked.best;
       this.selected = 0;
     }
     return this.matches.length > 0;
