@@ -1,9 +1,10 @@
 /**
  * The terminal UI: a client of the app-server protocol and nothing else. It opens (or resumes)
  * a thread with JSON-RPC requests, turns the server's notifications into screen blocks
- * (transcript.ts), answers the server's approval requests from the keyboard, and redraws only
- * what changed (screen.ts). Keys follow Codex: Enter submits (or steers a running turn),
- * Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits, Ctrl+D quits.
+ * (transcript.ts), answers the server's approvals, user-input questions and MCP elicitations from
+ * the keyboard, and redraws only what changed (screen.ts). Keys follow Codex: Enter submits (or
+ * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits,
+ * Ctrl+D quits, `@` completes file paths (file-mentions.ts).
  */
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
