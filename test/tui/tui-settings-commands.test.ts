@@ -45,7 +45,11 @@ describe("settings and thread commands in the terminal UI", () => {
     expect(status).toContain(`cwd ${h.work}`);
 
     await command(t, "/model");
-    await t.waitFor(/^gpt-5\.2-codex$/m);
+    await t.waitFor(/^model gpt-5\.2-codex\navailable: gpt-5\.2-codex, .*gpt-5\.1-codex/m);
+    await command(t, "/approvals");
+    await t.waitFor(/^approval never\nchoices: untrusted, on-failure, on-request, never/m);
+    await command(t, "/approvals sometimes");
+    await t.waitFor("unknown approval policy sometimes: use one of untrusted, on-failure, on-request, never");
     await command(t, "/model gpt-test-mini");
     await t.waitFor("model set to gpt-test-mini (from the next turn)");
     await t.waitFor(/gpt-test-mini · sandbox workspaceWrite · approval never/);
