@@ -377,7 +377,7 @@ export class ThreadManager implements AgentHost {
         ? await this.store.append(id, writerOptions)
         : await this.store.create(meta, writerOptions);
       recorder.attach(thread);
-      thread.setTranscriptPath(recorder.path);
+      thread.transcriptPath = recorder.path;
     }
     const entry: LiveThread = {
       thread,

@@ -1,8 +1,9 @@
+import { resolve } from "node:path";
 import { replayLines } from "../../session/replay-items.js";
+import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
 import type { SandboxPolicy, ThreadOpenedResponse, ThreadWire, Turn, TurnError } from "./protocol/common.js";
-import type { ChannelSettings } from "./thread-channel.js";
 import { threadItemOf } from "./thread-items.js";
 
 /** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
@@ -39,12 +40,12 @@ export function storedThreadView(
 }
 
 /** A thread that was just created (nothing stored yet but its metadata). */
-export function newThreadView(id: string, path: string, settings: ChannelSettings): ThreadWire {
+export function newThreadView(id: string, path: string, settings: EffectiveSettings): ThreadWire {
   const now = Math.floor(Date.now() / 1000);
   return {
     id,
     preview: "",
-    modelProvider: settings.modelProvider,
+    modelProvider: settings.provider,
     createdAt: now,
     updatedAt: now,
     path,
@@ -56,16 +57,16 @@ export function newThreadView(id: string, path: string, settings: ChannelSetting
   };
 }
 
-/** The reply to thread/start, thread/resume and thread/fork. */
-export function openedResponse(thread: ThreadWire, settings: ChannelSettings): ThreadOpenedResponse {
+/** The reply to thread/start, thread/resume and thread/fork: the thread and what the core runs it with. */
+export function openedResponse(thread: ThreadWire, settings: EffectiveSettings): ThreadOpenedResponse {
   return {
     thread,
     model: settings.model,
-    modelProvider: settings.modelProvider,
+    modelProvider: settings.provider,
     cwd: settings.cwd,
     approvalPolicy: settings.approvalPolicy,
     sandbox: sandboxPolicyOf(settings),
-    reasoningEffort: effortOf(settings.reasoningEffort),
+    reasoningEffort: effortOf(settings.effort),
   };
 }
 
@@ -74,8 +75,11 @@ function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"
   return known.find((candidate) => candidate === effort) ?? null;
 }
 
-/** The settings' sandbox as Codex's SandboxPolicy. */
-export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
+/**
+ * The settings' sandbox as Codex's SandboxPolicy; /tmp or $TMPDIR missing from the temp roots
+ * shows as excluded.
+ */
+export function sandboxPolicyOf(settings: EffectiveSettings, tmpdir = process.env.TMPDIR): SandboxPolicy {
   switch (settings.sandboxMode) {
     case "danger-full-access":
       return { type: "dangerFullAccess" };
@@ -84,10 +88,10 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
     case "workspace-write":
       return {
         type: "workspaceWrite",
-        writableRoots: settings.writableRoots,
+        writableRoots: [...settings.writableRoots],
         networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: settings.excludeTmpdirEnvVar ?? false,
-        excludeSlashTmp: settings.excludeSlashTmp ?? false,
+        excludeTmpdirEnvVar: tmpdir ? !settings.tempRoots.includes(resolve(tmpdir)) : false,
+        excludeSlashTmp: !settings.tempRoots.includes("/tmp"),
       };
   }
 }
