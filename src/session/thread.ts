@@ -51,6 +51,7 @@ import {
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { buildTurnContext } from "./turn-context.js";
 import { TurnWaiters } from "./turn-waiters.js";
+import { userShell } from "./user-shell.js";
 
 export type { SubscribeOptions } from "./listeners.js";
 export type {
@@ -208,6 +209,7 @@ export class Thread {
         return;
       case "user_turn":
       case "continue_turn":
+      case "user_shell":
         if (this.closed) {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
           return;
@@ -375,7 +377,7 @@ export class Thread {
     this.listeners.emit(event);
   }
 
-  private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
+  private async runUserTurn(op: Extract<Op, { turnId: string }>): Promise<void> {
     const overrides = op.type === "user_turn" ? this.takeOverrides(op.overrides) : op.overrides;
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {
@@ -436,6 +438,8 @@ export class Thread {
           return;
         }
       }
+      if (op.type === "user_shell")
+        return await userShell(op, record, this.turnContext(op.turnId, abort.signal));
       const outcome = await runTurn({
         client: this.services.client,
         router,

@@ -66,6 +66,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
   "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
+  "collaborationMode/list": "schema-169-experimental/v2/CollaborationModeListResponse.json",
+  "thread/shellCommand": "schema-169-experimental/v2/ThreadShellCommandResponse.json",
   newConversation: "schema-089/v1/NewConversationResponse.json",
   resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
   addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
@@ -111,15 +113,24 @@ const ONLY_169 = new Set([
   "thread/reverted",
   "thread/items/list",
   "thread/inject_items",
+  "collaborationMode/list",
+  "thread/shellCommand",
+  "item/plan/delta",
 ]);
 
-/** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
+/**
+ * Whether a message concerns client tools, MCP elicitation, plan mode, a user's shell command or
+ * another 0.169-only method.
+ */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
     ONLY_169.has(message.method ?? "") ||
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "plan" ||
+    message.params?.item?.source !== undefined ||
+    message.params?.collaborationMode !== undefined ||
     message.params?.dynamicTools !== undefined
   );
 }

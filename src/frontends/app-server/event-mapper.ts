@@ -135,7 +135,8 @@ export class EventMapper {
     const item = threadItemOf(change.item);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
-    const timed = item.type === "dynamicToolCall";
+    // 0.169's timestamps, on the items only 0.169 has (client tools, plans, user shell commands).
+    const timed = item.type === "dynamicToolCall" || item.type === "plan" || "source" in item;
     if (change.type === "item_started") {
       out.push({
         method: "item/started",
@@ -159,6 +160,9 @@ export class EventMapper {
     switch (delta.kind) {
       case "agent_message_text":
         out.push({ method: "item/agentMessage/delta", params: { ...at, itemId, delta: delta.text } });
+        return;
+      case "proposed_plan_text":
+        out.push({ method: "item/plan/delta", params: { ...at, itemId, delta: delta.text } });
         return;
       case "reasoning_summary_part":
         out.push({

@@ -128,6 +128,14 @@ export class ThreadChannel {
     };
   }
 
+  /** Register a user shell command as `owner`'s turn (see startTurn); `begin()` queues it. */
+  startShellCommand(owner: ClientLink, command: string, timeoutMs?: number): { begin(): void } {
+    const thread = this.requireThread();
+    const turnId = thread.newTurnId();
+    this.turns.set(turnId, { owner, input: [], questions: new Map(), legacy: false });
+    return { begin: () => thread.submit({ type: "user_shell", turnId, command, timeoutMs }) };
+  }
+
   /** Whether turn `turnId` was started by a v1 client. */
   legacyTurn(turnId: string): boolean {
     return this.turns.get(turnId)?.legacy ?? false;

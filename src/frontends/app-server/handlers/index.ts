@@ -14,6 +14,7 @@ import {
   sendUserMessage,
   sendUserTurn,
 } from "../v1/conversations.js";
+import { collaborationModeList } from "./collaboration-modes.js";
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
@@ -21,6 +22,7 @@ import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { threadShellCommand } from "./shell-command.js";
 import { skillsList } from "./skills.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
@@ -49,6 +51,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/read": threadRead,
   "turn/start": turnStart,
   "turn/interrupt": turnInterrupt,
+  "collaborationMode/list": collaborationModeList,
+  "thread/shellCommand": threadShellCommand,
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,

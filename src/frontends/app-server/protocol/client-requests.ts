@@ -6,6 +6,11 @@
  */
 import { z } from "zod";
 import {
+  collaborationModeListResponse,
+  collaborationModeParam,
+  threadShellCommandParams,
+} from "./collaboration-requests.js";
+import {
   askForApproval,
   dynamicToolSpec,
   reasoningEffort,
@@ -92,6 +97,8 @@ const turnStartParams = z.object({
   summary: reasoningSummary.nullish(),
   /** JSON Schema the final message must match. */
   outputSchema: z.record(z.string(), z.unknown()).nullish(),
+  /** Plan or default mode from this turn on; its model and effort win over the fields above. */
+  collaborationMode: collaborationModeParam.nullish(),
   /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
   dynamicTools,
 });
@@ -311,6 +318,18 @@ export const clientRequests = {
     empty,
     "ThreadInjectItemsParams",
     "ThreadInjectItemsResponse",
+  ),
+  "collaborationMode/list": method(
+    z.object({}),
+    collaborationModeListResponse,
+    "CollaborationModeListParams",
+    "CollaborationModeListResponse",
+  ),
+  "thread/shellCommand": method(
+    threadShellCommandParams,
+    empty,
+    "ThreadShellCommandParams",
+    "ThreadShellCommandResponse",
   ),
   ...legacyClientRequests,
 };
