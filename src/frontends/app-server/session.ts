@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
+import { ConnectionScope } from "./connection-scope.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
 import { notProvidedMessage } from "./not-provided.js";
@@ -37,6 +38,7 @@ export class ClientSession implements SessionHandle {
   private readonly peer: RpcPeer;
   private readonly followed = new Set<ThreadChannel>();
   private readonly closing = new AbortController();
+  readonly scope = new ConnectionScope();
   clientInfo: ClientInfo | null = null;
   experimentalApi = false;
 
@@ -100,6 +102,7 @@ export class ClientSession implements SessionHandle {
     if (!this.peer.isOpen) return;
     this.peer.close();
     this.closing.abort();
+    this.scope.close();
     for (const channel of this.followed) channel.detach(this);
     this.followed.clear();
   }
