@@ -12,10 +12,15 @@
  *   and the server's peak RSS (VmHWM from /proc).
  * - node itself: the same handshake timing for a bare `node -e` echoing a line, the floor of any
  *   Node server on this machine at this moment (a busy machine moves every number).
+ * - commands and files (tscodex only: 0.169 API): fs/readFile of a 4 KiB file, and command/exec
+ *   of `true` contained (dangerFullAccess) and sandboxed (readOnly), request to reply, median.
  * Targets: initialize <= 100 ms, client-tool round trip <= 5 ms beyond the model, 20 concurrent
  * one-turn threads <= 400 ms and <= 120 MB.
+ * `BENCH_CASES=files npm run bench -- app-server` runs only the named cases (initialize, turn,
+ * clientTool, concurrent, files; comma-separated).
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { StdioAppClient } from "../test/support/app-server-client.js";
 import { type FakeModelServer, functionCall, message, turn } from "../test/support/fake-model-server.js";
 import {
@@ -31,6 +36,7 @@ import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
 const CONCURRENT = 20;
+const CASES = new Set((process.env.BENCH_CASES ?? "initialize,turn,clientTool,concurrent,files").split(","));
 
 interface Connected {
   client: StdioAppClient;
@@ -190,6 +196,34 @@ async function concurrent(agent: Agent, server: FakeModelServer, cwd: string) {
   return { totalMs: median(totals), peakRssMb: median(peaks) };
 }
 
+/** Median request → reply time of `method` over 10 × RUNS calls on a warm server. */
+async function roundTrip(client: StdioAppClient, method: string, params: unknown): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run <= 10 * RUNS; run++) {
+    const started = performance.now();
+    const reply = await client.request(method, params);
+    if (reply.error) throw new Error(`${method} failed: ${reply.error.message}`);
+    if (run > 0) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function commandsAndFiles(agent: Agent, cwd: string) {
+  const path = join(cwd, "bench-read.txt");
+  await writeFile(path, "x".repeat(4096));
+  const { client } = await connect(agent, cwd, false);
+  try {
+    const exec = (type: string) => ({ command: ["true"], cwd, sandboxPolicy: { type } });
+    return {
+      readFile4KiBMs: await roundTrip(client, "fs/readFile", { path }),
+      execTrueContainedMs: await roundTrip(client, "command/exec", exec("dangerFullAccess")),
+      execTrueSandboxedMs: await roundTrip(client, "command/exec", exec("readOnly")).catch(() => null),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
 async function main(): Promise<void> {
   await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
     // Codex 0.89 otherwise first fetches its model list from chatgpt.com (~3 s to fail offline).
@@ -199,23 +233,34 @@ async function main(): Promise<void> {
       { baseline: true },
     );
     const results: Record<string, unknown> = { nodeStartupMs: await nodeBaseline(root) };
+    const ms = (value: number | null | undefined, digits = 1) =>
+      value == null ? "n/a" : `${value.toFixed(digits)} ms`;
     for (const agent of agents) {
-      const initializeMs = await initialize(agent, root);
-      const oneTurnMs = await threadAndTurn(agent, server, root);
-      const tool = agent.name !== "codex-0.89" ? await clientToolRoundTrip(agent, server, root) : null;
-      const many = await concurrent(agent, server, root);
+      const initializeMs = CASES.has("initialize") ? await initialize(agent, root) : null;
+      const oneTurnMs = CASES.has("turn") ? await threadAndTurn(agent, server, root) : null;
+      const tool =
+        CASES.has("clientTool") && agent.name !== "codex-0.89"
+          ? await clientToolRoundTrip(agent, server, root)
+          : null;
+      const many = CASES.has("concurrent") ? await concurrent(agent, server, root) : null;
+      const files =
+        CASES.has("files") && agent.name === "tscodex" ? await commandsAndFiles(agent, root) : null;
       results[agent.name] = {
         initializeMs,
         threadStartAndTurnMs: oneTurnMs,
         clientTool: tool,
         concurrent20: many,
+        commandsAndFiles: files,
       };
       console.log(
-        `${agent.name.padEnd(14)} initialize ${initializeMs.toFixed(0)} ms, thread/start + one turn ${oneTurnMs.toFixed(1)} ms, ` +
+        `${agent.name.padEnd(14)} initialize ${ms(initializeMs, 0)}, thread/start + one turn ${ms(oneTurnMs)}, ` +
           (tool
             ? `client tool round trip ${tool.clientToolGapMs.toFixed(1)} ms (built-in ${tool.builtInGapMs.toFixed(1)} ms, +${tool.beyondModelMs.toFixed(1)} ms), `
-            : "client tools n/a (0.169 API), ") +
-          `${CONCURRENT} concurrent threads ${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB`,
+            : "client tool round trip n/a, ") +
+          `${CONCURRENT} concurrent threads ${many ? `${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB` : "n/a"}` +
+          (files
+            ? `, fs/readFile 4 KiB ${ms(files.readFile4KiBMs, 2)}, command/exec true ${ms(files.execTrueContainedMs)} (sandboxed ${ms(files.execTrueSandboxedMs)})`
+            : ""),
       );
     }
     console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
