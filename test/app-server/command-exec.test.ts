@@ -11,6 +11,8 @@ import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { gone, withMarker } from "../support/processes.js";
 
 const h = useAppServerHarness();
+/** The first schema check of a file compiles Codex's large schemas: seconds on a loaded machine. */
+const FIRST_CHECK_TIMEOUT_MS = 60_000;
 const full = { type: "dangerFullAccess" };
 
 /** The bytes streamed for `processId` on `stream` so far, decoded. */
@@ -26,23 +28,27 @@ const waitForOutput = (client: AppClient, processId: string, text: string) =>
   client.waitFor(() => streamed(client, processId).includes(text));
 
 describe("app-server: command/exec streaming", () => {
-  it("streams stdout and stderr as deltas, all before the reply, which then carries no output", async () => {
-    const client = await h.stdio();
-    const reply = await client.request("command/exec", {
-      command: ["sh", "-c", "echo out; echo err >&2; exit 3"],
-      processId: "p1",
-      streamStdoutStderr: true,
-      cwd: h.work,
-      sandboxPolicy: full,
-    });
-    expect(reply.result).toEqual({ exitCode: 3, stdout: "", stderr: "" });
-    expect(streamed(client, "p1")).toBe("out\n");
-    expect(streamed(client, "p1", "stderr")).toBe("err\n");
-    const replyAt = client.received.indexOf(reply);
-    for (const delta of client.notifications("command/exec/outputDelta"))
-      expect(client.received.indexOf(delta)).toBeLessThan(replyAt);
-    expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  it(
+    "streams stdout and stderr as deltas, all before the reply, which then carries no output",
+    async () => {
+      const client = await h.stdio();
+      const reply = await client.request("command/exec", {
+        command: ["sh", "-c", "echo out; echo err >&2; exit 3"],
+        processId: "p1",
+        streamStdoutStderr: true,
+        cwd: h.work,
+        sandboxPolicy: full,
+      });
+      expect(reply.result).toEqual({ exitCode: 3, stdout: "", stderr: "" });
+      expect(streamed(client, "p1")).toBe("out\n");
+      expect(streamed(client, "p1", "stderr")).toBe("err\n");
+      const replyAt = client.received.indexOf(reply);
+      for (const delta of client.notifications("command/exec/outputDelta"))
+        expect(client.received.indexOf(delta)).toBeLessThan(replyAt);
+      expect(referenceSchemaFailures(client)).toEqual([]);
+    },
+    FIRST_CHECK_TIMEOUT_MS,
+  );
 
   it("feeds stdin through command/exec/write and ends it with closeStdin", async () => {
     const client = await h.stdio();

@@ -12,6 +12,8 @@ import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { tmpdir } from "../support/tmpdir.js";
 
 const h = useAppServerHarness();
+/** The first schema check of a file compiles Codex's large schemas: seconds on a loaded machine. */
+const FIRST_CHECK_TIMEOUT_MS = 60_000;
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 const exists = (path: string) =>
   access(path).then(
@@ -29,68 +31,78 @@ const cwdOnly = [
 ];
 
 describe("app-server: fs/*", () => {
-  it("writes, reads, lists, describes, copies and removes files and directories", async () => {
-    const client = await h.stdio({ args: workspaceWrite });
-    const dir = join(h.work, "nested", "deeper");
-    expect(await client.call("fs/createDirectory", { path: dir })).toEqual({});
-    const note = join(dir, "note.txt");
-    expect(await client.call("fs/writeFile", { path: note, dataBase64: b64("hello") })).toEqual({});
-    expect(await readFile(note, "utf8")).toBe("hello");
-    expect(await client.call("fs/readFile", { path: note })).toEqual({ dataBase64: b64("hello") });
+  it(
+    "writes, reads, lists, describes, copies and removes files and directories",
+    async () => {
+      const client = await h.stdio({ args: workspaceWrite });
+      const dir = join(h.work, "nested", "deeper");
+      expect(await client.call("fs/createDirectory", { path: dir })).toEqual({});
+      const note = join(dir, "note.txt");
+      expect(await client.call("fs/writeFile", { path: note, dataBase64: b64("hello") })).toEqual({});
+      expect(await readFile(note, "utf8")).toBe("hello");
+      expect(await client.call("fs/readFile", { path: note })).toEqual({ dataBase64: b64("hello") });
 
-    const meta = await client.call("fs/getMetadata", { path: note });
-    expect(meta).toMatchObject({ isDirectory: false, isFile: true, isSymlink: false });
-    expect(meta.modifiedAtMs).toBeGreaterThan(Date.now() - 60_000);
-    expect(Object.keys(meta)).toEqual(["isDirectory", "isFile", "isSymlink", "createdAtMs", "modifiedAtMs"]);
+      const meta = await client.call("fs/getMetadata", { path: note });
+      expect(meta).toMatchObject({ isDirectory: false, isFile: true, isSymlink: false });
+      expect(meta.modifiedAtMs).toBeGreaterThan(Date.now() - 60_000);
+      expect(Object.keys(meta)).toEqual([
+        "isDirectory",
+        "isFile",
+        "isSymlink",
+        "createdAtMs",
+        "modifiedAtMs",
+      ]);
 
-    await symlink(note, join(dir, "link"));
-    const { entries } = await client.call("fs/readDirectory", { path: dir });
-    expect(
-      entries.sort((a: { fileName: string }, b: { fileName: string }) =>
-        a.fileName.localeCompare(b.fileName),
-      ),
-    ).toEqual([
-      { fileName: "link", isDirectory: false, isFile: true },
-      { fileName: "note.txt", isDirectory: false, isFile: true },
-    ]);
-    expect(await client.call("fs/getMetadata", { path: join(dir, "link") })).toMatchObject({
-      isSymlink: true,
-      isFile: true,
-    });
+      await symlink(note, join(dir, "link"));
+      const { entries } = await client.call("fs/readDirectory", { path: dir });
+      expect(
+        entries.sort((a: { fileName: string }, b: { fileName: string }) =>
+          a.fileName.localeCompare(b.fileName),
+        ),
+      ).toEqual([
+        { fileName: "link", isDirectory: false, isFile: true },
+        { fileName: "note.txt", isDirectory: false, isFile: true },
+      ]);
+      expect(await client.call("fs/getMetadata", { path: join(dir, "link") })).toMatchObject({
+        isSymlink: true,
+        isFile: true,
+      });
 
-    await client.call("fs/copy", { sourcePath: note, destinationPath: join(h.work, "copy.txt") });
-    expect(await readFile(join(h.work, "copy.txt"), "utf8")).toBe("hello");
-    const nested = join(h.work, "nested");
-    const dirCopy = await client.request("fs/copy", {
-      sourcePath: nested,
-      destinationPath: join(h.work, "tree"),
-    });
-    expect(dirCopy.error).toEqual({
-      code: -32600,
-      message: "fs/copy requires recursive: true when sourcePath is a directory",
-    });
-    await client.call("fs/copy", {
-      sourcePath: nested,
-      destinationPath: join(h.work, "tree"),
-      recursive: true,
-    });
-    expect(await readFile(join(h.work, "tree", "deeper", "note.txt"), "utf8")).toBe("hello");
-    const intoItself = await client.request("fs/copy", {
-      sourcePath: nested,
-      destinationPath: join(nested, "deeper", "again"),
-      recursive: true,
-    });
-    expect(intoItself.error?.message).toMatch(/to itself or one of its descendants/);
+      await client.call("fs/copy", { sourcePath: note, destinationPath: join(h.work, "copy.txt") });
+      expect(await readFile(join(h.work, "copy.txt"), "utf8")).toBe("hello");
+      const nested = join(h.work, "nested");
+      const dirCopy = await client.request("fs/copy", {
+        sourcePath: nested,
+        destinationPath: join(h.work, "tree"),
+      });
+      expect(dirCopy.error).toEqual({
+        code: -32600,
+        message: "fs/copy requires recursive: true when sourcePath is a directory",
+      });
+      await client.call("fs/copy", {
+        sourcePath: nested,
+        destinationPath: join(h.work, "tree"),
+        recursive: true,
+      });
+      expect(await readFile(join(h.work, "tree", "deeper", "note.txt"), "utf8")).toBe("hello");
+      const intoItself = await client.request("fs/copy", {
+        sourcePath: nested,
+        destinationPath: join(nested, "deeper", "again"),
+        recursive: true,
+      });
+      expect(intoItself.error?.message).toMatch(/to itself or one of its descendants/);
 
-    expect(await client.call("fs/remove", { path: nested })).toEqual({});
-    expect(await exists(nested)).toBe(false);
-    // Missing is fine unless force is false.
-    expect(await client.call("fs/remove", { path: nested })).toEqual({});
-    const strict = await client.request("fs/remove", { path: nested, force: false });
-    expect(strict.error?.code).toBe(-32603);
-    expect(strict.error?.message).toMatch(/ENOENT/);
-    expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+      expect(await client.call("fs/remove", { path: nested })).toEqual({});
+      expect(await exists(nested)).toBe(false);
+      // Missing is fine unless force is false.
+      expect(await client.call("fs/remove", { path: nested })).toEqual({});
+      const strict = await client.request("fs/remove", { path: nested, force: false });
+      expect(strict.error?.code).toBe(-32603);
+      expect(strict.error?.message).toMatch(/ENOENT/);
+      expect(referenceSchemaFailures(client)).toEqual([]);
+    },
+    FIRST_CHECK_TIMEOUT_MS,
+  );
 
   it("refuses every write on a read-only server, and says why", async () => {
     const client = await h.stdio();

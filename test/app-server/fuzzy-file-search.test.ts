@@ -10,6 +10,8 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 
 const h = useAppServerHarness();
+/** The first schema check of a file compiles Codex's large schemas: seconds on a loaded machine. */
+const FIRST_CHECK_TIMEOUT_MS = 60_000;
 
 beforeEach(async () => {
   await mkdir(join(h.work, "src", "frontends"), { recursive: true });
@@ -27,31 +29,35 @@ beforeEach(async () => {
 });
 
 describe("app-server: fuzzyFileSearch", () => {
-  it("ranks files and directories under the roots for the query, with the matched positions", async () => {
-    const client = await h.stdio();
-    const { files } = await client.call("fuzzyFileSearch", { query: "appsrv", roots: [h.work] });
-    expect(files[0]).toEqual({
-      root: h.work,
-      path: "src/frontends/app-server.ts",
-      match_type: "file",
-      file_name: "app-server.ts",
-      score: expect.any(Number),
-      indices: [14, 15, 16, 18, 20, 21],
-    });
-    // .gitignore'd files are left out; hidden ones are in.
-    expect(files.map((file: { path: string }) => file.path)).not.toContain("build/app-server.js");
-    const env = await client.call("fuzzyFileSearch", { query: ".env", roots: [h.work] });
-    expect(env.files.map((file: { path: string }) => file.path)).toContain(".env");
-    const directories = await client.call("fuzzyFileSearch", { query: "frontends", roots: [h.work] });
-    expect(directories.files[0]).toMatchObject({
-      path: "src/frontends",
-      match_type: "directory",
-      file_name: "frontends",
-    });
-    expect(await client.call("fuzzyFileSearch", { query: "", roots: [h.work] })).toEqual({ files: [] });
-    expect(await client.call("fuzzyFileSearch", { query: "zzzz", roots: [h.work] })).toEqual({ files: [] });
-    expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  it(
+    "ranks files and directories under the roots for the query, with the matched positions",
+    async () => {
+      const client = await h.stdio();
+      const { files } = await client.call("fuzzyFileSearch", { query: "appsrv", roots: [h.work] });
+      expect(files[0]).toEqual({
+        root: h.work,
+        path: "src/frontends/app-server.ts",
+        match_type: "file",
+        file_name: "app-server.ts",
+        score: expect.any(Number),
+        indices: [14, 15, 16, 18, 20, 21],
+      });
+      // .gitignore'd files are left out; hidden ones are in.
+      expect(files.map((file: { path: string }) => file.path)).not.toContain("build/app-server.js");
+      const env = await client.call("fuzzyFileSearch", { query: ".env", roots: [h.work] });
+      expect(env.files.map((file: { path: string }) => file.path)).toContain(".env");
+      const directories = await client.call("fuzzyFileSearch", { query: "frontends", roots: [h.work] });
+      expect(directories.files[0]).toMatchObject({
+        path: "src/frontends",
+        match_type: "directory",
+        file_name: "frontends",
+      });
+      expect(await client.call("fuzzyFileSearch", { query: "", roots: [h.work] })).toEqual({ files: [] });
+      expect(await client.call("fuzzyFileSearch", { query: "zzzz", roots: [h.work] })).toEqual({ files: [] });
+      expect(referenceSchemaFailures(client)).toEqual([]);
+    },
+    FIRST_CHECK_TIMEOUT_MS,
+  );
 
   it("answers a session's queries with sessionUpdated then sessionCompleted, after each update's reply", async () => {
     const client = await h.stdio();

@@ -21,7 +21,7 @@ import {
   unlink,
   writeFile,
 } from "node:fs/promises";
-import { dirname, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
 import { checkWritable } from "../fs-write-policy.js";
@@ -81,7 +81,7 @@ export async function fsReadDirectory(
       entries.map(async (entry) => {
         // A symlink counts as what it points to (a dangling one as neither).
         const target = entry.isSymbolicLink()
-          ? await stat(`${params.path}${sep}${entry.name}`).catch(() => null)
+          ? await stat(join(params.path, entry.name)).catch(() => null)
           : entry;
         return {
           fileName: entry.name,

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { sandboxPolicy } from "./common.js";
+import { emptyResult as empty, methodSpec as v2 } from "./method-spec.js";
 
 const terminalSize = z
   .object({ cols: z.number().int().min(1).max(65_535), rows: z.number().int().min(1).max(65_535) })
@@ -34,17 +35,6 @@ const commandExecParams = z.object({
 });
 
 const commandExecResponse = z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() });
-
-const empty = z.object({});
-
-function v2<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string,
-  resultName: string,
-) {
-  return { params, result, paramsName, resultName, dir: "v2" as const };
-}
 
 export const commandExecRequests = {
   "command/exec": v2(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),

@@ -4,20 +4,10 @@
  */
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import { emptyResult as empty, methodSpec as v2 } from "./method-spec.js";
 
 /** Codex's AbsolutePathBuf: a relative path is refused, not resolved against some cwd. */
 const absolutePath = z.string().refine((path) => isAbsolute(path), "must be an absolute path");
-
-const empty = z.object({});
-
-function v2<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string,
-  resultName: string,
-) {
-  return { params, result, paramsName, resultName, dir: "v2" as const };
-}
 
 export const fsRequests = {
   "fs/readFile": v2(

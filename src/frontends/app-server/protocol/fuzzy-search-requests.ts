@@ -3,6 +3,7 @@
  * as Codex files them): file and directory names under some roots matched against a query.
  */
 import { z } from "zod";
+import { emptyResult as empty, methodSpec } from "./method-spec.js";
 
 const fuzzyFileSearchResult = z
   .object({
@@ -19,16 +20,12 @@ const fuzzyFileSearchResult = z
 
 const files = z.array(fuzzyFileSearchResult);
 const sessionId = z.string();
-const empty = z.object({});
-
-function topLevel<P extends z.ZodType, R extends z.ZodType>(
+const topLevel = <P extends z.ZodType, R extends z.ZodType>(
   params: P,
   result: R,
   paramsName: string,
   resultName: string,
-) {
-  return { params, result, paramsName, resultName, dir: "." as const };
-}
+) => methodSpec(params, result, paramsName, resultName, ".");
 
 export const fuzzySearchRequests = {
   fuzzyFileSearch: topLevel(
