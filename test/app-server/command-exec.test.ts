@@ -50,17 +50,17 @@ describe("app-server: command/exec streaming", () => {
     FIRST_CHECK_TIMEOUT_MS,
   );
 
-  it("feeds stdin through command/exec/write and ends it with closeStdin", async () => {
+  it("feeds stdin through command/exec/write, even sent right behind the start, and ends it with closeStdin", async () => {
     const client = await h.stdio();
     const run = client.request("command/exec", {
-      command: ["sh", "-c", "echo ready; cat"],
+      command: ["cat"],
       processId: "cat",
       streamStdin: true,
       streamStdoutStderr: true,
       cwd: h.work,
       sandboxPolicy: full,
     });
-    await waitForOutput(client, "cat", "ready\n");
+    // Not waiting for any output first: the write waits for the process to start.
     const hello = Buffer.from("hello\n").toString("base64");
     expect(await client.call("command/exec/write", { processId: "cat", deltaBase64: hello })).toEqual({});
     await waitForOutput(client, "cat", "hello\n");

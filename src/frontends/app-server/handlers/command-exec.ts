@@ -26,9 +26,12 @@ const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 /** `disableOutputCap` on a buffered run: the reply still has to fit in memory. */
 const BUFFERED_HARD_CAP = 64 * 1024 * 1024;
 
-/** This connection's running commands, by the client's `processId` (or a generated key). */
+/**
+ * This connection's commands, by the client's `processId` (or a generated key), from the moment
+ * command/exec arrives: a write, resize or terminate sent right behind it waits for the start.
+ */
 class ProcessTable implements ScopedResource {
-  readonly running = new Map<string, CommandProcess | "starting">();
+  readonly running = new Map<string, Promise<CommandProcess | null>>();
   private generated = 0;
 
   generatedKey(): string {
@@ -36,7 +39,7 @@ class ProcessTable implements ScopedResource {
   }
 
   close(): void {
-    for (const command of this.running.values()) if (command !== "starting") void command.terminate();
+    for (const entry of this.running.values()) void entry.then((command) => command?.terminate());
     this.running.clear();
   }
 }
@@ -60,20 +63,19 @@ export async function commandExec(
   const key = processId ?? table.generatedKey();
   if (table.running.has(key))
     throw RpcError.invalidRequest(`duplicate active command/exec process id: ${JSON.stringify(processId)}`);
-  table.running.set(key, "starting");
-  let command: CommandProcess | undefined;
+  const starting = start(params, context, { tty, streamStdin, streamOutput, processId });
+  const entry = starting.catch(() => null);
+  table.running.set(key, entry);
   try {
-    command = await start(params, context, { tty, streamStdin, streamOutput, processId });
-    // The connection may have closed while it started: then nothing may keep running.
-    if (table.running.get(key) !== "starting") {
+    const command = await starting;
+    // The connection closed while it started: nothing may keep running.
+    if (table.running.get(key) !== entry) {
       await command.terminate();
       throw RpcError.invalidRequest("the connection closed before the command started");
     }
-    table.running.set(key, command);
     return await command.done;
   } finally {
-    const entry = table.running.get(key);
-    if (entry === "starting" || entry === command) table.running.delete(key);
+    if (table.running.get(key) === entry) table.running.delete(key);
   }
 }
 
@@ -84,7 +86,7 @@ export async function commandExecWrite(
   if (params.deltaBase64 == null && params.closeStdin !== true)
     throw RpcError.invalidParams("command/exec/write requires deltaBase64 or closeStdin");
   const bytes = params.deltaBase64 == null ? null : decodeBase64(params.deltaBase64, "deltaBase64");
-  const command = running(params.processId, context);
+  const command = await running(params.processId, context);
   if (!command.acceptsInput)
     throw RpcError.invalidRequest(
       `stdin of command/exec process id ${JSON.stringify(params.processId)} is not streamed (start it with streamStdin or tty)`,
@@ -98,7 +100,7 @@ export async function commandExecResize(
   params: ParamsOf<"command/exec/resize">,
   context: HandlerContext,
 ): Promise<ResultOf<"command/exec/resize">> {
-  const command = running(params.processId, context);
+  const command = await running(params.processId, context);
   if (!command.tty)
     throw RpcError.invalidRequest(
       `command/exec/resize needs a tty: process id ${JSON.stringify(params.processId)} runs on pipes`,
@@ -111,7 +113,7 @@ export async function commandExecTerminate(
   params: ParamsOf<"command/exec/terminate">,
   context: HandlerContext,
 ): Promise<ResultOf<"command/exec/terminate">> {
-  await running(params.processId, context).terminate();
+  await (await running(params.processId, context)).terminate();
   return {};
 }
 
@@ -182,10 +184,10 @@ async function start(
   }
 }
 
-/** The running process `processId` of this connection; -32600 when there is none. */
-function running(processId: string, context: HandlerContext): CommandProcess {
-  const command = context.session.scope.get(PROCESSES).running.get(processId);
-  if (command === undefined || command === "starting")
+/** The process `processId` of this connection (once started); -32600 when there is none. */
+async function running(processId: string, context: HandlerContext): Promise<CommandProcess> {
+  const command = await (context.session.scope.get(PROCESSES).running.get(processId) ?? null);
+  if (!command)
     throw RpcError.invalidRequest(`no active command/exec for process id ${JSON.stringify(processId)}`);
   return command;
 }
