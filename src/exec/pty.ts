@@ -24,6 +24,9 @@ export interface PtyProcess {
   write(data: string | Buffer): void;
   /** Changes the terminal's size in character cells (the process gets SIGWINCH). */
   resize(cols: number, rows: number): void;
+  /** Stops reading the terminal (the process blocks once its buffer is full) until resume(). */
+  pause(): void;
+  resume(): void;
   onData(listener: (chunk: Buffer) => void): void;
   /** Called once, after the output that came before the exit was delivered. */
   onExit(listener: (exit: PtyExit) => void): void;
@@ -67,6 +70,8 @@ interface NodePtyTerminal {
   /** Typed as string by node-pty; its Unix terminal writes a Buffer as is (raw bytes). */
   write(data: string | Buffer): void;
   resize(cols: number, rows: number): void;
+  pause(): void;
+  resume(): void;
   onData(listener: (data: string | Buffer) => void): unknown;
   onExit(listener: (exit: { exitCode: number; signal?: number }) => void): unknown;
   destroy?(): void;
@@ -109,6 +114,8 @@ export async function spawnPty(options: PtySpawnOptions): Promise<PtyProcess> {
     pid: terminal.pid,
     write: (data) => terminal.write(data),
     resize: (cols, rows) => terminal.resize(cols, rows),
+    pause: () => terminal.pause(),
+    resume: () => terminal.resume(),
     onData(listener) {
       terminal.onData((data) => listener(typeof data === "string" ? Buffer.from(data, "utf8") : data));
     },

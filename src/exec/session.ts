@@ -133,6 +133,15 @@ export class ExecSession {
     this.backend?.closeStdin?.();
   }
 
+  /** Stops reading the output (the process blocks once the pipe or terminal is full) until resume(). */
+  pause(): void {
+    this.backend?.pause?.();
+  }
+
+  resume(): void {
+    this.backend?.resume?.();
+  }
+
   /** Resizes the terminal (tty sessions only). */
   resize(cols: number, rows: number): void {
     if (!this.spec.tty) throw new Error("only a tty session has a terminal size");
@@ -252,6 +261,8 @@ interface Backend {
   write?(data: string | Buffer): void;
   closeStdin?(): void;
   resize?(cols: number, rows: number): void;
+  pause?(): void;
+  resume?(): void;
 }
 
 async function checkDirectory(cwd: string): Promise<void> {
@@ -282,6 +293,8 @@ async function startPty(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
     // ^D at the start of a line is end of file for the terminal's reader.
     closeStdin: () => terminal.write("\x04"),
     resize: (cols, rows) => terminal.resize(cols, rows),
+    pause: () => terminal.pause(),
+    resume: () => terminal.resume(),
   };
 }
 
@@ -328,6 +341,14 @@ function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
     child.once("spawn", () =>
       resolve({
         pid: child.pid ?? -1,
+        pause: () => {
+          stdout.pause();
+          stderr.pause();
+        },
+        resume: () => {
+          stdout.resume();
+          stderr.resume();
+        },
         ...(child.stdin
           ? { write: (data) => child.stdin?.write(data), closeStdin: () => child.stdin?.end() }
           : {}),

@@ -5,6 +5,8 @@
  *
  * Flow: start → chunks → cap → delta notification | kept bytes → exit (after the output drained)
  * → `done` resolves with the exit code (124 on timeout, 128+n when signal n ended it).
+ * Streamed output never piles up: while the client has more than BACKLOG_HIGH bytes untaken,
+ * the output is not read (the command blocks on a full pipe) until it is down to BACKLOG_LOW.
  */
 import { ExecSession, type ExecSessionSpec, terminate } from "../../exec/session.js";
 
@@ -17,6 +19,8 @@ export interface CommandProcessSpec extends ExecSessionSpec {
   timeoutMs: number | null;
   /** Streamed output goes here (and is not kept for the reply); null: kept for the reply. */
   onDelta: ((stream: OutputStream, bytes: Buffer, capReached: boolean) => void) | null;
+  /** Bytes the client has not taken yet (streamed output waits while it is high). */
+  backlog: () => number;
 }
 
 export interface CommandOutcome {
@@ -28,6 +32,9 @@ export interface CommandOutcome {
 export const EXIT_CODE_TIMEOUT = 124;
 /** Between SIGTERM and SIGKILL when we end the command. */
 const KILL_GRACE_MS = 500;
+const BACKLOG_HIGH = 4 * 1024 * 1024;
+const BACKLOG_LOW = 1024 * 1024;
+const BACKLOG_POLL_MS = 10;
 
 let nextSessionId = 1;
 
@@ -38,6 +45,7 @@ export class CommandProcess {
   private readonly capped: Record<OutputStream, boolean> = { stdout: false, stderr: false };
   private timedOut = false;
   private ending: Promise<void> | null = null;
+  private draining: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly session: ExecSession,
@@ -47,6 +55,7 @@ export class CommandProcess {
     const timer = spec.timeoutMs === null ? undefined : setTimeout(() => this.expire(), spec.timeoutMs);
     this.done = session.exited.then((exit) => {
       clearTimeout(timer);
+      clearInterval(this.draining);
       return {
         exitCode: this.timedOut ? EXIT_CODE_TIMEOUT : exit.exitCode,
         stdout: text(this.kept.stdout),
@@ -102,8 +111,19 @@ export class CommandProcess {
     const piece = Buffer.from(capReached ? chunk.subarray(0, room) : chunk);
     this.taken[stream] += piece.length;
     this.capped[stream] = capReached;
-    if (this.spec.onDelta) this.spec.onDelta(stream, piece, capReached);
-    else this.kept[stream].push(piece);
+    if (!this.spec.onDelta) {
+      this.kept[stream].push(piece);
+      return;
+    }
+    this.spec.onDelta(stream, piece, capReached);
+    if (this.draining || this.spec.backlog() <= BACKLOG_HIGH) return;
+    this.session.pause();
+    this.draining = setInterval(() => {
+      if (this.spec.backlog() > BACKLOG_LOW) return;
+      clearInterval(this.draining);
+      this.draining = undefined;
+      this.session.resume();
+    }, BACKLOG_POLL_MS);
   }
 }
 

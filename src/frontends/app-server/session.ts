@@ -44,7 +44,7 @@ export class ClientSession implements SessionHandle {
 
   constructor(
     readonly runtime: AppServerRuntime,
-    sink: MessageSink,
+    private readonly sink: MessageSink,
   ) {
     this.peer = new RpcPeer(sink, {
       request: (method, params) => this.dispatch(method, params),
@@ -74,6 +74,10 @@ export class ClientSession implements SessionHandle {
 
   send(text: string): void {
     this.peer.send(text);
+  }
+
+  backlog(): number {
+    return this.sink.backlog?.() ?? 0;
   }
 
   request<M extends ServerRequestMethod>(

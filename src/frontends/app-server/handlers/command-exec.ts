@@ -178,6 +178,7 @@ async function start(
       capBytes: params.disableOutputCap ? uncapped : (params.outputBytesCap ?? DEFAULT_OUTPUT_CAP),
       timeoutMs: params.disableTimeout ? null : (params.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       onDelta,
+      backlog: () => context.session.backlog(),
     });
   } catch (error) {
     throw execFailed(errorMessage(error));

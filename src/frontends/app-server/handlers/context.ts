@@ -21,6 +21,8 @@ export interface SessionHandle extends ClientLink {
   experimentalApi: boolean;
   /** Aborted when the connection closes (stops what the client started outside turns). */
   readonly signal: AbortSignal;
+  /** Bytes sent that the client has not taken yet (streamed output waits while it is high). */
+  backlog(): number;
   /** Processes, watches and searches this connection started; closed with it. */
   readonly scope: ConnectionScope;
   /** Receive `channel`'s notifications from now on (idempotent). */
