@@ -17,10 +17,13 @@ import {
 import { commandExec } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
+import { configRequirementsRead, experimentalFeatureList } from "./features.js";
 import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { skillsList } from "./skills.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
@@ -57,6 +60,12 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "command/exec": commandExec,
   "hooks/list": hooksList,
   "skills/list": skillsList,
+  "mcpServer/tool/call": mcpServerToolCall,
+  "mcpServer/resource/read": mcpServerResourceRead,
+  "modelProvider/list": modelProviderList,
+  "modelProvider/capabilities/read": modelProviderCapabilitiesRead,
+  "configRequirements/read": configRequirementsRead,
+  "experimentalFeature/list": experimentalFeatureList,
   newConversation,
   resumeConversation,
   listConversations,

@@ -12,6 +12,8 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { configNotices, sendNotices } from "../config-notices.js";
+import { reportMcpStartup } from "../mcp-startup-status.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
@@ -40,6 +42,8 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   try {
     const config = await context.runtime.configWith(extra, cwd);
     warnConfigOnce(config, process.stderr);
+    const notices = configNotices(config, context.runtime.config);
+    context.after(() => sendNotices((text) => context.session.send(text), notices));
     return config;
   } catch (error) {
     throw RpcError.invalidParams(`Invalid request: config: ${errorMessage(error)}`);
@@ -101,6 +105,8 @@ function announce(
 ) {
   context.session.follow(channel);
   context.after(() => context.session.send(encodeNotification("thread/started", { thread })));
+  const live = channel.thread;
+  if (live) context.after(() => reportMcpStartup(live, context.session));
 }
 
 export async function threadStart(
@@ -150,6 +156,7 @@ export async function threadResume(
   }
   channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
+  context.after(() => reportMcpStartup(thread, context.session));
   const stored = await requireStored(await runtime.threads(), id);
   const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
   return openedResponse(view, channel.settings);

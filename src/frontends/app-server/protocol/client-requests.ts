@@ -18,6 +18,7 @@ import {
   userInput,
 } from "./common.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
@@ -272,6 +273,7 @@ export const clientRequests = {
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
+  ...mcpConfigRequests,
   ...legacyClientRequests,
 };
 

@@ -14,6 +14,7 @@ import {
   turnError,
   turnPlanStep,
 } from "./common.js";
+import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
 const inTurn = { threadId: z.string(), turnId: z.string() };
 const delta = z.object({ ...inTurn, itemId: z.string(), delta: z.string() });
@@ -69,6 +70,7 @@ export const serverNotifications = {
     z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
     "McpServerOauthLoginCompletedNotification",
   ),
+  ...mcpConfigNotifications,
 };
 
 export type NotificationMethod = keyof typeof serverNotifications;
