@@ -50,7 +50,10 @@ describe("app-server: a thread's MCP servers, called directly", () => {
       content: [{ type: "text", text: "echo: hi" }],
       isError: false,
     });
-    expect((await call("structured")).result).toMatchObject({ structuredContent: { ok: true }, isError: false });
+    expect((await call("structured")).result).toMatchObject({
+      structuredContent: { ok: true },
+      isError: false,
+    });
     // A tool that reports an error is a result, as the server sent it.
     expect((await call("fail")).result).toEqual({
       content: [{ type: "text", text: "it failed" }],
@@ -80,14 +83,18 @@ describe("app-server: a thread's MCP servers, called directly", () => {
 
     expect(
       await client.call("mcpServer/resource/read", { threadId, server: "fixture", uri: "fixture://readme" }),
-    ).toEqual({ contents: [{ uri: "fixture://readme", mimeType: "text/plain", text: "fixture readme body" }] });
+    ).toEqual({
+      contents: [{ uri: "fixture://readme", mimeType: "text/plain", text: "fixture readme body" }],
+    });
     const badUri = await client.request("mcpServer/resource/read", {
       threadId,
       server: "fixture",
       uri: "fixture://missing",
     });
     expect(badUri.error?.code).toBe(-32603);
-    expect(badUri.error?.message).toMatch(/^resource read failed for `fixture` \(fixture:\/\/missing\): .*-32002/);
+    expect(badUri.error?.message).toMatch(
+      /^resource read failed for `fixture` \(fixture:\/\/missing\): .*-32002/,
+    );
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -97,7 +104,10 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     const read = await client.call("mcpServer/resource/read", { server: "fixture", uri: "fixture://readme" });
     expect(read.contents[0]).toMatchObject({ uri: "fixture://readme", text: "fixture readme body" });
     const unknown = await client.request("mcpServer/resource/read", { server: "ghost", uri: "x://y" });
-    expect(unknown.error).toEqual({ code: -32602, message: "unknown MCP server `ghost` (configured: `fixture`)" });
+    expect(unknown.error).toEqual({
+      code: -32602,
+      message: "unknown MCP server `ghost` (configured: `fixture`)",
+    });
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -126,7 +136,11 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     await configure({ name: "fx", env: { FIXTURE_SET: "approvals" } });
     const client = await h.stdio();
     const strict = await startThread(client, { cwd: h.work, approvalPolicy: "never", sandbox: "read-only" });
-    const refused = await client.request("mcpServer/tool/call", { threadId: strict, server: "fx", tool: "plain" });
+    const refused = await client.request("mcpServer/tool/call", {
+      threadId: strict,
+      server: "fx",
+      tool: "plain",
+    });
     expect(refused.error).toEqual({
       code: -32600,
       message: "MCP tool call requires approval, but approval policy is never",
