@@ -19,6 +19,7 @@ import {
 } from "./common.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
+import { method } from "./method-spec.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
@@ -177,26 +178,6 @@ const threadTurnsListResponse = z.object({
   nextCursor: z.string().nullable(),
   backwardsCursor: z.string().nullable(),
 });
-
-/** One served method: params and result schemas, and Codex's type names for them. */
-interface MethodSpec {
-  params: z.ZodType;
-  result: z.ZodType;
-  paramsName: string | null;
-  resultName: string;
-  /** Codex files initialize under v1/. */
-  dir?: "v1" | "v2";
-}
-
-function method<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string | null,
-  resultName: string,
-  dir: "v1" | "v2" = "v2",
-) {
-  return { params, result, paramsName, resultName, dir } satisfies MethodSpec;
-}
 
 /** Every client request the server answers, by method name. */
 export const clientRequests = {

@@ -5,6 +5,7 @@
  * (server startup progress, warnings about the configuration).
  */
 import { z } from "zod";
+import { method } from "./method-spec.js";
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -146,49 +147,40 @@ export const deprecationNoticeNotification = z.object({
 
 const empty = z.object({});
 
-function v2<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string | null,
-  resultName: string,
-) {
-  return { params, result, paramsName, resultName, dir: "v2" as const };
-}
-
 /** The client requests above, for the method table (client-requests.ts). */
 export const mcpConfigRequests = {
-  "mcpServer/tool/call": v2(
+  "mcpServer/tool/call": method(
     mcpServerToolCallParams,
     mcpServerToolCallResponse,
     "McpServerToolCallParams",
     "McpServerToolCallResponse",
   ),
-  "mcpServer/resource/read": v2(
+  "mcpServer/resource/read": method(
     mcpResourceReadParams,
     mcpResourceReadResponse,
     "McpResourceReadParams",
     "McpResourceReadResponse",
   ),
-  "modelProvider/list": v2(
+  "modelProvider/list": method(
     empty,
     modelProviderListResponse,
     "ModelProviderListParams",
     "ModelProviderListResponse",
   ),
-  "modelProvider/capabilities/read": v2(
+  "modelProvider/capabilities/read": method(
     empty,
     modelProviderCapabilitiesResponse,
     "ModelProviderCapabilitiesReadParams",
     "ModelProviderCapabilitiesReadResponse",
   ),
   // No params in Codex's schema: whatever a client sends is ignored.
-  "configRequirements/read": v2(
+  "configRequirements/read": method(
     empty,
     configRequirementsReadResponse,
     null,
     "ConfigRequirementsReadResponse",
   ),
-  "experimentalFeature/list": v2(
+  "experimentalFeature/list": method(
     experimentalFeatureListParams,
     experimentalFeatureListResponse,
     "ExperimentalFeatureListParams",
