@@ -154,7 +154,7 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
-  it("answers over WebSocket too, and an unknown thread is an error", async () => {
+  it("answers over WebSocket too, replays startup to a client that resumes, and an unknown thread is an error", async () => {
     await configure({ name: "fixture" });
     const server = await h.wsServer();
     const client = await server.connect();
@@ -168,6 +168,15 @@ describe("app-server: a thread's MCP servers, called directly", () => {
       arguments: { text: "over ws" },
     });
     expect(echo).toEqual({ content: [{ type: "text", text: "echo: over ws" }], isError: false });
+    // A second connection resuming the thread hears where its servers stand.
+    const second = await server.connect();
+    h.defer(second);
+    await second.initialize();
+    await second.call("thread/resume", { threadId });
+    expect(await startupStates(second, threadId, "fixture", "ready")).toEqual([
+      { threadId, name: "fixture", status: "starting", error: null },
+      { threadId, name: "fixture", status: "ready", error: null },
+    ]);
     const missing = await client.request("mcpServer/tool/call", {
       threadId: "019a0000-0000-7000-8000-000000000000",
       server: "fixture",
@@ -175,5 +184,6 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     });
     expect(missing.error?.message).toMatch(/thread not found/);
     expect(referenceSchemaFailures(client)).toEqual([]);
+    expect(referenceSchemaFailures(second)).toEqual([]);
   });
 });
