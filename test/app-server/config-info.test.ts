@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import type { WireMessage } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
-import { startThread } from "./flow.js";
+import { message, turn } from "../support/fake-model-server.js";
+import { runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -132,6 +133,18 @@ describe("app-server: notices about a problematic configuration", () => {
     expect(warning.params.summary).toMatch(
       /^untrusted project-local configuration is disabled: .*\.codex\/config\.toml not loaded/,
     );
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("passes on a thread's warnings (a hooks.json that does not load) as `warning` with the thread id", async () => {
+    await writeFile(join(h.home, "hooks.json"), "{ not json");
+    const client = await h.stdio();
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("done")));
+    await runTurn(client, threadId, "hi");
+    const warning = await client.waitFor((received) => received.method === "warning");
+    expect(warning.params.threadId).toBe(threadId);
+    expect(warning.params.message).toMatch(/hooks\.json: invalid JSON: .* \(ignored\)$/);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });
