@@ -25,7 +25,9 @@ import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { skillsList } from "./skills.js";
+import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
+import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";
@@ -60,6 +62,12 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "command/exec": commandExec,
   "hooks/list": hooksList,
   "skills/list": skillsList,
+  "thread/name/set": threadSetName,
+  "thread/metadata/update": threadMetadataUpdate,
+  "thread/unarchive": threadUnarchive,
+  "thread/revert": threadRevert,
+  "thread/items/list": threadItemsList,
+  "thread/inject_items": threadInjectItems,
   "mcpServer/tool/call": mcpServerToolCall,
   "mcpServer/resource/read": mcpServerResourceRead,
   "modelProvider/list": modelProviderList,

@@ -21,6 +21,15 @@ import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { method } from "./method-spec.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
+import {
+  threadInjectItemsParams,
+  threadItemsListParams,
+  threadItemsListResponse,
+  threadMetadataUpdateParams,
+  threadOnlyResponse,
+  threadRevertParams,
+  threadSetNameParams,
+} from "./thread-metadata-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -254,6 +263,37 @@ export const clientRequests = {
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
+  "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
+  "thread/metadata/update": method(
+    threadMetadataUpdateParams,
+    threadOnlyResponse,
+    "ThreadMetadataUpdateParams",
+    "ThreadMetadataUpdateResponse",
+  ),
+  "thread/unarchive": method(
+    z.object({ threadId }),
+    threadOnlyResponse,
+    "ThreadUnarchiveParams",
+    "ThreadUnarchiveResponse",
+  ),
+  "thread/revert": method(
+    threadRevertParams,
+    threadOnlyResponse,
+    "ThreadRevertParams",
+    "ThreadRevertResponse",
+  ),
+  "thread/items/list": method(
+    threadItemsListParams,
+    threadItemsListResponse,
+    "ThreadItemsListParams",
+    "ThreadItemsListResponse",
+  ),
+  "thread/inject_items": method(
+    threadInjectItemsParams,
+    empty,
+    "ThreadInjectItemsParams",
+    "ThreadInjectItemsResponse",
+  ),
   ...mcpConfigRequests,
   ...legacyClientRequests,
 };
