@@ -7,8 +7,6 @@
  * history as a user message, so the model's next request sees what the user ran.
  */
 import { runCommand } from "../exec/spawn.js";
-import { sandboxPolicyOf } from "../policy/orchestrator.js";
-import { containCommand, prepareSandboxedCommand } from "../policy/sandbox/index.js";
 import { emptyUsage, type ResponseItem, userMessage } from "../protocol/items.js";
 import { DEFAULT_SHELL_TIMEOUT_MS } from "../tools/builtin/shell.js";
 import { userShellPath } from "../tools/builtin/shell-command.js";
@@ -33,10 +31,7 @@ export async function userShell(
   const argv = [await userShellPath(), "-lc", op.command];
   const { cwd, turnId } = context;
   const callId = `user-shell-${uuidv7()}`;
-  const sandboxed = context.sandboxMode !== "danger-full-access";
-  const spawnArgv = sandboxed
-    ? (await prepareSandboxedCommand(argv, cwd, sandboxPolicyOf(context), { backend: "auto" })).argv
-    : await containCommand(argv);
+  const spawnArgv = await context.orchestrator.confine(argv, cwd, context);
   const source = "user_shell" as const;
   context.emit({ type: "exec_command_begin", call_id: callId, turn_id: turnId, command: argv, cwd, source });
   const streams = context.wantsOutputDeltas?.() ?? true;
