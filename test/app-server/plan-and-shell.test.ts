@@ -104,6 +104,12 @@ describe("app-server: plan mode (collaborationMode on turn/start)", () => {
     expect(modeMessages(third).at(-1)).toMatch(/^<collaboration_mode>\nMode: default\n/);
     expect(completedItems(client, back.turnId, "plan")).toEqual([]);
     expect(completedItems(client, back.turnId, "agentMessage")[0]?.text).toBe(PLAN_REPLY);
+
+    // A stored thread shows the same items.
+    const read = await client.call("thread/read", { threadId, includeTurns: true });
+    const stored = read.thread.turns[0].items.map((item: { type: string }) => item.type);
+    expect(stored).toEqual(["userMessage", "plan", "agentMessage"]);
+    expect(read.thread.turns[0].items[1].text).toBe(plan);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

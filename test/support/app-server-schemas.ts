@@ -189,6 +189,16 @@ function isClientToolMessage(message: WireMessage): boolean {
   );
 }
 
+/** Whether a reply's thread holds an item 0.89's ThreadItem has no variant for. */
+function holdsOnly169Items(result: unknown): boolean {
+  const turns = (result as { thread?: { turns?: { items?: WireMessage["params"][] }[] } })?.thread?.turns;
+  return (turns ?? []).some((turn) =>
+    (turn.items ?? []).some(
+      (item) => item?.type === "plan" || item?.type === "dynamicToolCall" || item?.source,
+    ),
+  );
+}
+
 function check(validate: ValidateFunction, value: unknown, what: string, failures: string[]): void {
   if (validate(value)) return;
   const first = validate.errors?.[0];
@@ -247,7 +257,11 @@ export function referenceSchemaFailures(client: AppClient): string[] {
     } else {
       const method = methodsById.get(message.id);
       const files = method ? RESPONSES[method] : undefined;
-      for (const file of typeof files === "string" ? [files] : (files ?? []))
+      const all = typeof files === "string" ? [files] : (files ?? []);
+      // A reply holding items only 0.169 has (a stored plan-mode turn) is 0.169's alone.
+      const newer = all.filter((file) => file.startsWith("schema-169"));
+      const chosen = holdsOnly169Items(message.result) && newer.length > 0 ? newer : all;
+      for (const file of chosen)
         check(validator(file), message.result, `reply to ${method} (${file})`, failures);
     }
   }
