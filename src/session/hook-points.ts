@@ -4,7 +4,8 @@
  * history items or decisions the turn loop and the orchestrator act on.
  * Tool names are Codex's: shell calls are `Bash` with `tool_input.command` the command string;
  * apply_patch is `apply_patch` (the patch as `command`); MCP tools `mcp__<server>__<tool>` with
- * their arguments. Other tools start no tool hooks.
+ * their arguments (`{}` when none, the raw text when not JSON) and, after the call, the server's
+ * result (`{content, structuredContent}`). Other tools start no tool hooks.
  */
 import type { HookEngine, HookEventName, HookInputs, HookOutcome, PermissionMode } from "../hooks/index.js";
 import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
@@ -37,7 +38,7 @@ export interface SubagentStopped {
 /** A tool call as its hooks see it. */
 interface ToolView {
   name: string;
-  input: Record<string, unknown>;
+  input: unknown;
   /** The command string of a shell call (for Codex's blocked-call message). */
   command: string | null;
 }
@@ -112,7 +113,8 @@ export class HookPoints {
     if (!(this.has("PreToolUse") || this.has("PostToolUse") || this.has("Stop"))) return undefined;
     return {
       beforeTool: (call, router) => this.beforeTool(call, router, turnId, signal),
-      afterTool: (call, output, router) => this.afterTool(call, output, router, turnId, signal),
+      afterTool: (call, output, router, response) =>
+        this.afterTool(call, output, router, turnId, signal, response),
       beforeStop: async (lastAgentMessage, active) => {
         if (!this.has("Stop")) return null;
         const outcome = await this.run(
@@ -192,13 +194,15 @@ export class HookPoints {
     router: ToolRouter,
     turnId: string,
     signal: AbortSignal,
+    toolResponse?: unknown,
   ): Promise<{ items: ResponseItem[]; stop: string | null }> {
     if (!this.engine.has("PostToolUse")) return { items: [], stop: null };
     const view = toolView(call, router);
     if (!view) return { items: [], stop: null };
     const text = "output" in output ? outputText(output.output) : "";
     // A shell call's response is what the command printed, without the tool's header lines.
-    const response = view.command !== null ? (/(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text) : text;
+    const printed = view.command !== null ? (/(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text) : text;
+    const response = toolResponse !== undefined ? toolResponse : printed;
     const outcome = await this.run(
       "PostToolUse",
       {
@@ -267,8 +271,8 @@ function toolView(call: ToolCallItem, router: ToolRouter): ToolView | null {
   const mcp = router.definitions.find(
     (definition) => definition.mcpTool && definitionName(definition) === call.name,
   );
-  if (mcp?.mcpTool)
-    return { name: `mcp__${mcp.mcpTool.server}__${mcp.mcpTool.tool}`, input: args, command: null };
+  // The model-visible name (`mcp__<server>__<tool>`, sanitized as the model sees it), as Codex.
+  if (mcp) return { name: call.name, input: mcpInput(call.arguments), command: null };
   return null;
 }
 
@@ -300,6 +304,16 @@ function withInput(call: ToolCallItem, updated: unknown): ToolCallItem {
   else if (call.name === "shell") args.command = ["bash", "-lc", command];
   else args.command = command;
   return { ...call, arguments: JSON.stringify(args) };
+}
+
+/** An MCP call's arguments as its hooks see them: `{}` when empty, the raw text when not JSON. */
+function mcpInput(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function parseArgs(text: string): Record<string, unknown> {
