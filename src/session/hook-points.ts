@@ -134,9 +134,15 @@ export class HookPoints {
     if (this.has("SessionEnd")) await this.run("SessionEnd", { ...this.session(), reason: "other" });
   }
 
-  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    if (!this.has("SubagentStart")) return;
-    await this.run("SubagentStart", { ...this.turn(turnId), agent_id: agent.id, agent_type: agent.type });
+  /** SubagentStart: the contexts its hooks give the child (developer messages before its first prompt). */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<string[]> {
+    if (!this.has("SubagentStart")) return [];
+    const outcome = await this.run("SubagentStart", {
+      ...this.turn(turnId),
+      agent_id: agent.id,
+      agent_type: agent.type,
+    });
+    return outcome.additionalContexts;
   }
 
   /** SubagentStop: a block reason is the child's next input (null: it may stop). */

@@ -129,9 +129,9 @@ export class Thread {
     return this.transcript;
   }
 
-  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
-  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    await this.hooks?.subagentStart(turnId, agent);
+  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts): the child's contexts. */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<string[]> {
+    return (await this.hooks?.subagentStart(turnId, agent)) ?? [];
   }
 
   /** SubagentStop when a child finished a turn: a block reason is the child's next input. */
