@@ -88,7 +88,7 @@ export class HookEngine {
     for (const hook of untrusted) this.warnedUntrusted.add(hook.key);
     if (untrusted.length > 0)
       context.warn(
-        `untrusted hooks did not run: ${untrusted.map((hook) => `${hook.key} (${hook.command})`).join(", ")}; ` +
+        `untrusted hooks did not run: ${untrusted.map(untrustedName).join(", ")}; ` +
           "review them with `tscodex hooks list` and trust them with `tscodex hooks trust`, or run with --dangerously-bypass-hook-trust",
       );
     if (runnable.length === 0) return NO_OUTCOME;
@@ -123,6 +123,11 @@ export class HookEngine {
     if (run.timedOut) return { answer: {}, problem: `timed out after ${hook.timeoutSec}s` };
     return readCommandAnswer(hook.event, run.exitCode, run.stdout, run.stderr);
   }
+}
+
+function untrustedName(hook: CommandHook): string {
+  const changed = hook.trustStatus === "modified" ? ", changed since it was trusted" : "";
+  return `${hook.key} (${hook.command}${changed})`;
 }
 
 async function runCallback(hook: CallbackHook, input: unknown): Promise<ReadAnswer> {

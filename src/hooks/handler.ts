@@ -20,8 +20,16 @@ export interface CommandHook {
   key: string;
   /** The current trust hash (`sha256:...`). */
   hash: string;
+  /** May run: its stored hash is the current one, or trust is bypassed for this run. */
   trusted: boolean;
+  /**
+   * What the user's config records (Codex's HookTrustStatus): `modified` when a hash was stored
+   * but the hook changed since (an edited command, matcher or timeout), so it needs trusting again.
+   */
+  trustStatus: HookTrustStatus;
 }
+
+export type HookTrustStatus = "trusted" | "untrusted" | "modified";
 
 export interface CallbackHook {
   kind: "callback";

@@ -125,7 +125,11 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
     if (fromJson) hooks.push(...handlersOf(fromJson, jsonPath, warnings));
     if (fromToml) hooks.push(...handlersOf(fromToml, tomlPath, warnings));
   }
-  for (const hook of hooks) hook.trusted = options.bypassTrust || trusted.get(hook.key) === hook.hash;
+  for (const hook of hooks) {
+    const stored = trusted.get(hook.key);
+    hook.trustStatus = stored === undefined ? "untrusted" : stored === hook.hash ? "trusted" : "modified";
+    hook.trusted = options.bypassTrust || hook.trustStatus === "trusted";
+  }
   return { hooks, warnings };
 }
 
@@ -179,6 +183,7 @@ function handlersOf(raw: unknown, source: string, warnings: string[]): CommandHo
           key: hookStateKey(source, event, groupIndex, handlerIndex),
           hash: hookTrustHash(identity),
           trusted: false,
+          trustStatus: "untrusted",
         });
       });
     });

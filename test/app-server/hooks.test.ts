@@ -72,6 +72,14 @@ describe("app-server: hooks", () => {
       tool_name: "Bash",
       session_id: after,
     });
+
+    // Edited after it was trusted: `modified`, with a new hash to trust.
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ matcher: "Bash", command: `${recorder(log, "PreToolUse")} true` }],
+    });
+    const edited = await client.call("hooks/list", { cwds: [h.work] });
+    expect(edited.data[0].hooks[0]).toMatchObject({ key, trustStatus: "modified" });
+    expect(edited.data[0].hooks[0].currentHash).not.toBe(hook.currentHash);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });

@@ -42,7 +42,7 @@ function metadata(hook: CommandHook, displayOrder: number, userHomes: string[]):
     async: false,
     matcher: hook.matcherText,
     currentHash: hook.hash,
-    trustStatus: hook.trusted ? "trusted" : "untrusted",
+    trustStatus: hook.trustStatus,
     enabled: true,
     isManaged: false,
     source: userHomes.includes(resolve(dirname(hook.source))) ? "user" : "project",
