@@ -63,7 +63,9 @@ describe("hook trust", () => {
     expect(edited.stderr).toContain("untrusted hooks did not run");
     expect(edited.stderr).toContain("changed since it was trusted");
     // Codex's trust status for a hook whose stored hash is not its current one.
-    const relisted = JSON.parse((await h.cli(["hooks", "list", "--json"])).stdout) as { trustStatus: string }[];
+    const relisted = JSON.parse((await h.cli(["hooks", "list", "--json"])).stdout) as {
+      trustStatus: string;
+    }[];
     expect(relisted[0]).toMatchObject({ trusted: false, trustStatus: "modified" });
     expect((await h.cli(["hooks", "list"])).stdout).toMatch(/^modified +PreToolUse/);
   });
