@@ -5,14 +5,17 @@
  * untrusted ones (each named in one warning, the first time it would have run), run the rest
  * concurrently (commands under their timeout, callbacks in process), and fold the answers into
  * one HookOutcome: contexts in hook order, the first block, deny over allow, the last
- * updatedInput. A hook that fails or times out is a warning and changes nothing.
+ * updatedInput. A hook that fails or times out is a warning and changes nothing. Each command
+ * hook's start and end are reported (HookRunContext.report) as Codex's HookRunSummary.
  */
 
+import type { HookRunSummary } from "../protocol/events.js";
 import { errorMessage } from "../util/errors.js";
 import { type ReadAnswer, readCommandAnswer, readOutput } from "./answers.js";
 import { runCommandHook } from "./command.js";
 import { type HookAnswer, type HookEventName, type HookInputs, matchValueOf } from "./events.js";
 import type { CallbackHook, CommandHook, Hook } from "./handler.js";
+import { completedSummary, runningSummary } from "./run-summary.js";
 
 /** Where an event's hooks run and report. */
 export interface HookRunContext {
@@ -20,6 +23,8 @@ export interface HookRunContext {
   signal?: AbortSignal | undefined;
   /** A problem worth telling the user (failed hook, untrusted hook, systemMessage). */
   warn(message: string): void;
+  /** A command hook started or finished (callbacks are the program's own: not reported). */
+  report?(phase: "started" | "completed", run: HookRunSummary): void;
 }
 
 /** The folded answers of an event's hooks. */
@@ -112,6 +117,15 @@ export class HookEngine {
   }
 
   private async runCommand(hook: CommandHook, payload: string, context: HookRunContext): Promise<ReadAnswer> {
+    const startedMs = Date.now();
+    const running = context.report ? runningSummary(hook, startedMs) : null;
+    if (running) context.report?.("started", running);
+    const read = await this.execute(hook, payload, context);
+    if (running) context.report?.("completed", completedSummary(running, startedMs, read));
+    return read;
+  }
+
+  private async execute(hook: CommandHook, payload: string, context: HookRunContext): Promise<ReadAnswer> {
     const run = await runCommandHook({
       command: hook.command,
       cwd: context.cwd,

@@ -16,6 +16,12 @@ export interface CommandHook {
   timeoutSec: number;
   /** The file it was read from. */
   source: string;
+  /** The config layer of that file. */
+  layer: "user" | "project";
+  /** Its place among every configured hook (Codex's displayOrder; hooks/list shows the same). */
+  displayOrder: number;
+  /** `statusMessage` of its entry: what a UI shows while it runs. */
+  statusMessage: string | null;
   /** `[hooks.state]` key. */
   key: string;
   /** The current trust hash (`sha256:...`). */

@@ -8,6 +8,7 @@
  * result (`{content, structuredContent}`). Other tools start no tool hooks.
  */
 import type { HookEngine, HookEventName, HookInputs, HookOutcome, PermissionMode } from "../hooks/index.js";
+import type { Event, HookRunSummary } from "../protocol/events.js";
 import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy } from "../protocol/policy.js";
 import type { ToolRouter } from "../tools/router.js";
@@ -23,6 +24,8 @@ export interface HookSubject {
   model(): string;
   approvalPolicy(): ApprovalPolicy;
   warn(message: string): void;
+  /** Where `hook_started` / `hook_completed` go (the thread's event stream). */
+  emit?(event: Event): void;
 }
 
 /** A sub-agent that finished a turn, for SubagentStop. */
@@ -56,10 +59,18 @@ export class HookPoints {
   }
 
   run<E extends HookEventName>(event: E, input: HookInputs[E], signal?: AbortSignal): Promise<HookOutcome> {
+    const turnId = "turn_id" in input && input.turn_id ? input.turn_id : null;
+    const emit = this.subject.emit?.bind(this.subject);
     return this.engine.run(event, input, {
       cwd: this.subject.cwd(),
       signal,
       warn: (message) => this.subject.warn(message),
+      ...(emit
+        ? {
+            report: (phase: "started" | "completed", run: HookRunSummary) =>
+              emit({ type: phase === "started" ? "hook_started" : "hook_completed", turn_id: turnId, run }),
+          }
+        : {}),
     });
   }
 

@@ -116,6 +116,7 @@ export class Thread {
           model: () => this.settings.model?.model ?? services.model ?? "",
           approvalPolicy: () => this.settings.approvalPolicy,
           warn: (message) => this.emit({ type: "warning", message }),
+          emit: (event) => this.emit(event),
         })
       : null;
   }

@@ -3,7 +3,7 @@
  * hash, trusted by a config/batchWrite of `hooks.state`, after which a new thread's turn runs
  * the hook. Every message is checked against Codex 0.169's schemas.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
@@ -81,5 +81,71 @@ describe("app-server: hooks", () => {
     expect(edited.data[0].hooks[0]).toMatchObject({ key, trustStatus: "modified" });
     expect(edited.data[0].hooks[0].currentHash).not.toBe(hook.currentHash);
     expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
+
+describe("app-server: hook runs", () => {
+  it("sends hook/started and hook/completed around each command hook, and keeps them out of the rollout", async () => {
+    const context = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-RUN"}}'`;
+    await writeHooksJson(h.home, {
+      UserPromptSubmit: [{ command: context }],
+      PreToolUse: [{ matcher: "Bash", command: "echo 'not here' >&2; exit 2" }],
+    });
+    const client = await h.stdio();
+    const listed = await client.call("hooks/list", { cwds: [h.work] });
+    const hooks = listed.data[0].hooks as { key: string; currentHash: string }[];
+    await client.call("config/batchWrite", {
+      edits: [
+        {
+          keyPath: "hooks.state",
+          value: Object.fromEntries(hooks.map((hook) => [hook.key, { trusted_hash: hook.currentHash }])),
+          mergeStrategy: "upsert",
+        },
+      ],
+    });
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "echo one" }, "call_1")),
+      turn(message("ok")),
+    );
+    const { turnId } = await runTurn(client, threadId, "go");
+
+    const source = join(h.home, "hooks.json");
+    const started = client.notifications("hook/started").map((m) => m.params);
+    const completed = client.notifications("hook/completed").map((m) => m.params);
+    expect(started.map((p) => [p.threadId, p.turnId, p.run.eventName, p.run.status])).toEqual([
+      [threadId, turnId, "userPromptSubmit", "running"],
+      [threadId, turnId, "preToolUse", "running"],
+    ]);
+    expect(completed.map((p) => p.run)).toEqual([
+      expect.objectContaining({
+        id: `user_prompt_submit:0:${source}`,
+        eventName: "userPromptSubmit",
+        handlerType: "command",
+        scope: "turn",
+        source: "user",
+        sourcePath: source,
+        displayOrder: 0,
+        status: "completed",
+        entries: [{ kind: "context", text: "CTX-RUN" }],
+      }),
+      expect.objectContaining({
+        id: `pre_tool_use:1:${source}`,
+        eventName: "preToolUse",
+        status: "blocked",
+        entries: [{ kind: "feedback", text: "not here" }],
+      }),
+    ]);
+    for (const { run } of completed) {
+      expect(run.completedAt).toBeGreaterThanOrEqual(run.startedAt);
+      expect(run.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(referenceSchemaFailures(client)).toEqual([]);
+
+    // As Codex, hook runs are not kept in the thread's rollout.
+    const sessions = join(h.home, "sessions");
+    const files = (await readdir(sessions, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const name of files) expect(await readFile(join(sessions, name), "utf8")).not.toContain("hook_");
   });
 });

@@ -17,6 +17,7 @@ import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
 import { uuidv7 } from "../../util/ids.js";
+import { hookNotification } from "./hook-runs.js";
 import type { TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
 import { threadItemOf } from "./thread-items.js";
@@ -96,6 +97,10 @@ export class EventMapper {
         return out;
       case "context_compacted":
         out.push({ method: "thread/compacted", params: this.at() });
+        return out;
+      case "hook_started":
+      case "hook_completed":
+        out.push(hookNotification(this.threadId, event));
         return out;
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
