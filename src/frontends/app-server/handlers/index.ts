@@ -22,6 +22,7 @@ import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { skillsList } from "./skills.js";
+import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
@@ -57,6 +58,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "command/exec": commandExec,
   "hooks/list": hooksList,
   "skills/list": skillsList,
+  "skills/config/write": skillsConfigWrite,
+  "skills/extraRoots/set": skillsExtraRootsSet,
   newConversation,
   resumeConversation,
   listConversations,

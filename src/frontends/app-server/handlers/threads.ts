@@ -46,11 +46,12 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   }
 }
 
-/** Thread options from the settings params (only what was given). */
+/** Thread options from the settings params (only what was given) and the server's extra skill roots. */
 function openOptions(
   params: Partial<SettingsParams>,
   config: Config | undefined,
   tools: ClientToolSpec[] | undefined,
+  skillRoots: readonly string[],
 ) {
   const options: OpenThreadOptions = {
     ...(config ? { config } : {}),
@@ -61,6 +62,7 @@ function openOptions(
     ...(params.baseInstructions ? { baseInstructions: params.baseInstructions } : {}),
     ...(params.developerInstructions ? { developerInstructions: params.developerInstructions } : {}),
     ...(tools ? { clientTools: tools } : {}),
+    ...(skillRoots.length > 0 ? { skillRoots } : {}),
   };
   return options;
 }
@@ -116,7 +118,10 @@ export async function threadStart(
 export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
-  const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
+  const options = {
+    cwd: process.cwd(),
+    ...openOptions(params, config, tools, context.runtime.skillExtraRoots),
+  };
   const threads = await context.runtime.threads();
   const thread = await opening(() => threads.start(options));
   const settings = settingsOf(context, thread, params, config);
@@ -134,7 +139,7 @@ export async function threadResume(
   const id = await threadIdOf(params);
   const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
   const wasLive = (await runtime.threads()).peek(id) !== undefined;
-  const channel = await runtime.open(id, openOptions(params, ownConfig, tools));
+  const channel = await runtime.open(id, openOptions(params, ownConfig, tools, runtime.skillExtraRoots));
   const thread = channel.thread;
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
@@ -164,7 +169,9 @@ export async function threadFork(
   const threads = await runtime.threads();
   await requireStored(threads, id);
   const config = await threadConfig(context, params);
-  const thread = await opening(() => threads.fork(id, {}, openOptions(params, config, undefined)));
+  const thread = await opening(() =>
+    threads.fork(id, {}, openOptions(params, config, undefined, runtime.skillExtraRoots)),
+  );
   const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
   const channel = runtime.adopt(thread, settings);
   const stored = await requireStored(threads, thread.id);

@@ -18,7 +18,14 @@ import {
   userInput,
 } from "./common.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
-import { skillsListParams, skillsListResponse } from "./skills-requests.js";
+import {
+  skillsConfigWriteParams,
+  skillsConfigWriteResponse,
+  skillsExtraRootsSetParams,
+  skillsExtraRootsSetResponse,
+  skillsListParams,
+  skillsListResponse,
+} from "./skills-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -272,6 +279,18 @@ export const clientRequests = {
   "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
+  "skills/config/write": method(
+    skillsConfigWriteParams,
+    skillsConfigWriteResponse,
+    "SkillsConfigWriteParams",
+    "SkillsConfigWriteResponse",
+  ),
+  "skills/extraRoots/set": method(
+    skillsExtraRootsSetParams,
+    skillsExtraRootsSetResponse,
+    "SkillsExtraRootsSetParams",
+    "SkillsExtraRootsSetResponse",
+  ),
   ...legacyClientRequests,
 };
 
