@@ -15,7 +15,7 @@ import { type ReadAnswer, readCommandAnswer, readOutput } from "./answers.js";
 import { runCommandHook } from "./command.js";
 import { type HookAnswer, type HookEventName, type HookInputs, matchValueOf } from "./events.js";
 import type { CallbackHook, CommandHook, Hook } from "./handler.js";
-import { completedSummary, runningSummary } from "./run-summary.js";
+import { completedSummary, hookRunId, runningSummary } from "./run-summary.js";
 
 /** Where an event's hooks run and report. */
 export interface HookRunContext {
@@ -31,7 +31,7 @@ export interface HookRunContext {
 export interface HookOutcome {
   additionalContexts: string[];
   block: string | null;
-  /** Where the block came from: the hook's source file, or "callback". */
+  /** Which hook blocked: its run id (hookRunId), or "callback". */
   blockedBy: string | null;
   permission: HookAnswer["permission"] | null;
   stop: { reason: string | null } | null;
@@ -111,7 +111,7 @@ export class HookEngine {
         const name = hook?.kind === "command" ? hook.command : `${event} callback`;
         if (read.problem) context.warn(`${event} hook (${name}): ${read.problem}`);
         if (read.answer.systemMessage) context.warn(read.answer.systemMessage);
-        return { answer: read.answer, source: hook?.kind === "command" ? hook.source : "callback" };
+        return { answer: read.answer, source: hook?.kind === "command" ? hookRunId(hook) : "callback" };
       }),
     );
   }

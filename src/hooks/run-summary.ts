@@ -7,10 +7,15 @@ import type { ReadAnswer } from "./answers.js";
 import { eventKeyLabel } from "./events.js";
 import type { CommandHook } from "./handler.js";
 
+/** Codex's run id: `<event label>:<display order>:<source file>` (`stop:2:/home/me/.codex/hooks.json`). */
+export function hookRunId(hook: CommandHook): string {
+  return `${eventKeyLabel(hook.event)}:${hook.displayOrder}:${hook.source}`;
+}
+
 /** The summary of `hook` starting now. */
 export function runningSummary(hook: CommandHook, startedMs: number): HookRunSummary {
   return {
-    id: `${eventKeyLabel(hook.event)}:${hook.displayOrder}:${hook.source}`,
+    id: hookRunId(hook),
     event_name: hook.event,
     handler_type: "command",
     execution_mode: "sync",

@@ -134,7 +134,11 @@ export class HookPoints {
           signal,
         );
         if (outcome.block === null || outcome.stop) return null;
-        const id = `stop:${turnId}:${outcome.blockedBy ?? "hook"}`;
+        // Codex's run id of the blocking hook (a library callback has none: the turn stands in).
+        const id =
+          outcome.blockedBy && outcome.blockedBy !== "callback"
+            ? outcome.blockedBy
+            : `stop:${turnId}:callback`;
         return userMessage(`<hook_prompt hook_run_id="${id}">${outcome.block}</hook_prompt>`);
       },
     };
