@@ -3,14 +3,15 @@
  * hash, trusted by a config/batchWrite of `hooks.state`, after which a new thread's turn runs
  * the hook. Every message is checked against Codex 0.169's schemas.
  */
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
+import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { runTurn, startThread } from "./flow.js";
+import { completedItems, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -84,6 +85,21 @@ describe("app-server: hooks", () => {
   });
 });
 
+/** Trust every hook `hooks/list` shows for the work dir, as a client would (config/batchWrite). */
+async function trustAll(client: AppClient): Promise<void> {
+  const listed = await client.call("hooks/list", { cwds: [h.work] });
+  const hooks = listed.data[0].hooks as { key: string; currentHash: string }[];
+  await client.call("config/batchWrite", {
+    edits: [
+      {
+        keyPath: "hooks.state",
+        value: Object.fromEntries(hooks.map((hook) => [hook.key, { trusted_hash: hook.currentHash }])),
+        mergeStrategy: "upsert",
+      },
+    ],
+  });
+}
+
 describe("app-server: hook runs", () => {
   it("sends hook/started and hook/completed around each command hook, and keeps them out of the rollout", async () => {
     const context = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-RUN"}}'`;
@@ -92,17 +108,7 @@ describe("app-server: hook runs", () => {
       PreToolUse: [{ matcher: "Bash", command: "echo 'not here' >&2; exit 2" }],
     });
     const client = await h.stdio();
-    const listed = await client.call("hooks/list", { cwds: [h.work] });
-    const hooks = listed.data[0].hooks as { key: string; currentHash: string }[];
-    await client.call("config/batchWrite", {
-      edits: [
-        {
-          keyPath: "hooks.state",
-          value: Object.fromEntries(hooks.map((hook) => [hook.key, { trusted_hash: hook.currentHash }])),
-          mergeStrategy: "upsert",
-        },
-      ],
-    });
+    await trustAll(client);
     const threadId = await startThread(client, { cwd: h.work });
     h.model.enqueue(
       turn(functionCall("shell_command", { command: "echo one" }, "call_1")),
@@ -147,5 +153,28 @@ describe("app-server: hook runs", () => {
     const files = (await readdir(sessions, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
     expect(files.length).toBeGreaterThan(0);
     for (const name of files) expect(await readFile(join(sessions, name), "utf8")).not.toContain("hook_");
+  });
+
+  it("a Stop hook's block shows as Codex's hookPrompt item with the hook's run id", async () => {
+    const script = join(h.home, "stop.sh");
+    await writeFile(
+      script,
+      `grep -q '"stop_hook_active":false' && printf '%s' '{"decision":"block","reason":"run the tests"}'\nexit 0\n`,
+    );
+    await writeHooksJson(h.home, { Stop: [{ command: `sh '${script}'` }] });
+    const client = await h.stdio();
+    await trustAll(client);
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("first")), turn(message("second")));
+    const { turnId } = await runTurn(client, threadId, "go");
+    const prompts = completedItems(client, turnId, "hookPrompt");
+    expect(prompts).toEqual([
+      {
+        type: "hookPrompt",
+        id: expect.any(String),
+        fragments: [{ hookRunId: `stop:0:${join(h.home, "hooks.json")}`, text: "run the tests" }],
+      },
+    ]);
+    expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });

@@ -107,6 +107,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );
 }

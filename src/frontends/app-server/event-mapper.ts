@@ -140,7 +140,8 @@ export class EventMapper {
     const item = threadItemOf(change.item);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
-    const timed = item.type === "dynamicToolCall";
+    // Items only 0.169 has carry 0.169's timestamps.
+    const timed = item.type === "dynamicToolCall" || item.type === "hookPrompt";
     if (change.type === "item_started") {
       out.push({
         method: "item/started",
