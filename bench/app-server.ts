@@ -10,10 +10,14 @@
  *   what a client tool costs beyond the model and the loop;
  * - 20 concurrent threads on one connection (20 × thread/start + turn/start at once): total time
  *   and the server's peak RSS (VmHWM from /proc).
+ * - thread/name/set + thread/read: a name stored in the thread's rollout and read back with the
+ *   thread (warm server, idle thread in memory), median per round trip (tscodex only: Codex 0.89
+ *   has no thread names).
+ *   `BENCH_CASE=thread-name npm run bench -- app-server` runs only this case.
  * - node itself: the same handshake timing for a bare `node -e` echoing a line, the floor of any
  *   Node server on this machine at this moment (a busy machine moves every number).
  * Targets: initialize <= 100 ms, client-tool round trip <= 5 ms beyond the model, 20 concurrent
- * one-turn threads <= 400 ms and <= 120 MB.
+ * one-turn threads <= 400 ms and <= 120 MB, a name round trip <= 10 ms.
  */
 import { readFile } from "node:fs/promises";
 import { StdioAppClient } from "../test/support/app-server-client.js";
@@ -190,6 +194,54 @@ async function concurrent(agent: Agent, server: FakeModelServer, cwd: string) {
   return { totalMs: median(totals), peakRssMb: median(peaks) };
 }
 
+/** Median of thread/name/set then thread/read (the name checked) on one idle thread with a turn. */
+async function nameRoundTrip(agent: Agent, server: FakeModelServer, cwd: string) {
+  const { client } = await connect(agent, cwd, false);
+  try {
+    server.reset();
+    server.enqueue(turn(message("done")));
+    const { thread } = await client.call("thread/start", {
+      cwd,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+    });
+    const from = client.received.length;
+    const { turn: started } = await client.call("turn/start", {
+      threadId: thread.id,
+      input: [{ type: "text", text: "bench task" }],
+    });
+    await client.turnCompleted(started.id, from, 30_000);
+    const times: number[] = [];
+    for (let run = 0; run <= RUNS * 3; run++) {
+      const name = `bench ${run}`;
+      const begun = performance.now();
+      await client.call("thread/name/set", { threadId: thread.id, name });
+      const read = await client.call("thread/read", { threadId: thread.id });
+      const elapsed = performance.now() - begun;
+      if (read.thread.name !== name) throw new Error(`thread/read gave name ${read.thread.name}`);
+      if (run > 0) times.push(elapsed);
+    }
+    return median(times);
+  } finally {
+    await client.close();
+  }
+}
+
+/** `BENCH_CASE=thread-name`: only the name round trip, for tscodex (results in app-server-thread-name.json). */
+async function nameCaseOnly(): Promise<void> {
+  await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
+    const agents = await makeAgents(root, fakeProviderToml(server.url), { baseline: true });
+    const results: Record<string, unknown> = {};
+    for (const agent of agents.filter((candidate) => candidate.name !== "codex-0.89")) {
+      const nameSetAndReadMs = await nameRoundTrip(agent, server, root);
+      results[agent.name] = { nameSetAndReadMs };
+      console.log(`${agent.name.padEnd(14)} thread/name/set + thread/read ${nameSetAndReadMs.toFixed(2)} ms`);
+    }
+    console.log("target: a name round trip <= 10 ms");
+    await writeResults("app-server-thread-name", { runs: RUNS * 3, ...results });
+  });
+}
+
 async function main(): Promise<void> {
   await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
     // Codex 0.89 otherwise first fetches its model list from chatgpt.com (~3 s to fail offline).
@@ -204,18 +256,21 @@ async function main(): Promise<void> {
       const oneTurnMs = await threadAndTurn(agent, server, root);
       const tool = agent.name !== "codex-0.89" ? await clientToolRoundTrip(agent, server, root) : null;
       const many = await concurrent(agent, server, root);
+      const nameMs = agent.name !== "codex-0.89" ? await nameRoundTrip(agent, server, root) : null;
       results[agent.name] = {
         initializeMs,
         threadStartAndTurnMs: oneTurnMs,
         clientTool: tool,
         concurrent20: many,
+        nameSetAndReadMs: nameMs,
       };
       console.log(
         `${agent.name.padEnd(14)} initialize ${initializeMs.toFixed(0)} ms, thread/start + one turn ${oneTurnMs.toFixed(1)} ms, ` +
           (tool
             ? `client tool round trip ${tool.clientToolGapMs.toFixed(1)} ms (built-in ${tool.builtInGapMs.toFixed(1)} ms, +${tool.beyondModelMs.toFixed(1)} ms), `
             : "client tools n/a (0.169 API), ") +
-          `${CONCURRENT} concurrent threads ${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB`,
+          `${CONCURRENT} concurrent threads ${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB` +
+          (nameMs === null ? "" : `, thread/name/set + thread/read ${nameMs.toFixed(2)} ms`),
       );
     }
     console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
@@ -227,4 +282,5 @@ async function main(): Promise<void> {
   });
 }
 
-await main();
+if (process.env.BENCH_CASE === "thread-name") await nameCaseOnly();
+else await main();

@@ -29,17 +29,22 @@ function validator(relative: string): ValidateFunction {
   return validate;
 }
 
-/** Reply schemas of the methods both implementations have. */
-const RESPONSES: Record<string, string> = {
+/** Both versions' schemas of a reply whose shape 0.169 extended (a 0.89 client reads it too). */
+function both(name: string): string[] {
+  return [`schema-089/v2/${name}.json`, `schema-169-experimental/v2/${name}.json`];
+}
+
+/** Reply schemas of the methods both implementations have (every one listed must match). */
+const RESPONSES: Record<string, string | string[]> = {
   initialize: "schema-089/v1/InitializeResponse.json",
-  "thread/start": "schema-089/v2/ThreadStartResponse.json",
-  "thread/resume": "schema-089/v2/ThreadResumeResponse.json",
-  "thread/fork": "schema-089/v2/ThreadForkResponse.json",
+  "thread/start": both("ThreadStartResponse"),
+  "thread/resume": both("ThreadResumeResponse"),
+  "thread/fork": both("ThreadForkResponse"),
   "thread/archive": "schema-089/v2/ThreadArchiveResponse.json",
   "thread/rollback": "schema-089/v2/ThreadRollbackResponse.json",
-  "thread/list": "schema-089/v2/ThreadListResponse.json",
+  "thread/list": both("ThreadListResponse"),
   "thread/loaded/list": "schema-089/v2/ThreadLoadedListResponse.json",
-  "thread/read": "schema-089/v2/ThreadReadResponse.json",
+  "thread/read": both("ThreadReadResponse"),
   "turn/start": "schema-089/v2/TurnStartResponse.json",
   "turn/interrupt": "schema-089/v2/TurnInterruptResponse.json",
   "model/list": "schema-089/v2/ModelListResponse.json",
@@ -57,6 +62,12 @@ const RESPONSES: Record<string, string> = {
   "skills/list": "schema-169-experimental/v2/SkillsListResponse.json",
   "skills/config/write": "schema-169-experimental/v2/SkillsConfigWriteResponse.json",
   "skills/extraRoots/set": "schema-169-experimental/v2/SkillsExtraRootsSetResponse.json",
+  "thread/name/set": "schema-169-experimental/v2/ThreadSetNameResponse.json",
+  "thread/metadata/update": "schema-169-experimental/v2/ThreadMetadataUpdateResponse.json",
+  "thread/unarchive": "schema-169-experimental/v2/ThreadUnarchiveResponse.json",
+  "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
+  "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
+  "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
   newConversation: "schema-089/v1/NewConversationResponse.json",
   resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
   addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
@@ -98,6 +109,15 @@ const ONLY_169 = new Set([
   "thread/archived",
   "thread/deleted",
   "thread/closed",
+  "thread/name/set",
+  "thread/name/updated",
+  "thread/metadata/update",
+  "thread/unarchive",
+  "thread/unarchived",
+  "thread/revert",
+  "thread/reverted",
+  "thread/items/list",
+  "thread/inject_items",
 ]);
 
 /** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
@@ -169,8 +189,9 @@ export function referenceSchemaFailures(client: AppClient): string[] {
         check(validator("schema-089/JSONRPCError.json"), message, "error reply", failures);
     } else {
       const method = methodsById.get(message.id);
-      const file = method ? RESPONSES[method] : undefined;
-      if (file) check(validator(file), message.result, `reply to ${method}`, failures);
+      const files = method ? RESPONSES[method] : undefined;
+      for (const file of typeof files === "string" ? [files] : (files ?? []))
+        check(validator(file), message.result, `reply to ${method} (${file})`, failures);
     }
   }
   return failures;

@@ -23,7 +23,9 @@ import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { skillsList } from "./skills.js";
 import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
+import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
+import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
 import { turnInterrupt, turnStart } from "./turns.js";
@@ -60,6 +62,12 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "skills/list": skillsList,
   "skills/config/write": skillsConfigWrite,
   "skills/extraRoots/set": skillsExtraRootsSet,
+  "thread/name/set": threadSetName,
+  "thread/metadata/update": threadMetadataUpdate,
+  "thread/unarchive": threadUnarchive,
+  "thread/revert": threadRevert,
+  "thread/items/list": threadItemsList,
+  "thread/inject_items": threadInjectItems,
   newConversation,
   resumeConversation,
   listConversations,

@@ -12,10 +12,11 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { instructionSources } from "../instruction-sources.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
-import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
-import { archiveThread, requireStored, rollbackThread } from "../thread-files.js";
+import type { ThreadChannel } from "../thread-channel.js";
+import { archiveThread, liveView, requireStored, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -67,25 +68,6 @@ function openOptions(
   return options;
 }
 
-/** What the client is told the thread runs with: the params given, else the config. */
-function settingsOf(
-  context: HandlerContext,
-  thread: Thread,
-  params: Partial<SettingsParams>,
-  config: Config,
-  base?: ChannelSettings,
-): ChannelSettings {
-  const defaults = base ?? context.runtime.defaultSettings(thread.cwd, config);
-  return {
-    ...defaults,
-    cwd: params.cwd ? resolve(params.cwd) : thread.cwd,
-    ...(params.model ? { model: params.model } : {}),
-    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
-    ...(params.modelProvider ? { modelProvider: params.modelProvider } : {}),
-  };
-}
-
 /** Open through `open`, turning core failures (a tool name clash, a bad cwd) into -32602. */
 async function opening(open: () => Promise<Thread>): Promise<Thread> {
   try {
@@ -109,9 +91,9 @@ export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
-  const { channel, view, settings } = await openNewThread(params, context);
+  const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -124,10 +106,9 @@ export async function openNewThread(params: ParamsOf<"thread/start">, context: H
   };
   const threads = await context.runtime.threads();
   const thread = await opening(() => threads.start(options));
-  const settings = settingsOf(context, thread, params, config);
-  const channel = context.runtime.adopt(thread, settings);
+  const channel = context.runtime.adopt(thread);
   const path = threads.liveState(thread.id)?.path ?? "";
-  return { channel, settings, path, view: newThreadView(thread.id, path, settings) };
+  return { channel, config, path, view: newThreadView(thread.id, path, channel.settings) };
 }
 
 export async function threadResume(
@@ -144,20 +125,19 @@ export async function threadResume(
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
     // A live thread keeps what it runs with; what the client asks for holds from its next turn.
-    channel.nextTurn = {
-      ...channel.nextTurn,
+    thread.overrideSettings({
       ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
       ...(params.model ? { model: params.model } : {}),
       ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
       ...(tools ? { clientTools: tools } : {}),
-    };
+    });
   }
-  channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
   const stored = await requireStored(await runtime.threads(), id);
-  const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
-  return openedResponse(view, channel.settings);
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
+  const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
+  return openedResponse(view, channel.settings, sources);
 }
 
 export async function threadFork(
@@ -169,15 +149,26 @@ export async function threadFork(
   const threads = await runtime.threads();
   await requireStored(threads, id);
   const config = await threadConfig(context, params);
-  const thread = await opening(() =>
-    threads.fork(id, {}, openOptions(params, config, undefined, runtime.skillExtraRoots)),
-  );
-  const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
-  const channel = runtime.adopt(thread, settings);
+  // The fork runs with what its source runs with (live) or started with (stored); params win.
+  const source = await sourceOptions(runtime, id);
+  const options = { ...source, ...openOptions(params, config, undefined, runtime.skillExtraRoots) };
+  const thread = await opening(() => threads.fork(id, {}, options));
+  const channel = runtime.adopt(thread);
   const stored = await requireStored(threads, thread.id);
-  const view = storedThreadView(stored, { includeTurns: true });
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+}
+
+/** Thread `id`'s model and policies as a fork starts from them. */
+async function sourceOptions(runtime: HandlerContext["runtime"], id: string): Promise<OpenThreadOptions> {
+  const live = runtime.channel(id)?.thread?.effectiveSettings;
+  if (live) {
+    const { model, approvalPolicy, sandboxMode } = live;
+    return { model, approvalPolicy, sandboxMode };
+  }
+  const { provider: _provider, ...stored } = (await runtime.storedChoice(id)) ?? {};
+  return stored;
 }
 
 export async function threadArchive(
@@ -204,10 +195,12 @@ export async function threadRollback(
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
   const stored = await requireStored(threads, params.threadId);
-  return { thread: storedThreadView(stored, { includeTurns: true }) };
+  return {
+    thread: storedThreadView(stored, { includeTurns: true, live: liveView(runtime, params.threadId) }),
+  };
 }
 
-function refuseWhileRunning(context: HandlerContext, id: string): void {
+export function refuseWhileRunning(context: HandlerContext, id: string): void {
   const running = context.runtime.channel(id)?.running;
   if (running)
     throw RpcError.invalidRequest(

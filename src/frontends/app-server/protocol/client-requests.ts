@@ -26,6 +26,15 @@ import {
   skillsListParams,
   skillsListResponse,
 } from "./skills-requests.js";
+import {
+  threadInjectItemsParams,
+  threadItemsListParams,
+  threadItemsListResponse,
+  threadMetadataUpdateParams,
+  threadOnlyResponse,
+  threadRevertParams,
+  threadSetNameParams,
+} from "./thread-metadata-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
 const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
@@ -290,6 +299,37 @@ export const clientRequests = {
     skillsExtraRootsSetResponse,
     "SkillsExtraRootsSetParams",
     "SkillsExtraRootsSetResponse",
+  ),
+  "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
+  "thread/metadata/update": method(
+    threadMetadataUpdateParams,
+    threadOnlyResponse,
+    "ThreadMetadataUpdateParams",
+    "ThreadMetadataUpdateResponse",
+  ),
+  "thread/unarchive": method(
+    z.object({ threadId }),
+    threadOnlyResponse,
+    "ThreadUnarchiveParams",
+    "ThreadUnarchiveResponse",
+  ),
+  "thread/revert": method(
+    threadRevertParams,
+    threadOnlyResponse,
+    "ThreadRevertParams",
+    "ThreadRevertResponse",
+  ),
+  "thread/items/list": method(
+    threadItemsListParams,
+    threadItemsListResponse,
+    "ThreadItemsListParams",
+    "ThreadItemsListResponse",
+  ),
+  "thread/inject_items": method(
+    threadInjectItemsParams,
+    empty,
+    "ThreadInjectItemsParams",
+    "ThreadInjectItemsResponse",
   ),
   ...legacyClientRequests,
 };

@@ -30,6 +30,12 @@ export const serverNotifications = {
   "thread/archived": notification(z.object({ threadId: z.string() }), "ThreadArchivedNotification"),
   "thread/deleted": notification(z.object({ threadId: z.string() }), "ThreadDeletedNotification"),
   "thread/closed": notification(z.object({ threadId: z.string() }), "ThreadClosedNotification"),
+  "thread/unarchived": notification(z.object({ threadId: z.string() }), "ThreadUnarchivedNotification"),
+  "thread/reverted": notification(z.object({ threadId: z.string() }), "ThreadRevertedNotification"),
+  "thread/name/updated": notification(
+    z.object({ threadId: z.string(), threadName: z.string().nullable() }),
+    "ThreadNameUpdatedNotification",
+  ),
   "thread/tokenUsage/updated": notification(
     z.object({ ...inTurn, tokenUsage: threadTokenUsage }),
     "ThreadTokenUsageUpdatedNotification",
