@@ -20,8 +20,8 @@ const PLAN_INSTRUCTIONS = [
 ].join("\n");
 
 const DEFAULT_INSTRUCTIONS = [
-  "Plan mode is over: carry out the work. Edit files and run commands as the task needs, within",
-  "the permissions in force.",
+  "You are in default mode: carry out the work, not only plan it (any earlier planning mode has",
+  "ended). Edit files and run commands as the task needs, within the permissions in force.",
 ].join("\n");
 
 /** The mode message for `mode`: the client's instructions when it gave some, else ours. */

@@ -45,13 +45,16 @@ export async function turnContextItems(
   return { settings: next, items };
 }
 
-/** The mode message when the mode changed (a first turn: when it is not plain default). */
+/**
+ * The mode message when the mode changed. A first turn needs none for plain default; a later
+ * turn without a known mode (a resumed thread's history may hold any) always gets one.
+ */
 function modeMessages(before: ThreadSettings, after: ThreadSettings, first: boolean): ResponseItem[] {
   const mode = after.collaborationMode;
   if (!mode) return [];
   const previous = first ? undefined : before.collaborationMode;
   const unchanged = previous
     ? previous.mode === mode.mode && previous.developerInstructions === mode.developerInstructions
-    : mode.mode === "default" && mode.developerInstructions === null;
+    : first && mode.mode === "default" && mode.developerInstructions === null;
   return unchanged ? [] : [developerMessage(collaborationModeMessage(mode))];
 }

@@ -130,6 +130,26 @@ describe("app-server: plan mode (collaborationMode on turn/start)", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
+  it("a resumed plan-mode thread is told when it leaves plan mode", async () => {
+    const first = await h.stdio();
+    const started = await first.call("thread/start", { cwd: h.work });
+    const threadId = String(started.thread.id);
+    h.model.enqueue(turn(message(PLAN_REPLY)), turn(message(PLAN_REPLY)));
+    await runTurn(first, threadId, "plan", { collaborationMode: planMode(String(started.model)) });
+    await first.close();
+
+    const second = await h.stdio();
+    await second.call("thread/resume", { threadId });
+    const { turnId } = await runTurn(second, threadId, "do it", {
+      collaborationMode: { mode: "default", settings: { model: String(started.model) } },
+    });
+    const modes = modeMessages(h.model.requests[1]).map((text) => text.split("\n")[1]);
+    expect(modes).toEqual(["Mode: plan", "Mode: default"]);
+    expect(completedItems(second, turnId, "plan")).toEqual([]);
+    expect(completedItems(second, turnId, "agentMessage")[0]?.text).toBe(PLAN_REPLY);
+    expect(referenceSchemaFailures(second)).toEqual([]);
+  });
+
   it("refuses a mode Codex 0.169 does not have", async () => {
     const client = await h.stdio();
     const threadId = await startThread(client, { cwd: h.work });
