@@ -137,6 +137,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     hooks,
     skills: { loaded: skills, message: skillsInstructions(skills, skillsBudgetChars(contextWindow)) },
     model,
+    provider: config.provider.id,
+    reasoningEffort: config.reasoningEffort,
     gate: options.gate ?? policy.gate,
     ...(mcp ? { mcp: mcpStartup(mcp) } : {}),
     requestSettings: (choice) =>

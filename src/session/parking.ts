@@ -3,7 +3,7 @@
  * history (the calls, without outputs) plus these call ids, so any process that loads the thread
  * can continue it. Pure helpers the Thread uses to continue or close one.
  */
-import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
+import { isToolCall, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
 import type { ParkedTurn } from "./ops.js";
 
 /** The output a pending call gets when the client gave none (the next request needs one). */
@@ -27,6 +27,28 @@ export function parkedOutputs(
   }
   const items = parked.calls.map((call) => given.get(call.call_id) ?? missingOutput(call));
   return { items, ignored };
+}
+
+/**
+ * What a parked turn's caller brings: on `continue_turn`, its outputs (a warning names the ones
+ * for no pending call); on a new user turn, failed outputs for every pending call.
+ */
+export function closingOutputs(
+  parked: ParkedTurn,
+  continued: readonly ResponseItem[] | null,
+): { items: ResponseItem[]; warning: string | null } {
+  if (continued === null) return { items: abandonedOutputs(parked), warning: null };
+  const { items, ignored } = parkedOutputs(parked, continued);
+  const warning = ignored.length > 0 ? `outputs for no pending call ignored: ${ignored.join(", ")}` : null;
+  return { items, warning };
+}
+
+/** The tool calls in `items` that no later output answers (an imported conversation's open calls). */
+export function unansweredCalls(items: readonly ResponseItem[]): ToolCallItem[] {
+  const answered = new Set(
+    items.flatMap((item) => ("call_id" in item && !isToolCall(item) ? [item.call_id] : [])),
+  );
+  return items.filter((item): item is ToolCallItem => isToolCall(item) && !answered.has(item.call_id));
 }
 
 /** Failed outputs for every pending call: a new user turn abandons the parked one. */

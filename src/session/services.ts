@@ -50,6 +50,10 @@ export interface ThreadServices {
   skills?: { loaded: LoadedSkills; message: string | null } | undefined;
   /** The model's name, as hooks are told it. */
   model?: string | undefined;
+  /** The model provider's id (config `model_provider`), as clients are told it. */
+  provider?: string | undefined;
+  /** The configured reasoning effort (absent: the model's default). */
+  reasoningEffort?: string | undefined;
   /** Compaction prompt and auto-compaction threshold; absent: built-in prompt, no auto-compaction. */
   compaction?: CompactionSettings | undefined;
 }

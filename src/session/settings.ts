@@ -33,6 +33,41 @@ export interface ThreadSettings {
   model?: ModelChoice;
 }
 
+/** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
+export interface EffectiveSettings {
+  cwd: string;
+  approvalPolicy: ApprovalPolicy;
+  sandboxMode: SandboxMode;
+  networkAccess: boolean;
+  writableRoots: readonly string[];
+  /** /tmp and $TMPDIR as workspace-write roots, unless excluded. */
+  tempRoots: readonly string[];
+  model: string;
+  /** The model provider's id. */
+  provider: string;
+  /** The reasoning effort chosen for the thread or configured; null: the model's default. */
+  effort: string | null;
+}
+
+/** `settings` with what the thread was built with filling the model choice. */
+export function effectiveSettings(
+  settings: ThreadSettings,
+  built: { model?: string | undefined; provider?: string | undefined; reasoningEffort?: string | undefined },
+): EffectiveSettings {
+  const { cwd, approvalPolicy, sandboxMode, networkAccess, writableRoots, tempRoots } = settings;
+  return {
+    cwd,
+    approvalPolicy,
+    sandboxMode,
+    networkAccess,
+    writableRoots: [...writableRoots],
+    tempRoots: [...(tempRoots ?? ["/tmp"])],
+    model: settings.model?.model ?? built.model ?? "",
+    provider: built.provider ?? "",
+    effort: settings.model?.effort ?? built.reasoningEffort ?? null,
+  };
+}
+
 /** The workspace-write extent: extra roots, temp roots and network (see ThreadSettings). */
 export interface SandboxExtent {
   writableRoots: string[];

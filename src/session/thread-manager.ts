@@ -11,7 +11,7 @@
 import type { Config } from "../config/load.js";
 import type { Event } from "../protocol/events.js";
 import { JsonlThreadStore } from "../store/jsonl-store.js";
-import type { RolloutEvent, SessionMeta } from "../store/rollout.js";
+import type { RolloutEvent, RolloutLine, SessionMeta } from "../store/rollout.js";
 import type { StoredThread } from "../store/rollout-reader.js";
 import type { ThreadLease, ThreadLeases } from "../store/thread-lock.js";
 import {
@@ -261,6 +261,36 @@ export class ThreadManager implements AgentHost {
     return this.whileHeld(id, () => this.store.archive(id));
   }
 
+  /** Move archived thread `id` back to the live list; false when it is not in the archive. */
+  async unarchive(id: string): Promise<boolean> {
+    return this.whileHeld(id, () => this.store.unarchive(id));
+  }
+
+  /**
+   * Append `lines` to stored thread `id` (a name, metadata, injected history): through its writer
+   * when it is live here, else under its lease. Resolves once stored; false when it is not stored.
+   * A live thread's memory does not see injected history: release it first for that.
+   */
+  async appendLines(id: string, lines: readonly RolloutLine[]): Promise<boolean> {
+    const live = this.live.get(id);
+    if (live?.recorder) {
+      for (const line of lines) live.recorder.writeLine(line);
+      await live.recorder.flush();
+      return true;
+    }
+    if (live || this.options.persist === false) return live !== undefined;
+    if ((await this.store.version(id)) === null) return false;
+    const lease = (await this.leases?.acquire(id, { waitMs: this.leaseWaitMs })) ?? null;
+    try {
+      const writer = await this.store.append(id);
+      for (const line of lines) writer.writeLine(line);
+      await writer.close();
+      return true;
+    } finally {
+      await lease?.release();
+    }
+  }
+
   /** Drop the last `numTurns` turns of thread `id` (it leaves memory); false when it is not stored. */
   async rollback(id: string, numTurns: number): Promise<boolean> {
     return this.whileHeld(id, () => this.store.rollback(id, numTurns));
@@ -377,7 +407,7 @@ export class ThreadManager implements AgentHost {
         ? await this.store.append(id, writerOptions)
         : await this.store.create(meta, writerOptions);
       recorder.attach(thread);
-      thread.setTranscriptPath(recorder.path);
+      thread.transcriptPath = recorder.path;
     }
     const entry: LiveThread = {
       thread,

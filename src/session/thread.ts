@@ -10,36 +10,23 @@
  * (turn_continued). A new user turn instead closes it with failed outputs.
  */
 
-import { TurnDiffTracker } from "../apply-patch/index.js";
-import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
-import {
-  addUsage,
-  developerMessage,
-  emptyUsage,
-  isToolCall,
-  type ResponseItem,
-  type TokenUsage,
-  type ToolCallItem,
-  userMessage,
-} from "../protocol/items.js";
+import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
 import type { ThreadEvent } from "../protocol/turn-items.js";
 import { ToolRouter } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
 import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
-import { EventStream } from "../util/event-stream.js";
-import { ResourceScope, resourceKey } from "../util/resource-scope.js";
-import { PendingApprovals } from "./approvals.js";
-import { PendingClientCalls } from "./client-calls.js";
-import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import type { EventStream } from "../util/event-stream.js";
+import { ResourceScope } from "../util/resource-scope.js";
+import { compactThreadHistory } from "./compaction-run.js";
 import { turnContextItems } from "./context-items.js";
-import { PendingElicitations } from "./elicitations.js";
 import { History } from "./history.js";
 import { HookPoints, type SubagentStopped } from "./hook-points.js";
 import { type SubscribeOptions, ThreadListeners } from "./listeners.js";
+import { McpReadiness } from "./mcp-readiness.js";
 import {
   type AnswerRoute,
   type ForwardedAnswer,
@@ -49,11 +36,21 @@ import {
   type TurnResult,
   turnAbortedMessage,
 } from "./ops.js";
-import { abandonedOutputs, parkedFromHistory, parkedOutputs } from "./parking.js";
+import { closingOutputs, parkedFromHistory, unansweredCalls } from "./parking.js";
+import { PromptIntake } from "./prompt-intake.js";
+import { ThreadQuestions } from "./questions.js";
 import type { ThreadServices } from "./services.js";
-import { permissionsOf, type ThreadSettings, type TurnOverrides, type UserInput } from "./settings.js";
+import {
+  applyTurnOverrides,
+  type EffectiveSettings,
+  effectiveSettings,
+  type ThreadSettings,
+  type TurnOverrides,
+  type UserInput,
+} from "./settings.js";
 import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
-import { PendingUserInput } from "./user-input.js";
+import { buildTurnContext } from "./turn-context.js";
+import { TurnWaiters } from "./turn-waiters.js";
 
 export type { SubscribeOptions } from "./listeners.js";
 export type {
@@ -65,7 +62,7 @@ export type {
   TurnResult,
   TurnStatus,
 } from "./ops.js";
-export type { ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
+export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 
 export class Thread {
   private readonly log = new History();
@@ -78,21 +75,20 @@ export class Thread {
   private initialized = false;
   private closed = false;
   private readonly resources = new ResourceScope();
-  private mcpStarted = false;
-  private readonly approvals: PendingApprovals;
-  private readonly clientCalls: PendingClientCalls;
-  private readonly userInput: PendingUserInput;
-  private readonly elicitations: PendingElicitations;
+  private readonly mcp: McpReadiness;
+  private readonly questions: ThreadQuestions;
+  /** Settings changes for the next user turn to begin (overrideSettings), under its own. */
+  private pendingOverrides: TurnOverrides = {};
   /** Input + output tokens of the last model response: the context size auto-compaction watches. */
   private lastResponseTokens = 0;
   /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
   private parked: ParkedTurn | null = null;
   /** The thread's hooks; null when it has none. */
   private readonly hooks: HookPoints | null;
-  /** SessionStart ran (once per Thread object: "startup", or "resume" for a restored one). */
-  private sessionStarted = false;
+  private readonly intake: PromptIntake;
   private restored = false;
-  private transcript: string | null = null;
+  /** The rollout file hooks are told about (`transcript_path`); set by whoever records the thread. */
+  transcriptPath: string | null = null;
 
   constructor(
     readonly id: string,
@@ -100,33 +96,29 @@ export class Thread {
     settings: ThreadSettings,
   ) {
     this.settings = { ...settings };
-    this.approvals = new PendingApprovals((event) => this.emit(event), services.approvalTimeoutMs);
-    this.clientCalls = new PendingClientCalls((event) => this.emit(event), services.clientToolTimeoutMs);
-    this.userInput = new PendingUserInput((event) => this.emit(event), services.approvalTimeoutMs);
-    this.elicitations = new PendingElicitations((event) => this.emit(event), services.approvalTimeoutMs);
-    // MCP servers live as long as the thread: shutdown closes them with the other resources.
-    const mcp = services.mcp;
-    if (mcp) this.resources.use(MCP_SERVERS, () => mcp);
+    this.questions = new ThreadQuestions(
+      (event) => this.emit(event),
+      services,
+      () => this.running?.abort(),
+    );
+    this.mcp = new McpReadiness(services.mcp, this.resources);
     const engine = services.hooks;
     this.hooks = engine
       ? new HookPoints(engine, {
           threadId: id,
-          transcriptPath: () => this.transcript,
+          transcriptPath: () => this.transcriptPath,
           cwd: () => this.settings.cwd,
           model: () => this.settings.model?.model ?? services.model ?? "",
           approvalPolicy: () => this.settings.approvalPolicy,
           warn: (message) => this.emit({ type: "warning", message }),
         })
       : null;
-  }
-
-  /** The rollout file hooks are told about (`transcript_path`); set by whoever records the thread. */
-  setTranscriptPath(path: string | null): void {
-    this.transcript = path;
-  }
-
-  get transcriptPath(): string | null {
-    return this.transcript;
+    this.intake = new PromptIntake(
+      this.hooks,
+      services,
+      (event) => this.emit(event),
+      () => this.restored,
+    );
   }
 
   /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
@@ -143,6 +135,20 @@ export class Thread {
     return this.settings.cwd;
   }
 
+  /** What the next turn runs with: the settings in force and the pending overrides. */
+  get effectiveSettings(): EffectiveSettings {
+    return effectiveSettings(applyTurnOverrides(this.settings, this.pendingOverrides), this.services);
+  }
+
+  /**
+   * Change what turns run with from the next user turn to begin (Codex's OverrideTurnContext):
+   * policies, sandbox extent, cwd, model, reasoning, client tools. That turn's own overrides win.
+   */
+  overrideSettings(overrides: TurnOverrides): void {
+    const { outputSchema: _schema, signal: _signal, ...lasting } = overrides;
+    this.pendingOverrides = { ...this.pendingOverrides, ...lasting };
+  }
+
   /** The history every request resends, oldest first. */
   get history(): readonly ResponseItem[] {
     return this.log.items;
@@ -151,6 +157,11 @@ export class Thread {
   /** The client tools in force (thread start, or the last turn that brought its own). */
   get clientTools(): readonly ClientToolSpec[] {
     return this.settings.clientTools ?? [];
+  }
+
+  /** The thread's MCP servers (starting or started); undefined when none are configured. */
+  get mcpServers(): ThreadServices["mcp"] {
+    return this.services.mcp;
   }
 
   /** The parked turn waiting for client outputs, or null. */
@@ -183,21 +194,10 @@ export class Thread {
         return;
       case "exec_approval":
       case "patch_approval":
-        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { approval: op.decision });
-        else this.answerApproval(op.type === "exec_approval" ? "exec" : "patch", op.id, op.decision);
-        return;
       case "client_tool_response":
-        if (!this.clientCalls.respond(op.id, op.result))
-          this.emit({ type: "warning", message: `no open client tool call with id ${op.id}` });
-        return;
       case "user_input_answer":
-        if (op.agent_id !== undefined) this.answerForwarded(op.agent_id, op.id, { userInput: op.response });
-        else if (!this.userInput.answer(op.id, op.response))
-          this.emit({ type: "warning", message: `no open request_user_input with id ${op.id}` });
-        return;
       case "elicitation_answer":
-        if (!this.elicitations.answer(op.id, op.result))
-          this.emit({ type: "warning", message: `no open elicitation with id ${op.id}` });
+        this.questions.answer(op);
         return;
       case "shutdown":
         this.closed = true;
@@ -212,12 +212,6 @@ export class Thread {
         if (!this.closed) this.queue = this.queue.then(() => this.runCompaction());
         return;
       case "user_turn":
-        if (this.closed) {
-          this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
-          return;
-        }
-        this.queue = this.queue.then(() => this.runUserTurn(op));
-        return;
       case "continue_turn":
         if (this.closed) {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
@@ -254,16 +248,7 @@ export class Thread {
   }
 
   private streamTurn(turnId: string, op: Op): EventStream<Event, TurnResult> {
-    const stream = new EventStream<Event, TurnResult>();
-    let inTurn = false;
-    const unsubscribe = this.subscribe((event) => {
-      if (event.type === "turn_started" || event.type === "turn_continued") inTurn = event.turn_id === turnId;
-      if (inTurn) stream.push(event);
-    });
-    this.pendingResults.set(turnId, (result) => {
-      unsubscribe();
-      stream.end(result);
-    });
+    const stream = this.waiters.stream(turnId, (listener) => this.subscribe(listener));
     this.submit(op);
     return stream;
   }
@@ -271,10 +256,9 @@ export class Thread {
   /** Run a turn to its end (events still reach subscribers; none are buffered here). */
   run(input: UserInput, overrides?: TurnOverrides): Promise<TurnResult> {
     const turnId = this.newTurnId();
-    return new Promise((resolve) => {
-      this.pendingResults.set(turnId, resolve);
-      this.submit({ type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
-    });
+    const result = this.waiters.result(turnId);
+    this.submit({ type: "user_turn", turnId, input, ...(overrides ? { overrides } : {}) });
+    return result;
   }
 
   /** Summarise the history now (the `compact` op); resolves when done. Failures are `error` events. */
@@ -315,12 +299,7 @@ export class Thread {
     };
     await this.prepareContext(undefined, record);
     for (const item of items) record(item);
-    const answered = new Set(
-      items.flatMap((item) => ("call_id" in item && !isToolCall(item) ? [item.call_id] : [])),
-    );
-    const open = items.filter(
-      (item): item is ToolCallItem => isToolCall(item) && !answered.has(item.call_id),
-    );
+    const open = unansweredCalls(items);
     if (open.length === 0) return;
     const turnId = this.newTurnId();
     this.emit({ type: "turn_started", turn_id: turnId, model_context_window: this.services.contextWindow });
@@ -343,7 +322,7 @@ export class Thread {
    * call is waiting (already answered, timed out, or its turn ended).
    */
   respondToTool(callId: string, result: ClientToolResult): boolean {
-    if (!this.clientCalls.has(callId)) return false;
+    if (!this.questions.waitsForTool(callId)) return false;
     this.submit({ type: "client_tool_response", id: callId, result });
     return true;
   }
@@ -353,7 +332,7 @@ export class Thread {
    * question's `agent_id` (a sub-agent asked).
    */
   approve(id: string, decision: ReviewDecision, agentId?: string): void {
-    const kind = agentId === undefined ? (this.approvals.kindOf(id) ?? "exec") : "exec";
+    const kind = agentId === undefined ? (this.questions.approvalKind(id) ?? "exec") : "exec";
     this.submit({
       type: kind === "exec" ? "exec_approval" : "patch_approval",
       id,
@@ -372,7 +351,7 @@ export class Thread {
 
   /** Answer sub-agent `agentId` (a child's or a descendant's question); false when none knows it. */
   routeAnswer(agentId: string, callId: string, answer: ForwardedAnswer): boolean {
-    return this.routes.some((route) => route(agentId, callId, answer));
+    return this.questions.routeAnswer(agentId, callId, answer);
   }
 
   /** Answer an `elicitation_request` event (id = its id). */
@@ -390,26 +369,10 @@ export class Thread {
 
   /** Route answers to questions this thread forwarded for its sub-agents (see AnswerRoute). */
   routeAnswers(route: AnswerRoute): void {
-    this.routes.push(route);
+    this.questions.addRoute(route);
   }
 
-  private readonly routes: AnswerRoute[] = [];
-
-  private answerForwarded(agentId: string, callId: string, answer: ForwardedAnswer): void {
-    if (!this.routeAnswer(agentId, callId, answer))
-      this.emit({ type: "warning", message: `no sub-agent ${agentId} waits for an answer to ${callId}` });
-  }
-
-  private answerApproval(kind: "exec" | "patch", id: string, decision: ReviewDecision): void {
-    if (!this.approvals.answer(kind, id, decision)) {
-      this.emit({ type: "warning", message: `no open ${kind} approval request with id ${id}` });
-      return;
-    }
-    // "abort" ends the turn, as an interrupt does.
-    if (decision === "abort") this.running?.abort();
-  }
-
-  private readonly pendingResults = new Map<string, (result: TurnResult) => void>();
+  private readonly waiters = new TurnWaiters();
 
   private emit(event: Event): void {
     if (event.type === "token_count" && event.last)
@@ -418,6 +381,7 @@ export class Thread {
   }
 
   private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
+    const overrides = op.type === "user_turn" ? this.takeOverrides(op.overrides) : op.overrides;
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {
       this.log.append(item);
@@ -439,12 +403,12 @@ export class Thread {
     if (op.type === "continue_turn" && parked?.turnId !== op.turnId) {
       const message = `no parked turn ${op.turnId} to continue`;
       this.emit({ type: "turn_failed", turn_id: op.turnId, message });
-      this.finishTurn(op.turnId, { ...result, status: "failed", error: message });
+      this.waiters.finish(op.turnId, { ...result, status: "failed", error: message });
       return;
     }
     // Linked before the turn's first step: a caller gone while the turn was queued ends it now.
     const callerGone = () => abort.abort();
-    const callerSignal = op.overrides?.signal;
+    const callerSignal = overrides?.signal;
     if (callerSignal?.aborted) abort.abort();
     else callerSignal?.addEventListener("abort", callerGone, { once: true });
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
@@ -455,32 +419,19 @@ export class Thread {
         model_context_window: this.services.contextWindow,
       });
     try {
-      await this.awaitMcpStartup(abort.signal);
-      const router = this.turnRouter(op.overrides?.clientTools);
+      await this.mcp.wait((event) => this.emit(event), abort.signal);
+      const router = this.turnRouter(overrides?.clientTools);
       // Outputs go right after their calls: nothing may come between a call and its output.
       if (parked) {
         this.parked = null;
-        const { items, ignored } =
-          op.type === "continue_turn"
-            ? parkedOutputs(parked, op.outputs)
-            : { items: abandonedOutputs(parked), ignored: [] };
+        const { items, warning } = closingOutputs(parked, op.type === "continue_turn" ? op.outputs : null);
         for (const item of items) record(item);
-        if (ignored.length > 0)
-          this.emit({
-            type: "warning",
-            message: `outputs for no pending call ignored: ${ignored.join(", ")}`,
-          });
+        if (warning) this.emit({ type: "warning", message: warning });
       }
       if (op.type === "user_turn") {
-        await this.prepareContext(op.overrides, record);
-        await this.sessionStart(record, abort.signal);
-        const prompt = (await this.hooks?.userPromptSubmit(op.turnId, op.input.text, abort.signal)) ?? {
-          contexts: [],
-          blocked: null,
-        };
-        if (prompt.blocked !== null) {
-          // The prompt never reaches the model (nor the history); the turn ends here.
-          this.emit({ type: "warning", message: prompt.blocked });
+        await this.prepareContext(overrides, record);
+        if (!(await this.intake.take(op.turnId, op.input, record, abort.signal))) {
+          // A hook blocked the prompt: the turn ends here.
           this.emit({
             type: "turn_complete",
             turn_id: op.turnId,
@@ -489,10 +440,6 @@ export class Thread {
           });
           return;
         }
-        record(userMessage(op.input.text, op.input.images ?? []));
-        this.emit({ type: "user_message", message: op.input.text, images: op.input.images ?? [] });
-        for (const text of await this.mentionedSkills(op.input.text)) record(userMessage(text));
-        for (const text of prompt.contexts) record(developerMessage(text));
       }
       const outcome = await runTurn({
         client: this.services.client,
@@ -504,7 +451,7 @@ export class Thread {
         record,
         context: this.turnContext(op.turnId, abort.signal),
         threadUsage: this.usage,
-        outputSchema: op.overrides?.outputSchema,
+        outputSchema: overrides?.outputSchema,
         settings: this.requestSettings(),
         autoCompact: this.autoCompact(),
         parkClientCalls: this.settings.parkClientCalls,
@@ -548,34 +495,15 @@ export class Thread {
     } finally {
       callerSignal?.removeEventListener("abort", callerGone);
       this.running = null;
-      this.finishTurn(op.turnId, result);
+      this.waiters.finish(op.turnId, result);
     }
   }
 
-  /** First turn of this Thread object: load warnings, then SessionStart (its contexts go to the model). */
-  private async sessionStart(record: (item: ResponseItem) => void, signal: AbortSignal): Promise<void> {
-    if (this.sessionStarted) return;
-    this.sessionStarted = true;
-    const warnings = [
-      ...(this.services.hooks?.loadWarnings ?? []),
-      ...(this.services.skills?.loaded.warnings ?? []),
-    ];
-    for (const message of warnings) this.emit({ type: "warning", message });
-    const contexts = (await this.hooks?.sessionStart(this.restored ? "resume" : "startup", signal)) ?? [];
-    for (const text of contexts) record(developerMessage(text));
-  }
-
-  /** The `<skill>` messages of the skills a prompt mentions as `$name`. */
-  private async mentionedSkills(prompt: string): Promise<string[]> {
-    const skills = this.services.skills?.loaded.skills ?? [];
-    if (skills.length === 0 || !prompt.includes("$")) return [];
-    const texts = await Promise.all(mentionedSkills(prompt, skills).map(skillMessage));
-    return texts.filter((text): text is string => text !== null);
-  }
-
-  private finishTurn(turnId: string, result: TurnResult): void {
-    this.pendingResults.get(turnId)?.(result);
-    this.pendingResults.delete(turnId);
+  /** A user turn's overrides over the pending ones (overrideSettings), which it takes. */
+  private takeOverrides(given: TurnOverrides | undefined): TurnOverrides | undefined {
+    const pending = this.pendingOverrides;
+    this.pendingOverrides = {};
+    return Object.keys(pending).length === 0 ? given : { ...pending, ...given };
   }
 
   /**
@@ -632,42 +560,16 @@ export class Thread {
     }
   }
 
-  /** Summarise, then replace the history in place (the turn loop reads the same array). */
+  /** Summarise, then replace the history in place (compaction-run.ts). */
   private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual"): Promise<void> {
-    const hooks = this.hooks;
     const turnId = String(Math.max(0, this.nextTurn - 1));
-    if (hooks?.has("PreCompact")) {
-      const outcome = await hooks.run("PreCompact", hooks.compact(turnId, trigger), signal);
-      if (outcome.stop) {
-        this.emit({
-          type: "warning",
-          message: outcome.stop.reason ?? "compaction stopped by PreCompact hook",
-        });
-        return;
-      }
-    }
-    const prompt = this.services.compaction?.prompt ?? (await loadCompactPrompt());
-    const { client, baseInstructions } = this.services;
-    const summary = await summarize(client, baseInstructions, this.log.items, prompt, signal);
-    const replacement = compactedHistory(this.log.items, summary);
-    this.log.replace(replacement);
-    this.lastResponseTokens = 0;
-    this.emit({ type: "context_compacted", summary, replacement_history: replacement });
-    if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
-  }
-
-  /**
-   * The first turn waits for the MCP servers (each bounded by its startup_timeout_sec; a failed
-   * one is reported and skipped) so that their tools are offered from the first request. A
-   * `required` server that did not start fails the turn (and every later one).
-   */
-  private async awaitMcpStartup(signal: AbortSignal): Promise<void> {
-    if (this.mcpStarted || !this.services.mcp) return;
-    await this.services.mcp.whenReady((event) => this.emit(event), signal);
-    if (signal.aborted) return;
-    const failure = this.services.mcp.requiredFailure();
-    if (failure) throw new Error(failure);
-    this.mcpStarted = true;
+    const subject = {
+      log: this.log,
+      hooks: this.hooks,
+      services: this.services,
+      emit: (event: Event) => this.emit(event),
+    };
+    if (await compactThreadHistory(subject, turnId, trigger, signal)) this.lastResponseTokens = 0;
   }
 
   /** The first turn opens with the context items; later ones add what a turn changed. */
@@ -680,36 +582,19 @@ export class Thread {
   }
 
   private turnContext(turnId: string, signal: AbortSignal): TurnContext {
-    const permissions = permissionsOf(this.settings);
-    const hooks = this.hooks;
-    return {
-      threadId: this.id,
+    return buildTurnContext(
+      {
+        threadId: this.id,
+        settings: this.settings,
+        services: this.services,
+        resources: this.resources,
+        questions: this.questions,
+        hooks: this.hooks,
+        emit: (event) => this.emit(event),
+        wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
+      },
       turnId,
-      cwd: this.settings.cwd,
-      approvalPolicy: this.settings.approvalPolicy,
-      sandboxMode: this.settings.sandboxMode,
-      networkAccess: permissions.networkAccess,
-      writableRoots: permissions.writableRoots,
-      shellEnvironment: { env: this.services.shellEnvironment },
-      truncation: this.services.truncation,
       signal,
-      resources: this.resources,
-      requestApproval: (question) => this.approvals.request(question, turnId, signal),
-      orchestrator: this.services.orchestrator,
-      ...(hooks?.has("PermissionRequest")
-        ? {
-            permissionHook: (question: { command: string[]; justification: string | null }) =>
-              hooks.permission(turnId, question.command, question.justification, signal),
-          }
-        : {}),
-      callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
-      requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
-      requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
-      diffTracker: new TurnDiffTracker(),
-      emit: (event) => this.emit(event),
-      wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
-    };
+    );
   }
 }
-
-const MCP_SERVERS = resourceKey<NonNullable<ThreadServices["mcp"]>>("mcp-servers");

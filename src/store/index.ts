@@ -10,11 +10,12 @@
  * Start-up: importing this module loads no store implementation, no zod and no postgres
  * driver; openThreadStore and readRollout load what they use on their first call.
  */
+import type { ResponseItem } from "../protocol/items.js";
 import type { StoredThread } from "./stored-thread.js";
 
 export { type MigrationProgress, type MigrationReport, migrateThreads } from "./migrate.js";
 export { describeStore, openJsonlStore, openThreadStore } from "./open-store.js";
-export type { RolloutLine, SessionMeta } from "./rollout.js";
+export type { RolloutEvent, RolloutLine, SessionMeta, ThreadMetadataUpdate } from "./rollout.js";
 export { RolloutError, type StoredThread } from "./stored-thread.js";
 export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {
@@ -29,6 +30,14 @@ export {
   type ThreadStore,
   type ThreadSummary,
 } from "./thread-store.js";
+
+/** `values` checked as history items (thread/inject_items); the line schemas load on the first call. */
+export async function checkResponseItems(
+  values: readonly unknown[],
+): Promise<{ items: ResponseItem[] } | { problem: string }> {
+  const reader = await import("./rollout-reader.js");
+  return reader.checkResponseItems(values);
+}
 
 /** Reads one rollout file; its line schemas (zod) load on the first call. */
 export async function readRollout(path: string): Promise<StoredThread> {

@@ -7,7 +7,13 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
-import { type RolloutLine, rolloutPath, type SessionMeta, sessionsDir } from "./rollout.js";
+import {
+  type RolloutLine,
+  rolloutPath,
+  type SessionMeta,
+  sessionsDir,
+  THREAD_ANNOTATIONS,
+} from "./rollout.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
 import {
   findRollout,
@@ -152,13 +158,25 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async archive(id: string): Promise<boolean> {
-    const path = await this.exactPath(id);
+    return this.moveRollout(id, false);
+  }
+
+  async unarchive(id: string): Promise<boolean> {
+    return this.moveRollout(id, true);
+  }
+
+  /** Move thread `id`'s rollout between the live and archived trees (same relative path). */
+  private async moveRollout(id: string, fromArchive: boolean): Promise<boolean> {
+    const path = await this.exactPath(id, fromArchive);
     if (!path) return false;
-    const target = join(sessionsDir(archivedHome(this.home)), relative(sessionsDir(this.home), path));
+    const [from, to] = fromArchive
+      ? [archivedHome(this.home), this.home]
+      : [this.home, archivedHome(this.home)];
+    const target = join(sessionsDir(to), relative(sessionsDir(from), path));
     await mkdir(dirname(target), { recursive: true });
     await rename(path, target);
-    this.known.delete(knownKey(id, false));
-    this.known.set(knownKey(id, true), target);
+    this.known.delete(knownKey(id, fromArchive));
+    this.known.set(knownKey(id, !fromArchive), target);
     return true;
   }
 
@@ -397,14 +415,25 @@ function readOrNull(path: string): Promise<StoredThread | null> {
 }
 
 /** The lines before turn number `turns + 1` starts. */
+/** The lines of the first `turns` turns, and the thread's name and metadata lines after them. */
 function keepTurns(lines: string[], turns: number): string[] {
   let started = 0;
   const kept: string[] = [];
   for (const line of lines) {
-    if (isTurnStart(line) && ++started > turns) break;
-    kept.push(line);
+    if (isTurnStart(line)) started += 1;
+    if (started <= turns || isAnnotation(line)) kept.push(line);
   }
   return kept;
+}
+
+function isAnnotation(line: string): boolean {
+  if (!THREAD_ANNOTATIONS.some((type) => line.includes(`"${type}"`))) return false;
+  try {
+    const parsed = JSON.parse(line) as { type?: unknown; payload?: { type?: unknown } };
+    return parsed.type === "event" && THREAD_ANNOTATIONS.includes(String(parsed.payload?.type));
+  } catch {
+    return false;
+  }
 }
 
 function isTurnStart(line: string): boolean {

@@ -23,7 +23,7 @@ import {
   withRetries,
 } from "./postgres-writer.js";
 import { parseIdempotencyRecord, parseResponseRecord } from "./response-records.js";
-import type { RolloutLine, SessionMeta } from "./rollout.js";
+import { type RolloutLine, type SessionMeta, THREAD_ANNOTATIONS } from "./rollout.js";
 import { RolloutError, replayRollout, type StoredThread, validateLines } from "./rollout-reader.js";
 import {
   type IdempotencyRecord,
@@ -357,6 +357,15 @@ class PostgresThreadStore implements ThreadStore {
     return result.count > 0;
   }
 
+  async unarchive(id: string): Promise<boolean> {
+    const result = await this.run(
+      `unarchiving thread ${id}`,
+      () => this.sql`
+        UPDATE tscodex_threads SET archived = false, version = version + 1 WHERE id = ${id} AND archived`,
+    );
+    return result.count > 0;
+  }
+
   async rollback(id: string, numTurns: number): Promise<boolean> {
     const sql = this.sql;
     const drop = Math.max(0, Math.floor(numTurns));
@@ -378,7 +387,10 @@ class PostgresThreadStore implements ThreadStore {
     if (cut === null) return true;
     await this.run(`rolling back thread ${id}`, () =>
       sql.begin(async (tx) => {
-        const gone = await tx`DELETE FROM tscodex_thread_lines WHERE thread_id = ${id} AND seq >= ${cut}`;
+        // The thread's name and metadata stay: they are about the thread, not its turns.
+        const gone = await tx`
+          DELETE FROM tscodex_thread_lines
+           WHERE thread_id = ${id} AND seq >= ${cut} AND coalesce(event, '') <> ALL(${THREAD_ANNOTATIONS as string[]})`;
         if (gone.count === 0) return;
         await tx`
           UPDATE tscodex_threads t

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { clientToolSpecSchema } from "../protocol/client-tools-schema.js";
+import type { ResponseItem } from "../protocol/items.js";
 import type { RolloutLine } from "./rollout.js";
 import { replayRollout, type StoredThread } from "./stored-thread.js";
 
@@ -88,6 +89,22 @@ const eventSchema = z.discriminatedUnion("type", [
     usage: usageSchema,
   }),
   z.object({ type: z.literal("turn_continued"), turn_id: z.string() }),
+  z.object({ type: z.literal("thread_name_updated"), thread_name: z.string().nullable() }),
+  z.object({
+    type: z.literal("thread_metadata_updated"),
+    metadata: z.object({
+      git_info: z
+        .object({
+          sha: z.string().nullable().optional(),
+          branch: z.string().nullable().optional(),
+          origin_url: z.string().nullable().optional(),
+        })
+        .nullable()
+        .optional(),
+      project_id: z.string().nullable().optional(),
+      daybreak_enabled: z.boolean().nullable().optional(),
+    }),
+  }),
 ]);
 
 const lineSchema = z.discriminatedUnion("type", [
@@ -100,6 +117,26 @@ const lineSchema = z.discriminatedUnion("type", [
     payload: z.object({ summary: z.string(), replacement_history: z.array(responseItemSchema) }),
   }),
 ]);
+
+/**
+ * `values` as history items, or the first problem ("item 2: ...") when one is not a Responses
+ * API item the runtime can replay.
+ */
+export function checkResponseItems(
+  values: readonly unknown[],
+): { items: ResponseItem[] } | { problem: string } {
+  const items: ResponseItem[] = [];
+  for (const [index, value] of values.entries()) {
+    const parsed = responseItemSchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+      return { problem: `item ${index}: ${issue?.message ?? "not a response item"}${where}` };
+    }
+    items.push(parsed.data as ResponseItem);
+  }
+  return { items };
+}
 
 /** Validated lines of a rollout text; `skipped` counts lines that did not parse. */
 export function parseRollout(text: string): { lines: RolloutLine[]; skipped: number } {

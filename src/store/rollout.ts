@@ -48,7 +48,28 @@ export type RolloutEvent =
   | { type: "client_tools_changed"; tools: ClientToolSpec[] }
   /** The turn stopped on these client calls (their items are in history without outputs). */
   | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
-  | { type: "turn_continued"; turn_id: string };
+  | { type: "turn_continued"; turn_id: string }
+  /** The user named the thread (null: the name was cleared). Codex keeps `thread_name_updated` too. */
+  | { type: "thread_name_updated"; thread_name: string | null }
+  /** Fields the client set on the thread; an absent field is unchanged, null clears it. */
+  | { type: "thread_metadata_updated"; metadata: ThreadMetadataUpdate };
+
+/** Events about the thread, not its turns: a rollback or revert keeps them. */
+export const THREAD_ANNOTATIONS: readonly string[] = ["thread_name_updated", "thread_metadata_updated"];
+
+/** Git facts a client records on a thread (thread/metadata/update). */
+export interface ThreadGitInfo {
+  sha: string | null;
+  branch: string | null;
+  origin_url: string | null;
+}
+
+/** What thread/metadata/update changes: only the fields present. */
+export interface ThreadMetadataUpdate {
+  git_info?: Partial<ThreadGitInfo> | null;
+  project_id?: string | null;
+  daybreak_enabled?: boolean | null;
+}
 
 /** One line of a rollout (`timestamp` is an ISO time). */
 export type RolloutLine =

@@ -5,7 +5,7 @@
  */
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
-import type { RolloutEvent, RolloutLine, SessionMeta } from "./rollout.js";
+import type { RolloutEvent, RolloutLine, SessionMeta, ThreadGitInfo } from "./rollout.js";
 import { closeUnpairedCalls } from "./unpaired-calls.js";
 
 export class RolloutError extends Error {
@@ -28,6 +28,12 @@ export interface StoredThread {
   /** The last turn, when it parked on client calls and was not continued since (parkedAt: ms). */
   parked: { turnId: string; callIds: string[]; parkedAt: number } | null;
   firstPrompt: string | null;
+  /** The name the user gave the thread (thread/name/set), or null. */
+  name: string | null;
+  /** What clients recorded with thread/metadata/update (null: never set or cleared). */
+  gitInfo: ThreadGitInfo | null;
+  projectId: string | null;
+  daybreakEnabled: boolean | null;
   /** ISO time of the last line. */
   updated: string;
   compactions: number;
@@ -49,6 +55,10 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
     clientTools: first.payload.client_tools ?? [],
     parked: null,
     firstPrompt: null,
+    name: null,
+    gitInfo: null,
+    projectId: null,
+    daybreakEnabled: null,
     updated: first.timestamp,
     compactions: 0,
     skippedLines,
@@ -91,9 +101,31 @@ function applyEvent(stored: StoredThread, event: RolloutEvent, timestamp: string
     case "client_tools_changed":
       stored.clientTools = event.tools;
       return;
+    case "thread_name_updated":
+      stored.name = event.thread_name;
+      return;
+    case "thread_metadata_updated":
+      applyMetadata(stored, event.metadata);
+      return;
     default:
       return;
   }
+}
+
+function applyMetadata(
+  stored: StoredThread,
+  update: Extract<RolloutEvent, { type: "thread_metadata_updated" }>["metadata"],
+): void {
+  if (update.git_info === null) stored.gitInfo = null;
+  else if (update.git_info) {
+    const base = stored.gitInfo ?? { sha: null, branch: null, origin_url: null };
+    const merged = { ...base, ...update.git_info };
+    // A git info whose every field was cleared is no git info.
+    stored.gitInfo =
+      merged.sha === null && merged.branch === null && merged.origin_url === null ? null : merged;
+  }
+  if (update.project_id !== undefined) stored.projectId = update.project_id;
+  if (update.daybreak_enabled !== undefined) stored.daybreakEnabled = update.daybreak_enabled;
 }
 
 /** The lines of the first `turns` turns (metadata and what precedes turn 1 included). */

@@ -163,6 +163,8 @@ export interface ThreadStore {
   delete(id: string): Promise<boolean>;
   /** Move thread `id` out of the live list; false when there is no such live thread. */
   archive(id: string): Promise<boolean>;
+  /** Move archived thread `id` back to the live list; false when there is no such archived thread. */
+  unarchive(id: string): Promise<boolean>;
   /** Drop the last `numTurns` turns of thread `id` (all when it has fewer); false when absent. */
   rollback(id: string, numTurns: number): Promise<boolean>;
   /**

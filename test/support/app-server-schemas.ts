@@ -29,17 +29,22 @@ function validator(relative: string): ValidateFunction {
   return validate;
 }
 
-/** Reply schemas of the methods both implementations have. */
-const RESPONSES: Record<string, string> = {
+/** Both versions' schemas of a reply whose shape 0.169 extended (a 0.89 client reads it too). */
+function both(name: string): string[] {
+  return [`schema-089/v2/${name}.json`, `schema-169-experimental/v2/${name}.json`];
+}
+
+/** Reply schemas of the methods both implementations have (every one listed must match). */
+const RESPONSES: Record<string, string | string[]> = {
   initialize: "schema-089/v1/InitializeResponse.json",
-  "thread/start": "schema-089/v2/ThreadStartResponse.json",
-  "thread/resume": "schema-089/v2/ThreadResumeResponse.json",
-  "thread/fork": "schema-089/v2/ThreadForkResponse.json",
+  "thread/start": both("ThreadStartResponse"),
+  "thread/resume": both("ThreadResumeResponse"),
+  "thread/fork": both("ThreadForkResponse"),
   "thread/archive": "schema-089/v2/ThreadArchiveResponse.json",
   "thread/rollback": "schema-089/v2/ThreadRollbackResponse.json",
-  "thread/list": "schema-089/v2/ThreadListResponse.json",
+  "thread/list": both("ThreadListResponse"),
   "thread/loaded/list": "schema-089/v2/ThreadLoadedListResponse.json",
-  "thread/read": "schema-089/v2/ThreadReadResponse.json",
+  "thread/read": both("ThreadReadResponse"),
   "turn/start": "schema-089/v2/TurnStartResponse.json",
   "turn/interrupt": "schema-089/v2/TurnInterruptResponse.json",
   "model/list": "schema-089/v2/ModelListResponse.json",
@@ -49,12 +54,40 @@ const RESPONSES: Record<string, string> = {
   "config/read": "schema-089/v2/ConfigReadResponse.json",
   "config/value/write": "schema-089/v2/ConfigWriteResponse.json",
   "config/batchWrite": "schema-089/v2/ConfigWriteResponse.json",
-  "command/exec": "schema-089/v2/CommandExecResponse.json",
   "thread/delete": "schema-169-experimental/v2/ThreadDeleteResponse.json",
   "thread/unsubscribe": "schema-169-experimental/v2/ThreadUnsubscribeResponse.json",
   "thread/turns/list": "schema-169-experimental/v2/ThreadTurnsListResponse.json",
   "hooks/list": "schema-169-experimental/v2/HooksListResponse.json",
   "skills/list": "schema-169-experimental/v2/SkillsListResponse.json",
+  "thread/name/set": "schema-169-experimental/v2/ThreadSetNameResponse.json",
+  "thread/metadata/update": "schema-169-experimental/v2/ThreadMetadataUpdateResponse.json",
+  "thread/unarchive": "schema-169-experimental/v2/ThreadUnarchiveResponse.json",
+  "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
+  "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
+  "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
+  "command/exec": "schema-169-experimental/v2/CommandExecResponse.json",
+  "command/exec/write": "schema-169-experimental/v2/CommandExecWriteResponse.json",
+  "command/exec/resize": "schema-169-experimental/v2/CommandExecResizeResponse.json",
+  "command/exec/terminate": "schema-169-experimental/v2/CommandExecTerminateResponse.json",
+  "fs/readFile": "schema-169-experimental/v2/FsReadFileResponse.json",
+  "fs/writeFile": "schema-169-experimental/v2/FsWriteFileResponse.json",
+  "fs/createDirectory": "schema-169-experimental/v2/FsCreateDirectoryResponse.json",
+  "fs/getMetadata": "schema-169-experimental/v2/FsGetMetadataResponse.json",
+  "fs/readDirectory": "schema-169-experimental/v2/FsReadDirectoryResponse.json",
+  "fs/remove": "schema-169-experimental/v2/FsRemoveResponse.json",
+  "fs/copy": "schema-169-experimental/v2/FsCopyResponse.json",
+  "fs/watch": "schema-169-experimental/v2/FsWatchResponse.json",
+  "fs/unwatch": "schema-169-experimental/v2/FsUnwatchResponse.json",
+  fuzzyFileSearch: "schema-169-experimental/FuzzyFileSearchResponse.json",
+  "fuzzyFileSearch/sessionStart": "schema-169-experimental/FuzzyFileSearchSessionStartResponse.json",
+  "fuzzyFileSearch/sessionUpdate": "schema-169-experimental/FuzzyFileSearchSessionUpdateResponse.json",
+  "fuzzyFileSearch/sessionStop": "schema-169-experimental/FuzzyFileSearchSessionStopResponse.json",
+  "mcpServer/tool/call": "schema-169-experimental/v2/McpServerToolCallResponse.json",
+  "mcpServer/resource/read": "schema-169-experimental/v2/McpResourceReadResponse.json",
+  "modelProvider/list": "schema-169-experimental/v2/ModelProviderListResponse.json",
+  "modelProvider/capabilities/read": "schema-169-experimental/v2/ModelProviderCapabilitiesReadResponse.json",
+  "configRequirements/read": "schema-169-experimental/v2/ConfigRequirementsReadResponse.json",
+  "experimentalFeature/list": "schema-169-experimental/v2/ExperimentalFeatureListResponse.json",
   newConversation: "schema-089/v1/NewConversationResponse.json",
   resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
   addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
@@ -91,6 +124,47 @@ const ONLY_169 = new Set([
   "thread/archived",
   "thread/deleted",
   "thread/closed",
+  "thread/name/set",
+  "thread/name/updated",
+  "thread/metadata/update",
+  "thread/unarchive",
+  "thread/unarchived",
+  "thread/revert",
+  "thread/reverted",
+  "thread/items/list",
+  "thread/inject_items",
+  // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
+  "command/exec",
+  "command/exec/write",
+  "command/exec/resize",
+  "command/exec/terminate",
+  "fs/readFile",
+  "fs/writeFile",
+  "fs/createDirectory",
+  "fs/getMetadata",
+  "fs/readDirectory",
+  "fs/remove",
+  "fs/copy",
+  "fs/watch",
+  "fs/unwatch",
+  "fuzzyFileSearch",
+  "fuzzyFileSearch/sessionStart",
+  "fuzzyFileSearch/sessionUpdate",
+  "fuzzyFileSearch/sessionStop",
+  "command/exec/outputDelta",
+  "fs/changed",
+  "fuzzyFileSearch/sessionUpdated",
+  "fuzzyFileSearch/sessionCompleted",
+  "mcpServer/tool/call",
+  "mcpServer/resource/read",
+  "modelProvider/list",
+  "modelProvider/capabilities/read",
+  "configRequirements/read",
+  "experimentalFeature/list",
+  "mcpServer/startupStatus/updated",
+  "warning",
+  "configWarning",
+  "deprecationNotice",
 ]);
 
 /** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
@@ -161,8 +235,9 @@ export function referenceSchemaFailures(client: AppClient): string[] {
         check(validator("schema-089/JSONRPCError.json"), message, "error reply", failures);
     } else {
       const method = methodsById.get(message.id);
-      const file = method ? RESPONSES[method] : undefined;
-      if (file) check(validator(file), message.result, `reply to ${method}`, failures);
+      const files = method ? RESPONSES[method] : undefined;
+      for (const file of typeof files === "string" ? [files] : (files ?? []))
+        check(validator(file), message.result, `reply to ${method} (${file})`, failures);
     }
   }
   return failures;

@@ -325,6 +325,85 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.archive(threadId(99))).toBe(false);
     });
 
+    it("unarchives a thread back into the live list, where it can be appended to", async () => {
+      const id = threadId(62);
+      await storeThread(store, metaOf(id), 2);
+      expect(await store.unarchive(id)).toBe(false);
+      expect(await store.archive(id)).toBe(true);
+      expect(await store.unarchive(id)).toBe(true);
+      expect(await store.read(id, { archived: true })).toBeNull();
+      expect((await store.read(id))?.turns).toBe(2);
+      expect((await store.list()).threads.map((thread) => thread.meta.id)).toEqual([id]);
+      expect(await store.unarchive(id)).toBe(false);
+      expect(await store.unarchive(threadId(99))).toBe(false);
+      const writer = await store.append(id);
+      for (const event of turnEvents(3)) writer.recordEvent(event);
+      await writer.close();
+      expect((await store.read(id))?.turns).toBe(3);
+    });
+
+    it("replays a thread's name and metadata lines: the last of each wins, null clears", async () => {
+      const id = threadId(63);
+      await storeThread(store, metaOf(id), 1);
+      const at = "2026-01-02T04:00:00.000Z";
+      const writer = await store.append(id);
+      const lines: RolloutLine[] = [
+        { timestamp: at, type: "event", payload: { type: "thread_name_updated", thread_name: "first" } },
+        { timestamp: at, type: "event", payload: { type: "thread_name_updated", thread_name: "second" } },
+        {
+          timestamp: at,
+          type: "event",
+          payload: {
+            type: "thread_metadata_updated",
+            metadata: { git_info: { sha: "abc", branch: "main" }, project_id: "p1" },
+          },
+        },
+        {
+          timestamp: at,
+          type: "event",
+          payload: {
+            type: "thread_metadata_updated",
+            metadata: { git_info: { branch: null }, daybreak_enabled: true },
+          },
+        },
+      ];
+      for (const line of lines) writer.writeLine(line);
+      await writer.close();
+      const stored = await store.read(id);
+      expect(stored).toMatchObject({
+        name: "second",
+        gitInfo: { sha: "abc", branch: null, origin_url: null },
+        projectId: "p1",
+        daybreakEnabled: true,
+        turns: 1,
+      });
+      expect((await store.list()).threads[0]?.name).toBe("second");
+    });
+
+    it("keeps a thread's name and metadata through a rollback of the turns before them", async () => {
+      const id = threadId(64);
+      await storeThread(store, metaOf(id), 2);
+      const writer = await store.append(id);
+      const at = "2026-01-02T05:00:00.000Z";
+      writer.writeLine({
+        timestamp: at,
+        type: "event",
+        payload: { type: "thread_name_updated", thread_name: "n" },
+      });
+      writer.writeLine({
+        timestamp: at,
+        type: "event",
+        payload: { type: "thread_metadata_updated", metadata: { project_id: "p" } },
+      });
+      await writer.close();
+      expect(await store.rollback(id, 2)).toBe(true);
+      expect(await store.read(id)).toMatchObject({ turns: 0, name: "n", projectId: "p", history: [] });
+      const more = await store.append(id);
+      for (const event of turnEvents(1)) more.recordEvent(event);
+      await more.close();
+      expect(await store.read(id)).toMatchObject({ turns: 1, name: "n" });
+    });
+
     it("rolls back the last turns", async () => {
       const id = threadId(71);
       await storeThread(store, metaOf(id), 3);

@@ -23,6 +23,19 @@ describe("parseTuiArgs", () => {
     expect(parseTuiArgs(["--remote=ws://127.0.0.1:1"])).toMatchObject({ remote: "ws://127.0.0.1:1" });
   });
 
+  it("takes images (-i, repeated or comma-separated), --oss and -p", () => {
+    expect(parseTuiArgs(["-i", "a.png,b.png", "--image", "c.png", "look"])).toMatchObject({
+      images: ["a.png", "b.png", "c.png"],
+      prompt: "look",
+    });
+    expect(parseTuiArgs(["--oss"])).toEqual({ model: "gpt-oss:20b", config: ['model_provider="oss"'] });
+    expect(parseTuiArgs(["--oss", "-m", "qwen3"])).toMatchObject({ model: "qwen3" });
+    expect(parseTuiArgs(["-p", "fast", "resume", "--last"])).toMatchObject({
+      resume: "last",
+      config: ['profile="fast"'],
+    });
+  });
+
   it("resume takes an id or --last", () => {
     expect(parseTuiArgs(["resume", "--last"])).toMatchObject({ resume: "last" });
     expect(parseTuiArgs(["resume"])).toMatchObject({ resume: "last" });

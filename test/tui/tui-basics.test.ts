@@ -1,11 +1,12 @@
 /**
  * The terminal UI in a real terminal (tmux) against the fake model: a prompt from the command
  * line streams its answer with Markdown, the status line names the settings, the composer takes
- * typed prompts (Enter submits, Ctrl+J adds a line, Up recalls), Ctrl+D quits with 0.
+ * typed prompts (Enter submits, Ctrl+J adds a line, Up recalls), Ctrl+D quits with 0; the
+ * status line shows the context window left after each turn.
  */
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
-import { delay, message, turn } from "../support/fake-model-server.js";
+import { delay, message, turn, usage } from "../support/fake-model-server.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -50,5 +51,22 @@ describe("tscodex terminal UI", () => {
     await t.waitFor("press Ctrl+C again to quit");
     await t.send("C-c");
     expect(await t.exitCode()).toBe(0);
+  });
+
+  it("shows the context window left from the server's token usage", async () => {
+    // Codex's arithmetic: 12,000 baseline tokens left out of both sides.
+    // (100,000 - 12,000 - (51,000 - 12,000)) / (100,000 - 12,000) = 55.7% -> 56%.
+    h.server.enqueue(
+      turn(message("big answer"), usage({ input: 50_000, output: 1_000 })),
+      turn(message("small answer"), usage({ input: 12_000, output: 500 })),
+    );
+    const t = await open(["-c", "model_context_window=100000", "count me"]);
+    let screen = await t.waitFor("big answer");
+    expect(screen).not.toContain("100% context left");
+    screen = await t.waitFor(/approval on-request · 56% context left$/m);
+    await t.type("again");
+    await t.send("Enter");
+    await t.waitFor("small answer");
+    await t.waitFor("· 99% context left");
   });
 });

@@ -6,15 +6,28 @@
  */
 import { type Config, loadConfig } from "../../config/load.js";
 import { applyOverride, type ConfigOverride, parseOverride } from "../../config/overrides.js";
-import { approvalPolicySchema, sandboxModeSchema } from "../../protocol/policy.js";
+import {
+  type ApprovalPolicy,
+  approvalPolicySchema,
+  type SandboxMode,
+  sandboxModeSchema,
+} from "../../protocol/policy.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { ThreadBusyError } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
-import { type ChannelHost, type ChannelSettings, ThreadChannel } from "./thread-channel.js";
+import { type ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
+
+/** A stored thread's model, provider and policies, as its rollout started. */
+export interface StoredChoice {
+  model: string;
+  provider: string;
+  approvalPolicy?: ApprovalPolicy;
+  sandboxMode?: SandboxMode;
+}
 
 export interface RuntimeOptions {
   /** Raw `-c key=value` overrides for every thread. */
@@ -121,11 +134,10 @@ export class AppServerRuntime implements ChannelHost {
   }
 
   /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
-  adopt(thread: Thread, settings: ChannelSettings): ThreadChannel {
+  adopt(thread: Thread): ThreadChannel {
     let channel = this.channels.get(thread.id);
-    if (channel) channel.settings = settings;
-    else {
-      channel = new ThreadChannel(thread.id, settings, this);
+    if (!channel) {
+      channel = new ThreadChannel(thread.id, this);
       this.channels.set(thread.id, channel);
     }
     channel.bind(thread);
@@ -140,27 +152,22 @@ export class AppServerRuntime implements ChannelHost {
   /**
    * Thread `id` ready for a turn: its channel with a live thread, loading the thread from its
    * rollout when it left memory (idle expiry) or this process never had it. A loaded thread gets
-   * back the model, provider and policies it last ran with (as this process knew them, else as
-   * its rollout started); `options` win. Throws Codex's "invalid thread id" / "thread not found".
+   * back the model, provider and policies its rollout started with; `options` win. Throws
+   * Codex's "invalid thread id" / "thread not found".
    */
   async open(id: string, options: OpenThreadOptions = {}): Promise<ThreadChannel> {
     checkThreadId(id);
     const threads = await this.threads();
-    const known = this.channels.get(id);
     const live = threads.peek(id);
-    if (live) return this.adopt(live, known?.settings ?? this.defaultSettings(live.cwd));
-    const base = known?.settings ?? (await this.storedSettings(id));
+    if (live) return this.adopt(live);
+    const base = await this.storedChoice(id);
     if (!base) throw RpcError.invalidRequest(`thread not found: ${id}`);
+    const { provider, ...restored } = base;
     const config =
       options.config ??
-      (base.modelProvider === this.current.provider.id
+      (provider === this.current.provider.id
         ? this.current
-        : await this.configWith({ model_provider: base.modelProvider }).catch(() => this.current));
-    const restored = {
-      model: base.model,
-      approvalPolicy: base.approvalPolicy,
-      sandboxMode: base.sandboxMode,
-    };
+        : await this.configWith({ model_provider: provider }).catch(() => this.current));
     let thread: Thread;
     try {
       thread = await threads.resume(id, { ...restored, ...options, config });
@@ -170,28 +177,24 @@ export class AppServerRuntime implements ChannelHost {
       throw RpcError.invalidRequest(`thread not found: ${id}`);
     }
     if (thread.id !== id) throw RpcError.invalidRequest(`thread not found: ${id}`);
-    return this.adopt(thread, {
-      ...base,
-      cwd: thread.cwd,
-      modelProvider: config.provider.id,
-      ...(options.model ? { model: options.model } : {}),
-      ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
-      ...(options.sandboxMode ? { sandboxMode: options.sandboxMode } : {}),
-    });
+    return this.adopt(thread);
   }
 
-  /** What thread `id` started with, from its rollout's first line; null when it is stored nowhere. */
-  private async storedSettings(id: string): Promise<ChannelSettings | null> {
+  /**
+   * What thread `id` started with, from its rollout's first line (the options a reload or a
+   * fork starts from); null when it is stored nowhere.
+   */
+  async storedChoice(id: string): Promise<StoredChoice | null> {
     const stored = await (await this.threads()).read(id).catch(() => null);
     if (!stored) return null;
     const { meta } = stored;
-    const defaults = this.defaultSettings(meta.cwd);
+    const approvalPolicy = approvalPolicySchema.safeParse(meta.approval_policy).data;
+    const sandboxMode = sandboxModeSchema.safeParse(meta.sandbox_mode).data;
     return {
-      ...defaults,
       model: meta.model,
-      modelProvider: meta.provider,
-      approvalPolicy: approvalPolicySchema.safeParse(meta.approval_policy).data ?? defaults.approvalPolicy,
-      sandboxMode: sandboxModeSchema.safeParse(meta.sandbox_mode).data ?? defaults.sandboxMode,
+      provider: meta.provider,
+      ...(approvalPolicy ? { approvalPolicy } : {}),
+      ...(sandboxMode ? { sandboxMode } : {}),
     };
   }
 
@@ -203,20 +206,6 @@ export class AppServerRuntime implements ChannelHost {
   /** Ids of the threads in memory now that a client opened. */
   loadedThreads(): string[] {
     return [...this.channels.keys()];
-  }
-
-  /** What a thread opened with no settings of its own runs with. */
-  defaultSettings(cwd: string, config: Config = this.current): ChannelSettings {
-    return {
-      model: config.model,
-      modelProvider: config.provider.id,
-      cwd,
-      approvalPolicy: config.approvalPolicy,
-      sandboxMode: config.sandboxMode,
-      networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-      writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-      reasoningEffort: config.reasoningEffort ?? null,
-    };
   }
 
   /** Shut every thread down (running turns end, processes stop) and flush the rollouts. */

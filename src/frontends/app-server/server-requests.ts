@@ -11,6 +11,8 @@
  *   ("dynamic tool request failed: …"); no client → a failed result at once; no answer → the
  *   core's bound (client_tool_timeout_ms) ends the call with a failed result.
  * A turn that ends (interrupt, disconnect) cancels its open questions; late answers are ignored.
+ * These are the app-server's responders for the one turn driver (common/turn-driver.ts), which
+ * gives the thread each answer; undefined leaves a question to the thread's own bound.
  */
 
 import type { UserInputReply } from "../../protocol/agents.js";
@@ -21,8 +23,8 @@ import type {
   EventOf,
   ReviewDecision,
 } from "../../protocol/events.js";
-import type { Thread } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
+import type { QuestionResponders } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
 import type { ServerRequestResult } from "./protocol/server-messages.js";
@@ -41,8 +43,8 @@ export interface QuestionHost {
 /** What the helpers need of a thread's channel (ThreadChannel implements it). */
 export interface QuestionChannel {
   readonly id: string;
-  /** The live thread, or null once it shut down. */
-  readonly thread: Thread | null;
+  /** The connected client that started turn `turnId`, if it is still here. */
+  ownerOf(turnId: string): ClientLink | null;
   /** Keep `question` open until the core ends call `callId` or its turn ends. */
   track(turnId: string, callId: string, question: PendingRequest<unknown>): void;
   /** Show call `callId`'s item as declined. */
@@ -71,20 +73,22 @@ export function reviewDecision(answer: ApprovalAnswer): ReviewDecision {
   }
 }
 
-/** Ask `owner` about `event` and answer the thread; never rejects. */
-export function answerApproval(
-  host: QuestionHost,
-  channel: QuestionChannel,
-  owner: ClientLink | null,
-  event: ApprovalRequestEvent,
-): void {
-  void decide(host, channel, owner, event).then((decision) => {
-    if (decision === null) return;
-    // A sub-agent's command is the child's item, not one this thread shows.
-    if ((decision === "denied" || decision === "abort") && event.agent_id === undefined)
-      channel.showDeclined(event.call_id, decision === "abort");
-    channel.thread?.approve(event.call_id, decision, event.agent_id);
-  });
+/** The app-server's responders: each question goes to the client that started its turn. */
+export function clientResponders(host: QuestionHost, channel: QuestionChannel): QuestionResponders {
+  return {
+    approval: async (event) => {
+      const decision = await decide(host, channel, channel.ownerOf(event.turn_id), event);
+      if (decision === null) return undefined;
+      // A sub-agent's command is the child's item, not one this thread shows.
+      if ((decision === "denied" || decision === "abort") && event.agent_id === undefined)
+        channel.showDeclined(event.call_id, decision === "abort");
+      return decision;
+    },
+    userInput: (event) => userReply(host, channel, channel.ownerOf(event.turn_id), event),
+    clientTool: async (event) =>
+      (await toolResult(host, channel, channel.ownerOf(event.turn_id), event)) ?? undefined,
+    elicitation: (event) => elicitationResult(host, channel, channel.ownerOf(event.turn_id), event),
+  };
 }
 
 async function decide(
@@ -151,18 +155,6 @@ async function decideLegacy(
   return typeof decision === "object" ? "approved_for_session" : decision;
 }
 
-/** Run client tool call `event` on `owner` and give the thread its result; never rejects. */
-export function callClientTool(
-  host: QuestionHost,
-  channel: QuestionChannel,
-  owner: ClientLink | null,
-  event: EventOf<"client_tool_call_request">,
-): void {
-  void toolResult(host, channel, owner, event).then((result) => {
-    if (result) channel.thread?.respondToTool(event.call_id, result);
-  });
-}
-
 async function toolResult(
   host: QuestionHost,
   channel: QuestionChannel,
@@ -198,19 +190,6 @@ async function toolResult(
   }
 }
 
-/** Ask `owner` the model's questions (request_user_input) and give the thread the answers. */
-export function askUser(
-  host: QuestionHost,
-  channel: QuestionChannel,
-  owner: ClientLink | null,
-  event: EventOf<"request_user_input">,
-): void {
-  void userReply(host, channel, owner, event).then((reply) => {
-    if (reply !== undefined) channel.thread?.answerUserInput(event.call_id, reply, event.agent_id);
-  });
-}
-
-/** The reply, or undefined when the thread decides alone (its bound, the turn ended). */
 async function userReply(
   host: QuestionHost,
   channel: QuestionChannel,
@@ -236,21 +215,9 @@ async function userReply(
 }
 
 /**
- * Pass an MCP server's elicitation to `owner` (`mcpServer/elicitation/request`) and give the
- * thread the answer. No client, an error reply or an unreadable answer: declined; no answer in
- * time: the core's bound declines it.
+ * An MCP server's elicitation, passed to `owner` (`mcpServer/elicitation/request`). No client,
+ * an error reply or an unreadable answer: declined; no answer in time: the core's bound declines it.
  */
-export function askElicitation(
-  host: QuestionHost,
-  channel: QuestionChannel,
-  owner: ClientLink | null,
-  event: EventOf<"elicitation_request">,
-): void {
-  void elicitationResult(host, channel, owner, event).then((result) => {
-    if (result !== undefined) channel.thread?.answerElicitation(event.id, result);
-  });
-}
-
 async function elicitationResult(
   host: QuestionHost,
   channel: QuestionChannel,

@@ -6,34 +6,13 @@
  * started that turn; end a departed client's turns; cancel a turn's open questions when it ends.
  */
 import type { Event } from "../../protocol/events.js";
-import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
-import type { Thread, TurnOverrides, UserInput } from "../../session/thread.js";
+import type { EffectiveSettings, Thread, TurnOverrides, UserInput } from "../../session/thread.js";
+import { type AnswerTarget, questionRouter } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
 import type { UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
-import {
-  answerApproval,
-  askElicitation,
-  askUser,
-  callClientTool,
-  type QuestionHost,
-} from "./server-requests.js";
-
-/** What the server reports about a thread (the core keeps its own copy; this is the client's view). */
-export interface ChannelSettings {
-  model: string;
-  modelProvider: string;
-  cwd: string;
-  approvalPolicy: ApprovalPolicy;
-  sandboxMode: SandboxMode;
-  networkAccess: boolean;
-  writableRoots: string[];
-  /** A turn's workspaceWrite policy excluded /tmp or $TMPDIR (absent: not excluded). */
-  excludeSlashTmp?: boolean;
-  excludeTmpdirEnvVar?: boolean;
-  reasoningEffort: string | null;
-}
+import { clientResponders, type QuestionHost } from "./server-requests.js";
 
 /** What a channel needs from the runtime: the question bounds, and to be forgotten when its thread ends. */
 export interface ChannelHost extends QuestionHost {
@@ -58,20 +37,32 @@ export class ThreadChannel {
   private readonly listeners = new Set<(event: Event) => void>();
   private readonly mapper: EventMapper;
   private runningTurn: string | null = null;
-  /** What a resume asked of a thread that was already live: applied with its next turn. */
-  nextTurn: TurnOverrides = {};
+  /** Routes each question of a turn to the client that started it (the one turn driver). */
+  private readonly route: (event: Event) => void;
 
   constructor(
     readonly id: string,
-    public settings: ChannelSettings,
     private readonly host: ChannelHost,
   ) {
     this.mapper = new EventMapper(id, (turnId) => this.turns.get(turnId)?.input);
+    // Answers go to whichever Thread object serves this id now (it is re-bound when reloaded).
+    const live: AnswerTarget = {
+      approve: (callId, decision, agentId) => this.current?.approve(callId, decision, agentId),
+      answerUserInput: (callId, reply, agentId) => this.current?.answerUserInput(callId, reply, agentId),
+      respondToTool: (callId, result) => this.current?.respondToTool(callId, result) ?? false,
+      answerElicitation: (id, result) => this.current?.answerElicitation(id, result),
+    };
+    this.route = questionRouter(live, clientResponders(host, this));
   }
 
   /** The live core thread, or null once it was shut down (idle expiry, archive). */
   get thread(): Thread | null {
     return this.current;
+  }
+
+  /** What the thread runs with from its next turn: the core's settings, read, never kept. */
+  get settings(): EffectiveSettings {
+    return this.requireThread().effectiveSettings;
   }
 
   /** The turn running now, if any. */
@@ -114,7 +105,9 @@ export class ThreadChannel {
 
   /**
    * Register a turn `owner` starts; `begin()` submits it (call it after the turn/start reply,
-   * so turn/started follows the reply). Returns the turn id.
+   * so turn/started follows the reply). Its lasting overrides become the thread's at once (what
+   * the thread reports from now on); the output schema holds for this turn only. Returns the
+   * turn id.
    */
   startTurn(
     owner: ClientLink,
@@ -126,9 +119,12 @@ export class ThreadChannel {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
     this.turns.set(turnId, { owner, input, questions: new Map(), legacy });
+    const { outputSchema, ...lasting } = overrides;
+    thread.overrideSettings(lasting);
+    const own = outputSchema ? { overrides: { outputSchema } } : {};
     return {
       turnId,
-      begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, overrides }),
+      begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, ...own }),
     };
   }
 
@@ -187,20 +183,8 @@ export class ThreadChannel {
     if (event.type === "turn_started") this.turnStarted(event.turn_id);
     this.broadcast(this.mapper.map(event));
     for (const listener of this.listeners) listener(event);
+    this.route(event);
     switch (event.type) {
-      case "exec_approval_request":
-      case "apply_patch_approval_request":
-        answerApproval(this.host, this, this.ownerOf(event.turn_id), event);
-        return;
-      case "request_user_input":
-        askUser(this.host, this, this.ownerOf(event.turn_id), event);
-        return;
-      case "elicitation_request":
-        askElicitation(this.host, this, this.ownerOf(event.turn_id), event);
-        return;
-      case "client_tool_call_request":
-        callClientTool(this.host, this, this.ownerOf(event.turn_id), event);
-        return;
       case "client_tool_call_end":
         this.settled(event.turn_id, event.call_id);
         return;

@@ -7,6 +7,8 @@
 import type { ThreadManager } from "../../session/thread-manager.js";
 import type { StoredThread } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
+import type { AppServerRuntime } from "./runtime.js";
+import type { LiveThreadView } from "./thread-view.js";
 
 /** Thread `id` as stored, or Codex's "thread not found". `archived`: look there too. */
 export async function requireStored(
@@ -29,4 +31,10 @@ export async function archiveThread(threads: ThreadManager, id: string): Promise
 /** Drop the last `numTurns` turns of thread `id` (all when it has fewer); it leaves memory. */
 export async function rollbackThread(threads: ThreadManager, id: string, numTurns: number): Promise<void> {
   if (!(await threads.rollback(id, numTurns))) throw RpcError.invalidRequest(`thread not found: ${id}`);
+}
+
+/** Thread `id` as it is in memory here (its channel, while its thread is live), else null. */
+export function liveView(runtime: AppServerRuntime, id: string): LiveThreadView | null {
+  const channel = runtime.channel(id);
+  return channel?.thread ? channel : null;
 }

@@ -1,8 +1,16 @@
+import { resolve } from "node:path";
 import { replayLines } from "../../session/replay-items.js";
+import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
-import type { SandboxPolicy, ThreadOpenedResponse, ThreadWire, Turn, TurnError } from "./protocol/common.js";
-import type { ChannelSettings } from "./thread-channel.js";
+import type {
+  SandboxPolicy,
+  ThreadOpenedResponse,
+  ThreadStatus,
+  ThreadWire,
+  Turn,
+  TurnError,
+} from "./protocol/common.js";
 import { threadItemOf } from "./thread-items.js";
 
 /** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
@@ -17,55 +25,135 @@ function sourceOf(source: string): ThreadWire["source"] {
   return "unknown";
 }
 
-/** `stored` as a Thread; with `includeTurns`, its turns (`runningTurn`: the one in progress now). */
+/** What a thread in memory adds to its stored view: a thread channel whose thread is live. */
+export interface LiveThreadView {
+  /** The turn in progress now. */
+  running: string | null;
+  settings: EffectiveSettings;
+}
+
+/** The one environment a tscodex thread runs in: this machine, rooted at its cwd. */
+function environmentsOf(cwd: string): ThreadWire["environments"] {
+  return [{ environmentId: "local", cwd, runtimeWorkspaceRoots: [cwd] }];
+}
+
+function statusOf(live: LiveThreadView | null): ThreadStatus {
+  if (!live) return { type: "notLoaded" };
+  return live.running ? { type: "active", activeFlags: [] } : { type: "idle" };
+}
+
+/**
+ * `stored` as a Thread; with `includeTurns`, its turns. `live`: the thread is in memory here
+ * (its status, the model and effort it runs with, and the turn in progress).
+ */
 export function storedThreadView(
   stored: StoredThread,
-  options: { includeTurns?: boolean; runningTurn?: string | null } = {},
+  options: { includeTurns?: boolean; live?: LiveThreadView | null } = {},
 ): ThreadWire {
+  const { meta } = stored;
+  const live = options.live ?? null;
+  const updatedAt = seconds(stored.updated);
   return {
-    id: stored.meta.id,
+    id: meta.id,
+    environments: environmentsOf(meta.cwd),
+    extra: null,
+    sessionId: meta.id,
+    forkedFromId: meta.forked_from ?? null,
+    attachedToThreadId: null,
+    parentThreadId: meta.parent_id ?? null,
     preview: stored.firstPrompt ?? "",
-    modelProvider: stored.meta.provider,
-    createdAt: seconds(stored.meta.created),
-    updatedAt: seconds(stored.updated),
+    ephemeral: false,
+    section: null,
+    sectionEnteredAt: null,
+    projectId: stored.projectId,
+    modelProvider: meta.provider,
+    model: live?.settings.model ?? meta.model,
+    reasoningEffort: effortOf(live?.settings.effort ?? null),
+    createdAt: seconds(meta.created),
+    updatedAt,
+    recencyAt: updatedAt,
+    status: statusOf(live),
     // Codex always has a rollout file; a thread in a database has none.
     path: stored.path ?? "",
-    cwd: stored.meta.cwd,
+    cwd: meta.cwd,
     cliVersion: VERSION,
-    source: sourceOf(stored.meta.source),
-    gitInfo: null,
-    turns: options.includeTurns ? turnsOf(stored, options.runningTurn ?? null) : [],
+    originator: null,
+    source: sourceOf(meta.source),
+    threadSource: meta.thread_source ?? null,
+    agentNickname: null,
+    agentRole: meta.agent_type ?? null,
+    gitInfo: stored.gitInfo
+      ? { sha: stored.gitInfo.sha, branch: stored.gitInfo.branch, originUrl: stored.gitInfo.origin_url }
+      : null,
+    name: stored.name,
+    daybreakEnabled: stored.daybreakEnabled,
+    turns: options.includeTurns ? turnsOf(stored, live?.running ?? null) : [],
   };
 }
 
-/** A thread that was just created (nothing stored yet but its metadata). */
-export function newThreadView(id: string, path: string, settings: ChannelSettings): ThreadWire {
+/** A thread that was just created (nothing stored yet but its metadata); it is loaded and idle. */
+export function newThreadView(id: string, path: string, settings: EffectiveSettings): ThreadWire {
   const now = Math.floor(Date.now() / 1000);
   return {
     id,
+    environments: environmentsOf(settings.cwd),
+    extra: null,
+    sessionId: id,
+    forkedFromId: null,
+    attachedToThreadId: null,
+    parentThreadId: null,
     preview: "",
-    modelProvider: settings.modelProvider,
+    ephemeral: false,
+    section: null,
+    sectionEnteredAt: null,
+    projectId: null,
+    modelProvider: settings.provider,
+    model: settings.model,
+    reasoningEffort: effortOf(settings.effort),
     createdAt: now,
     updatedAt: now,
+    recencyAt: now,
+    status: { type: "idle" },
     path,
     cwd: settings.cwd,
     cliVersion: VERSION,
+    originator: null,
     source: "vscode",
+    threadSource: null,
+    agentNickname: null,
+    agentRole: null,
     gitInfo: null,
+    name: null,
+    daybreakEnabled: null,
     turns: [],
   };
 }
 
-/** The reply to thread/start, thread/resume and thread/fork. */
-export function openedResponse(thread: ThreadWire, settings: ChannelSettings): ThreadOpenedResponse {
+/**
+ * The reply to thread/start, thread/resume and thread/fork. `instructionSources`: the
+ * AGENTS.md files the thread's prompt carries. No plugins, permission profiles or service tiers
+ * in tscodex; approvals go to the client ("user"); sub-agents start on the model's request only.
+ */
+export function openedResponse(
+  thread: ThreadWire,
+  settings: EffectiveSettings,
+  instructionSources: string[],
+): ThreadOpenedResponse {
   return {
     thread,
     model: settings.model,
-    modelProvider: settings.modelProvider,
+    modelProvider: settings.provider,
+    serviceTier: null,
+    disabledPluginIds: [],
     cwd: settings.cwd,
+    runtimeWorkspaceRoots: [settings.cwd],
+    instructionSources,
     approvalPolicy: settings.approvalPolicy,
+    approvalsReviewer: "user",
     sandbox: sandboxPolicyOf(settings),
-    reasoningEffort: effortOf(settings.reasoningEffort),
+    activePermissionProfile: null,
+    reasoningEffort: effortOf(settings.effort),
+    multiAgentMode: "explicitRequestOnly",
   };
 }
 
@@ -74,8 +162,11 @@ function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"
   return known.find((candidate) => candidate === effort) ?? null;
 }
 
-/** The settings' sandbox as Codex's SandboxPolicy. */
-export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
+/**
+ * The settings' sandbox as Codex's SandboxPolicy; /tmp or $TMPDIR missing from the temp roots
+ * shows as excluded.
+ */
+export function sandboxPolicyOf(settings: EffectiveSettings, tmpdir = process.env.TMPDIR): SandboxPolicy {
   switch (settings.sandboxMode) {
     case "danger-full-access":
       return { type: "dangerFullAccess" };
@@ -84,10 +175,10 @@ export function sandboxPolicyOf(settings: ChannelSettings): SandboxPolicy {
     case "workspace-write":
       return {
         type: "workspaceWrite",
-        writableRoots: settings.writableRoots,
+        writableRoots: [...settings.writableRoots],
         networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: settings.excludeTmpdirEnvVar ?? false,
-        excludeSlashTmp: settings.excludeSlashTmp ?? false,
+        excludeTmpdirEnvVar: tmpdir ? !settings.tempRoots.includes(resolve(tmpdir)) : false,
+        excludeSlashTmp: !settings.tempRoots.includes("/tmp"),
       };
   }
 }

@@ -3,13 +3,15 @@
  * that goes away ends the turn (its signal is the turn's from the start, so even a client gone
  * before the turn began stops it); the thread is released (rollout flushed), then the response
  * is stored (its record and parked calls) before its final event, so the follow-up may go to any
- * process.
+ * process. Its questions get the proxy's declared answers (questions.ts) through the turn driver.
  */
 import type { Event } from "../../protocol/events.js";
 import type { TurnResult } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
+import { questionRouter } from "../common/turn-driver.js";
 import type { Conversation } from "./conversation.js";
 import type { ConcurrencyLimit } from "./guards.js";
+import { PROXY_RESPONDERS } from "./questions.js";
 import { extendTranscript } from "./transcript.js";
 import { commitResponse, responseId, startTurn, type TurnOptions } from "./turns.js";
 
@@ -55,7 +57,11 @@ export async function beginTurn(
         let result: TurnResult;
         let turns = 0;
         try {
-          for await (const event of stream) onEvent(event);
+          const answer = questionRouter(thread, PROXY_RESPONDERS);
+          for await (const event of stream) {
+            answer(event);
+            onEvent(event);
+          }
           result = await stream.result();
           turns = options.turns.threads.liveState(thread.id)?.turns ?? 0;
         } finally {

@@ -1,18 +1,22 @@
 /**
  * The terminal UI: a client of the app-server protocol and nothing else. It opens (or resumes)
  * a thread with JSON-RPC requests, turns the server's notifications into screen blocks
- * (transcript.ts), answers the server's approval requests from the keyboard, and redraws only
- * what changed (screen.ts). Keys follow Codex: Enter submits (or steers a running turn),
- * Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits, Ctrl+D quits.
+ * (transcript.ts), answers the server's approvals, user-input questions and MCP elicitations from
+ * the keyboard, and redraws only what changed (screen.ts). Keys follow Codex: Enter submits (or
+ * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits,
+ * Ctrl+D quits, `@` completes file paths (file-mentions.ts).
  */
 import { Composer } from "./composer.js";
+import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
+import { MentionMenu } from "./file-mentions.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
-import { type Question, QuestionPrompt } from "./questions.js";
+import { type Prompt, type Question, QuestionPrompt } from "./questions.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
+import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
 import { Transcript } from "./transcript.js";
 
@@ -29,6 +33,8 @@ export interface AppOptions {
   style: Style;
   /** Submitted once the thread is open. */
   prompt?: string | undefined;
+  /** Absolute paths of images (`-i`) the first prompt carries. */
+  images?: string[] | undefined;
   /** `resume`: a thread id, or "last" for the most recent one. */
   resume?: string | undefined;
   input: NodeJS.ReadStream;
@@ -53,21 +59,32 @@ export class TuiApp {
   readonly composer = new Composer();
   private readonly layout: TranscriptLayout;
   private readonly screen: Screen;
+  private readonly mentions: MentionMenu;
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
+  /** The last token usage the server reported for the open thread (context left). */
+  tokenUsage: TokenUsageView | null = null;
   private approval: Approval | null = null;
-  private question: QuestionPrompt | null = null;
+  /** A request_user_input question or an MCP elicitation, answered from the composer. */
+  private question: Prompt | null = null;
   private lastCtrlC = 0;
   private hint = "";
   private renderQueued = false;
   private ticker: NodeJS.Timeout | null = null;
   private exit: (code: number) => void = () => {};
+  /** `-i` images not sent yet: they ride on the first prompt. */
+  private pendingImages: string[];
   readonly done: Promise<number>;
 
   constructor(readonly options: AppOptions) {
     this.transcript.cwd = options.settings.cwd;
+    this.pendingImages = options.images ?? [];
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
+    this.mentions = new MentionMenu(options.settings.cwd, () => {
+      this.mentions.update(this.composer);
+      this.scheduleRender();
+    });
     this.done = new Promise((resolve) => {
       this.exit = resolve;
     });
@@ -109,6 +126,8 @@ export class TuiApp {
       this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
     }
     this.hint = "";
+    if (this.pendingImages.length > 0 && !this.options.prompt)
+      this.transcript.notice(`the next prompt carries ${this.pendingImages.join(", ")}`);
     this.render();
     if (this.options.prompt && this.thread) await this.submit(this.options.prompt);
   }
@@ -118,6 +137,7 @@ export class TuiApp {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
     const opened = await this.rpc("thread/start", { cwd, model, approvalPolicy, sandbox });
     this.transcript.clear();
+    this.tokenUsage = null;
     this.setThread(opened);
   }
 
@@ -133,6 +153,7 @@ export class TuiApp {
     const { model, approvalPolicy, sandbox } = this.options.settings;
     const opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
     this.transcript.clear();
+    this.tokenUsage = null;
     this.setThread(opened);
     const read = await this.rpc("thread/read", { threadId, includeTurns: true });
     this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
@@ -163,8 +184,12 @@ export class TuiApp {
       return;
     }
     if (!this.thread) return;
-    const input = [{ type: "text", text, text_elements: [] }];
     const running = this.transcript.runningTurnId;
+    const images = running ? [] : this.pendingImages.splice(0);
+    const input = [
+      { type: "text", text, text_elements: [] },
+      ...images.map((path) => ({ type: "localImage", path })),
+    ];
     try {
       if (running) {
         await this.rpc("turn/steer", { threadId: this.thread.id, input, expectedTurnId: running });
@@ -198,6 +223,11 @@ export class TuiApp {
 
   private onNotification(method: string, params: Params): void {
     if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
+    if (method === "thread/tokenUsage/updated") {
+      this.tokenUsage = (params.tokenUsage as TokenUsageView | undefined) ?? null;
+      this.scheduleRender();
+      return;
+    }
     if (method === "turn/started") this.startTicker();
     if (method === "turn/completed" && this.ticker) {
       clearInterval(this.ticker);
@@ -226,11 +256,21 @@ export class TuiApp {
         this.scheduleRender();
       });
     }
+    const elicitation = method === "mcpServer/elicitation/request" ? parseElicitation(params) : null;
+    if (elicitation) {
+      return new Promise((resolve) => {
+        this.question = new ElicitationPrompt(elicitation, resolve);
+        this.scheduleRender();
+      });
+    }
     return Promise.reject(new Error(`the terminal UI does not answer ${method}`));
   }
 
   private onInput(data: string): void {
-    for (const key of parseKeys(data)) this.onKey(key);
+    for (const key of parseKeys(data)) {
+      this.onKey(key);
+      this.mentions.update(this.composer);
+    }
     // Echo first: a keystroke is drawn before anything else queued.
     this.render();
   }
@@ -241,6 +281,7 @@ export class TuiApp {
       return;
     }
     const composer = this.composer;
+    if (this.mentions.open && this.onMentionKey(key)) return;
     if (this.question && (key.name === "enter" || key.name === "escape")) {
       if (key.name === "escape") this.question.decline();
       if (key.name === "escape" || this.question.answer(composer.take())) this.question = null;
@@ -311,6 +352,25 @@ export class TuiApp {
     }
   }
 
+  /** Keys the `@` file menu takes while it is open; false for the others. */
+  private onMentionKey(key: Key): boolean {
+    switch (key.name) {
+      case "up":
+      case "down":
+        this.mentions.move(key.name === "up" ? -1 : 1);
+        return true;
+      case "tab":
+      case "enter":
+        this.mentions.accept(this.composer);
+        return true;
+      case "escape":
+        this.mentions.dismiss(this.composer);
+        return true;
+      default:
+        return false;
+    }
+  }
+
   private onApprovalKey(key: Key): void {
     const approval = this.approval;
     if (!approval) return;
@@ -368,7 +428,9 @@ export class TuiApp {
         : "Ask anything · / for commands");
     rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
     rows.push(...this.commandMenuRows(width));
-    rows.push(this.statusRow(width));
+    rows.push(...this.mentions.rows(s, width));
+    const turnStartedAt = this.transcript.runningTurnId ? this.transcript.turnStartedAt : null;
+    rows.push(statusRow({ thread: this.thread, usage: this.tokenUsage, turnStartedAt }, s, width));
     return this.screen.draw(rows);
   }
 
@@ -403,16 +465,5 @@ export class TuiApp {
       `${s.bold("y")} yes once   ${s.bold("a")} yes for this session   ${s.bold("n")}/${s.bold("Esc")} no`,
     );
     return rows.map((row) => (row.length > width * 3 ? row.slice(0, width * 3) : row));
-  }
-
-  private statusRow(width: number): string {
-    const s = this.style;
-    const t = this.thread;
-    const parts = t ? [t.model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
-    if (this.transcript.runningTurnId) {
-      const seconds = Math.floor((Date.now() - this.transcript.turnStartedAt) / 1000);
-      parts.push(s.yellow(`working ${seconds}s`));
-    }
-    return wrapLine(s.dim(parts.join(" · ")), width)[0] ?? "";
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The command line of the terminal UI: `tscodex [OPTIONS] [PROMPT]` and `tscodex resume [ID]
- * [--last]`, with Codex's global flags. Parsed by hand (no commander) so the first screen comes
- * up fast; null when argv names another command, so the full parser takes it.
+ * [--last]`, with Codex's global flags (`-i/--image` attaches files to the first prompt; `--oss`
+ * picks the local open-source provider and, without `-m`, its default model). Parsed by hand
+ * (no commander) so the first screen comes up fast; null when argv names another command, so
+ * the full parser takes it.
  */
 export interface TuiArgs {
   prompt?: string;
@@ -12,6 +14,8 @@ export interface TuiArgs {
   approvalPolicy?: string;
   cd?: string;
   profile?: string;
+  /** `-i/--image`: files attached to the first prompt. */
+  images?: string[];
   config: string[];
 }
 
@@ -49,12 +53,18 @@ const VALUE_FLAGS: Record<string, keyof TuiArgs> = {
   "--remote": "remote",
   "-c": "config",
   "--config": "config",
+  "-i": "images",
+  "--image": "images",
 };
+
+/** `--oss`'s model when `-m` names none (Codex's default open-source model). */
+const OSS_MODEL = "gpt-oss:20b";
 
 export function parseTuiArgs(argv: string[]): TuiArgs | null {
   const args: TuiArgs = { config: [] };
   const positionals: string[] = [];
   let last = false;
+  let oss = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] =
@@ -66,6 +76,8 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
       const value = inline ?? argv[++i];
       if (value === undefined) return null;
       if (key === "config") args.config.push(value);
+      // Codex takes `-i a.png,b.png` as well as repeated flags.
+      else if (key === "images") args.images = [...(args.images ?? []), ...value.split(",").filter(Boolean)];
       else (args as unknown as Record<string, string>)[key] = value;
       continue;
     }
@@ -77,6 +89,10 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
     if (arg === "--dangerously-bypass-approvals-and-sandbox") {
       args.sandbox = "danger-full-access";
       args.approvalPolicy = "never";
+      continue;
+    }
+    if (arg === "--oss") {
+      oss = true;
       continue;
     }
     if (arg === "--last") {
@@ -92,6 +108,11 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
   }
   const [first, ...rest] = positionals;
   if (first !== undefined && COMMANDS.has(first)) return null;
+  if (args.profile) args.config.push(`profile=${JSON.stringify(args.profile)}`);
+  if (oss) {
+    args.config.push('model_provider="oss"');
+    args.model ??= OSS_MODEL;
+  }
   if (first === "resume") {
     if (rest.length > 1) return null;
     args.resume = last || rest.length === 0 ? "last" : rest[0];
@@ -99,6 +120,5 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
   }
   if (last) return null;
   if (positionals.length > 0) args.prompt = positionals.join(" ");
-  if (args.profile) args.config.push(`profile=${JSON.stringify(args.profile)}`);
   return args;
 }

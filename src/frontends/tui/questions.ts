@@ -12,9 +12,17 @@ export interface Question {
   options: { label: string; description: string }[] | null;
 }
 
+/** A question asked above the composer: Enter gives it the composer's text, Esc declines. */
+export interface Prompt {
+  /** Takes an answer; true once the prompt is done (answered in full). */
+  answer(text: string): boolean;
+  decline(): void;
+  rows(style: Style, width: number): string[];
+}
+
 export type Answers = { answers: Record<string, { answers: string[] }> };
 
-export class QuestionPrompt {
+export class QuestionPrompt implements Prompt {
   private index = 0;
   private readonly answers: Answers["answers"] = {};
 

@@ -1,9 +1,10 @@
 /**
  * Screen blocks → styled lines of at most `width` columns. Agent text gets a small Markdown
- * pass (headings, **bold**, `code`, fenced code blocks with keywords picked out); commands show
+ * pass (headings, **bold**, `code`, fenced code blocks syntax-highlighted (highlight.ts)); commands show
  * status, exit code and a folded tail of their output; file changes are coloured diffs; plans
  * are checklists. Pure: the layout caches its result per block version.
  */
+import { diffColour, highlighter, type LineHighlighter } from "./highlight.js";
 import type { Style } from "./style.js";
 import { wrapLine } from "./style.js";
 import type { Block } from "./transcript.js";
@@ -98,36 +99,26 @@ function fileChangeLines(block: Extract<Block, { kind: "fileChange" }>, s: Style
     // An added or deleted file carries its content, not a diff: show it as one.
     if (change.kind === "add") diff = diff.map((line) => `+${line}`);
     else if (change.kind === "delete") diff = diff.map((line) => `-${line}`);
-    for (const line of diff.slice(0, DIFF_MAX_LINES)) lines.push(`  ${diffLine(line, s)}`);
+    for (const line of diff.slice(0, DIFF_MAX_LINES)) lines.push(`  ${diffColour(line, s)}`);
     if (diff.length > DIFF_MAX_LINES)
       lines.push(s.dim(`  … ${diff.length - DIFF_MAX_LINES} more diff lines`));
   }
   return lines;
 }
 
-function diffLine(line: string, s: Style): string {
-  if (line.startsWith("+++") || line.startsWith("---")) return s.bold(line);
-  if (line.startsWith("+")) return s.green(line);
-  if (line.startsWith("-")) return s.red(line);
-  if (line.startsWith("@@")) return s.cyan(line);
-  return line;
-}
-
-const KEYWORDS =
-  /\b(const|let|var|function|return|if|else|for|while|class|import|export|from|def|async|await|fn|pub|struct|impl|type|interface)\b/g;
-
 /** A small Markdown pass: enough for agent answers to read well in a terminal. */
 export function markdown(text: string, s: Style): string[] {
   const out: string[] = [];
-  let fence = false;
+  let code: LineHighlighter | null = null;
   for (const line of text.split("\n")) {
-    if (/^\s*```/.test(line)) {
-      fence = !fence;
+    const fence = /^\s*```(.*)$/.exec(line);
+    if (fence) {
+      code = code ? null : highlighter(fence[1] ?? "", s);
       out.push(s.dim(line.trim()));
       continue;
     }
-    if (fence) {
-      out.push(s.enabled ? s.cyan(line.replace(KEYWORDS, (word) => `\x1b[1m${word}\x1b[22m`)) : line);
+    if (code) {
+      out.push(code(line));
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);

@@ -16,6 +16,7 @@ export async function runTui(args: TuiArgs): Promise<number> {
     settings: { cwd, model: args.model, approvalPolicy: args.approvalPolicy, sandbox: args.sandbox },
     style: createStyle(colourWanted(process.env)),
     prompt: args.prompt,
+    images: (args.images ?? []).map((image) => resolve(cwd, image)),
     resume: args.resume,
     input: process.stdin,
     output: process.stdout,

@@ -74,12 +74,12 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
       }
       case "/model":
       case "/approvals": {
-        if (!arg || !app.thread) {
-          t.notice(
-            app.thread
-              ? `${name === "/model" ? app.thread.model : app.thread.approvalPolicy}`
-              : "no thread open",
-          );
+        if (!app.thread) {
+          t.notice("no thread open");
+          return;
+        }
+        if (!arg) {
+          t.notice(name === "/model" ? await modelChoices(app) : approvalChoices(app.thread.approvalPolicy));
           return;
         }
         // Settings ride on the next turn/start; the status line shows them now.
@@ -87,6 +87,10 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
           app.options.settings.model = arg;
           app.thread.model = arg;
         } else {
+          if (!APPROVAL_POLICIES.includes(arg)) {
+            t.notice(`unknown approval policy ${arg}: use one of ${APPROVAL_POLICIES.join(", ")}`, "warn");
+            return;
+          }
           app.options.settings.approvalPolicy = arg;
           app.thread.approvalPolicy = arg;
         }
@@ -144,6 +148,27 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
     }
   } catch (error) {
     t.notice(`${name}: ${(error as Error).message}`, "error");
+  }
+}
+
+const APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"];
+
+function approvalChoices(current: string): string {
+  return `approval ${current}\nchoices: ${APPROVAL_POLICIES.join(", ")} (/approvals POLICY)`;
+}
+
+/** The current model and the server's others (model/list), when it can list them. */
+async function modelChoices(app: SlashHost): Promise<string> {
+  const current = `model ${app.thread?.model ?? "?"}`;
+  try {
+    const listed = await app.rpc("model/list", {});
+    const models = ((listed.data as { model?: unknown }[] | undefined) ?? []).map((entry) =>
+      String(entry.model),
+    );
+    return `${current}\navailable: ${models.join(", ")} (/model NAME)`;
+  } catch (error) {
+    if (error instanceof RpcCallError && error.code === METHOD_NOT_FOUND) return current;
+    throw error;
   }
 }
 

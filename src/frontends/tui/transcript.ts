@@ -225,6 +225,11 @@ function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd
         title: `web search: ${str(item.query)}`,
         status: completed ? "completed" : "inProgress",
       };
+    case "enteredReviewMode":
+      return { kind: "notice", text: `reviewing ${str(item.review)}`, tone: "info" };
+    case "exitedReviewMode":
+      // The review's findings, written by the reviewer: shown as an agent message.
+      return { kind: "agent", text: str(item.review) };
     case "contextCompaction":
       return { kind: "notice", text: "context compacted", tone: "info" };
     default:

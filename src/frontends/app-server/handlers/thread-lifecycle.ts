@@ -6,7 +6,8 @@
  */
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
-import { requireStored } from "../thread-files.js";
+import type { NotificationMethod, NotificationParams } from "../protocol/server-messages.js";
+import { liveView, requireStored } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { storedThreadView } from "../thread-view.js";
 import type { HandlerContext } from "./context.js";
@@ -21,11 +22,23 @@ export function tellThreadGone(
   method: "thread/archived" | "thread/deleted",
   threadId: string,
 ): void {
+  tellThreadClients(context, threadId, method, { threadId });
+}
+
+/**
+ * Send a notification about thread `threadId` to its followers (as its channel has them now)
+ * and to the caller, once the reply is sent.
+ */
+export function tellThreadClients<M extends NotificationMethod>(
+  context: HandlerContext,
+  threadId: string,
+  method: M,
+  params: NotificationParams<M>,
+): void {
   const channel = context.runtime.channel(threadId);
   context.after(() => {
-    if (channel) channel.broadcast([{ method, params: { threadId } }]);
-    if (!channel?.hasSubscriber(context.session))
-      context.session.send(encodeNotification(method, { threadId }));
+    if (channel) channel.broadcast([{ method, params }]);
+    if (!channel?.hasSubscriber(context.session)) context.session.send(encodeNotification(method, params));
   });
 }
 
@@ -73,8 +86,8 @@ export async function threadTurnsList(
 ): Promise<ResultOf<"thread/turns/list">> {
   checkThreadId(params.threadId);
   const stored = await requireStored(await context.runtime.threads(), params.threadId, { archived: true });
-  const runningTurn = context.runtime.channel(params.threadId)?.running ?? null;
-  const turns = storedThreadView(stored, { includeTurns: true, runningTurn }).turns;
+  const live = liveView(context.runtime, params.threadId);
+  const turns = storedThreadView(stored, { includeTurns: true, live }).turns;
   const ordered = params.sortDirection === "desc" ? [...turns].reverse() : turns;
   const shown =
     params.itemsView === "notLoaded"

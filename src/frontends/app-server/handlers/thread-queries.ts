@@ -6,7 +6,7 @@
 import { StoreError } from "../../../store/index.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import { requireStored } from "../thread-files.js";
+import { liveView, requireStored } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { storedThreadView } from "../thread-view.js";
 import type { HandlerContext } from "./context.js";
@@ -45,7 +45,10 @@ export async function threadList(
     archived: params.archived ?? false,
     providers: params.modelProviders,
   });
-  return { data: page.threads.map((stored) => storedThreadView(stored)), nextCursor: page.nextCursor };
+  const data = page.threads.map((stored) =>
+    storedThreadView(stored, { live: liveView(context.runtime, stored.meta.id) }),
+  );
+  return { data, nextCursor: page.nextCursor };
 }
 
 /** One page of stored threads (thread/list, v1 listConversations); a bad cursor is -32602. */
@@ -80,8 +83,8 @@ export async function threadRead(
 ): Promise<ResultOf<"thread/read">> {
   checkThreadId(params.threadId);
   const stored = await requireStored(await context.runtime.threads(), params.threadId, { archived: true });
-  const runningTurn = context.runtime.channel(params.threadId)?.running ?? null;
-  return { thread: storedThreadView(stored, { includeTurns: params.includeTurns ?? false, runningTurn }) };
+  const live = liveView(context.runtime, params.threadId);
+  return { thread: storedThreadView(stored, { includeTurns: params.includeTurns ?? false, live }) };
 }
 
 export async function threadLoadedList(

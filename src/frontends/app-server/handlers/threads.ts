@@ -12,10 +12,13 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { configNotices, sendNotices } from "../config-notices.js";
+import { instructionSources } from "../instruction-sources.js";
+import { reportMcpStartup } from "../mcp-startup-status.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
-import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
-import { archiveThread, requireStored, rollbackThread } from "../thread-files.js";
+import type { ThreadChannel } from "../thread-channel.js";
+import { archiveThread, liveView, requireStored, rollbackThread } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -40,6 +43,8 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   try {
     const config = await context.runtime.configWith(extra, cwd);
     warnConfigOnce(config, process.stderr);
+    const notices = configNotices(config, context.runtime.config);
+    context.after(() => sendNotices((text) => context.session.send(text), notices));
     return config;
   } catch (error) {
     throw RpcError.invalidParams(`Invalid request: config: ${errorMessage(error)}`);
@@ -65,25 +70,6 @@ function openOptions(
   return options;
 }
 
-/** What the client is told the thread runs with: the params given, else the config. */
-function settingsOf(
-  context: HandlerContext,
-  thread: Thread,
-  params: Partial<SettingsParams>,
-  config: Config,
-  base?: ChannelSettings,
-): ChannelSettings {
-  const defaults = base ?? context.runtime.defaultSettings(thread.cwd, config);
-  return {
-    ...defaults,
-    cwd: params.cwd ? resolve(params.cwd) : thread.cwd,
-    ...(params.model ? { model: params.model } : {}),
-    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
-    ...(params.modelProvider ? { modelProvider: params.modelProvider } : {}),
-  };
-}
-
 /** Open through `open`, turning core failures (a tool name clash, a bad cwd) into -32602. */
 async function opening(open: () => Promise<Thread>): Promise<Thread> {
   try {
@@ -101,15 +87,17 @@ function announce(
 ) {
   context.session.follow(channel);
   context.after(() => context.session.send(encodeNotification("thread/started", { thread })));
+  const live = channel.thread;
+  if (live) context.after(() => reportMcpStartup(live, context.session));
 }
 
 export async function threadStart(
   params: ParamsOf<"thread/start">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/start">> {
-  const { channel, view, settings } = await openNewThread(params, context);
+  const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -119,10 +107,9 @@ export async function openNewThread(params: ParamsOf<"thread/start">, context: H
   const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
   const threads = await context.runtime.threads();
   const thread = await opening(() => threads.start(options));
-  const settings = settingsOf(context, thread, params, config);
-  const channel = context.runtime.adopt(thread, settings);
+  const channel = context.runtime.adopt(thread);
   const path = threads.liveState(thread.id)?.path ?? "";
-  return { channel, settings, path, view: newThreadView(thread.id, path, settings) };
+  return { channel, config, path, view: newThreadView(thread.id, path, channel.settings) };
 }
 
 export async function threadResume(
@@ -139,20 +126,20 @@ export async function threadResume(
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
     // A live thread keeps what it runs with; what the client asks for holds from its next turn.
-    channel.nextTurn = {
-      ...channel.nextTurn,
+    thread.overrideSettings({
       ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
       ...(params.model ? { model: params.model } : {}),
       ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
       ...(tools ? { clientTools: tools } : {}),
-    };
+    });
   }
-  channel.settings = settingsOf(context, thread, params, ownConfig ?? runtime.config, channel.settings);
   context.session.follow(channel);
+  context.after(() => reportMcpStartup(thread, context.session));
   const stored = await requireStored(await runtime.threads(), id);
-  const view = storedThreadView(stored, { includeTurns: true, runningTurn: channel.running });
-  return openedResponse(view, channel.settings);
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
+  const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
+  return openedResponse(view, channel.settings, sources);
 }
 
 export async function threadFork(
@@ -164,13 +151,26 @@ export async function threadFork(
   const threads = await runtime.threads();
   await requireStored(threads, id);
   const config = await threadConfig(context, params);
-  const thread = await opening(() => threads.fork(id, {}, openOptions(params, config, undefined)));
-  const settings = settingsOf(context, thread, params, config, runtime.channel(id)?.settings);
-  const channel = runtime.adopt(thread, settings);
+  // The fork runs with what its source runs with (live) or started with (stored); params win.
+  const source = await sourceOptions(runtime, id);
+  const options = { ...source, ...openOptions(params, config, undefined) };
+  const thread = await opening(() => threads.fork(id, {}, options));
+  const channel = runtime.adopt(thread);
   const stored = await requireStored(threads, thread.id);
-  const view = storedThreadView(stored, { includeTurns: true });
+  const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
-  return openedResponse(view, settings);
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+}
+
+/** Thread `id`'s model and policies as a fork starts from them. */
+async function sourceOptions(runtime: HandlerContext["runtime"], id: string): Promise<OpenThreadOptions> {
+  const live = runtime.channel(id)?.thread?.effectiveSettings;
+  if (live) {
+    const { model, approvalPolicy, sandboxMode } = live;
+    return { model, approvalPolicy, sandboxMode };
+  }
+  const { provider: _provider, ...stored } = (await runtime.storedChoice(id)) ?? {};
+  return stored;
 }
 
 export async function threadArchive(
@@ -197,10 +197,12 @@ export async function threadRollback(
   const channel = await runtime.open(params.threadId);
   context.session.follow(channel);
   const stored = await requireStored(threads, params.threadId);
-  return { thread: storedThreadView(stored, { includeTurns: true }) };
+  return {
+    thread: storedThreadView(stored, { includeTurns: true, live: liveView(runtime, params.threadId) }),
+  };
 }
 
-function refuseWhileRunning(context: HandlerContext, id: string): void {
+export function refuseWhileRunning(context: HandlerContext, id: string): void {
   const running = context.runtime.channel(id)?.running;
   if (running)
     throw RpcError.invalidRequest(

@@ -12,7 +12,7 @@ import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import type { ChannelSettings, ThreadChannel } from "../thread-channel.js";
+import type { ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
 import type { HandlerContext } from "./context.js";
@@ -41,10 +41,7 @@ export async function startTurnOn(
 ): Promise<string> {
   const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
   const input = await userInputOf(params.input, cwd);
-  const pending = channel.nextTurn;
-  channel.nextTurn = {};
   const overrides: TurnOverrides = {
-    ...pending,
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
     ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy, context.runtime.env) : {}),
     ...(params.cwd ? { cwd } : {}),
@@ -54,7 +51,6 @@ export async function startTurnOn(
     ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
     ...(tools ? { clientTools: tools } : {}),
   };
-  channel.settings = applied(channel.settings, overrides, params.sandboxPolicy);
   const { turnId, begin } = channel.startTurn(
     context.session,
     echoed(params.input),
@@ -137,30 +133,4 @@ function sandboxOverrides(policy: SandboxPolicy, env: NodeJS.ProcessEnv): TurnOv
       };
     }
   }
-}
-
-/** What the client is told the thread runs with after a turn's policy (exclusions included). */
-function applied(
-  settings: ChannelSettings,
-  overrides: TurnOverrides,
-  policy: SandboxPolicy | null | undefined,
-): ChannelSettings {
-  const exclusions =
-    policy?.type === "workspaceWrite"
-      ? {
-          excludeSlashTmp: policy.excludeSlashTmp ?? false,
-          excludeTmpdirEnvVar: policy.excludeTmpdirEnvVar ?? false,
-        }
-      : {};
-  return {
-    ...exclusions,
-    ...settings,
-    ...(overrides.approvalPolicy ? { approvalPolicy: overrides.approvalPolicy } : {}),
-    ...(overrides.sandboxMode ? { sandboxMode: overrides.sandboxMode } : {}),
-    ...(overrides.networkAccess !== undefined ? { networkAccess: overrides.networkAccess } : {}),
-    ...(overrides.writableRoots ? { writableRoots: overrides.writableRoots } : {}),
-    ...(overrides.cwd ? { cwd: overrides.cwd } : {}),
-    ...(overrides.model ? { model: overrides.model } : {}),
-    ...(overrides.effort ? { reasoningEffort: overrides.effort } : {}),
-  };
 }

@@ -198,20 +198,62 @@ export const turn = z
   .meta({ id: "Turn" });
 export type Turn = z.infer<typeof turn>;
 
+const gitInfo = z
+  .object({ sha: z.string().nullable(), branch: z.string().nullable(), originUrl: z.string().nullable() })
+  .meta({ id: "GitInfo" });
+
+/** Whether a thread is in memory, and whether it runs a turn (0.169's ThreadStatus). */
+export const threadStatus = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("notLoaded") }),
+    z.object({ type: z.literal("idle") }),
+    z.object({ type: z.literal("systemError") }),
+    z.object({
+      type: z.literal("active"),
+      activeFlags: z.array(z.enum(["waitingOnApproval", "waitingOnUserInput"])),
+    }),
+  ])
+  .meta({ id: "ThreadStatus" });
+export type ThreadStatus = z.infer<typeof threadStatus>;
+
+/** Where a thread runs (0.169's ThreadEnvironment; tscodex has the local one). */
+const threadEnvironment = z
+  .object({ environmentId: z.string(), cwd: z.string(), runtimeWorkspaceRoots: z.array(z.string()) })
+  .meta({ id: "ThreadEnvironment" });
+
+/** A thread as 0.169 shows it (0.89's fields, which 0.169 keeps, among them), in 0.169's order. */
 export const thread = z
   .object({
     id: z.string(),
+    environments: z.array(threadEnvironment).nullable(),
+    extra: z.record(z.string(), z.unknown()).nullable(),
+    sessionId: z.string(),
+    forkedFromId: z.string().nullable(),
+    attachedToThreadId: z.string().nullable(),
+    parentThreadId: z.string().nullable(),
     preview: z.string(),
+    ephemeral: z.boolean(),
+    section: z.null(),
+    sectionEnteredAt: z.null(),
+    projectId: z.string().nullable(),
     modelProvider: z.string(),
+    model: z.string().nullable(),
+    reasoningEffort: reasoningEffort.nullable(),
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
+    recencyAt: z.number().int().nullable(),
+    status: threadStatus,
     path: z.string(),
     cwd: z.string(),
     cliVersion: z.string(),
+    originator: z.string().nullable(),
     source: z.enum(["cli", "vscode", "exec", "appServer", "unknown"]),
-    gitInfo: z
-      .object({ sha: z.string().nullable(), branch: z.string().nullable(), originUrl: z.string().nullable() })
-      .nullable(),
+    threadSource: z.string().nullable(),
+    agentNickname: z.string().nullable(),
+    agentRole: z.string().nullable(),
+    gitInfo: gitInfo.nullable(),
+    name: z.string().nullable(),
+    daybreakEnabled: z.boolean().nullable(),
     turns: z.array(turn),
   })
   .meta({ id: "Thread" });
@@ -239,15 +281,27 @@ export const turnPlanStep = z
   .object({ step: z.string(), status: z.enum(["pending", "inProgress", "completed"]) })
   .meta({ id: "TurnPlanStep" });
 
-/** What thread/start, thread/resume and thread/fork answer. */
+/** Who answers the thread's approval requests (tscodex: always the user, i.e. the client). */
+export const approvalsReviewer = z
+  .enum(["user", "auto_review", "guardian_subagent"])
+  .meta({ id: "ApprovalsReviewer" });
+
+/** What thread/start, thread/resume and thread/fork answer (0.169's fields, in its order). */
 export const threadOpenedResponse = z.object({
   thread,
   model: z.string(),
   modelProvider: z.string(),
+  serviceTier: z.string().nullable(),
+  disabledPluginIds: z.array(z.string()),
   cwd: z.string(),
+  runtimeWorkspaceRoots: z.array(z.string()),
+  instructionSources: z.array(z.string()),
   approvalPolicy: askForApproval,
+  approvalsReviewer,
   sandbox: sandboxPolicy,
+  activePermissionProfile: z.object({ id: z.string(), extends: z.string().nullable() }).nullable(),
   reasoningEffort: reasoningEffort.nullable(),
+  multiAgentMode: z.enum(["explicitRequestOnly", "proactive"]),
 });
 export type ThreadOpenedResponse = z.infer<typeof threadOpenedResponse>;
 

@@ -40,11 +40,12 @@ export async function newConversation(
   params: ParamsOf<"newConversation">,
   context: HandlerContext,
 ): Promise<ResultOf<"newConversation">> {
-  const { view, settings, path } = await openNewThread(threadParams(params), context);
+  const { view, channel, path } = await openNewThread(threadParams(params), context);
+  const { settings } = channel;
   return {
     conversationId: view.id,
     model: settings.model,
-    reasoningEffort: openedResponse(view, settings).reasoningEffort,
+    reasoningEffort: openedResponse(view, settings, []).reasoningEffort,
     rolloutPath: path,
   };
 }

@@ -1,0 +1,47 @@
+/**
+ * The status line under the composer: model, sandbox, approval policy, the context window left
+ * (from the server's `thread/tokenUsage/updated`) and the running turn's elapsed time.
+ */
+import { type Style, wrapLine } from "./style.js";
+
+/**
+ * Tokens every request carries whatever the conversation (instructions, tools): Codex leaves
+ * them out of both sides, so an empty conversation shows 100% left.
+ */
+const BASELINE_TOKENS = 12_000;
+
+/** The `tokenUsage` of a `thread/tokenUsage/updated` notification (the fields used here). */
+export interface TokenUsageView {
+  last: { totalTokens: number } | null;
+  modelContextWindow: number | null;
+}
+
+/** Percent of the context window left after the last request, as Codex computes it; null if unknown. */
+export function contextLeftPercent(usage: TokenUsageView | null): number | null {
+  const window = usage?.modelContextWindow;
+  const used = usage?.last?.totalTokens;
+  if (!window || used === undefined) return null;
+  if (window <= BASELINE_TOKENS) return 0;
+  const effective = window - BASELINE_TOKENS;
+  const remaining = effective - Math.max(0, used - BASELINE_TOKENS);
+  return Math.round(Math.min(100, Math.max(0, (remaining / effective) * 100)));
+}
+
+export interface StatusView {
+  thread: { model: string; sandbox: string; approvalPolicy: string } | null;
+  usage: TokenUsageView | null;
+  /** When the running turn started (ms), or null when no turn runs. */
+  turnStartedAt: number | null;
+}
+
+export function statusRow(view: StatusView, style: Style, width: number): string {
+  const t = view.thread;
+  const parts = t ? [t.model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
+  const left = contextLeftPercent(view.usage);
+  if (left !== null) parts.push(`${left}% context left`);
+  if (view.turnStartedAt !== null) {
+    const seconds = Math.floor((Date.now() - view.turnStartedAt) / 1000);
+    parts.push(style.yellow(`working ${seconds}s`));
+  }
+  return wrapLine(style.dim(parts.join(" · ")), width)[0] ?? "";
+}

@@ -1,0 +1,41 @@
+/**
+ * One compaction of a thread's history (manual `compact` op or auto-compaction mid-turn):
+ * PreCompact may stop it, the model summarises, the history is replaced in place (the turn
+ * loop reads the same array), `context_compacted` announces it, then PostCompact runs.
+ */
+import type { Event } from "../protocol/events.js";
+import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
+import type { History } from "./history.js";
+import type { HookPoints } from "./hook-points.js";
+import type { ThreadServices } from "./services.js";
+
+export interface CompactionSubject {
+  log: History;
+  hooks: HookPoints | null;
+  services: Pick<ThreadServices, "client" | "baseInstructions" | "compaction">;
+  emit(event: Event): void;
+}
+
+/** Compact `subject`'s history; false when a PreCompact hook stopped it. Model failures throw. */
+export async function compactThreadHistory(
+  subject: CompactionSubject,
+  turnId: string,
+  trigger: "manual" | "auto",
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const { log, hooks, services, emit } = subject;
+  if (hooks?.has("PreCompact")) {
+    const outcome = await hooks.run("PreCompact", hooks.compact(turnId, trigger), signal);
+    if (outcome.stop) {
+      emit({ type: "warning", message: outcome.stop.reason ?? "compaction stopped by PreCompact hook" });
+      return false;
+    }
+  }
+  const prompt = services.compaction?.prompt ?? (await loadCompactPrompt());
+  const summary = await summarize(services.client, services.baseInstructions, log.items, prompt, signal);
+  const replacement = compactedHistory(log.items, summary);
+  log.replace(replacement);
+  emit({ type: "context_compacted", summary, replacement_history: replacement });
+  if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
+  return true;
+}

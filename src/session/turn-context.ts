@@ -1,0 +1,57 @@
+/**
+ * What a turn's tools run with (TurnContext): the thread's policies and roots, its shell
+ * environment, its resources, the turn's question functions and hooks, and the event sink.
+ */
+import { TurnDiffTracker } from "../apply-patch/index.js";
+import type { Event } from "../protocol/events.js";
+import type { TurnContext } from "../tools/types.js";
+import type { ResourceScope } from "../util/resource-scope.js";
+import type { HookPoints } from "./hook-points.js";
+import type { ThreadQuestions } from "./questions.js";
+import type { ThreadServices } from "./services.js";
+import { permissionsOf, type ThreadSettings } from "./settings.js";
+
+export interface TurnContextSources {
+  threadId: string;
+  settings: ThreadSettings;
+  services: ThreadServices;
+  resources: ResourceScope;
+  questions: ThreadQuestions;
+  hooks: HookPoints | null;
+  emit(event: Event): void;
+  /** Whether anyone listens to output deltas (tools skip making them otherwise). */
+  wantsOutputDeltas(): boolean;
+}
+
+export function buildTurnContext(
+  sources: TurnContextSources,
+  turnId: string,
+  signal: AbortSignal,
+): TurnContext {
+  const { settings, services, hooks } = sources;
+  const permissions = permissionsOf(settings);
+  return {
+    threadId: sources.threadId,
+    turnId,
+    cwd: settings.cwd,
+    approvalPolicy: settings.approvalPolicy,
+    sandboxMode: settings.sandboxMode,
+    networkAccess: permissions.networkAccess,
+    writableRoots: permissions.writableRoots,
+    shellEnvironment: { env: services.shellEnvironment },
+    truncation: services.truncation,
+    signal,
+    resources: sources.resources,
+    ...sources.questions.forTurn(turnId, signal),
+    orchestrator: services.orchestrator,
+    ...(hooks?.has("PermissionRequest")
+      ? {
+          permissionHook: (question: { command: string[]; justification: string | null }) =>
+            hooks.permission(turnId, question.command, question.justification, signal),
+        }
+      : {}),
+    diffTracker: new TurnDiffTracker(),
+    emit: sources.emit,
+    wantsOutputDeltas: sources.wantsOutputDeltas,
+  };
+}
