@@ -5,6 +5,7 @@
  * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
  */
 import { z } from "zod";
+import { commandExecRequests } from "./command-exec-requests.js";
 import {
   askForApproval,
   dynamicToolSpec,
@@ -17,6 +18,8 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { fsRequests } from "./fs-requests.js";
+import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import {
@@ -164,14 +167,6 @@ const configWriteResponse = z.object({
   overriddenMetadata: z.unknown().nullable(),
 });
 
-const commandExecParams = z.object({
-  command: z.array(z.string()).min(1, "command must name a program"),
-  cwd: z.string().nullish(),
-  sandboxPolicy: sandboxPolicy.nullish(),
-  timeoutMs: z.number().int().nonnegative().nullish(),
-});
-const commandExecResponse = z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() });
-
 const empty = z.object({});
 
 const threadTurnsListParams = z.object({
@@ -192,8 +187,8 @@ interface MethodSpec {
   result: z.ZodType;
   paramsName: string | null;
   resultName: string;
-  /** Codex files initialize under v1/. */
-  dir?: "v1" | "v2";
+  /** Codex files initialize under v1/, fuzzyFileSearch at the top level ("."). */
+  dir?: "v1" | "v2" | ".";
 }
 
 function method<P extends z.ZodType, R extends z.ZodType>(
@@ -278,7 +273,6 @@ export const clientRequests = {
     "ConfigBatchWriteParams",
     "ConfigWriteResponse",
   ),
-  "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
   "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
@@ -312,6 +306,9 @@ export const clientRequests = {
     "ThreadInjectItemsParams",
     "ThreadInjectItemsResponse",
   ),
+  ...commandExecRequests,
+  ...fsRequests,
+  ...fuzzySearchRequests,
   ...legacyClientRequests,
 };
 
