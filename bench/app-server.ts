@@ -19,6 +19,9 @@
  *   `BENCH_CASE=files npm run bench -- app-server` runs only this case.
  * - node itself: the same handshake timing for a bare `node -e` echoing a line, the floor of any
  *   Node server on this machine at this moment (a busy machine moves every number).
+ * - mcpServer/tool/call round trip: request → reply for the MCP fixture's `echo` tool on a thread
+ *   whose servers are up (warm), median; beside Codex 0.169 when found (0.89 has no such method).
+ *   `BENCH_CASE=mcp-tool-call npm run bench -- app-server` runs only this case.
  * Targets: initialize <= 100 ms, client-tool round trip <= 5 ms beyond the model, 20 concurrent
  * one-turn threads <= 400 ms and <= 120 MB, a name round trip <= 10 ms.
  */
@@ -26,6 +29,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { StdioAppClient } from "../test/support/app-server-client.js";
 import { type FakeModelServer, functionCall, message, turn } from "../test/support/fake-model-server.js";
+import { fixtureToml } from "../test/support/mcp-fixture.js";
 import {
   type Agent,
   benchRuns,
@@ -39,6 +43,7 @@ import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
 const CONCURRENT = 20;
+const MCP_WARMUP_CALLS = 20;
 
 interface Connected {
   client: StdioAppClient;
@@ -300,6 +305,65 @@ async function nameCaseOnly(): Promise<void> {
   });
 }
 
+/** Median request → reply time of mcpServer/tool/call on the fixture's echo tool (servers up). */
+async function mcpToolCall(agent: Agent, cwd: string): Promise<number> {
+  const { client } = await connect(agent, cwd, true);
+  try {
+    const { thread } = await client.call("thread/start", {
+      cwd,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+    });
+    const call = async () => {
+      const reply = await client.request("mcpServer/tool/call", {
+        threadId: thread.id,
+        server: "fixture",
+        tool: "echo",
+        arguments: { text: "bench" },
+      });
+      if (reply.error) throw new Error(`${agent.name} mcpServer/tool/call failed: ${reply.error.message}`);
+    };
+    // The first calls wait for the server to start and warm both ends (JIT, buffers).
+    for (let run = 0; run < MCP_WARMUP_CALLS; run++) await call();
+    const times: number[] = [];
+    for (let run = 0; run < RUNS * 10; run++) {
+      const started = performance.now();
+      await call();
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The mcpServer/tool/call case alone, each agent with the MCP fixture configured. */
+async function mcpToolCallCase(root: string, server: FakeModelServer): Promise<Record<string, number>> {
+  const toml = fakeProviderToml(server.url, await fixtureToml({ name: "fixture" }));
+  const agents = (await makeAgents(root, toml, { suffix: "-mcp", codex169: true })).filter(
+    (agent) => agent.name !== "codex-0.89",
+  );
+  const results: Record<string, number> = {};
+  for (const agent of agents) {
+    results[agent.name] = await mcpToolCall(agent, root);
+    console.log(
+      `${agent.name.padEnd(14)} mcpServer/tool/call round trip ${results[agent.name]?.toFixed(2)} ms`,
+    );
+  }
+  if (!agents.some((agent) => agent.name === "codex-0.169")) console.log(codexNotFound("0.169"));
+  return results;
+}
+
+/** `BENCH_CASE=mcp-tool-call`: only the mcpServer/tool/call round trip (results in app-server-mcp-tool-call.json). */
+async function mcpToolCallCaseOnly(): Promise<void> {
+  await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
+    await writeResults("app-server-mcp-tool-call", {
+      runs: RUNS * 10,
+      ...(await mcpToolCallCase(root, server)),
+    });
+  });
+}
+
 async function main(): Promise<void> {
   await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
     // Codex 0.89 otherwise first fetches its model list from chatgpt.com (~3 s to fail offline).
@@ -334,6 +398,7 @@ async function main(): Promise<void> {
           (files === null ? "" : `, ${describeFiles(files)}`),
       );
     }
+    results.mcpToolCallMs = await mcpToolCallCase(root, server);
     console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
     if (!agents.some((agent) => agent.name === "codex-0.89")) console.log(codexNotFound());
     console.log(
@@ -345,4 +410,5 @@ async function main(): Promise<void> {
 
 if (process.env.BENCH_CASE === "thread-name") await nameCaseOnly();
 else if (process.env.BENCH_CASE === "files") await filesCaseOnly();
+else if (process.env.BENCH_CASE === "mcp-tool-call") await mcpToolCallCaseOnly();
 else await main();

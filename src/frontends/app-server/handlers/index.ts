@@ -17,6 +17,7 @@ import {
 import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
+import { configRequirementsRead, experimentalFeatureList } from "./features.js";
 import {
   fsCopy,
   fsCreateDirectory,
@@ -36,7 +37,9 @@ import {
 import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { skillsList } from "./skills.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
@@ -97,6 +100,12 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/revert": threadRevert,
   "thread/items/list": threadItemsList,
   "thread/inject_items": threadInjectItems,
+  "mcpServer/tool/call": mcpServerToolCall,
+  "mcpServer/resource/read": mcpServerResourceRead,
+  "modelProvider/list": modelProviderList,
+  "modelProvider/capabilities/read": modelProviderCapabilitiesRead,
+  "configRequirements/read": configRequirementsRead,
+  "experimentalFeature/list": experimentalFeatureList,
   newConversation,
   resumeConversation,
   listConversations,

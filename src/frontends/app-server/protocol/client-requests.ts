@@ -21,6 +21,8 @@ import {
 import { fsRequests } from "./fs-requests.js";
 import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { mcpConfigRequests } from "./mcp-config-requests.js";
+import { method } from "./method-spec.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import {
   threadInjectItemsParams,
@@ -181,26 +183,6 @@ const threadTurnsListResponse = z.object({
   backwardsCursor: z.string().nullable(),
 });
 
-/** One served method: params and result schemas, and Codex's type names for them. */
-interface MethodSpec {
-  params: z.ZodType;
-  result: z.ZodType;
-  paramsName: string | null;
-  resultName: string;
-  /** Codex files initialize under v1/, fuzzyFileSearch at the top level ("."). */
-  dir?: "v1" | "v2" | ".";
-}
-
-function method<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string | null,
-  resultName: string,
-  dir: "v1" | "v2" = "v2",
-) {
-  return { params, result, paramsName, resultName, dir } satisfies MethodSpec;
-}
-
 /** Every client request the server answers, by method name. */
 export const clientRequests = {
   initialize: method(initializeParams, initializeResponse, "InitializeParams", "InitializeResponse", "v1"),
@@ -309,6 +291,7 @@ export const clientRequests = {
   ...commandExecRequests,
   ...fsRequests,
   ...fuzzySearchRequests,
+  ...mcpConfigRequests,
   ...legacyClientRequests,
 };
 

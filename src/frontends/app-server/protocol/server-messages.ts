@@ -17,6 +17,7 @@ import {
 } from "./common.js";
 import { fsNotifications } from "./fs-requests.js";
 import { fuzzySearchNotifications } from "./fuzzy-search-requests.js";
+import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
 const inTurn = { threadId: z.string(), turnId: z.string() };
 const delta = z.object({ ...inTurn, itemId: z.string(), delta: z.string() });
@@ -81,6 +82,7 @@ export const serverNotifications = {
   ...commandExecNotifications,
   ...fsNotifications,
   ...fuzzySearchNotifications,
+  ...mcpConfigNotifications,
 };
 
 export type NotificationMethod = keyof typeof serverNotifications;
