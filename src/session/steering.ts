@@ -1,6 +1,7 @@
 /**
- * Input a client adds to a running turn (`turn/steer`): queued, then recorded as user messages
- * right before the turn's next model request, so the model reads it on its next step. A turn
+ * Input a client adds to the active turn (`turn/steer`: the running turn, or the one about to
+ * begin): queued, then recorded as user messages right before the turn's next model request, so
+ * the model reads it on its next step. A turn
  * whose model was about to finish takes another step when input is waiting. Input still queued
  * when the turn ends another way (interrupted, failed) is announced as not delivered.
  */

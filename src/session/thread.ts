@@ -74,8 +74,9 @@ export class Thread {
   private nextTurn = 0;
   private queue: Promise<void> = Promise.resolve();
   private running: AbortController | null = null;
-  /** The user turn running now (null between turns and while compacting). */
+  /** The user turn running now (null between turns and while compacting), and those queued. */
   private runningTurnId: string | null = null;
+  private readonly queuedTurns: string[] = [];
   private readonly steering = new SteerQueue();
   private initialized = false;
   private closed = false;
@@ -224,6 +225,7 @@ export class Thread {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
           return;
         }
+        if (op.type === "user_turn") this.queuedTurns.push(op.turnId);
         this.queue = this.queue.then(() => this.runUserTurn(op));
         return;
     }
@@ -319,12 +321,14 @@ export class Thread {
     this.submit({ type: "interrupt" });
   }
 
-  /**
-   * Add `input` to the running turn (its model reads it before its next request); returns the
-   * turn's id. Throws SteerError when no turn runs or it is not `expectedTurnId`.
-   */
+  /** The turn input is steered into: the running one, else the next to begin (null: none). */
+  get activeTurnId(): string | null {
+    return this.runningTurnId ?? this.queuedTurns[0] ?? null;
+  }
+
+  /** Add `input` to the active turn (read before its next request); SteerError if none or not `expectedTurnId`. */
   steer(input: UserInput, expectedTurnId?: string): string {
-    const running = this.runningTurnId;
+    const running = this.activeTurnId;
     if (running === null) throw new SteerError("no active turn to steer");
     if (expectedTurnId !== undefined && expectedTurnId !== running)
       throw new SteerError(`expected active turn id ${expectedTurnId} but found ${running}`);
@@ -411,6 +415,8 @@ export class Thread {
     const abort = new AbortController();
     this.running = abort;
     this.runningTurnId = op.turnId;
+    const queued = this.queuedTurns.indexOf(op.turnId);
+    if (queued >= 0) this.queuedTurns.splice(queued, 1);
     const result: TurnResult = {
       turnId: op.turnId,
       status: "completed",
