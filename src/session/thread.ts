@@ -116,6 +116,7 @@ export class Thread {
           model: () => this.settings.model?.model ?? services.model ?? "",
           approvalPolicy: () => this.settings.approvalPolicy,
           warn: (message) => this.emit({ type: "warning", message }),
+          emit: (event) => this.emit(event),
         })
       : null;
     const emit = (event: Event) => this.emit(event);
@@ -129,9 +130,9 @@ export class Thread {
     );
   }
 
-  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
-  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    await this.hooks?.subagentStart(turnId, agent);
+  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts): the child's contexts. */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<string[]> {
+    return (await this.hooks?.subagentStart(turnId, agent)) ?? [];
   }
 
   /** SubagentStop when a child finished a turn: a block reason is the child's next input. */

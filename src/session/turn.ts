@@ -59,11 +59,15 @@ export interface TurnHooks {
     call: ToolCallItem,
     router: ToolRouter,
   ): Promise<{ deny: string } | { call: ToolCallItem; stop: string | null } | null>;
-  /** PostToolUse: developer messages to add after the outputs; `stop` ends the turn. */
+  /**
+   * PostToolUse: developer messages to add after the outputs; `stop` ends the turn.
+   * `response`: the tool's own hook response (DispatchResult.hookResponse), if it has one.
+   */
   afterTool(
     call: ToolCallItem,
     output: ResponseItem,
     router: ToolRouter,
+    response?: unknown,
   ): Promise<{ items: ResponseItem[]; stop: string | null }>;
   /** Stop: a block reason keeps the turn going with it as the next input (the item to record). */
   beforeStop(lastAgentMessage: string | null, active: boolean): Promise<ResponseItem | null>;
@@ -277,7 +281,7 @@ async function dispatchHooked(deps: TurnDeps, call: ToolCallItem): Promise<CallR
   if (before && "deny" in before) return { output: outputFor(call, before.deny), followUp: [] };
   const result = await dispatchOne(router, before?.call ?? call, context);
   if (result.fatal || context.signal.aborted) return result;
-  const after = await hooks.afterTool(before?.call ?? call, result.output, router);
+  const after = await hooks.afterTool(before?.call ?? call, result.output, router, result.hookResponse);
   return {
     ...result,
     followUp: [...result.followUp, ...after.items],

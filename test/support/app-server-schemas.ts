@@ -59,6 +59,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/turns/list": "schema-169-experimental/v2/ThreadTurnsListResponse.json",
   "hooks/list": "schema-169-experimental/v2/HooksListResponse.json",
   "skills/list": "schema-169-experimental/v2/SkillsListResponse.json",
+  "skills/config/write": "schema-169-experimental/v2/SkillsConfigWriteResponse.json",
+  "skills/extraRoots/set": "schema-169-experimental/v2/SkillsExtraRootsSetResponse.json",
   "thread/name/set": "schema-169-experimental/v2/ThreadSetNameResponse.json",
   "thread/metadata/update": "schema-169-experimental/v2/ThreadMetadataUpdateResponse.json",
   "thread/unarchive": "schema-169-experimental/v2/ThreadUnarchiveResponse.json",
@@ -122,6 +124,11 @@ const ONLY_169 = new Set([
   "thread/turns/list",
   "hooks/list",
   "skills/list",
+  "skills/config/write",
+  "skills/extraRoots/set",
+  "skills/changed",
+  "hook/started",
+  "hook/completed",
   "thread/archived",
   "thread/deleted",
   "thread/closed",
@@ -178,6 +185,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );
 }

@@ -17,6 +17,7 @@ import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
 import { uuidv7 } from "../../util/ids.js";
+import { hookNotification } from "./hook-runs.js";
 import type { TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
 import { threadItemOf } from "./thread-items.js";
@@ -99,6 +100,10 @@ export class EventMapper {
       case "context_compacted":
         out.push({ method: "thread/compacted", params: this.at() });
         return out;
+      case "hook_started":
+      case "hook_completed":
+        out.push(hookNotification(this.threadId, event));
+        return out;
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
         return out;
@@ -141,7 +146,8 @@ export class EventMapper {
     const item = threadItemOf(change.item);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
-    const timed = item.type === "dynamicToolCall";
+    // Items only 0.169 has carry 0.169's timestamps.
+    const timed = item.type === "dynamicToolCall" || item.type === "hookPrompt";
     if (change.type === "item_started") {
       out.push({
         method: "item/started",

@@ -16,6 +16,15 @@ export function threadItemOf(item: TurnItem): ThreadItem | null {
       return { type: "userMessage", id: item.id, content: contentOf(item.text, item.images) };
     case "agent_message":
       return { type: "agentMessage", id: item.id, text: item.text };
+    case "hook_prompt":
+      return {
+        type: "hookPrompt",
+        id: item.id,
+        fragments: item.fragments.map((fragment) => ({
+          hookRunId: fragment.hook_run_id,
+          text: fragment.text,
+        })),
+      };
     case "reasoning":
       return { type: "reasoning", id: item.id, summary: [...item.summary], content: [...item.content] };
     case "command_execution":

@@ -41,6 +41,7 @@ import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { skillsList } from "./skills.js";
+import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
@@ -95,6 +96,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "fuzzyFileSearch/sessionStop": fuzzyFileSearchSessionStop,
   "hooks/list": hooksList,
   "skills/list": skillsList,
+  "skills/config/write": skillsConfigWrite,
+  "skills/extraRoots/set": skillsExtraRootsSet,
   "thread/name/set": threadSetName,
   "thread/metadata/update": threadMetadataUpdate,
   "thread/unarchive": threadUnarchive,

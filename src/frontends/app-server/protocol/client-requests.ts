@@ -23,7 +23,14 @@ import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { method } from "./method-spec.js";
-import { skillsListParams, skillsListResponse } from "./skills-requests.js";
+import {
+  skillsConfigWriteParams,
+  skillsConfigWriteResponse,
+  skillsExtraRootsSetParams,
+  skillsExtraRootsSetResponse,
+  skillsListParams,
+  skillsListResponse,
+} from "./skills-requests.js";
 import {
   threadInjectItemsParams,
   threadItemsListParams,
@@ -274,6 +281,18 @@ export const clientRequests = {
   ),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
+  "skills/config/write": method(
+    skillsConfigWriteParams,
+    skillsConfigWriteResponse,
+    "SkillsConfigWriteParams",
+    "SkillsConfigWriteResponse",
+  ),
+  "skills/extraRoots/set": method(
+    skillsExtraRootsSetParams,
+    skillsExtraRootsSetResponse,
+    "SkillsExtraRootsSetParams",
+    "SkillsExtraRootsSetResponse",
+  ),
   "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
   "thread/metadata/update": method(
     threadMetadataUpdateParams,

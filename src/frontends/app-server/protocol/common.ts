@@ -121,6 +121,12 @@ export const threadItem = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("userMessage"), id: z.string(), content: z.array(userInput) }),
     z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+    /** 0.169: a hook's prompt that kept the turn going (a Stop hook's block). */
+    z.object({
+      type: z.literal("hookPrompt"),
+      id: z.string(),
+      fragments: z.array(z.object({ hookRunId: z.string(), text: z.string() })),
+    }),
     z.object({
       type: z.literal("reasoning"),
       id: z.string(),

@@ -18,6 +18,7 @@ import {
 } from "./common.js";
 import { fsNotifications } from "./fs-requests.js";
 import { fuzzySearchNotifications } from "./fuzzy-search-requests.js";
+import { hookRunSummary } from "./hooks-requests.js";
 import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
 const inTurn = { threadId: z.string(), turnId: z.string() };
@@ -84,6 +85,16 @@ export const serverNotifications = {
   ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  "hook/started": notification(
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    "HookStartedNotification",
+  ),
+  "hook/completed": notification(
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    "HookCompletedNotification",
+  ),
+  /** The skills a thread would find changed (a skills/config/write or skills/extraRoots/set). */
+  "skills/changed": notification(z.object({}), "SkillsChangedNotification"),
   "mcpServer/oauthLogin/completed": notification(
     z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
     "McpServerOauthLoginCompletedNotification",
