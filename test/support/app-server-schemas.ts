@@ -185,6 +185,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "collabAgentToolCall" ||
     message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );

@@ -143,11 +143,12 @@ export class EventMapper {
       if (change.delta) this.delta(change.item.id, change.delta, at, out);
       return;
     }
-    const item = threadItemOf(change.item);
+    const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
     // Items only 0.169 has carry 0.169's timestamps.
-    const timed = item.type === "dynamicToolCall" || item.type === "hookPrompt";
+    const timed =
+      item.type === "dynamicToolCall" || item.type === "hookPrompt" || item.type === "collabAgentToolCall";
     if (change.type === "item_started") {
       out.push({
         method: "item/started",
