@@ -67,6 +67,7 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
   "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
+  "turn/steer": "schema-169-experimental/v2/TurnSteerResponse.json",
   "command/exec": "schema-169-experimental/v2/CommandExecResponse.json",
   "command/exec/write": "schema-169-experimental/v2/CommandExecWriteResponse.json",
   "command/exec/resize": "schema-169-experimental/v2/CommandExecResizeResponse.json",
@@ -140,6 +141,9 @@ const ONLY_169 = new Set([
   "thread/reverted",
   "thread/items/list",
   "thread/inject_items",
+  "turn/steer",
+  "thread/status/changed",
+  "serverRequest/resolved",
   // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
   "command/exec",
   "command/exec/write",
@@ -181,6 +185,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "collabAgentToolCall" ||
     message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );

@@ -47,7 +47,7 @@ import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifec
 import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
-import { turnInterrupt, turnStart } from "./turns.js";
+import { turnInterrupt, turnStart, turnSteer } from "./turns.js";
 
 export type Handler<M extends ClientMethod> = (
   params: ParamsOf<M>,
@@ -69,6 +69,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/read": threadRead,
   "turn/start": turnStart,
   "turn/interrupt": turnInterrupt,
+  "turn/steer": turnSteer,
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,
