@@ -4,10 +4,12 @@
  * loop reads the same array), `context_compacted` announces it, then PostCompact runs.
  */
 import type { Event } from "../protocol/events.js";
+import { errorMessage } from "../util/errors.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import type { History } from "./history.js";
 import type { HookPoints } from "./hook-points.js";
 import type { ThreadServices } from "./services.js";
+import type { AutoCompact } from "./turn.js";
 
 export interface CompactionSubject {
   log: History;
@@ -38,4 +40,42 @@ export async function compactThreadHistory(
   emit({ type: "context_compacted", summary, replacement_history: replacement });
   if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
   return true;
+}
+
+/** A thread's compactions: on request (the `compact` op) and automatic (inside a turn). */
+export class ThreadCompaction {
+  /** Input + output tokens of the last model response: the context size auto-compaction watches. */
+  lastResponseTokens = 0;
+
+  /** `turnId`: the turn hooks are told about (the last one started). */
+  constructor(
+    private readonly subject: CompactionSubject,
+    private readonly turnId: () => string,
+  ) {}
+
+  /** Compact now; a failure becomes an `error` event unless `signal` ended it. */
+  async manual(signal: AbortSignal): Promise<void> {
+    if (this.subject.log.length === 0) return;
+    try {
+      await this.compact("manual", signal);
+    } catch (error) {
+      if (!signal.aborted)
+        this.subject.emit({ type: "error", message: `compaction failed: ${errorMessage(error)}` });
+    }
+  }
+
+  /** What the turn loop needs to compact on its own; undefined when the thread never does. */
+  auto(): AutoCompact | undefined {
+    const limit = this.subject.services.compaction?.autoLimit;
+    if (limit == null) return undefined;
+    return {
+      limit,
+      lastResponseTokens: this.lastResponseTokens,
+      compact: (signal) => this.compact("auto", signal),
+    };
+  }
+
+  private async compact(trigger: "manual" | "auto", signal: AbortSignal): Promise<void> {
+    if (await compactThreadHistory(this.subject, this.turnId(), trigger, signal)) this.lastResponseTokens = 0;
+  }
 }

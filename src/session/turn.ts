@@ -48,6 +48,8 @@ export interface TurnDeps {
   parkClientCalls?: boolean | undefined;
   /** The thread's tool and Stop hooks; absent when none are configured. */
   hooks?: TurnHooks | undefined;
+  /** Record input steered into the turn (steering.ts); true when there was any. */
+  steered?: (() => boolean) | undefined;
 }
 
 /** Hook points of the turn loop (session/hook-points.ts binds them to the thread's hooks). */
@@ -103,6 +105,7 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
   let contextTokens = deps.autoCompact?.lastResponseTokens ?? 0;
   let stopHookActive = false;
   while (true) {
+    deps.steered?.();
     if (deps.autoCompact && deps.history.length > 0 && contextTokens >= deps.autoCompact.limit) {
       await deps.autoCompact.compact(context.signal);
       contextTokens = 0;
@@ -126,6 +129,8 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       if (isToolCall(item)) calls.push(item);
     }
     if (calls.length === 0) {
+      // Input steered in while the model answered: it reads it before the turn ends.
+      if (deps.steered?.()) continue;
       const prompt = deps.hooks ? await deps.hooks.beforeStop(lastAgentMessage, stopHookActive) : null;
       if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
       if (!prompt) return { lastAgentMessage, usage };

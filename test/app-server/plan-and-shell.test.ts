@@ -238,6 +238,16 @@ describe("app-server: thread/shellCommand", () => {
     const shellTurn = String(started.params.turnId);
     let pid = "";
     while (pid === "") pid = (await readFile(pidFile, "utf8").catch(() => "")).trim();
+    // No model reads steered input during a shell command: refused, not silently dropped.
+    const steer = await client.request("turn/steer", {
+      threadId,
+      expectedTurnId: shellTurn,
+      input: [{ type: "text", text: "also this" }],
+    });
+    expect(steer.error).toEqual({
+      code: -32600,
+      message: `turn ${shellTurn} runs a shell command and cannot be steered`,
+    });
     await client.call("turn/interrupt", { threadId, turnId: shellTurn });
     const done = await client.turnCompleted(shellTurn, from);
     expect(done.params.turn.status).toBe("interrupted");

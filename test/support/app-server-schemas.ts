@@ -69,6 +69,7 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
   "collaborationMode/list": "schema-169-experimental/v2/CollaborationModeListResponse.json",
   "thread/shellCommand": "schema-169-experimental/v2/ThreadShellCommandResponse.json",
+  "turn/steer": "schema-169-experimental/v2/TurnSteerResponse.json",
   "command/exec": "schema-169-experimental/v2/CommandExecResponse.json",
   "command/exec/write": "schema-169-experimental/v2/CommandExecWriteResponse.json",
   "command/exec/resize": "schema-169-experimental/v2/CommandExecResizeResponse.json",
@@ -145,6 +146,9 @@ const ONLY_169 = new Set([
   "collaborationMode/list",
   "thread/shellCommand",
   "item/plan/delta",
+  "turn/steer",
+  "thread/status/changed",
+  "serverRequest/resolved",
   // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
   "command/exec",
   "command/exec/write",
@@ -192,6 +196,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.params?.item?.type === "plan" ||
     message.params?.item?.source !== undefined ||
     message.params?.collaborationMode !== undefined ||
+    message.params?.item?.type === "collabAgentToolCall" ||
     message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );

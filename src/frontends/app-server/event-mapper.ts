@@ -32,10 +32,12 @@ export class EventMapper {
     startOnApproval: true,
   });
   private readonly decoders = new Map<string, TextDecoder>();
+  /** The echoed content of userMessage items started and not yet completed, by item id. */
+  private readonly echoes = new Map<string, UserInputWire[]>();
 
   /**
-   * `userContent(turnId)`: the input a turn was started with, as the client sent it (echoed in
-   * the userMessage item); undefined for turns started elsewhere.
+   * `userContent(turnId)`: the next input of that turn as the client sent it (the turn's own,
+   * then each steer's), echoed in its userMessage item; undefined for turns started elsewhere.
    */
   constructor(
     private readonly threadId: string,
@@ -141,13 +143,14 @@ export class EventMapper {
       if (change.delta) this.delta(change.item.id, change.delta, at, out);
       return;
     }
-    const item = threadItemOf(change.item);
+    const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
-    if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
-    // Items only 0.169 has carry 0.169's timestamps (client tools, hook prompts, plans, user shell commands).
+    if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
+    // Items only 0.169 has carry 0.169's timestamps (plans and user shell commands included).
     const timed =
       item.type === "dynamicToolCall" ||
       item.type === "hookPrompt" ||
+      item.type === "collabAgentToolCall" ||
       item.type === "plan" ||
       "source" in item;
     if (change.type === "item_started") {
@@ -162,6 +165,18 @@ export class EventMapper {
       method: "item/completed",
       params: { ...at, item, ...(timed ? { completedAtMs: Date.now() } : {}) },
     });
+  }
+
+  /** The client's own form of user message `itemId`: taken when it starts, kept until it completes. */
+  private echoed(itemId: string, change: ItemEvent): UserInputWire[] | undefined {
+    if (change.type === "item_started") {
+      const content = this.userContent(change.turn_id);
+      if (content) this.echoes.set(itemId, content);
+      return content;
+    }
+    const content = this.echoes.get(itemId) ?? this.userContent(change.turn_id);
+    this.echoes.delete(itemId);
+    return content;
   }
 
   private delta(

@@ -1,17 +1,19 @@
 /**
  * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
  * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
- * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists, sub-agents,
- * compaction, reviews) map to null: their notifications are turn-level (`turn/plan/updated`, …).
- * A plan-mode turn's proposed plan is the `plan` item.
+ * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists, compaction,
+ * reviews) map to null: their notifications are turn-level (`turn/plan/updated`, …). A plan-mode
+ * turn's proposed plan is the `plan` item.
  */
+import type { AgentStatus } from "../../protocol/agents.js";
 import type { FileChange } from "../../protocol/events.js";
 import type { ItemStatus, TurnItem, TurnItemOf } from "../../protocol/turn-items.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import { commandActions } from "./command-actions.js";
 import type { FileUpdateChange, ItemOf, ThreadItem, UserInputWire } from "./protocol/common.js";
 
-export function threadItemOf(item: TurnItem): ThreadItem | null {
+/** `threadId`: the thread the item belongs to (a sub-agent item names it as the sender). */
+export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | null {
   switch (item.type) {
     case "user_message":
       return { type: "userMessage", id: item.id, content: contentOf(item.text, item.images) };
@@ -67,6 +69,19 @@ export function threadItemOf(item: TurnItem): ThreadItem | null {
       return { type: "webSearch", id: item.id, query: item.query };
     case "proposed_plan":
       return { type: "plan", id: item.id, text: item.text };
+    case "sub_agent":
+      return {
+        type: "collabAgentToolCall",
+        id: item.id,
+        tool: "spawnAgent",
+        status: toolStatusOf(item.status),
+        senderThreadId: threadId,
+        receiverThreadIds: [item.agent_id],
+        prompt: item.message,
+        model: null,
+        reasoningEffort: null,
+        agentsStates: { [item.agent_id]: agentStateOf(item.agent_status) },
+      };
     default:
       return null;
   }
@@ -79,6 +94,17 @@ function statusOf(status: ItemStatus): "inProgress" | "completed" | "failed" | "
 /** Tool calls have no `declined` on the wire: a declined call failed. */
 function toolStatusOf(status: ItemStatus): "inProgress" | "completed" | "failed" {
   return status === "in_progress" ? "inProgress" : status === "declined" ? "failed" : status;
+}
+
+/** A sub-agent's status as Codex's CollabAgentState (a finished one carries its last message). */
+function agentStateOf(status: AgentStatus): ItemOf<"collabAgentToolCall">["agentsStates"][string] {
+  if (typeof status === "object")
+    return "completed" in status
+      ? { status: "completed", message: status.completed }
+      : { status: "errored", message: status.errored };
+  const named = { pending_init: "pendingInit", not_found: "notFound" } as const;
+  const wire = status === "pending_init" || status === "not_found" ? named[status] : status;
+  return { status: wire, message: null };
 }
 
 function mcpItem(item: TurnItemOf<"mcp_tool_call">): ItemOf<"mcpToolCall"> {

@@ -202,7 +202,8 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
       current.error = errorOf(event.message);
     }
     for (const change of items) {
-      const item = change.type === "item_completed" && current ? threadItemOf(change.item) : null;
+      const item =
+        change.type === "item_completed" && current ? threadItemOf(change.item, stored.meta.id) : null;
       if (item) current?.items.push(item);
     }
   }

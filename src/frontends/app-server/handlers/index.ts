@@ -49,7 +49,7 @@ import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifec
 import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
-import { turnInterrupt, turnStart } from "./turns.js";
+import { turnInterrupt, turnStart, turnSteer } from "./turns.js";
 
 export type Handler<M extends ClientMethod> = (
   params: ParamsOf<M>,
@@ -73,6 +73,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "turn/interrupt": turnInterrupt,
   "collaborationMode/list": collaborationModeList,
   "thread/shellCommand": threadShellCommand,
+  "turn/steer": turnSteer,
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,

@@ -118,6 +118,17 @@ const turnOnly = z.object({ turn });
 
 const turnInterruptParams = z.object({ threadId, turnId: z.string() });
 
+/** turn/steer: input for the running turn, which must be `expectedTurnId`. */
+const turnSteerParams = z.object({
+  threadId,
+  expectedTurnId: z.string(),
+  input: z.array(userInput),
+  clientUserMessageId: z.string().nullish(),
+  additionalContext: z.record(z.string(), z.unknown()).nullish(),
+  responsesapiClientMetadata: z.record(z.string(), z.string()).nullish(),
+  responsesapiClientMetadataPatch: z.record(z.string(), z.string()).nullish(),
+});
+
 const reasoningEffortOption = z.object({ reasoningEffort, description: z.string() });
 const model = z
   .object({
@@ -238,6 +249,12 @@ export const clientRequests = {
   "thread/read": method(threadReadParams, threadOnly, "ThreadReadParams", "ThreadReadResponse"),
   "turn/start": method(turnStartParams, turnOnly, "TurnStartParams", "TurnStartResponse"),
   "turn/interrupt": method(turnInterruptParams, empty, "TurnInterruptParams", "TurnInterruptResponse"),
+  "turn/steer": method(
+    turnSteerParams,
+    z.object({ turnId: z.string() }),
+    "TurnSteerParams",
+    "TurnSteerResponse",
+  ),
   "model/list": method(z.object(paging), modelListResponse, "ModelListParams", "ModelListResponse"),
   "mcpServerStatus/list": method(
     z.object(paging),

@@ -180,6 +180,33 @@ export const threadItem = z
     z.object({ type: z.literal("webSearch"), id: z.string(), query: z.string() }),
     /** 0.169: the plan a plan-mode turn proposes. */
     z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }),
+    /** A sub-agent this thread started (spawn_agent): the child thread and how it is doing. */
+    z.object({
+      type: z.literal("collabAgentToolCall"),
+      id: z.string(),
+      tool: z.enum(["spawnAgent", "sendInput", "resumeAgent", "wait", "closeAgent"]),
+      status: z.enum(["inProgress", "completed", "failed", "interrupted"]),
+      senderThreadId: z.string(),
+      receiverThreadIds: z.array(z.string()),
+      prompt: z.string().nullable(),
+      model: z.string().nullable(),
+      reasoningEffort: z.string().nullable(),
+      agentsStates: z.record(
+        z.string(),
+        z.object({
+          status: z.enum([
+            "pendingInit",
+            "running",
+            "interrupted",
+            "completed",
+            "errored",
+            "shutdown",
+            "notFound",
+          ]),
+          message: z.string().nullable(),
+        }),
+      ),
+    }),
   ])
   .meta({ id: "ThreadItem" });
 export type ThreadItem = z.infer<typeof threadItem>;

@@ -10,6 +10,7 @@ import {
   dynamicToolContentItem,
   thread,
   threadItem,
+  threadStatus,
   threadTokenUsage,
   turn,
   turnError,
@@ -36,6 +37,14 @@ export const serverNotifications = {
   "thread/closed": notification(z.object({ threadId: z.string() }), "ThreadClosedNotification"),
   "thread/unarchived": notification(z.object({ threadId: z.string() }), "ThreadUnarchivedNotification"),
   "thread/reverted": notification(z.object({ threadId: z.string() }), "ThreadRevertedNotification"),
+  "thread/status/changed": notification(
+    z.object({ threadId: z.string(), status: threadStatus }),
+    "ThreadStatusChangedNotification",
+  ),
+  "serverRequest/resolved": notification(
+    z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number().int()]) }),
+    "ServerRequestResolvedNotification",
+  ),
   "thread/name/updated": notification(
     z.object({ threadId: z.string(), threadName: z.string().nullable() }),
     "ThreadNameUpdatedNotification",
