@@ -146,9 +146,13 @@ export class EventMapper {
     const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
-    // Items only 0.169 has carry 0.169's timestamps.
+    // Items only 0.169 has carry 0.169's timestamps (plans and user shell commands included).
     const timed =
-      item.type === "dynamicToolCall" || item.type === "hookPrompt" || item.type === "collabAgentToolCall";
+      item.type === "dynamicToolCall" ||
+      item.type === "hookPrompt" ||
+      item.type === "collabAgentToolCall" ||
+      item.type === "plan" ||
+      "source" in item;
     if (change.type === "item_started") {
       out.push({
         method: "item/started",
@@ -184,6 +188,9 @@ export class EventMapper {
     switch (delta.kind) {
       case "agent_message_text":
         out.push({ method: "item/agentMessage/delta", params: { ...at, itemId, delta: delta.text } });
+        return;
+      case "proposed_plan_text":
+        out.push({ method: "item/plan/delta", params: { ...at, itemId, delta: delta.text } });
         return;
       case "reasoning_summary_part":
         out.push({

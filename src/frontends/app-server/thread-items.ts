@@ -1,8 +1,9 @@
 /**
  * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
  * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
- * (thread-view.ts). Items the v2 protocol has no type for (plans, compaction, reviews) map to
- * null: their notifications are turn-level (`turn/plan/updated`, …).
+ * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists, compaction,
+ * reviews) map to null: their notifications are turn-level (`turn/plan/updated`, …). A plan-mode
+ * turn's proposed plan is the `plan` item.
  */
 import type { AgentStatus } from "../../protocol/agents.js";
 import type { FileChange } from "../../protocol/events.js";
@@ -36,6 +37,7 @@ export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | nul
         command: shellQuote(item.command),
         cwd: item.cwd,
         processId: null,
+        ...(item.source === "user_shell" ? { source: "userShell" as const } : {}),
         status: statusOf(item.status),
         commandActions: commandActions(item.command),
         aggregatedOutput: item.aggregated_output,
@@ -65,6 +67,8 @@ export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | nul
       };
     case "web_search":
       return { type: "webSearch", id: item.id, query: item.query };
+    case "proposed_plan":
+      return { type: "plan", id: item.id, text: item.text };
     case "sub_agent":
       return {
         type: "collabAgentToolCall",

@@ -71,6 +71,7 @@ export const serverNotifications = {
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
+  "item/plan/delta": notification(delta, "PlanDeltaNotification"),
   "item/reasoning/summaryTextDelta": notification(
     delta.extend({ summaryIndex: z.number().int() }),
     "ReasoningSummaryTextDeltaNotification",
