@@ -171,6 +171,8 @@ export type Event =
       cancelled: string[];
     }
   | { type: "mcp_tool_call_begin"; call_id: string; invocation: McpInvocation }
+  /** The MCP server reported progress on the call (`notifications/progress`); never stored. */
+  | { type: "mcp_tool_call_progress"; call_id: string; message: string }
   | {
       type: "mcp_tool_call_end";
       call_id: string;

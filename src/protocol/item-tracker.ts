@@ -125,6 +125,12 @@ export class ItemTracker {
         return this.startCall(event.call_id, this.mcpCall(event));
       case "mcp_tool_call_end":
         return this.endMcpCall(event);
+      case "mcp_tool_call_progress": {
+        const open = this.calls.get(event.call_id);
+        return open?.type === "mcp_tool_call"
+          ? [this.updated(open, { kind: "mcp_progress", message: event.message })]
+          : [];
+      }
       case "client_tool_call_request":
         return this.startCall(event.call_id, {
           type: "client_tool_call",

@@ -148,7 +148,8 @@ export type ItemDelta =
   | { kind: "reasoning_summary_text"; text: string; summary_index: number }
   | { kind: "reasoning_content_text"; text: string; content_index: number }
   | { kind: "command_output"; stream: ExecStream; chunk: Uint8Array }
-  | { kind: "file_change_output"; text: string };
+  | { kind: "file_change_output"; text: string }
+  | { kind: "mcp_progress"; message: string };
 
 /**
  * `agent_id`: set when the item belongs to a sub-agent (the child thread's id), so routing never

@@ -224,6 +224,9 @@ export class EventMapper {
       case "file_change_output":
         out.push({ method: "item/fileChange/outputDelta", params: { ...at, itemId, delta: delta.text } });
         return;
+      case "mcp_progress":
+        out.push({ method: "item/mcpToolCall/progress", params: { ...at, itemId, message: delta.message } });
+        return;
     }
   }
 
