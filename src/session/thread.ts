@@ -55,15 +55,7 @@ import { TurnWaiters } from "./turn-waiters.js";
 import { userShell } from "./user-shell.js";
 
 export type { SubscribeOptions } from "./listeners.js";
-export type {
-  AnswerRoute,
-  ForwardedAnswer,
-  Op,
-  ParkedTurn,
-  RestoredState,
-  TurnResult,
-  TurnStatus,
-} from "./ops.js";
+export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
 export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 export { SteerError } from "./steering.js";
 
