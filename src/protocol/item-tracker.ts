@@ -20,6 +20,7 @@ import type {
   ItemEvent,
   PlanTurnItem,
   ReasoningTurnItem,
+  ReviewItem,
   SubAgentItem,
   TurnItem,
   WebSearchItem,
@@ -43,6 +44,8 @@ export class ItemTracker {
   private message: AgentMessageItem | null = null;
   private reasoning: ReasoningTurnItem | null = null;
   private plan: PlanTurnItem | null = null;
+  /** The review this turn runs, if any: its prompt and JSON answer are the reviewer's, not items. */
+  private review: ReviewItem | null = null;
   private readonly commands = new Map<string, CommandExecutionItem>();
   private readonly patches = new Map<string, FileChangeItem>();
   private readonly searches = new Map<string, WebSearchItem>();
@@ -71,6 +74,7 @@ export class ItemTracker {
         this.turnId = event.turn_id;
         return [];
       case "user_message":
+        if (this.review) return [];
         return this.startAndComplete({
           type: "user_message",
           id: this.newId(null),
@@ -79,7 +83,7 @@ export class ItemTracker {
           images: event.images ?? [],
         });
       case "agent_message_delta":
-        return this.messageDelta(event.delta);
+        return this.review ? [] : this.messageDelta(event.delta);
       case "agent_reasoning_section_break":
         return this.reasoningDelta(
           { kind: "reasoning_summary_part", summary_index: event.summary_index },
@@ -90,7 +94,19 @@ export class ItemTracker {
       case "agent_reasoning_raw_content_delta":
         return this.reasoningDelta({ kind: "reasoning_content_text", text: event.delta, content_index: 0 });
       case "raw_response_item":
+        if (this.review && event.item.type === "message") return [];
         return this.turnId ? this.responseItem(event.item) : [];
+      case "entered_review_mode":
+        this.review = {
+          type: "review",
+          id: event.turn_id,
+          status: "in_progress",
+          prompt: event.review,
+          review: null,
+        };
+        return [this.started(this.review)];
+      case "exited_review_mode":
+        return this.endReview(event.review);
       case "web_search_begin":
         return this.startSearch(event.call_id);
       case "exec_command_begin":
@@ -453,8 +469,16 @@ export class ItemTracker {
   }
 
   /** Close what the turn left open (a message or reasoning cut short, a search, the plan). */
+  /** The review's verdict (`text`), or null when the turn ended without one (failed). */
+  private endReview(text: string | null): ItemEvent[] {
+    const open = this.review;
+    this.review = null;
+    if (!open) return [];
+    return [this.completed({ ...open, status: text === null ? "failed" : "completed", review: text })];
+  }
+
   private endTurn(): ItemEvent[] {
-    const out: ItemEvent[] = [];
+    const out: ItemEvent[] = this.endReview(null);
     if (this.message) out.push(this.completed({ ...this.message, status: "failed" }));
     if (this.reasoning) out.push(this.completed({ ...this.reasoning, status: "failed" }));
     for (const item of this.searches.values()) out.push(this.completed({ ...item, status: "completed" }));

@@ -4,6 +4,8 @@
  * loop reads the same array), `context_compacted` announces it, then PostCompact runs.
  */
 import type { Event } from "../protocol/events.js";
+import { emptyUsage } from "../protocol/items.js";
+import { errorMessage } from "../util/errors.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import type { History } from "./history.js";
 import type { HookPoints } from "./hook-points.js";
@@ -38,4 +40,32 @@ export async function compactThreadHistory(
   emit({ type: "context_compacted", summary, replacement_history: replacement });
   if (hooks?.has("PostCompact")) await hooks.run("PostCompact", hooks.compact(turnId, trigger), signal);
   return true;
+}
+
+/**
+ * A manual compaction (the `compact` op). With `turnId` it is a turn of its own, as Codex runs
+ * it: turn_started, the compaction, then turn_complete, turn_aborted (interrupted) or
+ * turn_failed. Failures are `error` events either way. Never throws.
+ */
+export async function runManualCompaction(
+  compact: (signal: AbortSignal) => Promise<void>,
+  emit: (event: Event) => void,
+  turn: { turnId: string | undefined; contextWindow: number | null },
+  signal: AbortSignal,
+): Promise<void> {
+  const { turnId } = turn;
+  if (turnId) emit({ type: "turn_started", turn_id: turnId, model_context_window: turn.contextWindow });
+  try {
+    await compact(signal);
+    if (turnId)
+      emit({ type: "turn_complete", turn_id: turnId, last_agent_message: null, usage: emptyUsage() });
+  } catch (error) {
+    if (signal.aborted) {
+      if (turnId) emit({ type: "turn_aborted", turn_id: turnId, reason: "interrupted" });
+      return;
+    }
+    const message = `compaction failed: ${errorMessage(error)}`;
+    emit({ type: "error", message });
+    if (turnId) emit({ type: "turn_failed", turn_id: turnId, message });
+  }
 }

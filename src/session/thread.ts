@@ -21,7 +21,7 @@ import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { EventStream } from "../util/event-stream.js";
 import { ResourceScope } from "../util/resource-scope.js";
-import { compactThreadHistory } from "./compaction-run.js";
+import { compactThreadHistory, runManualCompaction } from "./compaction-run.js";
 import { turnContextItems } from "./context-items.js";
 import { History } from "./history.js";
 import { HookPoints, type SubagentStopped } from "./hook-points.js";
@@ -39,6 +39,7 @@ import {
 import { closingOutputs, parkedFromHistory, unansweredCalls } from "./parking.js";
 import { PromptIntake } from "./prompt-intake.js";
 import { ThreadQuestions } from "./questions.js";
+import { exitedReviewMode } from "./review.js";
 import type { ThreadServices } from "./services.js";
 import {
   applyTurnOverrides,
@@ -204,7 +205,7 @@ export class Thread {
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
       case "compact":
-        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction());
+        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction(op.turnId));
         return;
       case "user_turn":
       case "continue_turn":
@@ -406,6 +407,7 @@ export class Thread {
     const callerSignal = overrides?.signal;
     if (callerSignal?.aborted) abort.abort();
     else callerSignal?.addEventListener("abort", callerGone, { once: true });
+    const review = op.type === "user_turn" ? op.review : undefined;
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
     else
       this.emit({
@@ -413,6 +415,7 @@ export class Thread {
         turn_id: op.turnId,
         model_context_window: this.services.contextWindow,
       });
+    if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
       const router = this.turnRouter(overrides?.clientTools);
@@ -467,6 +470,7 @@ export class Thread {
         });
         return;
       }
+      if (review) this.emit(exitedReviewMode(op.turnId, outcome.lastAgentMessage));
       this.emit({
         type: "turn_complete",
         turn_id: op.turnId,
@@ -538,26 +542,25 @@ export class Thread {
     };
   }
 
-  private async runCompaction(): Promise<void> {
-    if (this.log.length === 0) return;
+  /** The `compact` op; with `turnId`, as a turn of its own (compaction-run.ts). */
+  private async runCompaction(turnId?: string): Promise<void> {
+    if (this.log.length === 0 && !turnId) return;
     const abort = new AbortController();
     this.running = abort;
-    try {
-      await this.compactHistory(abort.signal);
-    } catch (error) {
-      if (!abort.signal.aborted)
-        this.emit({
-          type: "error",
-          message: `compaction failed: ${errorMessage(error)}`,
-        });
-    } finally {
-      this.running = null;
-    }
+    const turn = { turnId, contextWindow: this.services.contextWindow };
+    const emit = (event: Event) => this.emit(event);
+    await runManualCompaction(
+      (signal) => this.compactHistory(signal, "manual", turnId),
+      emit,
+      turn,
+      abort.signal,
+    );
+    this.running = null;
   }
 
   /** Summarise, then replace the history in place (compaction-run.ts). */
-  private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual"): Promise<void> {
-    const turnId = String(Math.max(0, this.nextTurn - 1));
+  private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual", turn?: string) {
+    const turnId = turn ?? String(Math.max(0, this.nextTurn - 1));
     const subject = {
       log: this.log,
       hooks: this.hooks,

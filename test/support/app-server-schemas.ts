@@ -66,6 +66,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
   "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
+  "review/start": both("ReviewStartResponse"),
+  "thread/compact/start": "schema-169-experimental/v2/ThreadCompactStartResponse.json",
   newConversation: "schema-089/v1/NewConversationResponse.json",
   resumeConversation: "schema-089/v1/ResumeConversationResponse.json",
   addConversationListener: "schema-089/v1/AddConversationSubscriptionResponse.json",
@@ -111,6 +113,7 @@ const ONLY_169 = new Set([
   "thread/reverted",
   "thread/items/list",
   "thread/inject_items",
+  "thread/compact/start",
 ]);
 
 /** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
@@ -120,6 +123,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "contextCompaction" ||
     message.params?.dynamicTools !== undefined
   );
 }

@@ -136,6 +136,13 @@ export class EventMapper {
     if (!item) return;
     if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
     const timed = item.type === "dynamicToolCall";
+    // Codex announces each review mode change as an item that starts and completes at once.
+    const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
+    if (instant) {
+      out.push({ method: "item/started", params: { ...at, item } });
+      out.push({ method: "item/completed", params: { ...at, item } });
+      return;
+    }
     if (change.type === "item_started") {
       out.push({
         method: "item/started",

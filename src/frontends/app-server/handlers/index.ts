@@ -15,12 +15,14 @@ import {
   sendUserTurn,
 } from "../v1/conversations.js";
 import { commandExec } from "./command-exec.js";
+import { threadCompactStart } from "./compact.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
 import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { reviewStart } from "./review.js";
 import { skillsList } from "./skills.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
@@ -65,6 +67,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/revert": threadRevert,
   "thread/items/list": threadItemsList,
   "thread/inject_items": threadInjectItems,
+  "review/start": reviewStart,
+  "thread/compact/start": threadCompactStart,
   newConversation,
   resumeConversation,
   listConversations,

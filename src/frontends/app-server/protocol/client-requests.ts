@@ -18,6 +18,7 @@ import {
   userInput,
 } from "./common.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import {
   threadInjectItemsParams,
@@ -311,6 +312,13 @@ export const clientRequests = {
     empty,
     "ThreadInjectItemsParams",
     "ThreadInjectItemsResponse",
+  ),
+  "review/start": method(reviewStartParams, reviewStartResponse, "ReviewStartParams", "ReviewStartResponse"),
+  "thread/compact/start": method(
+    threadCompactStartParams,
+    empty,
+    "ThreadCompactStartParams",
+    "ThreadCompactStartResponse",
   ),
   ...legacyClientRequests,
 };

@@ -170,6 +170,9 @@ export const threadItem = z
       durationMs: z.number().int().nullable(),
     }),
     z.object({ type: z.literal("webSearch"), id: z.string(), query: z.string() }),
+    z.object({ type: z.literal("enteredReviewMode"), id: z.string(), review: z.string() }),
+    z.object({ type: z.literal("exitedReviewMode"), id: z.string(), review: z.string() }),
+    z.object({ type: z.literal("contextCompaction"), id: z.string() }),
   ])
   .meta({ id: "ThreadItem" });
 export type ThreadItem = z.infer<typeof threadItem>;
