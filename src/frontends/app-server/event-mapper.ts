@@ -135,7 +135,8 @@ export class EventMapper {
     const item = threadItemOf(change.item);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
-    const timed = item.type === "dynamicToolCall";
+    // 0.169's timestamps, sent with the items only 0.169 has.
+    const timed = item.type === "dynamicToolCall" || item.type === "contextCompaction";
     // Codex announces each review mode change as an item that starts and completes at once.
     const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
     if (instant) {
