@@ -14,14 +14,22 @@
  *   thread (warm server, idle thread in memory), median per round trip (tscodex only: Codex 0.89
  *   has no thread names).
  *   `BENCH_CASE=thread-name npm run bench -- app-server` runs only this case.
+ * - commands and files (tscodex only: 0.169 API): fs/readFile of a 4 KiB file, and command/exec
+ *   of `true` contained (dangerFullAccess) and sandboxed (readOnly), request to reply, median.
+ *   `BENCH_CASE=files npm run bench -- app-server` runs only this case.
  * - node itself: the same handshake timing for a bare `node -e` echoing a line, the floor of any
  *   Node server on this machine at this moment (a busy machine moves every number).
+ * - mcpServer/tool/call round trip: request → reply for the MCP fixture's `echo` tool on a thread
+ *   whose servers are up (warm), median; beside Codex 0.169 when found (0.89 has no such method).
+ *   `BENCH_CASE=mcp-tool-call npm run bench -- app-server` runs only this case.
  * Targets: initialize <= 100 ms, client-tool round trip <= 5 ms beyond the model, 20 concurrent
  * one-turn threads <= 400 ms and <= 120 MB, a name round trip <= 10 ms.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { StdioAppClient } from "../test/support/app-server-client.js";
 import { type FakeModelServer, functionCall, message, turn } from "../test/support/fake-model-server.js";
+import { fixtureToml } from "../test/support/mcp-fixture.js";
 import {
   type Agent,
   benchRuns,
@@ -35,6 +43,7 @@ import { codexNotFound } from "./support/codex.js";
 
 const RUNS = benchRuns(7);
 const CONCURRENT = 20;
+const MCP_WARMUP_CALLS = 20;
 
 interface Connected {
   client: StdioAppClient;
@@ -227,6 +236,60 @@ async function nameRoundTrip(agent: Agent, server: FakeModelServer, cwd: string)
   }
 }
 
+/** Median request → reply time of `method` over 10 × RUNS calls on a warm server. */
+async function roundTrip(client: StdioAppClient, method: string, params: unknown): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run <= 10 * RUNS; run++) {
+    const started = performance.now();
+    const reply = await client.request(method, params);
+    if (reply.error) throw new Error(`${method} failed: ${reply.error.message}`);
+    if (run > 0) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+async function commandsAndFiles(agent: Agent, cwd: string) {
+  const path = join(cwd, "bench-read.txt");
+  await writeFile(path, "x".repeat(4096));
+  const { client } = await connect(agent, cwd, false);
+  try {
+    const exec = (type: string) => ({ command: ["true"], cwd, sandboxPolicy: { type } });
+    return {
+      readFile4KiBMs: await roundTrip(client, "fs/readFile", { path }),
+      execTrueContainedMs: await roundTrip(client, "command/exec", exec("dangerFullAccess")),
+      execTrueSandboxedMs: await roundTrip(client, "command/exec", exec("readOnly")).catch(() => null),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+function describeFiles(files: Awaited<ReturnType<typeof commandsAndFiles>>): string {
+  const sandboxed = files.execTrueSandboxedMs;
+  return (
+    `fs/readFile 4 KiB ${files.readFile4KiBMs.toFixed(2)} ms, command/exec true ${files.execTrueContainedMs.toFixed(1)} ms ` +
+    `(sandboxed ${sandboxed === null ? "n/a" : `${sandboxed.toFixed(1)} ms`})`
+  );
+}
+
+/** `BENCH_CASE=files`: only the commands-and-files round trips, for tscodex (results in app-server-files.json). */
+async function filesCaseOnly(): Promise<void> {
+  await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
+    const agents = await makeAgents(root, fakeProviderToml(server.url), { baseline: true });
+    const results: Record<string, unknown> = {};
+    for (const agent of agents.filter((candidate) => candidate.name !== "codex-0.89")) {
+      const files = await commandsAndFiles(agent, root).catch((error: Error) => error);
+      if (files instanceof Error) {
+        console.log(`${agent.name.padEnd(14)} commands and files n/a (${files.message})`);
+        continue;
+      }
+      results[agent.name] = files;
+      console.log(`${agent.name.padEnd(14)} ${describeFiles(files)}`);
+    }
+    await writeResults("app-server-files", { runs: RUNS * 10, ...results });
+  });
+}
+
 /** `BENCH_CASE=thread-name`: only the name round trip, for tscodex (results in app-server-thread-name.json). */
 async function nameCaseOnly(): Promise<void> {
   await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
@@ -239,6 +302,65 @@ async function nameCaseOnly(): Promise<void> {
     }
     console.log("target: a name round trip <= 10 ms");
     await writeResults("app-server-thread-name", { runs: RUNS * 3, ...results });
+  });
+}
+
+/** Median request → reply time of mcpServer/tool/call on the fixture's echo tool (servers up). */
+async function mcpToolCall(agent: Agent, cwd: string): Promise<number> {
+  const { client } = await connect(agent, cwd, true);
+  try {
+    const { thread } = await client.call("thread/start", {
+      cwd,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+    });
+    const call = async () => {
+      const reply = await client.request("mcpServer/tool/call", {
+        threadId: thread.id,
+        server: "fixture",
+        tool: "echo",
+        arguments: { text: "bench" },
+      });
+      if (reply.error) throw new Error(`${agent.name} mcpServer/tool/call failed: ${reply.error.message}`);
+    };
+    // The first calls wait for the server to start and warm both ends (JIT, buffers).
+    for (let run = 0; run < MCP_WARMUP_CALLS; run++) await call();
+    const times: number[] = [];
+    for (let run = 0; run < RUNS * 10; run++) {
+      const started = performance.now();
+      await call();
+      times.push(performance.now() - started);
+    }
+    return median(times);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The mcpServer/tool/call case alone, each agent with the MCP fixture configured. */
+async function mcpToolCallCase(root: string, server: FakeModelServer): Promise<Record<string, number>> {
+  const toml = fakeProviderToml(server.url, await fixtureToml({ name: "fixture" }));
+  const agents = (await makeAgents(root, toml, { suffix: "-mcp", codex169: true })).filter(
+    (agent) => agent.name !== "codex-0.89",
+  );
+  const results: Record<string, number> = {};
+  for (const agent of agents) {
+    results[agent.name] = await mcpToolCall(agent, root);
+    console.log(
+      `${agent.name.padEnd(14)} mcpServer/tool/call round trip ${results[agent.name]?.toFixed(2)} ms`,
+    );
+  }
+  if (!agents.some((agent) => agent.name === "codex-0.169")) console.log(codexNotFound("0.169"));
+  return results;
+}
+
+/** `BENCH_CASE=mcp-tool-call`: only the mcpServer/tool/call round trip (results in app-server-mcp-tool-call.json). */
+async function mcpToolCallCaseOnly(): Promise<void> {
+  await withTempDirAndServer("tscodex-bench-app-server-", async (root, server) => {
+    await writeResults("app-server-mcp-tool-call", {
+      runs: RUNS * 10,
+      ...(await mcpToolCallCase(root, server)),
+    });
   });
 }
 
@@ -257,12 +379,14 @@ async function main(): Promise<void> {
       const tool = agent.name !== "codex-0.89" ? await clientToolRoundTrip(agent, server, root) : null;
       const many = await concurrent(agent, server, root);
       const nameMs = agent.name !== "codex-0.89" ? await nameRoundTrip(agent, server, root) : null;
+      const files = agent.name === "tscodex" ? await commandsAndFiles(agent, root) : null;
       results[agent.name] = {
         initializeMs,
         threadStartAndTurnMs: oneTurnMs,
         clientTool: tool,
         concurrent20: many,
         nameSetAndReadMs: nameMs,
+        commandsAndFiles: files,
       };
       console.log(
         `${agent.name.padEnd(14)} initialize ${initializeMs.toFixed(0)} ms, thread/start + one turn ${oneTurnMs.toFixed(1)} ms, ` +
@@ -270,9 +394,11 @@ async function main(): Promise<void> {
             ? `client tool round trip ${tool.clientToolGapMs.toFixed(1)} ms (built-in ${tool.builtInGapMs.toFixed(1)} ms, +${tool.beyondModelMs.toFixed(1)} ms), `
             : "client tools n/a (0.169 API), ") +
           `${CONCURRENT} concurrent threads ${many.totalMs.toFixed(0)} ms / ${many.peakRssMb.toFixed(0)} MB` +
-          (nameMs === null ? "" : `, thread/name/set + thread/read ${nameMs.toFixed(2)} ms`),
+          (nameMs === null ? "" : `, thread/name/set + thread/read ${nameMs.toFixed(2)} ms`) +
+          (files === null ? "" : `, ${describeFiles(files)}`),
       );
     }
+    results.mcpToolCallMs = await mcpToolCallCase(root, server);
     console.log(`node itself (spawn → one line answered): ${Number(results.nodeStartupMs).toFixed(0)} ms`);
     if (!agents.some((agent) => agent.name === "codex-0.89")) console.log(codexNotFound());
     console.log(
@@ -283,4 +409,6 @@ async function main(): Promise<void> {
 }
 
 if (process.env.BENCH_CASE === "thread-name") await nameCaseOnly();
+else if (process.env.BENCH_CASE === "files") await filesCaseOnly();
+else if (process.env.BENCH_CASE === "mcp-tool-call") await mcpToolCallCaseOnly();
 else await main();

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
@@ -72,6 +73,8 @@ export interface Config {
   execJsonApprovalItems: boolean;
   /** Problems worth a line on stderr that stop nothing (keys nobody reads); see warnings.ts. */
   warnings: string[];
+  /** Settings spelled the deprecated way (they still work); absent: none. */
+  deprecations?: Deprecation[];
   /** `exec_policy.prefix_rules`: rules from config (files under $home/rules/ are added when a thread starts). */
   execPolicyRules: PrefixRuleConfig[];
   /** `approval_policy` as the user configured it (file, profile, -c, flag); null when unset. */
@@ -271,6 +274,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     execApprovalOutcome: merged.approvals?.exec_outcome ?? "deny",
     execJsonApprovalItems: merged.approvals?.exec_json_items ?? false,
     warnings,
+    deprecations: deprecatedFeatures(merged.features),
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
     approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),

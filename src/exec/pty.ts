@@ -21,7 +21,12 @@ export interface PtyExit {
 export interface PtyProcess {
   readonly pid: number;
   /** Types into the terminal; the line discipline echoes it and maps ^C, ^D, ^Z. */
-  write(data: string): void;
+  write(data: string | Buffer): void;
+  /** Changes the terminal's size in character cells (the process gets SIGWINCH). */
+  resize(cols: number, rows: number): void;
+  /** Stops reading the terminal (the process blocks once its buffer is full) until resume(). */
+  pause(): void;
+  resume(): void;
   onData(listener: (chunk: Buffer) => void): void;
   /** Called once, after the output that came before the exit was delivered. */
   onExit(listener: (exit: PtyExit) => void): void;
@@ -62,7 +67,11 @@ interface NodePtyModule {
 
 interface NodePtyTerminal {
   readonly pid: number;
-  write(data: string): void;
+  /** Typed as string by node-pty; its Unix terminal writes a Buffer as is (raw bytes). */
+  write(data: string | Buffer): void;
+  resize(cols: number, rows: number): void;
+  pause(): void;
+  resume(): void;
   onData(listener: (data: string | Buffer) => void): unknown;
   onExit(listener: (exit: { exitCode: number; signal?: number }) => void): unknown;
   destroy?(): void;
@@ -104,6 +113,9 @@ export async function spawnPty(options: PtySpawnOptions): Promise<PtyProcess> {
   return {
     pid: terminal.pid,
     write: (data) => terminal.write(data),
+    resize: (cols, rows) => terminal.resize(cols, rows),
+    pause: () => terminal.pause(),
+    resume: () => terminal.resume(),
     onData(listener) {
       terminal.onData((data) => listener(typeof data === "string" ? Buffer.from(data, "utf8") : data));
     },

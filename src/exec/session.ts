@@ -30,6 +30,10 @@ export interface ExecSessionSpec {
   env: Record<string, string>;
   /** A pseudo-terminal (stdin stays open) instead of pipes. */
   tty: boolean;
+  /** Pipes only: stdin is a pipe the caller writes to (write, closeStdin) instead of /dev/null. */
+  stdin?: boolean;
+  /** Tty only: the terminal's size in character cells. */
+  size?: { cols: number; rows: number };
 }
 
 /** How the leader ended: its code, or 128 + n when signal n killed it. */
@@ -109,12 +113,40 @@ export class ExecSession {
     return this.exitStatus;
   }
 
-  /** Types into the terminal. Only for tty sessions; ignored once the process exited. */
-  write(chars: string): void {
-    if (chars === "") return;
-    if (!this.spec.tty) throw new Error("stdin is closed for this session");
+  /** Whether write() reaches the process: a tty, or pipes started with `stdin`. */
+  get acceptsInput(): boolean {
+    return this.spec.tty || this.spec.stdin === true;
+  }
+
+  /** Types into the terminal, or writes to the stdin pipe; ignored once the process exited. */
+  write(data: string | Buffer): void {
+    if (data.length === 0) return;
+    if (!this.acceptsInput) throw new Error("stdin is closed for this session");
     if (this.exitStatus) return;
-    this.backend?.write?.(chars);
+    this.backend?.write?.(data);
+  }
+
+  /** End of input: closes the stdin pipe, or types ^D (end of file) into the terminal. */
+  closeStdin(): void {
+    if (!this.acceptsInput) throw new Error("stdin is closed for this session");
+    if (this.exitStatus) return;
+    this.backend?.closeStdin?.();
+  }
+
+  /** Stops reading the output (the process blocks once the pipe or terminal is full) until resume(). */
+  pause(): void {
+    this.backend?.pause?.();
+  }
+
+  resume(): void {
+    this.backend?.resume?.();
+  }
+
+  /** Resizes the terminal (tty sessions only). */
+  resize(cols: number, rows: number): void {
+    if (!this.spec.tty) throw new Error("only a tty session has a terminal size");
+    if (this.exitStatus) return;
+    this.backend?.resize?.(cols, rows);
   }
 
   /** What arrived since the previous call (or the start), as text with whole-stream totals. */
@@ -226,7 +258,11 @@ interface Sink {
 
 interface Backend {
   readonly pid: number;
-  write?(data: string): void;
+  write?(data: string | Buffer): void;
+  closeStdin?(): void;
+  resize?(cols: number, rows: number): void;
+  pause?(): void;
+  resume?(): void;
 }
 
 async function checkDirectory(cwd: string): Promise<void> {
@@ -239,7 +275,7 @@ async function checkDirectory(cwd: string): Promise<void> {
 async function startPty(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
   const [file, ...args] = spec.argv;
   if (file === undefined) throw new Error("command args are empty");
-  const terminal = await spawnPty({ file, args, cwd: spec.cwd, env: spec.env });
+  const terminal = await spawnPty({ file, args, cwd: spec.cwd, env: spec.env, ...spec.size });
   terminal.onData((chunk) => sink.data("stdout", chunk));
   terminal.onExit(({ exitCode, signal }) => {
     // node-pty hangs up a terminal whose output closed before it reaped the child, so a
@@ -251,19 +287,27 @@ async function startPty(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
       signal === null || hungUpByNodePty ? { exitCode, signal: null } : exitBySignal(signalName(signal)),
     );
   });
-  return { pid: terminal.pid, write: (data) => terminal.write(data) };
+  return {
+    pid: terminal.pid,
+    write: (data) => terminal.write(data),
+    // ^D at the start of a line is end of file for the terminal's reader.
+    closeStdin: () => terminal.write("\x04"),
+    resize: (cols, rows) => terminal.resize(cols, rows),
+    pause: () => terminal.pause(),
+    resume: () => terminal.resume(),
+  };
 }
 
 function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
   const [file, ...args] = spec.argv;
   if (file === undefined) return Promise.reject(new Error("command args are empty"));
-  const child = spawn(file, args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    // Its own session and process group, so the whole tree can be ended at once.
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // Its own session and process group, so the whole tree can be ended at once.
+  const options = { cwd: spec.cwd, env: spec.env, detached: true };
+  const child = spec.stdin
+    ? spawn(file, args, { ...options, stdio: ["pipe", "pipe", "pipe"] })
+    : spawn(file, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  // Writing to a process that already exited fails (EPIPE): the exit reports what happened.
+  child.stdin?.on("error", () => {});
   let openPipes = 2;
   let exit: SessionExit | null = null;
   let drainTimer: NodeJS.Timeout | undefined;
@@ -294,7 +338,22 @@ function startPipes(spec: ExecSessionSpec, sink: Sink): Promise<Backend> {
     child.on("error", (error) => {
       if (child.pid === undefined) reject(error);
     });
-    child.once("spawn", () => resolve({ pid: child.pid ?? -1 }));
+    child.once("spawn", () =>
+      resolve({
+        pid: child.pid ?? -1,
+        pause: () => {
+          stdout.pause();
+          stderr.pause();
+        },
+        resume: () => {
+          stdout.resume();
+          stderr.resume();
+        },
+        ...(child.stdin
+          ? { write: (data) => child.stdin?.write(data), closeStdin: () => child.stdin?.end() }
+          : {}),
+      }),
+    );
   });
 }
 

@@ -160,6 +160,11 @@ export class Thread {
     return this.settings.clientTools ?? [];
   }
 
+  /** The thread's MCP servers (starting or started); undefined when none are configured. */
+  get mcpServers(): ThreadServices["mcp"] {
+    return this.services.mcp;
+  }
+
   /** The parked turn waiting for client outputs, or null. */
   get parkedTurn(): ParkedTurn | null {
     return this.parked;

@@ -6,6 +6,7 @@
  * the servers (McpStartup).
  */
 import type { McpToolEntry } from "../mcp/client-manager.js";
+import type { McpRecord } from "../mcp/connection.js";
 import { describeMcpError, type McpCallResult, renderCallResult } from "../mcp/render.js";
 import { sanitizeInputSchema } from "../mcp/schema-sanitizer.js";
 import type { ElicitationRequest, ElicitationResult, Event, McpInvocation } from "../protocol/events.js";
@@ -24,6 +25,16 @@ export interface McpToolSource {
   ): Promise<McpCallResult>;
 }
 
+/**
+ * What a client may reach directly on a thread's servers (app-server `mcpServer/tool/call` and
+ * `mcpServer/resource/read`), outside any turn; each call still within the server's timeout.
+ */
+export interface McpDirectAccess extends McpToolSource {
+  /** Servers that came up, in name order. */
+  readyServers(): string[];
+  readResource(server: string, uri: string): Promise<McpRecord[]>;
+}
+
 /** What a Thread needs from its MCP servers. */
 export interface McpStartup {
   /**
@@ -37,10 +48,12 @@ export interface McpStartup {
   requiredFailure(): string | null;
   /** Closes every server. Never rejects. */
   dispose(): Promise<void>;
+  /** The servers themselves, for a client's direct calls (wait for `whenReady` first). */
+  readonly direct: McpDirectAccess;
 }
 
 /** The manager side of McpStartup. */
-export interface McpManagerLike extends McpToolSource {
+export interface McpManagerLike extends McpDirectAccess {
   whenReady(emit: (event: Event) => void, signal?: AbortSignal): Promise<void>;
   requiredFailure(): string | null;
   dispose(): Promise<void>;
@@ -62,6 +75,7 @@ export function mcpStartup(manager: McpManagerLike): McpStartup {
     async dispose() {
       await manager.dispose().catch(() => {});
     },
+    direct: manager,
   };
 }
 

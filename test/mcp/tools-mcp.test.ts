@@ -30,6 +30,8 @@ function fakeManager(answer: (args: Record<string, unknown> | undefined) => Prom
       emit({ type: "mcp_startup_complete", ready: ["srv"], failed: [], cancelled: [] }),
     requiredFailure: () => null,
     dispose: async () => {},
+    readyServers: () => ["srv"],
+    readResource: async () => [],
   };
   return { manager, calls };
 }

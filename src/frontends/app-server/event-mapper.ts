@@ -106,6 +106,10 @@ export class EventMapper {
       case "turn_failed":
         out.push(this.turnCompleted(turnId, "failed", errorOf(event.message)));
         return out;
+      case "warning":
+        // Hooks or skills that did not load, answers to nothing: what the CLI prints on stderr.
+        out.push({ method: "warning", params: { threadId: this.threadId, message: event.message } });
+        return out;
       default:
         return out;
     }

@@ -19,6 +19,8 @@ import {
 /** Where a connection's messages go: one call per message (the transport adds framing). */
 export interface MessageSink {
   send(text: string): void;
+  /** Bytes sent but not yet taken by the client (absent: unknown, taken as 0). */
+  backlog?(): number;
 }
 
 /** What a request handler returns: the result, and what to do once the reply is on its way. */

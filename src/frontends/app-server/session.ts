@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
+import { ConnectionScope } from "./connection-scope.js";
 import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/context.js";
 import { initialize } from "./handlers/initialize.js";
 import { notProvidedMessage } from "./not-provided.js";
@@ -37,12 +38,13 @@ export class ClientSession implements SessionHandle {
   private readonly peer: RpcPeer;
   private readonly followed = new Set<ThreadChannel>();
   private readonly closing = new AbortController();
+  readonly scope = new ConnectionScope();
   clientInfo: ClientInfo | null = null;
   experimentalApi = false;
 
   constructor(
     readonly runtime: AppServerRuntime,
-    sink: MessageSink,
+    private readonly sink: MessageSink,
   ) {
     this.peer = new RpcPeer(sink, {
       request: (method, params) => this.dispatch(method, params),
@@ -74,6 +76,10 @@ export class ClientSession implements SessionHandle {
     this.peer.send(text);
   }
 
+  backlog(): number {
+    return this.sink.backlog?.() ?? 0;
+  }
+
   request<M extends ServerRequestMethod>(
     method: M,
     params: ServerRequestParams<M>,
@@ -100,6 +106,7 @@ export class ClientSession implements SessionHandle {
     if (!this.peer.isOpen) return;
     this.peer.close();
     this.closing.abort();
+    this.scope.close();
     for (const channel of this.followed) channel.detach(this);
     this.followed.clear();
   }

@@ -25,7 +25,10 @@ export function serveStdio(
   input: Readable = process.stdin,
   output: Writable = process.stdout,
 ): StdioConnection {
-  const session = new ClientSession(runtime, { send: (text) => output.write(`${text}\n`) });
+  const session = new ClientSession(runtime, {
+    send: (text) => output.write(`${text}\n`),
+    backlog: () => output.writableLength,
+  });
   let buffered: Buffer[] = [];
   let size = 0;
   let skipping = false;

@@ -87,6 +87,7 @@ export async function serveWebSocket(
       send: (text) => {
         if (ws.readyState === ws.OPEN) ws.send(text);
       },
+      backlog: () => ws.bufferedAmount,
     });
     // Text and binary frames alike carry one UTF-8 JSON message.
     ws.on("message", (data) => session.receive(textOf(data)));

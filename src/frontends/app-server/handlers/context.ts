@@ -3,6 +3,7 @@
  * session (as far as handlers use it), and a way to act once the reply is sent.
  */
 import type { ClientLink } from "../client-link.js";
+import type { ConnectionScope } from "../connection-scope.js";
 import type { AppServerRuntime } from "../runtime.js";
 import type { ThreadChannel } from "../thread-channel.js";
 
@@ -20,6 +21,10 @@ export interface SessionHandle extends ClientLink {
   experimentalApi: boolean;
   /** Aborted when the connection closes (stops what the client started outside turns). */
   readonly signal: AbortSignal;
+  /** Bytes sent that the client has not taken yet (streamed output waits while it is high). */
+  backlog(): number;
+  /** Processes, watches and searches this connection started; closed with it. */
+  readonly scope: ConnectionScope;
   /** Receive `channel`'s notifications from now on (idempotent). */
   follow(channel: ThreadChannel): void;
   /** Stop receiving `channel`'s notifications (its turns go on). */

@@ -14,14 +14,33 @@ import {
   sendUserMessage,
   sendUserTurn,
 } from "../v1/conversations.js";
-import { commandExec } from "./command-exec.js";
+import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
 import { threadCompactStart } from "./compact.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
+import { configRequirementsRead, experimentalFeatureList } from "./features.js";
+import {
+  fsCopy,
+  fsCreateDirectory,
+  fsGetMetadata,
+  fsReadDirectory,
+  fsReadFile,
+  fsRemove,
+  fsWriteFile,
+} from "./fs.js";
+import { fsUnwatch, fsWatch } from "./fs-watch.js";
+import {
+  fuzzyFileSearch,
+  fuzzyFileSearchSessionStart,
+  fuzzyFileSearchSessionStop,
+  fuzzyFileSearchSessionUpdate,
+} from "./fuzzy-file-search.js";
 import { hooksList } from "./hooks.js";
 import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
+import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
+import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { reviewStart } from "./review.js";
 import { skillsList } from "./skills.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
@@ -59,6 +78,22 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "config/value/write": configValueWrite,
   "config/batchWrite": configBatchWrite,
   "command/exec": commandExec,
+  "command/exec/write": commandExecWrite,
+  "command/exec/resize": commandExecResize,
+  "command/exec/terminate": commandExecTerminate,
+  "fs/readFile": fsReadFile,
+  "fs/writeFile": fsWriteFile,
+  "fs/createDirectory": fsCreateDirectory,
+  "fs/getMetadata": fsGetMetadata,
+  "fs/readDirectory": fsReadDirectory,
+  "fs/remove": fsRemove,
+  "fs/copy": fsCopy,
+  "fs/watch": fsWatch,
+  "fs/unwatch": fsUnwatch,
+  fuzzyFileSearch,
+  "fuzzyFileSearch/sessionStart": fuzzyFileSearchSessionStart,
+  "fuzzyFileSearch/sessionUpdate": fuzzyFileSearchSessionUpdate,
+  "fuzzyFileSearch/sessionStop": fuzzyFileSearchSessionStop,
   "hooks/list": hooksList,
   "skills/list": skillsList,
   "thread/name/set": threadSetName,
@@ -69,6 +104,12 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/inject_items": threadInjectItems,
   "review/start": reviewStart,
   "thread/compact/start": threadCompactStart,
+  "mcpServer/tool/call": mcpServerToolCall,
+  "mcpServer/resource/read": mcpServerResourceRead,
+  "modelProvider/list": modelProviderList,
+  "modelProvider/capabilities/read": modelProviderCapabilitiesRead,
+  "configRequirements/read": configRequirementsRead,
+  "experimentalFeature/list": experimentalFeatureList,
   newConversation,
   resumeConversation,
   listConversations,

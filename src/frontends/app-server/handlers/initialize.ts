@@ -4,6 +4,7 @@
  */
 import { arch, type as osType, release } from "node:os";
 import { VERSION } from "../../../version.js";
+import { configNotices, sendNotices } from "../config-notices.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
 
@@ -14,6 +15,10 @@ export async function initialize(
   const { name, version } = params.clientInfo;
   context.session.clientInfo = params.clientInfo;
   context.session.experimentalApi = params.capabilities?.experimentalApi ?? false;
+  // What is wrong with the configuration, as the CLI says it on stderr (keys nobody reads, a
+  // provider without its key, deprecated spellings): told once the handshake is answered.
+  const notices = configNotices(context.runtime.config);
+  context.after(() => sendNotices((text) => context.session.send(text), notices));
   const cpu = arch() === "x64" ? "x86_64" : arch() === "arm64" ? "aarch64" : arch();
   return {
     userAgent: `${name}/${VERSION} (${osType()} ${release()}; ${cpu}) node/${process.versions.node} (${name}; ${version})`,

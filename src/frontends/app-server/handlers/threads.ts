@@ -12,7 +12,9 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
+import { reportMcpStartup } from "../mcp-startup-status.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
@@ -41,6 +43,8 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   try {
     const config = await context.runtime.configWith(extra, cwd);
     warnConfigOnce(config, process.stderr);
+    const notices = configNotices(config, context.runtime.config);
+    context.after(() => sendNotices((text) => context.session.send(text), notices));
     return config;
   } catch (error) {
     throw RpcError.invalidParams(`Invalid request: config: ${errorMessage(error)}`);
@@ -83,6 +87,8 @@ function announce(
 ) {
   context.session.follow(channel);
   context.after(() => context.session.send(encodeNotification("thread/started", { thread })));
+  const live = channel.thread;
+  if (live) context.after(() => reportMcpStartup(live, context.session));
 }
 
 export async function threadStart(
@@ -129,6 +135,7 @@ export async function threadResume(
     });
   }
   context.session.follow(channel);
+  context.after(() => reportMcpStartup(thread, context.session));
   const stored = await requireStored(await runtime.threads(), id);
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);

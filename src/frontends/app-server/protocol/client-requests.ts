@@ -5,6 +5,7 @@
  * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
  */
 import { z } from "zod";
+import { commandExecRequests } from "./command-exec-requests.js";
 import {
   askForApproval,
   dynamicToolSpec,
@@ -17,7 +18,11 @@ import {
   turn,
   userInput,
 } from "./common.js";
+import { fsRequests } from "./fs-requests.js";
+import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { mcpConfigRequests } from "./mcp-config-requests.js";
+import { method } from "./method-spec.js";
 import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
 import { skillsListParams, skillsListResponse } from "./skills-requests.js";
 import {
@@ -165,14 +170,6 @@ const configWriteResponse = z.object({
   overriddenMetadata: z.unknown().nullable(),
 });
 
-const commandExecParams = z.object({
-  command: z.array(z.string()).min(1, "command must name a program"),
-  cwd: z.string().nullish(),
-  sandboxPolicy: sandboxPolicy.nullish(),
-  timeoutMs: z.number().int().nonnegative().nullish(),
-});
-const commandExecResponse = z.object({ exitCode: z.number().int(), stdout: z.string(), stderr: z.string() });
-
 const empty = z.object({});
 
 const threadTurnsListParams = z.object({
@@ -186,26 +183,6 @@ const threadTurnsListResponse = z.object({
   nextCursor: z.string().nullable(),
   backwardsCursor: z.string().nullable(),
 });
-
-/** One served method: params and result schemas, and Codex's type names for them. */
-interface MethodSpec {
-  params: z.ZodType;
-  result: z.ZodType;
-  paramsName: string | null;
-  resultName: string;
-  /** Codex files initialize under v1/. */
-  dir?: "v1" | "v2";
-}
-
-function method<P extends z.ZodType, R extends z.ZodType>(
-  params: P,
-  result: R,
-  paramsName: string | null,
-  resultName: string,
-  dir: "v1" | "v2" = "v2",
-) {
-  return { params, result, paramsName, resultName, dir } satisfies MethodSpec;
-}
 
 /** Every client request the server answers, by method name. */
 export const clientRequests = {
@@ -279,7 +256,6 @@ export const clientRequests = {
     "ConfigBatchWriteParams",
     "ConfigWriteResponse",
   ),
-  "command/exec": method(commandExecParams, commandExecResponse, "CommandExecParams", "CommandExecResponse"),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
   "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
@@ -320,6 +296,10 @@ export const clientRequests = {
     "ThreadCompactStartParams",
     "ThreadCompactStartResponse",
   ),
+  ...commandExecRequests,
+  ...fsRequests,
+  ...fuzzySearchRequests,
+  ...mcpConfigRequests,
   ...legacyClientRequests,
 };
 

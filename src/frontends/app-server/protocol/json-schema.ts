@@ -54,7 +54,7 @@ export function protocolSchemas(): Map<string, Record<string, unknown>> {
 
   const notifications: z.ZodType[] = [];
   for (const [method, spec] of Object.entries(serverNotifications)) {
-    add(`v2/${spec.name}.json`, spec.params, "output");
+    add(`${"dir" in spec ? spec.dir : "v2"}/${spec.name}.json`, spec.params, "output");
     notifications.push(z.object({ jsonrpc: sentVersion, method: z.literal(method), params: spec.params }));
   }
   add("ServerNotification.json", z.union(notifications), "output");

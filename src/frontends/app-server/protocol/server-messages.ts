@@ -4,6 +4,7 @@
  * `generate-json-schema`. The event mapper builds notifications typed by these schemas.
  */
 import { z } from "zod";
+import { commandExecNotifications } from "./command-exec-requests.js";
 import {
   commandAction,
   dynamicToolContentItem,
@@ -14,6 +15,9 @@ import {
   turnError,
   turnPlanStep,
 } from "./common.js";
+import { fsNotifications } from "./fs-requests.js";
+import { fuzzySearchNotifications } from "./fuzzy-search-requests.js";
+import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
 const inTurn = { threadId: z.string(), turnId: z.string() };
 const delta = z.object({ ...inTurn, itemId: z.string(), delta: z.string() });
@@ -75,6 +79,10 @@ export const serverNotifications = {
     z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
     "McpServerOauthLoginCompletedNotification",
   ),
+  ...commandExecNotifications,
+  ...fsNotifications,
+  ...fuzzySearchNotifications,
+  ...mcpConfigNotifications,
 };
 
 export type NotificationMethod = keyof typeof serverNotifications;

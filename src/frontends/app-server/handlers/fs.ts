@@ -1,0 +1,175 @@
+/**
+ * fs/readFile, writeFile, createDirectory, getMetadata, readDirectory, remove, copy: the host
+ * file system by absolute path, contents as base64 (Codex 0.169). Reads go anywhere the server
+ * can read; every write passes the server's sandbox first (fs-write-policy.ts), so a read-only
+ * server refuses them. I/O failures are -32603 with the system's message, misuse -32600.
+ */
+import { constants } from "node:fs";
+import {
+  copyFile,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  rmdir,
+  stat,
+  symlink,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+import { errorMessage } from "../../../util/errors.js";
+import { decodeBase64 } from "../base64.js";
+import { checkWritable } from "../fs-write-policy.js";
+import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
+import type { HandlerContext } from "./context.js";
+
+/** A reply carries the whole file as base64 in memory: larger files are refused. */
+export const READ_FILE_LIMIT = 64 * 1024 * 1024;
+
+export async function fsReadFile(params: ParamsOf<"fs/readFile">): Promise<ResultOf<"fs/readFile">> {
+  const info = await io(stat(params.path));
+  if (info.isFile() && info.size > READ_FILE_LIMIT)
+    throw RpcError.invalidRequest(
+      `fs/readFile: ${params.path} is ${info.size} bytes; files over ${READ_FILE_LIMIT} bytes are not read whole`,
+    );
+  return { dataBase64: (await io(readFile(params.path))).toString("base64") };
+}
+
+export async function fsWriteFile(
+  params: ParamsOf<"fs/writeFile">,
+  context: HandlerContext,
+): Promise<ResultOf<"fs/writeFile">> {
+  const bytes = decodeBase64(params.dataBase64, "dataBase64");
+  await checkWritable("fs/writeFile", [params.path], context.runtime.config);
+  await io(writeFile(params.path, bytes));
+  return {};
+}
+
+export async function fsCreateDirectory(
+  params: ParamsOf<"fs/createDirectory">,
+  context: HandlerContext,
+): Promise<ResultOf<"fs/createDirectory">> {
+  await checkWritable("fs/createDirectory", [params.path], context.runtime.config);
+  await io(mkdir(params.path, { recursive: params.recursive ?? true }));
+  return {};
+}
+
+export async function fsGetMetadata(params: ParamsOf<"fs/getMetadata">): Promise<ResultOf<"fs/getMetadata">> {
+  const link = await io(lstat(params.path));
+  const info = link.isSymbolicLink() ? await io(stat(params.path)) : link;
+  return {
+    isDirectory: info.isDirectory(),
+    isFile: info.isFile(),
+    isSymlink: link.isSymbolicLink(),
+    createdAtMs: Math.floor(info.birthtimeMs),
+    modifiedAtMs: Math.floor(info.mtimeMs),
+  };
+}
+
+export async function fsReadDirectory(
+  params: ParamsOf<"fs/readDirectory">,
+): Promise<ResultOf<"fs/readDirectory">> {
+  const entries = await io(readdir(params.path, { withFileTypes: true }));
+  return {
+    entries: await Promise.all(
+      entries.map(async (entry) => {
+        // A symlink counts as what it points to (a dangling one as neither).
+        const target = entry.isSymbolicLink()
+          ? await stat(join(params.path, entry.name)).catch(() => null)
+          : entry;
+        return {
+          fileName: entry.name,
+          isDirectory: target?.isDirectory() ?? false,
+          isFile: target?.isFile() ?? false,
+        };
+      }),
+    ),
+  };
+}
+
+export async function fsRemove(
+  params: ParamsOf<"fs/remove">,
+  context: HandlerContext,
+): Promise<ResultOf<"fs/remove">> {
+  await checkWritable("fs/remove", [params.path], context.runtime.config);
+  const recursive = params.recursive ?? true;
+  const force = params.force ?? true;
+  const info = await lstat(params.path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" && force) return null;
+    throw ioError(error);
+  });
+  if (!info) return {};
+  if (!info.isDirectory()) await io(unlink(params.path));
+  else await io(recursive ? rm(params.path, { recursive: true }) : rmdir(params.path));
+  return {};
+}
+
+export async function fsCopy(
+  params: ParamsOf<"fs/copy">,
+  context: HandlerContext,
+): Promise<ResultOf<"fs/copy">> {
+  const { sourcePath, destinationPath } = params;
+  await checkWritable("fs/copy", [destinationPath], context.runtime.config);
+  const info = await io(lstat(sourcePath));
+  if (info.isDirectory()) {
+    if (params.recursive !== true)
+      throw RpcError.invalidRequest("fs/copy requires recursive: true when sourcePath is a directory");
+    if (await isSameOrInside(destinationPath, sourcePath))
+      throw RpcError.invalidRequest("fs/copy cannot copy a directory to itself or one of its descendants");
+    // Links are copied as links (never followed out of the tree); sockets and FIFOs are skipped.
+    await io(
+      cp(sourcePath, destinationPath, {
+        recursive: true,
+        verbatimSymlinks: true,
+        filter: async (path) => {
+          const entry = await lstat(path);
+          return entry.isDirectory() || entry.isFile() || entry.isSymbolicLink();
+        },
+      }),
+    );
+    return {};
+  }
+  if (info.isSymbolicLink()) await io(symlink(await io(readlink(sourcePath)), destinationPath));
+  else if (info.isFile()) await io(copyFile(sourcePath, destinationPath, constants.COPYFILE_FICLONE));
+  else throw RpcError.invalidRequest("fs/copy only supports regular files, directories, and symlinks");
+  return {};
+}
+
+/** Whether `path` (which may not exist yet) is `dir` or inside it, comparing real paths. */
+async function isSameOrInside(path: string, dir: string): Promise<boolean> {
+  const realDir = await io(realpath(dir));
+  let existing = path;
+  let rest = "";
+  for (;;) {
+    try {
+      const real = await realpath(existing);
+      const inside = relative(realDir, `${real}${rest}`);
+      return inside === "" || !(inside.startsWith("..") || inside.startsWith(sep));
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return false;
+      rest = `${sep}${existing.slice(parent.length).replace(/^\//, "")}${rest}`;
+      existing = parent;
+    }
+  }
+}
+
+/** `operation`'s value, or its I/O failure as -32603 with the system's message. */
+async function io<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    throw ioError(error);
+  }
+}
+
+function ioError(error: unknown): RpcError {
+  if (error instanceof RpcError) return error;
+  return new RpcError(ErrorCode.InternalError, errorMessage(error));
+}
