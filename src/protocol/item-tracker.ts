@@ -15,6 +15,7 @@ import { messageText, type ResponseItem } from "./items.js";
 import type {
   AgentMessageItem,
   CommandExecutionItem,
+  ContextCompactionItem,
   FileChangeItem,
   ItemDelta,
   ItemEvent,
@@ -44,6 +45,8 @@ export class ItemTracker {
   private message: AgentMessageItem | null = null;
   private reasoning: ReasoningTurnItem | null = null;
   private plan: PlanTurnItem | null = null;
+  /** The compaction running now, if any (it completes with `context_compacted`). */
+  private compaction: ContextCompactionItem | null = null;
   /** The review this turn runs, if any: its prompt and JSON answer are the reviewer's, not items. */
   private review: ReviewItem | null = null;
   private readonly commands = new Map<string, CommandExecutionItem>();
@@ -149,15 +152,17 @@ export class ItemTracker {
         return this.agentUpdate(event.agent_id, event.status, false);
       case "agent_finished":
         return this.agentUpdate(event.agent_id, event.status, true);
+      case "context_compaction_started":
+        if (!this.turnId) return [];
+        this.compaction = {
+          type: "context_compaction",
+          id: this.newId(null),
+          status: "in_progress",
+          summary: "",
+        };
+        return [this.started(this.compaction)];
       case "context_compacted":
-        return this.turnId
-          ? this.startAndComplete({
-              type: "context_compaction",
-              id: this.newId(null),
-              status: "completed",
-              summary: event.summary,
-            })
-          : [];
+        return this.endCompaction(event.summary);
       case "turn_complete":
       case "turn_aborted":
       case "turn_failed":
@@ -477,8 +482,24 @@ export class ItemTracker {
     return [this.completed({ ...open, status: text === null ? "failed" : "completed", review: text })];
   }
 
+  /** The compaction's summary (a stored one has no start: it starts and completes at once). */
+  private endCompaction(summary: string): ItemEvent[] {
+    const open = this.compaction;
+    this.compaction = null;
+    if (!this.turnId) return [];
+    const done: ContextCompactionItem = {
+      type: "context_compaction",
+      id: open?.id ?? this.newId(null),
+      status: "completed",
+      summary,
+    };
+    return open ? [this.completed(done)] : this.startAndComplete(done);
+  }
+
   private endTurn(): ItemEvent[] {
     const out: ItemEvent[] = this.endReview(null);
+    if (this.compaction) out.push(this.completed({ ...this.compaction, status: "failed" }));
+    this.compaction = null;
     if (this.message) out.push(this.completed({ ...this.message, status: "failed" }));
     if (this.reasoning) out.push(this.completed({ ...this.reasoning, status: "failed" }));
     for (const item of this.searches.values()) out.push(this.completed({ ...item, status: "completed" }));

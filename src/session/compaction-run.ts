@@ -33,6 +33,7 @@ export async function compactThreadHistory(
       return false;
     }
   }
+  emit({ type: "context_compaction_started" });
   const prompt = services.compaction?.prompt ?? (await loadCompactPrompt());
   const summary = await summarize(services.client, services.baseInstructions, log.items, prompt, signal);
   const replacement = compactedHistory(log.items, summary);

@@ -3,13 +3,13 @@
  * `{}`, then a turn of its own with the `contextCompaction` item (started, completed) and
  * `thread/compacted`; the next turn's request carries the summary instead of the history. A
  * model failure fails that turn; one asked for while a turn runs waits for it; an unknown
- * thread is refused. Every message is checked against Codex's schemas.
+ * thread is refused; the item shows while the model summarises, and turn/interrupt stops it. Every message is checked against Codex's schemas.
  */
 import { describe, expect, it } from "vitest";
 import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
-import { delay, failed, message, turn } from "../support/fake-model-server.js";
+import { delay, failed, hang, message, turn } from "../support/fake-model-server.js";
 import { flow, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
@@ -78,6 +78,34 @@ describe("app-server: thread/compact/start", () => {
     expect(completed.params.turn.status).toBe("failed");
     expect(completed.params.turn.error.message).toContain("compaction failed");
     expect(flow(client, turnId)).not.toContain("thread/compacted");
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("shows the item while the model summarises; turn/interrupt stops the compaction", async () => {
+    const client = await h.stdio();
+    const threadId = await startThread(client, { cwd: h.work, approvalPolicy: "never" });
+    h.model.enqueue(turn(message("hello back")));
+    await runTurn(client, threadId, "hello");
+    h.model.enqueue(turn(hang()));
+    const from = client.received.length;
+    expect((await client.request("thread/compact/start", { threadId })).result).toEqual({});
+    const started = await client.waitFor(
+      (m) => m.method === "item/started" && m.params.item.type === "contextCompaction",
+    );
+    const turnId = String(started.params.turnId);
+    expect(await client.call("turn/interrupt", { threadId, turnId })).toEqual({});
+    const completed = await client.turnCompleted(turnId, from);
+    expect(completed.params.turn.status).toBe("interrupted");
+    expect(flow(client, turnId)).toEqual([
+      "turn/started",
+      "item/started contextCompaction",
+      "item/completed contextCompaction",
+      "turn/completed interrupted",
+    ]);
+    // The history is as it was: the next turn still sends the first exchange.
+    h.model.enqueue(turn(message("still here")));
+    await runTurn(client, threadId, "again");
+    expect(JSON.stringify(h.model.requests.at(-1)?.input)).toContain("hello back");
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

@@ -230,3 +230,23 @@ describe("ItemTracker: review turns", () => {
     expect(summary(aborted)).toEqual([["item_completed", "review", "failed"]]);
   });
 });
+
+describe("ItemTracker: compaction", () => {
+  it("starts the compaction item when summarising begins and completes it with the summary", () => {
+    const tracker = new ItemTracker();
+    tracker.push({ type: "turn_started", turn_id: "2", model_context_window: null });
+    const [started] = tracker.push({ type: "context_compaction_started" });
+    expect(started).toMatchObject({ type: "item_started", item: { type: "context_compaction" } });
+    const done = tracker.push({ type: "context_compacted", summary: "S", replacement_history: [] });
+    expect(done).toEqual([
+      { type: "item_completed", turn_id: "2", item: { ...started?.item, status: "completed", summary: "S" } },
+    ]);
+    // A stored compaction has no start: it starts and completes at once; an unfinished one fails.
+    expect(
+      tracker.push({ type: "context_compacted", summary: "T", replacement_history: [] }).map((e) => e.type),
+    ).toEqual(["item_started", "item_completed"]);
+    tracker.push({ type: "context_compaction_started" });
+    const failed = tracker.push({ type: "turn_failed", turn_id: "2", message: "down" });
+    expect(failed.map((e) => [e.type, e.item.status])).toEqual([["item_completed", "failed"]]);
+  });
+});
