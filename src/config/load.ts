@@ -102,12 +102,21 @@ export interface Config {
   execUserInput: "unavailable" | "first";
   /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
   profile?: string;
+  /** `[[skills.config]]`: skills turned off (or back on) by path or name, in file order. */
+  skillSettings: SkillSetting[];
   /** --dangerously-bypass-hook-trust: configured hooks run without being trusted (one run only; no config key). */
   bypassHookTrust?: boolean;
   /** `[profiles.NAME]` tables as configured. */
   profiles: NonNullable<ConfigFile["profiles"]>;
   /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
   modelProviders: Record<string, ProviderConfig>;
+}
+
+/** One `[[skills.config]]` entry: the skill at `path`, or every skill called `name`. */
+export interface SkillSetting {
+  path?: string;
+  name?: string;
+  enabled: boolean;
 }
 
 /** Limits of `tscodex mcp-server` (config `[mcp_server]`). */
@@ -295,6 +304,17 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
         : {}),
     },
     rolloutFsync: merged.rollout_fsync ?? false,
+    skillSettings: (merged.skills?.config ?? []).flatMap((entry) =>
+      entry.path !== undefined || entry.name !== undefined
+        ? [
+            {
+              ...(entry.path !== undefined ? { path: resolve(entry.path) } : {}),
+              ...(entry.name !== undefined ? { name: entry.name } : {}),
+              enabled: entry.enabled ?? true,
+            },
+          ]
+        : [],
+    ),
     store: {
       url: env.TSCODEX_STORE_URL || merged.store?.url || null,
       ...(merged.store?.lease_wait_ms !== undefined ? { leaseWaitMs: merged.store.lease_wait_ms } : {}),

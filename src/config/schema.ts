@@ -158,6 +158,20 @@ export const configFileSchema = z.looseObject({
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** `[[hooks.<Event>]]` groups and `[hooks.state."<key>"]` trust (read per layer by src/hooks/). */
   hooks: z.looseObject({}).optional(),
+  /** `[[skills.config]]`: a skill (by SKILL.md `path` or by `name`) turned off or on; the last entry for it wins. */
+  skills: z
+    .looseObject({
+      config: z
+        .array(
+          z.looseObject({
+            path: z.string().optional(),
+            name: z.string().optional(),
+            enabled: z.boolean().optional(),
+          }),
+        )
+        .optional(),
+    })
+    .optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   /** Limits of `tscodex mcp-server` itself (tscodex's own table). */

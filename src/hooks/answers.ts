@@ -13,7 +13,11 @@ export interface ReadAnswer {
 }
 
 /** Events whose plain (non-JSON) stdout is context for the model. */
-const PLAIN_STDOUT_IS_CONTEXT: ReadonlySet<HookEventName> = new Set(["SessionStart", "UserPromptSubmit"]);
+const PLAIN_STDOUT_IS_CONTEXT: ReadonlySet<HookEventName> = new Set([
+  "SessionStart",
+  "SubagentStart",
+  "UserPromptSubmit",
+]);
 
 export function readCommandAnswer(
   event: HookEventName,

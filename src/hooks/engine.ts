@@ -5,14 +5,17 @@
  * untrusted ones (each named in one warning, the first time it would have run), run the rest
  * concurrently (commands under their timeout, callbacks in process), and fold the answers into
  * one HookOutcome: contexts in hook order, the first block, deny over allow, the last
- * updatedInput. A hook that fails or times out is a warning and changes nothing.
+ * updatedInput. A hook that fails or times out is a warning and changes nothing. Each command
+ * hook's start and end are reported (HookRunContext.report) as Codex's HookRunSummary.
  */
 
+import type { HookRunSummary } from "../protocol/events.js";
 import { errorMessage } from "../util/errors.js";
 import { type ReadAnswer, readCommandAnswer, readOutput } from "./answers.js";
 import { runCommandHook } from "./command.js";
 import { type HookAnswer, type HookEventName, type HookInputs, matchValueOf } from "./events.js";
 import type { CallbackHook, CommandHook, Hook } from "./handler.js";
+import { completedSummary, hookRunId, runningSummary } from "./run-summary.js";
 
 /** Where an event's hooks run and report. */
 export interface HookRunContext {
@@ -20,13 +23,15 @@ export interface HookRunContext {
   signal?: AbortSignal | undefined;
   /** A problem worth telling the user (failed hook, untrusted hook, systemMessage). */
   warn(message: string): void;
+  /** A command hook started or finished (callbacks are the program's own: not reported). */
+  report?(phase: "started" | "completed", run: HookRunSummary): void;
 }
 
 /** The folded answers of an event's hooks. */
 export interface HookOutcome {
   additionalContexts: string[];
   block: string | null;
-  /** Where the block came from: the hook's source file, or "callback". */
+  /** Which hook blocked: its run id (hookRunId), or "callback". */
   blockedBy: string | null;
   permission: HookAnswer["permission"] | null;
   stop: { reason: string | null } | null;
@@ -88,7 +93,7 @@ export class HookEngine {
     for (const hook of untrusted) this.warnedUntrusted.add(hook.key);
     if (untrusted.length > 0)
       context.warn(
-        `untrusted hooks did not run: ${untrusted.map((hook) => `${hook.key} (${hook.command})`).join(", ")}; ` +
+        `untrusted hooks did not run: ${untrusted.map(untrustedName).join(", ")}; ` +
           "review them with `tscodex hooks list` and trust them with `tscodex hooks trust`, or run with --dangerously-bypass-hook-trust",
       );
     if (runnable.length === 0) return NO_OUTCOME;
@@ -106,12 +111,21 @@ export class HookEngine {
         const name = hook?.kind === "command" ? hook.command : `${event} callback`;
         if (read.problem) context.warn(`${event} hook (${name}): ${read.problem}`);
         if (read.answer.systemMessage) context.warn(read.answer.systemMessage);
-        return { answer: read.answer, source: hook?.kind === "command" ? hook.source : "callback" };
+        return { answer: read.answer, source: hook?.kind === "command" ? hookRunId(hook) : "callback" };
       }),
     );
   }
 
   private async runCommand(hook: CommandHook, payload: string, context: HookRunContext): Promise<ReadAnswer> {
+    const startedMs = Date.now();
+    const running = context.report ? runningSummary(hook, startedMs) : null;
+    if (running) context.report?.("started", running);
+    const read = await this.execute(hook, payload, context);
+    if (running) context.report?.("completed", completedSummary(running, startedMs, read));
+    return read;
+  }
+
+  private async execute(hook: CommandHook, payload: string, context: HookRunContext): Promise<ReadAnswer> {
     const run = await runCommandHook({
       command: hook.command,
       cwd: context.cwd,
@@ -123,6 +137,11 @@ export class HookEngine {
     if (run.timedOut) return { answer: {}, problem: `timed out after ${hook.timeoutSec}s` };
     return readCommandAnswer(hook.event, run.exitCode, run.stdout, run.stderr);
   }
+}
+
+function untrustedName(hook: CommandHook): string {
+  const changed = hook.trustStatus === "modified" ? ", changed since it was trusted" : "";
+  return `${hook.key} (${hook.command}${changed})`;
 }
 
 async function runCallback(hook: CallbackHook, input: unknown): Promise<ReadAnswer> {

@@ -16,12 +16,26 @@ export interface CommandHook {
   timeoutSec: number;
   /** The file it was read from. */
   source: string;
+  /** The config layer of that file. */
+  layer: "user" | "project";
+  /** Its place among every configured hook (Codex's displayOrder; hooks/list shows the same). */
+  displayOrder: number;
+  /** `statusMessage` of its entry: what a UI shows while it runs. */
+  statusMessage: string | null;
   /** `[hooks.state]` key. */
   key: string;
   /** The current trust hash (`sha256:...`). */
   hash: string;
+  /** May run: its stored hash is the current one, or trust is bypassed for this run. */
   trusted: boolean;
+  /**
+   * What the user's config records (Codex's HookTrustStatus): `modified` when a hash was stored
+   * but the hook changed since (an edited command, matcher or timeout), so it needs trusting again.
+   */
+  trustStatus: HookTrustStatus;
 }
+
+export type HookTrustStatus = "trusted" | "untrusted" | "modified";
 
 export interface CallbackHook {
   kind: "callback";

@@ -48,6 +48,8 @@ function eventsOf(raw: unknown): Record<string, GroupEntry[]> | string {
           return `${event}: command must be a string`;
         if (handler.timeout !== undefined && !(typeof handler.timeout === "number" && handler.timeout > 0))
           return `${event}: timeout must be a positive number of seconds`;
+        if (handler.statusMessage !== undefined && typeof handler.statusMessage !== "string")
+          return `${event}: statusMessage must be a string`;
         checked.push(handler as unknown as HandlerEntry);
       }
       events[event]?.push({
@@ -122,14 +124,27 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
       warnings.push(
         `loading hooks from both ${jsonPath} and ${tomlPath}; prefer a single representation for this layer`,
       );
-    if (fromJson) hooks.push(...handlersOf(fromJson, jsonPath, warnings));
-    if (fromToml) hooks.push(...handlersOf(fromToml, tomlPath, warnings));
+    const layer = homes.includes(folder) ? "user" : "project";
+    if (fromJson) hooks.push(...handlersOf(fromJson, jsonPath, layer, warnings));
+    if (fromToml) hooks.push(...handlersOf(fromToml, tomlPath, layer, warnings));
   }
-  for (const hook of hooks) hook.trusted = options.bypassTrust || trusted.get(hook.key) === hook.hash;
+  hooks.forEach((hook, index) => {
+    hook.displayOrder = index;
+  });
+  for (const hook of hooks) {
+    const stored = trusted.get(hook.key);
+    hook.trustStatus = stored === undefined ? "untrusted" : stored === hook.hash ? "trusted" : "modified";
+    hook.trusted = options.bypassTrust || hook.trustStatus === "trusted";
+  }
   return { hooks, warnings };
 }
 
-function handlersOf(raw: unknown, source: string, warnings: string[]): CommandHook[] {
+function handlersOf(
+  raw: unknown,
+  source: string,
+  layer: CommandHook["layer"],
+  warnings: string[],
+): CommandHook[] {
   const parsed = eventsOf(raw);
   if (typeof parsed === "string") {
     warnings.push(`${source}: invalid hooks: ${parsed} (ignored)`);
@@ -176,9 +191,13 @@ function handlersOf(raw: unknown, source: string, warnings: string[]): CommandHo
           command: handler.command,
           timeoutSec,
           source,
+          layer,
+          displayOrder: 0,
+          statusMessage: handler.statusMessage ?? null,
           key: hookStateKey(source, event, groupIndex, handlerIndex),
           hash: hookTrustHash(identity),
           trusted: false,
+          trustStatus: "untrusted",
         });
       });
     });

@@ -5,12 +5,14 @@
  * Codex's `<skills_instructions>` developer message (roots table, one line per skill, never the
  * bodies) within a budget of about 2% of the context window; a `$name` mention in a prompt adds
  * that skill's whole file as Codex's `<skill>` user message. A bad SKILL.md is skipped with one
- * warning naming the file and the reason.
+ * warning naming the file and the reason. A skill turned off in `[[skills.config]]` (by path or
+ * name) is listed as disabled and never reaches the model.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitRootOf } from "../config/layers.js";
+import type { SkillSetting } from "../config/load.js";
 import { parseSkillFrontMatter } from "./skill-front-matter.js";
 
 export interface Skill {
@@ -20,6 +22,8 @@ export interface Skill {
   path: string;
   /** The root it was found under. */
   root: string;
+  /** False when `[[skills.config]]` turned it off. */
+  enabled: boolean;
 }
 
 export interface LoadedSkills {
@@ -35,6 +39,8 @@ export interface SkillRootsInput {
   env: NodeJS.ProcessEnv;
   /** Roots added by the client (app-server `skills/extraRoots/set`). */
   extraRoots?: readonly string[] | undefined;
+  /** `[[skills.config]]` entries (Config.skillSettings). */
+  settings?: readonly SkillSetting[] | undefined;
 }
 
 /** Where skills are looked for, in Codex's order, before checking which exist. */
@@ -75,7 +81,7 @@ export async function loadSkills(input: SkillRootsInput): Promise<LoadedSkills> 
         const { name, description } = parseSkillFrontMatter(text, dir);
         if (seen.has(name)) continue;
         seen.add(name);
-        skills.push({ name, description, path, root });
+        skills.push({ name, description, path, root, enabled: isEnabled(name, path, input.settings) });
       } catch (error) {
         warnings.push(`failed to load skill ${path}: ${(error as Error).message}`);
       }
@@ -83,6 +89,19 @@ export async function loadSkills(input: SkillRootsInput): Promise<LoadedSkills> 
   }
   skills.sort((a, b) => systemFirst(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { skills, roots, warnings };
+}
+
+/** The last `[[skills.config]]` entry naming the skill (by path or name) decides; none: enabled. */
+function isEnabled(name: string, path: string, settings: readonly SkillSetting[] = []): boolean {
+  let enabled = true;
+  for (const setting of settings)
+    if (setting.path === path || setting.name === name) enabled = setting.enabled;
+  return enabled;
+}
+
+/** The skills a thread may use: the disabled ones left out (never listed, never injected). */
+export function enabledSkills(loaded: LoadedSkills): LoadedSkills {
+  return { ...loaded, skills: loaded.skills.filter((skill) => skill.enabled) };
 }
 
 const isSystem = (skill: Skill) => skill.root.endsWith(join("skills", ".system"));

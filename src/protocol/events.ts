@@ -52,6 +52,38 @@ export interface McpToolResult {
   isError?: boolean | null | undefined;
 }
 
+/** How a hook run ended (Codex's HookRunStatus; `running` while it runs). */
+export type HookRunStatus = "running" | "completed" | "failed" | "blocked" | "stopped";
+
+/** What a hook run said, by kind (Codex's HookOutputEntry). */
+export interface HookOutputEntry {
+  kind: "warning" | "stop" | "feedback" | "context" | "error";
+  text: string;
+}
+
+/** One run of a configured hook, as Codex's HookRunSummary (snake_case here, camelCase on the app-server wire). */
+export interface HookRunSummary {
+  /** `<event label>:<display order>:<source path>`, e.g. `stop:2:/home/me/.codex/hooks.json`. */
+  id: string;
+  /** Codex's event name (`PreToolUse`). */
+  event_name: string;
+  handler_type: "command";
+  execution_mode: "sync";
+  /** `thread` for SessionStart / SubagentStart, `turn` for the rest. */
+  scope: "thread" | "turn";
+  source_path: string;
+  /** The config layer it came from. */
+  source: "user" | "project";
+  display_order: number;
+  status: HookRunStatus;
+  status_message: string | null;
+  /** Unix seconds. */
+  started_at: number;
+  completed_at: number | null;
+  duration_ms: number | null;
+  entries: HookOutputEntry[];
+}
+
 export interface SessionConfiguredEvent {
   type: "session_configured";
   session_id: string;
@@ -219,6 +251,10 @@ export type Event =
       /** Set when a sub-agent asked (its thread id). */
       agent_id?: string;
     }
+  /** A configured hook started (not persisted: Codex keeps hook runs out of rollouts too). */
+  | { type: "hook_started"; turn_id: string | null; run: HookRunSummary }
+  /** That hook finished: its status and what it said. */
+  | { type: "hook_completed"; turn_id: string | null; run: HookRunSummary }
   /** A model stream failed and is being retried. */
   | { type: "stream_error"; message: string; attempt: number; max_attempts: number; delay_ms: number }
   | { type: "error"; message: string }

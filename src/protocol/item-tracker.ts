@@ -252,6 +252,16 @@ export class ItemTracker {
   }
 
   private responseItem(item: ResponseItem): ItemEvent[] {
+    if (item.type === "message" && item.role === "user") {
+      const fragments = hookPromptFragments(messageText(item));
+      if (!fragments) return [];
+      return this.startAndComplete({
+        type: "hook_prompt",
+        id: this.newId(null),
+        status: "completed",
+        fragments,
+      });
+    }
     if (item.type === "message" && item.role === "assistant") {
       const open = this.message;
       this.message = null;
@@ -511,4 +521,18 @@ export class ItemTracker {
     this.turnId = "";
     return out;
   }
+}
+
+/**
+ * The fragments of a user message made only of `<hook_prompt hook_run_id="…">…</hook_prompt>`
+ * parts (what a Stop hook's block adds); null for any other message.
+ */
+function hookPromptFragments(text: string): { hook_run_id: string; text: string }[] | null {
+  const pattern = /<hook_prompt hook_run_id="([^"]*)">([\s\S]*?)<\/hook_prompt>/g;
+  const fragments = [...text.matchAll(pattern)].map((match) => ({
+    hook_run_id: match[1] ?? "",
+    text: match[2] ?? "",
+  }));
+  if (fragments.length === 0 || text.replace(pattern, "").trim() !== "") return null;
+  return fragments;
 }

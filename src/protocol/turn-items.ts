@@ -103,8 +103,15 @@ export interface ContextCompactionItem extends ItemBase {
   summary: string;
 }
 
+/** A hook's prompt that kept the turn going (Stop block): Codex's `hookPrompt` item. */
+export interface HookPromptItem extends ItemBase {
+  type: "hook_prompt";
+  fragments: { hook_run_id: string; text: string }[];
+}
+
 export type TurnItem =
   | UserMessageItem
+  | HookPromptItem
   | AgentMessageItem
   | ReasoningTurnItem
   | CommandExecutionItem

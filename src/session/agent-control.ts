@@ -12,6 +12,7 @@
  */
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
+import { developerMessage } from "../protocol/items.js";
 import type { SandboxMode } from "../protocol/policy.js";
 import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
@@ -170,7 +171,10 @@ export class AgentControl implements AgentCollab, ScopedResource {
     const child = this.track(thread);
     child.hookTurn = turn.turnId;
     child.agentType = request.agentType ?? "default";
-    await parent.subagentStart(turn.turnId, { id: thread.id, type: child.agentType });
+    // The hooks' contexts reach the child as Codex records them: developer messages after its
+    // initial context, before its first prompt.
+    const contexts = await parent.subagentStart(turn.turnId, { id: thread.id, type: child.agentType });
+    if (contexts.length > 0) await thread.importHistory(contexts.map(developerMessage));
     this.publish({
       type: "agent_spawned",
       agent_id: thread.id,

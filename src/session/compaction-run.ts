@@ -10,11 +10,12 @@ import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import type { History } from "./history.js";
 import type { HookPoints } from "./hook-points.js";
 import type { ThreadServices } from "./services.js";
+import type { AutoCompact } from "./turn.js";
 
 export interface CompactionSubject {
   log: History;
   hooks: HookPoints | null;
-  services: Pick<ThreadServices, "client" | "baseInstructions" | "compaction">;
+  services: Pick<ThreadServices, "client" | "baseInstructions" | "compaction" | "contextWindow">;
   emit(event: Event): void;
 }
 
@@ -43,30 +44,57 @@ export async function compactThreadHistory(
   return true;
 }
 
-/**
- * A manual compaction (the `compact` op). With `turnId` it is a turn of its own, as Codex runs
- * it: turn_started, the compaction, then turn_complete, turn_aborted (interrupted) or
- * turn_failed. Failures are `error` events either way. Never throws.
- */
-export async function runManualCompaction(
-  compact: (signal: AbortSignal) => Promise<void>,
-  emit: (event: Event) => void,
-  turn: { turnId: string | undefined; contextWindow: number | null },
-  signal: AbortSignal,
-): Promise<void> {
-  const { turnId } = turn;
-  if (turnId) emit({ type: "turn_started", turn_id: turnId, model_context_window: turn.contextWindow });
-  try {
-    await compact(signal);
-    if (turnId)
-      emit({ type: "turn_complete", turn_id: turnId, last_agent_message: null, usage: emptyUsage() });
-  } catch (error) {
-    if (signal.aborted) {
-      if (turnId) emit({ type: "turn_aborted", turn_id: turnId, reason: "interrupted" });
-      return;
+/** A thread's compactions: on request (the `compact` op) and automatic (inside a turn). */
+export class ThreadCompaction {
+  /** Input + output tokens of the last model response: the context size auto-compaction watches. */
+  lastResponseTokens = 0;
+
+  /** `turnId`: the turn hooks are told about (the last one started). */
+  constructor(
+    private readonly subject: CompactionSubject,
+    private readonly turnId: () => string,
+  ) {}
+
+  /**
+   * Compact now (the `compact` op); a failure becomes an `error` event unless `signal` ended it.
+   * With `turnId` it is a turn of its own, as Codex runs it: turn_started, the compaction, then
+   * turn_complete, turn_aborted (interrupted) or turn_failed. Never throws.
+   */
+  async manual(signal: AbortSignal, turnId?: string): Promise<void> {
+    const { emit, services, log } = this.subject;
+    if (!turnId && log.length === 0) return;
+    if (turnId) emit({ type: "turn_started", turn_id: turnId, model_context_window: services.contextWindow });
+    try {
+      await this.compact("manual", signal, turnId);
+      if (turnId)
+        emit({ type: "turn_complete", turn_id: turnId, last_agent_message: null, usage: emptyUsage() });
+    } catch (error) {
+      if (signal.aborted) {
+        if (turnId) emit({ type: "turn_aborted", turn_id: turnId, reason: "interrupted" });
+        return;
+      }
+      const message = `compaction failed: ${errorMessage(error)}`;
+      emit({ type: "error", message });
+      if (turnId) emit({ type: "turn_failed", turn_id: turnId, message });
     }
-    const message = `compaction failed: ${errorMessage(error)}`;
-    emit({ type: "error", message });
-    if (turnId) emit({ type: "turn_failed", turn_id: turnId, message });
+  }
+
+  /** What the turn loop needs to compact on its own; undefined when the thread never does. */
+  auto(): AutoCompact | undefined {
+    const limit = this.subject.services.compaction?.autoLimit;
+    if (limit == null) return undefined;
+    return {
+      limit,
+      lastResponseTokens: this.lastResponseTokens,
+      compact: (signal) => this.compact("auto", signal),
+    };
+  }
+
+  private async compact(
+    trigger: "manual" | "auto",
+    signal: AbortSignal,
+    turnId = this.turnId(),
+  ): Promise<void> {
+    if (await compactThreadHistory(this.subject, turnId, trigger, signal)) this.lastResponseTokens = 0;
   }
 }

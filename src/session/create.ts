@@ -13,7 +13,7 @@ import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
 import { createThreadPolicy, loadExecPolicy } from "../policy/index.js";
 import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
-import { loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
+import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { mcpStartup } from "../tools/mcp.js";
@@ -63,6 +63,8 @@ export interface CreateThreadOptions {
    * so it is never wider); `tempRoots` then holds only what it lists.
    */
   sandboxExtent?: SandboxExtent | undefined;
+  /** Skill roots besides Codex's (app-server `skills/extraRoots/set`). */
+  skillRoots?: readonly string[] | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -119,7 +121,15 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolsWin: options.clientToolsWin ?? false,
   });
   const contextWindow = config.contextWindow ?? family.contextWindow;
-  const skills = await loadSkills({ home: config.home, cwd: options.cwd, env });
+  const skills = enabledSkills(
+    await loadSkills({
+      home: config.home,
+      cwd: options.cwd,
+      env,
+      settings: config.skillSettings,
+      extraRoots: options.skillRoots,
+    }),
+  );
   const hooks = await loadHooks({
     home: config.home,
     cwd: options.cwd,

@@ -4,9 +4,11 @@
  * history items or decisions the turn loop and the orchestrator act on.
  * Tool names are Codex's: shell calls are `Bash` with `tool_input.command` the command string;
  * apply_patch is `apply_patch` (the patch as `command`); MCP tools `mcp__<server>__<tool>` with
- * their arguments. Other tools start no tool hooks.
+ * their arguments (`{}` when none, the raw text when not JSON) and, after the call, the server's
+ * result (`{content, structuredContent}`). Other tools start no tool hooks.
  */
 import type { HookEngine, HookEventName, HookInputs, HookOutcome, PermissionMode } from "../hooks/index.js";
+import type { Event, HookRunSummary } from "../protocol/events.js";
 import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy } from "../protocol/policy.js";
 import type { ToolRouter } from "../tools/router.js";
@@ -22,6 +24,8 @@ export interface HookSubject {
   model(): string;
   approvalPolicy(): ApprovalPolicy;
   warn(message: string): void;
+  /** Where `hook_started` / `hook_completed` go (the thread's event stream). */
+  emit?(event: Event): void;
 }
 
 /** A sub-agent that finished a turn, for SubagentStop. */
@@ -37,7 +41,7 @@ export interface SubagentStopped {
 /** A tool call as its hooks see it. */
 interface ToolView {
   name: string;
-  input: Record<string, unknown>;
+  input: unknown;
   /** The command string of a shell call (for Codex's blocked-call message). */
   command: string | null;
 }
@@ -55,10 +59,18 @@ export class HookPoints {
   }
 
   run<E extends HookEventName>(event: E, input: HookInputs[E], signal?: AbortSignal): Promise<HookOutcome> {
+    const turnId = "turn_id" in input && input.turn_id ? input.turn_id : null;
+    const emit = this.subject.emit?.bind(this.subject);
     return this.engine.run(event, input, {
       cwd: this.subject.cwd(),
       signal,
       warn: (message) => this.subject.warn(message),
+      ...(emit
+        ? {
+            report: (phase: "started" | "completed", run: HookRunSummary) =>
+              emit({ type: phase === "started" ? "hook_started" : "hook_completed", turn_id: turnId, run }),
+          }
+        : {}),
     });
   }
 
@@ -112,7 +124,8 @@ export class HookPoints {
     if (!(this.has("PreToolUse") || this.has("PostToolUse") || this.has("Stop"))) return undefined;
     return {
       beforeTool: (call, router) => this.beforeTool(call, router, turnId, signal),
-      afterTool: (call, output, router) => this.afterTool(call, output, router, turnId, signal),
+      afterTool: (call, output, router, response) =>
+        this.afterTool(call, output, router, turnId, signal, response),
       beforeStop: async (lastAgentMessage, active) => {
         if (!this.has("Stop")) return null;
         const outcome = await this.run(
@@ -121,7 +134,11 @@ export class HookPoints {
           signal,
         );
         if (outcome.block === null || outcome.stop) return null;
-        const id = `stop:${turnId}:${outcome.blockedBy ?? "hook"}`;
+        // Codex's run id of the blocking hook (a library callback has none: the turn stands in).
+        const id =
+          outcome.blockedBy && outcome.blockedBy !== "callback"
+            ? outcome.blockedBy
+            : `stop:${turnId}:callback`;
         return userMessage(`<hook_prompt hook_run_id="${id}">${outcome.block}</hook_prompt>`);
       },
     };
@@ -132,9 +149,15 @@ export class HookPoints {
     if (this.has("SessionEnd")) await this.run("SessionEnd", { ...this.session(), reason: "other" });
   }
 
-  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    if (!this.has("SubagentStart")) return;
-    await this.run("SubagentStart", { ...this.turn(turnId), agent_id: agent.id, agent_type: agent.type });
+  /** SubagentStart: the contexts its hooks give the child (developer messages before its first prompt). */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<string[]> {
+    if (!this.has("SubagentStart")) return [];
+    const outcome = await this.run("SubagentStart", {
+      ...this.turn(turnId),
+      agent_id: agent.id,
+      agent_type: agent.type,
+    });
+    return outcome.additionalContexts;
   }
 
   /** SubagentStop: a block reason is the child's next input (null: it may stop). */
@@ -192,13 +215,15 @@ export class HookPoints {
     router: ToolRouter,
     turnId: string,
     signal: AbortSignal,
+    toolResponse?: unknown,
   ): Promise<{ items: ResponseItem[]; stop: string | null }> {
     if (!this.engine.has("PostToolUse")) return { items: [], stop: null };
     const view = toolView(call, router);
     if (!view) return { items: [], stop: null };
     const text = "output" in output ? outputText(output.output) : "";
     // A shell call's response is what the command printed, without the tool's header lines.
-    const response = view.command !== null ? (/(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text) : text;
+    const printed = view.command !== null ? (/(?:^|\n)Output:\n([\s\S]*)$/.exec(text)?.[1] ?? text) : text;
+    const response = toolResponse !== undefined ? toolResponse : printed;
     const outcome = await this.run(
       "PostToolUse",
       {
@@ -267,8 +292,8 @@ function toolView(call: ToolCallItem, router: ToolRouter): ToolView | null {
   const mcp = router.definitions.find(
     (definition) => definition.mcpTool && definitionName(definition) === call.name,
   );
-  if (mcp?.mcpTool)
-    return { name: `mcp__${mcp.mcpTool.server}__${mcp.mcpTool.tool}`, input: args, command: null };
+  // The model-visible name (`mcp__<server>__<tool>`, sanitized as the model sees it), as Codex.
+  if (mcp) return { name: call.name, input: mcpInput(call.arguments), command: null };
   return null;
 }
 
@@ -300,6 +325,16 @@ function withInput(call: ToolCallItem, updated: unknown): ToolCallItem {
   else if (call.name === "shell") args.command = ["bash", "-lc", command];
   else args.command = command;
   return { ...call, arguments: JSON.stringify(args) };
+}
+
+/** An MCP call's arguments as its hooks see them: `{}` when empty, the raw text when not JSON. */
+function mcpInput(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function parseArgs(text: string): Record<string, unknown> {

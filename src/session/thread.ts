@@ -21,7 +21,7 @@ import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { EventStream } from "../util/event-stream.js";
 import { ResourceScope } from "../util/resource-scope.js";
-import { compactThreadHistory, runManualCompaction } from "./compaction-run.js";
+import { ThreadCompaction } from "./compaction-run.js";
 import { turnContextItems } from "./context-items.js";
 import { History } from "./history.js";
 import { HookPoints, type SubagentStopped } from "./hook-points.js";
@@ -49,7 +49,8 @@ import {
   type TurnOverrides,
   type UserInput,
 } from "./settings.js";
-import { type AutoCompact, FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
+import { SteerError, SteerQueue } from "./steering.js";
+import { FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { buildTurnContext } from "./turn-context.js";
 import { TurnWaiters } from "./turn-waiters.js";
 
@@ -64,6 +65,7 @@ export type {
   TurnStatus,
 } from "./ops.js";
 export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
+export { SteerError } from "./steering.js";
 
 export class Thread {
   private readonly log = new History();
@@ -73,6 +75,10 @@ export class Thread {
   private nextTurn = 0;
   private queue: Promise<void> = Promise.resolve();
   private running: AbortController | null = null;
+  /** The user turn running now (null between turns and while compacting), and those queued. */
+  private runningTurnId: string | null = null;
+  private readonly queuedTurns: string[] = [];
+  private readonly steering = new SteerQueue();
   private initialized = false;
   private closed = false;
   private readonly resources = new ResourceScope();
@@ -80,8 +86,7 @@ export class Thread {
   private readonly questions: ThreadQuestions;
   /** Settings changes for the next user turn to begin (overrideSettings), under its own. */
   private pendingOverrides: TurnOverrides = {};
-  /** Input + output tokens of the last model response: the context size auto-compaction watches. */
-  private lastResponseTokens = 0;
+  private readonly compaction: ThreadCompaction;
   /** The turn stopped on client tool calls, if any (cleared when continued or abandoned). */
   private parked: ParkedTurn | null = null;
   /** The thread's hooks; null when it has none. */
@@ -112,8 +117,12 @@ export class Thread {
           model: () => this.settings.model?.model ?? services.model ?? "",
           approvalPolicy: () => this.settings.approvalPolicy,
           warn: (message) => this.emit({ type: "warning", message }),
+          emit: (event) => this.emit(event),
         })
       : null;
+    const emit = (event: Event) => this.emit(event);
+    const subject = { log: this.log, hooks: this.hooks, services, emit };
+    this.compaction = new ThreadCompaction(subject, () => String(Math.max(0, this.nextTurn - 1)));
     this.intake = new PromptIntake(
       this.hooks,
       services,
@@ -122,9 +131,9 @@ export class Thread {
     );
   }
 
-  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts). */
-  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<void> {
-    await this.hooks?.subagentStart(turnId, agent);
+  /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts): the child's contexts. */
+  async subagentStart(turnId: string, agent: { id: string; type: string }): Promise<string[]> {
+    return (await this.hooks?.subagentStart(turnId, agent)) ?? [];
   }
 
   /** SubagentStop when a child finished a turn: a block reason is the child's next input. */
@@ -218,6 +227,7 @@ export class Thread {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
           return;
         }
+        if (op.type === "user_turn") this.queuedTurns.push(op.turnId);
         this.queue = this.queue.then(() => this.runUserTurn(op));
         return;
     }
@@ -282,7 +292,7 @@ export class Thread {
     this.initialized = state.history.length > 0;
     this.restored = true;
     this.parked = state.parked ? parkedFromHistory(state.history, state.parked) : null;
-    this.lastResponseTokens = state.lastUsage
+    this.compaction.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens
       : 0;
   }
@@ -311,6 +321,21 @@ export class Thread {
 
   interrupt(): void {
     this.submit({ type: "interrupt" });
+  }
+
+  /** The turn input is steered into: the running one, else the next to begin (null: none). */
+  get activeTurnId(): string | null {
+    return this.runningTurnId ?? this.queuedTurns[0] ?? null;
+  }
+
+  /** Add `input` to the active turn (read before its next request); SteerError if none or not `expectedTurnId`. */
+  steer(input: UserInput, expectedTurnId?: string): string {
+    const running = this.activeTurnId;
+    if (running === null) throw new SteerError("no active turn to steer");
+    if (expectedTurnId !== undefined && expectedTurnId !== running)
+      throw new SteerError(`expected active turn id ${expectedTurnId} but found ${running}`);
+    this.steering.push(input);
+    return running;
   }
 
   /** End the running turn (if any) as failed with `message`: something it relies on is gone. */
@@ -377,7 +402,7 @@ export class Thread {
 
   private emit(event: Event): void {
     if (event.type === "token_count" && event.last)
-      this.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
+      this.compaction.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
     this.listeners.emit(event);
   }
 
@@ -391,6 +416,9 @@ export class Thread {
     };
     const abort = new AbortController();
     this.running = abort;
+    this.runningTurnId = op.turnId;
+    const queued = this.queuedTurns.indexOf(op.turnId);
+    if (queued >= 0) this.queuedTurns.splice(queued, 1);
     const result: TurnResult = {
       turnId: op.turnId,
       status: "completed",
@@ -413,13 +441,9 @@ export class Thread {
     if (callerSignal?.aborted) abort.abort();
     else callerSignal?.addEventListener("abort", callerGone, { once: true });
     const review = op.type === "user_turn" ? op.review : undefined;
+    const contextWindow = this.services.contextWindow;
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
-    else
-      this.emit({
-        type: "turn_started",
-        turn_id: op.turnId,
-        model_context_window: this.services.contextWindow,
-      });
+    else this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: contextWindow });
     if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
@@ -456,9 +480,10 @@ export class Thread {
         threadUsage: this.usage,
         outputSchema: overrides?.outputSchema,
         settings: this.requestSettings(),
-        autoCompact: this.autoCompact(),
+        autoCompact: this.compaction.auto(),
         parkClientCalls: this.settings.parkClientCalls,
         hooks: this.hooks?.turnHooks(op.turnId, abort.signal),
+        steered: () => this.steering.drain(record, (event) => this.emit(event)),
       });
       result.finalResponse = outcome.lastAgentMessage;
       result.usage = outcome.usage;
@@ -499,6 +524,8 @@ export class Thread {
     } finally {
       callerSignal?.removeEventListener("abort", callerGone);
       this.running = null;
+      this.runningTurnId = null;
+      this.steering.discard((event) => this.emit(event));
       this.waiters.finish(op.turnId, result);
     }
   }
@@ -535,44 +562,12 @@ export class Thread {
     return choice && this.services.requestSettings ? this.services.requestSettings(choice) : undefined;
   }
 
-  private autoCompact(): AutoCompact | undefined {
-    const limit = this.services.compaction?.autoLimit;
-    if (limit == null) return undefined;
-    return {
-      limit,
-      lastResponseTokens: this.lastResponseTokens,
-      compact: async (signal) => {
-        await this.compactHistory(signal, "auto");
-      },
-    };
-  }
-
   /** The `compact` op; with `turnId`, as a turn of its own (compaction-run.ts). */
   private async runCompaction(turnId?: string): Promise<void> {
-    if (this.log.length === 0 && !turnId) return;
     const abort = new AbortController();
     this.running = abort;
-    const turn = { turnId, contextWindow: this.services.contextWindow };
-    const emit = (event: Event) => this.emit(event);
-    await runManualCompaction(
-      (signal) => this.compactHistory(signal, "manual", turnId),
-      emit,
-      turn,
-      abort.signal,
-    );
+    await this.compaction.manual(abort.signal, turnId);
     this.running = null;
-  }
-
-  /** Summarise, then replace the history in place (compaction-run.ts). */
-  private async compactHistory(signal?: AbortSignal, trigger: "manual" | "auto" = "manual", turn?: string) {
-    const turnId = turn ?? String(Math.max(0, this.nextTurn - 1));
-    const subject = {
-      log: this.log,
-      hooks: this.hooks,
-      services: this.services,
-      emit: (event: Event) => this.emit(event),
-    };
-    if (await compactThreadHistory(subject, turnId, trigger, signal)) this.lastResponseTokens = 0;
   }
 
   /** The first turn opens with the context items; later ones add what a turn changed. */

@@ -48,6 +48,8 @@ export interface TurnDeps {
   parkClientCalls?: boolean | undefined;
   /** The thread's tool and Stop hooks; absent when none are configured. */
   hooks?: TurnHooks | undefined;
+  /** Record input steered into the turn (steering.ts); true when there was any. */
+  steered?: (() => boolean) | undefined;
 }
 
 /** Hook points of the turn loop (session/hook-points.ts binds them to the thread's hooks). */
@@ -57,11 +59,15 @@ export interface TurnHooks {
     call: ToolCallItem,
     router: ToolRouter,
   ): Promise<{ deny: string } | { call: ToolCallItem; stop: string | null } | null>;
-  /** PostToolUse: developer messages to add after the outputs; `stop` ends the turn. */
+  /**
+   * PostToolUse: developer messages to add after the outputs; `stop` ends the turn.
+   * `response`: the tool's own hook response (DispatchResult.hookResponse), if it has one.
+   */
   afterTool(
     call: ToolCallItem,
     output: ResponseItem,
     router: ToolRouter,
+    response?: unknown,
   ): Promise<{ items: ResponseItem[]; stop: string | null }>;
   /** Stop: a block reason keeps the turn going with it as the next input (the item to record). */
   beforeStop(lastAgentMessage: string | null, active: boolean): Promise<ResponseItem | null>;
@@ -99,6 +105,7 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
   let contextTokens = deps.autoCompact?.lastResponseTokens ?? 0;
   let stopHookActive = false;
   while (true) {
+    deps.steered?.();
     if (deps.autoCompact && deps.history.length > 0 && contextTokens >= deps.autoCompact.limit) {
       await deps.autoCompact.compact(context.signal);
       contextTokens = 0;
@@ -122,6 +129,8 @@ export async function runTurn(deps: TurnDeps): Promise<TurnOutcome> {
       if (isToolCall(item)) calls.push(item);
     }
     if (calls.length === 0) {
+      // Input steered in while the model answered: it reads it before the turn ends.
+      if (deps.steered?.()) continue;
       const prompt = deps.hooks ? await deps.hooks.beforeStop(lastAgentMessage, stopHookActive) : null;
       if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
       if (!prompt) return { lastAgentMessage, usage };
@@ -272,7 +281,7 @@ async function dispatchHooked(deps: TurnDeps, call: ToolCallItem): Promise<CallR
   if (before && "deny" in before) return { output: outputFor(call, before.deny), followUp: [] };
   const result = await dispatchOne(router, before?.call ?? call, context);
   if (result.fatal || context.signal.aborted) return result;
-  const after = await hooks.afterTool(before?.call ?? call, result.output, router);
+  const after = await hooks.afterTool(before?.call ?? call, result.output, router, result.hookResponse);
   return {
     ...result,
     followUp: [...result.followUp, ...after.items],

@@ -11,10 +11,14 @@
  *   A waiting `acquire` (waitMs) LISTENs and tries again on that notification, and at least
  *   every `pollMs` (200 by default: a killed holder sends no notification).
  * - The lease connection lost (server restart, network, pg_terminate_backend): the server has
- *   dropped every lock it held, so every lease of this store is lost. They are marked `lost`,
- *   `onLost` is called with their thread ids, and releasing them is a no-op. The next acquire
- *   opens a new connection. A lease query without an answer in time (`attemptTimeoutMs`) drops
- *   the connection on purpose, with the same outcome: a lock we cannot account for is never kept.
+ *   dropped every lock it held. Each held lease is then `reconnecting`: on a new connection its
+ *   lock is taken again, tried every RETAKE_PAUSE_MS for up to `retakeMs` (5 s by default), so a
+ *   turn rides out a database restart. A lease whose lock another process took meanwhile, or that
+ *   could not be taken again in time, is `lost`: `onLost` is called with its thread id, and
+ *   releasing it is a no-op. (Another process may have held the thread in the gap and given it
+ *   back; the writer's sequence check refuses lines after such a holder's, so a re-taken lease
+ *   never interleaves two histories.) A lease query without an answer in time
+ *   (`attemptTimeoutMs`) drops the connection on purpose, with the same outcome.
  * - A holder cut off by the network: the lease connection asks the server for TCP keepalives
  *   (30 s idle, 3 probes 10 s apart), so the server ends its session, and frees its locks,
  *   about a minute after the holder went silent.
@@ -34,31 +38,80 @@ import {
 export const LEASE_CHANNEL = "tscodex_lease_released";
 /** The longest a waiting acquire goes without looking again, by default. */
 const LEASE_POLL_MS = 200;
+/** How long the leases of a dropped connection are tried again before they count as lost, by default. */
+export const LEASE_RETAKE_MS = 5_000;
+/** The pause between two tries to take a dropped lease again. */
+const RETAKE_PAUSE_MS = 250;
+/** A try to take a dropped lease again without an answer after this long is given up (the connection with it). */
+const RETAKE_TRY_MS = 2_000;
 
 /** Opens the single-connection client leases use; `onClose` fires whenever that connection ends. */
 export type LeaseClientFactory = (onClose: () => void) => Sql;
 
 export class PostgresLease implements ThreadLease {
-  private state: "held" | "released" | "lost" = "held";
+  private state: "held" | "reconnecting" | "released" | "lost" = "held";
+  /** Settles while `reconnecting`: true once the lock is taken again, false when it is not. */
+  private retaking: Promise<boolean> | null = null;
+  private settle: ((held: boolean) => void) | null = null;
 
   constructor(
     readonly threadId: string,
     private readonly owner: PostgresThreadLeases,
   ) {}
 
-  /** The lease connection dropped while this lease was held: another process may have the thread now. */
+  /** The lease connection dropped and the lock could not be taken again: another process may have the thread now. */
   get lost(): boolean {
     return this.state === "lost";
   }
 
+  /** Whether the lease is held, waiting while its lock is being taken again on a new connection. */
+  held(): Promise<boolean> {
+    if (this.state === "reconnecting" && this.retaking) return this.retaking;
+    return Promise.resolve(this.state === "held");
+  }
+
+  /** Its connection dropped: being taken again. False when it was not held. */
+  markReconnecting(): boolean {
+    if (this.state !== "held") return false;
+    this.state = "reconnecting";
+    this.retaking = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    return true;
+  }
+
+  /** Its lock is held again; false when it was released meanwhile (the lock must then go). */
+  markRetaken(): boolean {
+    if (this.state !== "reconnecting") return false;
+    this.state = "held";
+    this.settled(true);
+    return true;
+  }
+
   markLost(): void {
-    if (this.state === "held") this.state = "lost";
+    if (this.state !== "held" && this.state !== "reconnecting") return;
+    this.state = "lost";
+    this.settled(false);
+  }
+
+  /** Still waiting to be taken again. */
+  get reconnecting(): boolean {
+    return this.state === "reconnecting";
+  }
+
+  private settled(held: boolean): void {
+    this.settle?.(held);
+    this.settle = null;
+    this.retaking = null;
   }
 
   async release(): Promise<void> {
-    if (this.state !== "held") return;
+    if (this.state !== "held" && this.state !== "reconnecting") return;
+    // Its lock went with the dropped connection: nothing to unlock (a re-take under way lets go of it).
+    const lockHeld = this.state === "held";
     this.state = "released";
-    await this.owner.unlock(this);
+    this.settled(false);
+    await this.owner.unlock(this, lockHeld);
   }
 }
 
@@ -69,17 +122,30 @@ export class PostgresThreadLeases implements ThreadLeases {
   private readonly waiters = new Map<string, Set<() => void>>();
   private listening: Promise<void> | null = null;
   private closed = false;
+  /** Shutting down: a dropped lease is lost at once, not taken again. */
+  private retakeAllowed = true;
 
   private readonly pollMs: number;
+  private readonly retakeMs: number;
   private readonly lostListeners = new Set<(threadIds: string[]) => void>();
 
   constructor(
     private readonly db: Db,
     private readonly openClient: LeaseClientFactory,
-    options: { pollMs?: number; onLost?: (threadIds: string[]) => void } = {},
+    options: { pollMs?: number; retakeMs?: number; onLost?: (threadIds: string[]) => void } = {},
   ) {
     this.pollMs = options.pollMs ?? LEASE_POLL_MS;
+    this.retakeMs = options.retakeMs ?? LEASE_RETAKE_MS;
     if (options.onLost) this.lostListeners.add(options.onLost);
+  }
+
+  /**
+   * Whether this store holds thread `threadId`'s lease, waiting while it is being taken again
+   * after its connection dropped (a writer rides out a database restart on this).
+   */
+  holds(threadId: string): Promise<boolean> {
+    const lease = this.mine.get(threadId);
+    return lease instanceof PostgresLease ? lease.held() : Promise.resolve(false);
   }
 
   watchLost(listener: (threadIds: string[]) => void): () => void {
@@ -108,7 +174,8 @@ export class PostgresThreadLeases implements ThreadLeases {
     try {
       const since = new Date().toISOString();
       // Tries are bounded here rather than by withRetries: a try that times out must drop the connection.
-      const db = { ...this.db, retry: { ...this.db.retry, attemptTimeoutMs: 0 } };
+      // Nor abandoned when the store recovers: a lock taken by an abandoned try would be nobody's.
+      const db = { sql: this.db.sql, retry: { ...this.db.retry, attemptTimeoutMs: 0 } };
       const holder = await withRetries(db, `taking the lease of thread ${threadId}`, () =>
         this.onConnection((sql) => this.lock(sql, threadId, since)),
       );
@@ -150,10 +217,13 @@ export class PostgresThreadLeases implements ThreadLeases {
   }
 
   /** Run `use` on the lease connection within the try timeout; a try that times out drops the connection. */
-  private async onConnection<T>(use: (sql: Sql) => Promise<T>): Promise<T> {
+  private async onConnection<T>(
+    use: (sql: Sql) => Promise<T>,
+    timeoutMs = this.db.retry.attemptTimeoutMs,
+  ): Promise<T> {
     const sql = this.connection();
     try {
-      return await bounded(use(sql), this.db.retry.attemptTimeoutMs);
+      return await bounded(use(sql), timeoutMs);
     } catch (error) {
       if (isTimeout(error)) this.dropConnection(sql);
       throw error;
@@ -161,9 +231,9 @@ export class PostgresThreadLeases implements ThreadLeases {
   }
 
   /** Give `lease` back (its owner calls this once). Never throws: a failed unlock means the connection, and the lock with it, is gone. */
-  async unlock(lease: PostgresLease): Promise<void> {
+  async unlock(lease: PostgresLease, lockHeld = true): Promise<void> {
     try {
-      if (this.client && this.mine.get(lease.threadId) === lease)
+      if (lockHeld && this.client && this.mine.get(lease.threadId) === lease)
         await this.onConnection(
           (sql) => sql`
             WITH gone AS (
@@ -233,13 +303,74 @@ export class PostgresThreadLeases implements ThreadLeases {
 
   private connectionClosed(): void {
     if (this.closed) return;
+    // Leases already being taken again are left to the loop doing it.
+    const dropped = [...this.mine.values()].filter(
+      (lease): lease is PostgresLease => lease !== "pending" && lease.markReconnecting(),
+    );
+    if (dropped.length === 0) return;
+    if (this.retakeAllowed) void this.retake(dropped);
+    else this.lose(dropped);
+  }
+
+  /** From now on a dropped lease is lost at once; those being taken again now are lost. */
+  stopRetaking(): void {
+    this.retakeAllowed = false;
+    this.lose([...this.mine.values()].filter((lease): lease is PostgresLease => lease !== "pending"));
+  }
+
+  /** Take the locks of `leases` again on a new connection, within `retakeMs`; the others are lost. */
+  private async retake(leases: PostgresLease[]): Promise<void> {
+    const deadline = Date.now() + this.retakeMs;
+    let left = leases;
+    while (left.length > 0) {
+      const again: PostgresLease[] = [];
+      const taken: PostgresLease[] = [];
+      for (const lease of left) {
+        if (!lease.reconnecting) continue; // released meanwhile
+        if (this.closed || !this.retakeAllowed) {
+          taken.push(lease);
+          continue;
+        }
+        const sql = this.connection();
+        try {
+          const holder = await this.onConnection(
+            () => this.lock(sql, lease.threadId, new Date().toISOString()),
+            RETAKE_TRY_MS,
+          );
+          this.db.recovery?.recovered();
+          if (holder) taken.push(lease);
+          else if (!lease.markRetaken()) await this.unlockTaken(lease.threadId);
+        } catch (error) {
+          // A fresh client for the next try: the driver, reconnecting under a query sent while the
+          // server was starting up, may never answer it.
+          if (isTransient(error)) this.dropConnection(sql);
+          again.push(lease);
+        }
+      }
+      this.lose(taken);
+      left = again;
+      if (left.length === 0) return;
+      if (Date.now() >= deadline) return this.lose(left);
+      await new Promise((resolve) => setTimeout(resolve, RETAKE_PAUSE_MS));
+    }
+  }
+
+  /** A lock taken again for a lease released meanwhile: let it go. */
+  private async unlockTaken(threadId: string): Promise<void> {
+    await this.onConnection((sql) => sql`SELECT pg_advisory_unlock(hashtextextended(${threadId}, 0))`).catch(
+      () => {},
+    );
+  }
+
+  /** These leases are gone for good: tell the listeners (another process may run their threads). */
+  private lose(leases: PostgresLease[]): void {
     const lost: string[] = [];
-    for (const [threadId, lease] of this.mine) {
-      if (lease === "pending") continue;
+    for (const lease of leases) {
+      if (!lease.reconnecting) continue;
       lease.markLost();
-      this.mine.delete(threadId);
-      lost.push(threadId);
-      this.wake(threadId);
+      if (this.mine.get(lease.threadId) === lease) this.mine.delete(lease.threadId);
+      lost.push(lease.threadId);
+      this.wake(lease.threadId);
     }
     if (lost.length > 0) for (const listener of this.lostListeners) listener(lost);
   }

@@ -12,9 +12,16 @@ import type { Row, Sql } from "postgres";
 import { z } from "zod";
 import { uuidv7 } from "../util/ids.js";
 import { redactUrl } from "../util/redact-url.js";
-import { PostgresThreadLeases } from "./postgres-leases.js";
+import { LEASE_RETAKE_MS, PostgresThreadLeases } from "./postgres-leases.js";
 import { migrate } from "./postgres-schema.js";
-import { type Db, insertThread, PostgresWriter, type RetryOptions, withRetries } from "./postgres-writer.js";
+import {
+  type Db,
+  insertThread,
+  PostgresWriter,
+  type RetryOptions,
+  StoreRecovery,
+  withRetries,
+} from "./postgres-writer.js";
 import { parseIdempotencyRecord, parseResponseRecord } from "./response-records.js";
 import { type RolloutLine, type SessionMeta, THREAD_ANNOTATIONS } from "./rollout.js";
 import { RolloutError, replayRollout, type StoredThread, validateLines } from "./rollout-reader.js";
@@ -40,6 +47,11 @@ export interface PostgresStoreOptions {
   onLeasesLost?: (threadIds: string[]) => void;
   /** How often an acquire waiting for a holder looks again without a notification (default 200 ms). */
   leasePollMs?: number;
+  /**
+   * How long the leases of a dropped lease connection are tried again before they count as lost
+   * (default 5 s); a writer whose thread's lease is held rides out a store outage about twice that.
+   */
+  leaseRetakeMs?: number;
 }
 
 /** Open (and migrate) the store at `url` (`postgres://user:password@host:port/db`). */
@@ -52,13 +64,24 @@ export async function openPostgresStore(
     connect_timeout: options.connectTimeoutSeconds ?? 5,
     onnotice: () => {}, // "relation already exists, skipping" and the like
   };
-  const sql = postgres(url, {
-    ...base,
-    max: options.maxConnections ?? 4,
-    connection: { application_name: "tscodex" },
+  const openPool = () =>
+    postgres(url, {
+      ...base,
+      max: options.maxConnections ?? 4,
+      connection: { application_name: "tscodex" },
+    });
+  let sql = openPool();
+  // After an outage the old pool's connections are stale (see StoreRecovery): start afresh.
+  const recovery = new StoreRecovery(() => {
+    const old = sql;
+    sql = openPool();
+    old.end({ timeout: 0 }).catch(() => {});
   });
   const db: Db = {
-    sql,
+    get sql() {
+      return sql;
+    },
+    recovery,
     retry: {
       attempts: options.retry?.attempts ?? 3,
       backoffMs: options.retry?.backoffMs ?? 500,
@@ -95,10 +118,11 @@ export async function openPostgresStore(
       }),
     {
       ...(options.leasePollMs === undefined ? {} : { pollMs: options.leasePollMs }),
+      ...(options.leaseRetakeMs === undefined ? {} : { retakeMs: options.leaseRetakeMs }),
       ...(options.onLeasesLost ? { onLost: options.onLeasesLost } : {}),
     },
   );
-  return new PostgresThreadStore(db, redactUrl(url), leases);
+  return new PostgresThreadStore(db, redactUrl(url), leases, 2 * (options.leaseRetakeMs ?? LEASE_RETAKE_MS));
 }
 
 interface LineRow extends Row {
@@ -117,7 +141,18 @@ class PostgresThreadStore implements ThreadStore {
     private readonly db: Db,
     readonly location: string,
     readonly leases: PostgresThreadLeases,
+    /** How long a writer holding its thread's lease keeps trying a batch through an outage. */
+    private readonly rideOutMs: number,
   ) {}
+
+  stopRidingOut(): void {
+    this.leases.stopRetaking();
+  }
+
+  private writer(id: string, nextSeq: number, options: WriterOptions): PostgresWriter {
+    const leased = { holds: (threadId: string) => this.leases.holds(threadId), rideOutMs: this.rideOutMs };
+    return new PostgresWriter(this.db, id, nextSeq, options, leased);
+  }
 
   private get sql(): Sql {
     return this.db.sql;
@@ -130,7 +165,7 @@ class PostgresThreadStore implements ThreadStore {
   async create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
     const line: RolloutLine = { timestamp: new Date().toISOString(), type: "session_meta", payload: meta };
     await this.run(`creating thread ${meta.id}`, () => insertThread(this.sql, meta, line));
-    return new PostgresWriter(this.db, meta.id, 1, options);
+    return this.writer(meta.id, 1, options);
   }
 
   async append(id: string, options: WriterOptions = {}): Promise<ThreadWriter> {
@@ -142,7 +177,7 @@ class PostgresThreadStore implements ThreadStore {
         >`SELECT last_seq FROM tscodex_threads WHERE id = ${id} AND NOT archived`,
     );
     if (!row) throw new StoreError(`no stored thread with id ${id}`);
-    return new PostgresWriter(this.db, id, row.last_seq + 1, options);
+    return this.writer(id, row.last_seq + 1, options);
   }
 
   async resolveId(idOrPrefix: string, options: { archived?: boolean } = {}): Promise<string | null> {

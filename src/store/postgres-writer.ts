@@ -24,10 +24,39 @@ export interface RetryOptions {
   attemptTimeoutMs?: number;
 }
 
-/** What every query of one store shares: the pool and the retry policy. */
+/**
+ * Tells tries still waiting for an answer that the store answered again after an outage. A query
+ * sent while the server was starting up can wait for ever inside the driver (postgres.js
+ * reconnecting under a queued query), and an idle pooled connection from before the restart
+ * fails the next query sent on it. So at a recovery the store opens a new pool, and a try still
+ * waiting is abandoned and tried again, which an operation safe to repeat tolerates.
+ */
+export class StoreRecovery {
+  private readonly waiting = new Set<() => void>();
+
+  /** `onRecovered` runs first at each recovery (the store replaces its pool there). */
+  constructor(private readonly onRecovered: () => void = () => {}) {}
+
+  /** Calls `abandon` at the next recovery; returns the cancel. */
+  watch(abandon: () => void): () => void {
+    this.waiting.add(abandon);
+    return () => this.waiting.delete(abandon);
+  }
+
+  /** The store answered again after its connection dropped. */
+  recovered(): void {
+    this.onRecovered();
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const abandon of waiting) abandon();
+  }
+}
+
+/** What every query of one store shares: the pool, the retry policy and the recovery signal. */
 export interface Db {
   readonly sql: Sql;
   readonly retry: Required<RetryOptions>;
+  readonly recovery?: StoreRecovery;
 }
 
 /** Postgres error classes worth another try: the connection or the server went away, or a transient conflict. */
@@ -46,6 +75,7 @@ const TRANSIENT_CODES = new Set([
   "EAI_AGAIN",
   "ENOENT", // a Unix socket that is gone while the server restarts
   "ATTEMPT_TIMEOUT", // ours: no answer in time
+  "STORE_RECOVERED", // ours: the store came back while the try waited
 ]);
 
 /** Whether `error` is a try that got no answer in time (see `bounded`). */
@@ -69,7 +99,7 @@ export function isTransient(error: unknown): boolean {
 export async function withRetries<T>(db: Db, what: string, operation: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await bounded(operation(), db.retry.attemptTimeoutMs);
+      return await bounded(operation(), db.retry.attemptTimeoutMs, db.recovery);
     } catch (error) {
       if (error instanceof StoreError) throw error;
       if (!isTransient(error))
@@ -84,22 +114,36 @@ export async function withRetries<T>(db: Db, what: string, operation: () => Prom
   }
 }
 
-/** `pending`, or an ATTEMPT_TIMEOUT error after `ms` (its late outcome is dropped). */
-export function bounded<T>(pending: Promise<T>, ms: number): Promise<T> {
-  if (ms <= 0) return pending;
+/**
+ * `pending`, or an ATTEMPT_TIMEOUT error after `ms`, or a STORE_RECOVERED error when `recovery`
+ * signals first (either way its late outcome is dropped).
+ */
+export function bounded<T>(pending: Promise<T>, ms: number, recovery?: StoreRecovery): Promise<T> {
+  if (ms <= 0 && !recovery) return pending;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const error = new Error(`no answer from the database in ${ms} ms`) as Error & { code: string };
-      error.code = "ATTEMPT_TIMEOUT";
+    const fail = (code: string, message: string) => {
+      const error = new Error(message) as Error & { code: string };
+      error.code = code;
       reject(error);
-    }, ms);
+    };
+    const timer =
+      ms > 0
+        ? setTimeout(() => fail("ATTEMPT_TIMEOUT", `no answer from the database in ${ms} ms`), ms)
+        : null;
+    const unwatch = recovery?.watch(() =>
+      fail("STORE_RECOVERED", "the database came back while this try waited for an answer"),
+    );
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      unwatch?.();
+    };
     pending.then(
       (value) => {
-        clearTimeout(timer);
+        done();
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        done();
         reject(error);
       },
     );
@@ -257,13 +301,24 @@ async function checkSameThread(
   throw new StoreError(`a thread with id ${meta.id} is already stored`);
 }
 
-/** Appends the lines of one thread as numbered rows. */
+/**
+ * Whether this process holds thread `threadId`'s lease, waiting while it is being taken again
+ * after a dropped connection (postgres-leases.ts `holds`).
+ */
+export type LeaseCheck = (threadId: string) => Promise<boolean>;
+
+/**
+ * Appends the lines of one thread as numbered rows. A batch that fails because the store is
+ * unavailable is tried again for as long as the thread's lease is held or being taken again (a
+ * database restart), at most `rideOutMs`; then, or once the lease is lost, the batch fails.
+ */
 export class PostgresWriter extends LineWriter {
   constructor(
     private readonly db: Db,
     threadId: string,
     private nextSeq: number,
     options: WriterOptions,
+    private readonly leased: { holds: LeaseCheck; rideOutMs: number } | null = null,
   ) {
     super(threadId, null, options);
   }
@@ -273,9 +328,17 @@ export class PostgresWriter extends LineWriter {
     // never stores a line twice.
     const first = this.nextSeq;
     this.nextSeq += lines.length;
-    await withRetries(this.db, `storing ${lines.length} line(s) of thread ${this.threadId}`, () =>
-      appendBatch(this.db.sql, this.threadId, first, lines),
-    );
+    const deadline = Date.now() + (this.leased?.rideOutMs ?? 0);
+    for (;;) {
+      try {
+        return await withRetries(this.db, `storing ${lines.length} line(s) of thread ${this.threadId}`, () =>
+          appendBatch(this.db.sql, this.threadId, first, lines),
+        );
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError) || !this.leased || Date.now() >= deadline) throw error;
+        if (!(await this.leased.holds(this.threadId))) throw error;
+      }
+    }
   }
 
   protected async release(): Promise<void> {}

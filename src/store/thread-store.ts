@@ -198,6 +198,12 @@ export interface ThreadStore {
    * retry windows no request can continue or re-answer them. Returns how many.
    */
   pruneParkedCalls(before: number): Promise<number>;
+  /**
+   * The process is shutting down: stop waiting out store outages (a lease being taken again after
+   * its connection dropped counts as lost at once), so a turn that cannot be stored ends now
+   * rather than after the outage window. Stores without such waits leave it out.
+   */
+  stopRidingOut?(): void;
   close(): Promise<void>;
 }
 

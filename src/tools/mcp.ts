@@ -146,7 +146,16 @@ async function callMcpTool(
     throw ToolError.respond(message, { cause: error });
   }
   end({ Ok: result });
-  return renderCallResult(result);
+  return { ...renderCallResult(result), hookResponse: hookResponseOf(result) };
+}
+
+/** The result as PostToolUse hooks get it: Codex's CallToolResult, absent fields left out. */
+function hookResponseOf(result: McpCallResult): Record<string, unknown> {
+  return {
+    content: result.content,
+    ...(result.structuredContent != null ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError != null ? { isError: result.isError } : {}),
+  };
 }
 
 /** Empty means no arguments; otherwise a JSON object (bad JSON answers as Codex: `err: {serde}`). */

@@ -35,6 +35,8 @@ export interface DispatchResult {
   output: ResponseItem;
   /** Extra history after the outputs (e.g. an image the model asked to see). */
   followUp: ResponseItem[];
+  /** ToolOutput.hookResponse, for PostToolUse. */
+  hookResponse?: unknown;
 }
 
 export class ToolRouter {
@@ -74,7 +76,9 @@ export class ToolRouter {
       const followUp: ResponseItem[] = output.followUp
         ? [{ type: "message", role: "user", content: output.followUp }]
         : [];
-      return { output: toOutputItem(call, output), followUp };
+      const result: DispatchResult = { output: toOutputItem(call, output), followUp };
+      if (output.hookResponse !== undefined) result.hookResponse = output.hookResponse;
+      return result;
     } catch (error) {
       if (error instanceof ToolError && error.kind === "respond") {
         return { output: toOutputItem(call, { content: error.message, success: false }), followUp: [] };

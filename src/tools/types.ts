@@ -213,6 +213,8 @@ export interface ToolOutput {
   success?: boolean;
   /** Items to add to history after the outputs (e.g. an image the model asked to see). */
   followUp?: InputContent[];
+  /** What PostToolUse hooks get as `tool_response` when it is not the output text (MCP: the call result). */
+  hookResponse?: unknown;
 }
 
 export interface ToolHandler {

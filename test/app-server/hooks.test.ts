@@ -3,14 +3,15 @@
  * hash, trusted by a config/batchWrite of `hooks.state`, after which a new thread's turn runs
  * the hook. Every message is checked against Codex 0.169's schemas.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
+import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { runTurn, startThread } from "./flow.js";
+import { completedItems, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -72,6 +73,108 @@ describe("app-server: hooks", () => {
       tool_name: "Bash",
       session_id: after,
     });
+
+    // Edited after it was trusted: `modified`, with a new hash to trust.
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ matcher: "Bash", command: `${recorder(log, "PreToolUse")} true` }],
+    });
+    const edited = await client.call("hooks/list", { cwds: [h.work] });
+    expect(edited.data[0].hooks[0]).toMatchObject({ key, trustStatus: "modified" });
+    expect(edited.data[0].hooks[0].currentHash).not.toBe(hook.currentHash);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
+
+/** Trust every hook `hooks/list` shows for the work dir, as a client would (config/batchWrite). */
+async function trustAll(client: AppClient): Promise<void> {
+  const listed = await client.call("hooks/list", { cwds: [h.work] });
+  const hooks = listed.data[0].hooks as { key: string; currentHash: string }[];
+  await client.call("config/batchWrite", {
+    edits: [
+      {
+        keyPath: "hooks.state",
+        value: Object.fromEntries(hooks.map((hook) => [hook.key, { trusted_hash: hook.currentHash }])),
+        mergeStrategy: "upsert",
+      },
+    ],
+  });
+}
+
+describe("app-server: hook runs", () => {
+  it("sends hook/started and hook/completed around each command hook, and keeps them out of the rollout", async () => {
+    const context = `printf '%s' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-RUN"}}'`;
+    await writeHooksJson(h.home, {
+      UserPromptSubmit: [{ command: context }],
+      PreToolUse: [{ matcher: "Bash", command: "echo 'not here' >&2; exit 2" }],
+    });
+    const client = await h.stdio();
+    await trustAll(client);
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "echo one" }, "call_1")),
+      turn(message("ok")),
+    );
+    const { turnId } = await runTurn(client, threadId, "go");
+
+    const source = join(h.home, "hooks.json");
+    const started = client.notifications("hook/started").map((m) => m.params);
+    const completed = client.notifications("hook/completed").map((m) => m.params);
+    expect(started.map((p) => [p.threadId, p.turnId, p.run.eventName, p.run.status])).toEqual([
+      [threadId, turnId, "userPromptSubmit", "running"],
+      [threadId, turnId, "preToolUse", "running"],
+    ]);
+    expect(completed.map((p) => p.run)).toEqual([
+      expect.objectContaining({
+        id: `user_prompt_submit:0:${source}`,
+        eventName: "userPromptSubmit",
+        handlerType: "command",
+        scope: "turn",
+        source: "user",
+        sourcePath: source,
+        displayOrder: 0,
+        status: "completed",
+        entries: [{ kind: "context", text: "CTX-RUN" }],
+      }),
+      expect.objectContaining({
+        id: `pre_tool_use:1:${source}`,
+        eventName: "preToolUse",
+        status: "blocked",
+        entries: [{ kind: "feedback", text: "not here" }],
+      }),
+    ]);
+    for (const { run } of completed) {
+      expect(run.completedAt).toBeGreaterThanOrEqual(run.startedAt);
+      expect(run.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(referenceSchemaFailures(client)).toEqual([]);
+
+    // As Codex, hook runs are not kept in the thread's rollout.
+    const sessions = join(h.home, "sessions");
+    const files = (await readdir(sessions, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const name of files) expect(await readFile(join(sessions, name), "utf8")).not.toContain("hook_");
+  });
+
+  it("a Stop hook's block shows as Codex's hookPrompt item with the hook's run id", async () => {
+    const script = join(h.home, "stop.sh");
+    await writeFile(
+      script,
+      `grep -q '"stop_hook_active":false' && printf '%s' '{"decision":"block","reason":"run the tests"}'\nexit 0\n`,
+    );
+    await writeHooksJson(h.home, { Stop: [{ command: `sh '${script}'` }] });
+    const client = await h.stdio();
+    await trustAll(client);
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("first")), turn(message("second")));
+    const { turnId } = await runTurn(client, threadId, "go");
+    const prompts = completedItems(client, turnId, "hookPrompt");
+    expect(prompts).toEqual([
+      {
+        type: "hookPrompt",
+        id: expect.any(String),
+        fragments: [{ hookRunId: `stop:0:${join(h.home, "hooks.json")}`, text: "run the tests" }],
+      },
+    ]);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });

@@ -96,7 +96,7 @@ describe("app-server: a thread's MCP servers, called directly", () => {
       /^resource read failed for `fixture` \(fixture:\/\/missing\): .*-32002/,
     );
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 90_000); // the first check compiles the 0.169 schemas (about 11 s on a loaded machine)
 
   it("reads a configured server's resource without a thread", async () => {
     await configure({ name: "fixture" });

@@ -3,11 +3,15 @@
  * path, and a skill with bad front matter reported as an error naming its file. Every message is
  * checked against Codex 0.169's schemas.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
+import { message, turn } from "../support/fake-model-server.js";
+import { runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -45,6 +49,100 @@ describe("app-server: skills", () => {
     );
     expect(entry.skills.map((s: { name: string }) => s.name)).not.toContain("broken");
     expect(entry.errors).toEqual([{ path: broken, message: expect.stringContaining("description") }]);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
+
+describe("app-server: skills/config/write and skills/extraRoots/set", () => {
+  const developerText = (input: readonly ResponseItem[]) =>
+    input
+      .filter((item) => item.type === "message" && item.role === "developer")
+      .map((item) => (item.type === "message" ? messageText(item) : ""))
+      .join("\n");
+  const userText = (input: readonly ResponseItem[]) =>
+    input
+      .filter((item) => item.type === "message" && item.role === "user")
+      .map((item) => (item.type === "message" ? messageText(item) : ""))
+      .join("\n");
+
+  it("a disabled skill is listed as such, kept in config.toml as Codex keeps it, and never reaches the model", async () => {
+    const root = join(h.home, "skills");
+    const alpha = await skill(
+      root,
+      "alpha",
+      "---\nname: alpha\ndescription: Alpha skill A1\n---\n\nALPHA-BODY\n",
+    );
+    await skill(root, "beta", "---\nname: beta\ndescription: Beta skill B1\n---\n\nBETA-BODY\n");
+    const client = await h.stdio();
+
+    const written = await client.call("skills/config/write", { path: alpha, name: null, enabled: false });
+    expect(written).toEqual({ effectiveEnabled: false });
+    await client.waitFor((message) => message.method === "skills/changed");
+    const config = parseToml(await readFile(join(h.home, "config.toml"), "utf8")) as {
+      skills?: { config?: unknown };
+    };
+    expect(config.skills?.config).toEqual([{ path: alpha, enabled: false }]);
+
+    const listed = await client.call("skills/list", { cwds: [h.work] });
+    const states = Object.fromEntries(
+      listed.data[0].skills.map((s: { name: string; enabled: boolean }) => [s.name, s.enabled]),
+    );
+    expect(states).toMatchObject({ alpha: false, beta: true });
+
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("ok")));
+    await runTurn(client, threadId, "use $alpha and $beta");
+    const input = h.model.requests.at(-1)?.input ?? [];
+    expect(developerText(input)).toContain("- beta: Beta skill B1");
+    expect(developerText(input)).not.toContain("alpha");
+    expect(userText(input)).toContain("BETA-BODY");
+    expect(userText(input)).not.toContain("ALPHA-BODY");
+
+    // On again: its entry goes, and a new thread gets it.
+    expect(await client.call("skills/config/write", { path: alpha, enabled: true })).toEqual({
+      effectiveEnabled: true,
+    });
+    const again = parseToml(await readFile(join(h.home, "config.toml"), "utf8")) as {
+      skills?: { config?: unknown };
+    };
+    expect(again.skills?.config ?? []).toEqual([]);
+    const next = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("ok")));
+    await runTurn(client, next, "hi");
+    expect(developerText(h.model.requests.at(-1)?.input ?? [])).toContain("- alpha: Alpha skill A1");
+
+    const both = await client.request("skills/config/write", { path: alpha, name: "alpha", enabled: false });
+    expect(both.error).toMatchObject({
+      code: -32602,
+      message: "skills/config/write requires exactly one of path or name",
+    });
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
+  it("extra roots add their skills to skills/list and to threads started afterwards", async () => {
+    const extra = join(h.home, "extra-skills");
+    const gamma = await skill(extra, "gamma", "---\nname: gamma\ndescription: Gamma skill G1\n---\n\nbody\n");
+    const client = await h.stdio();
+    const before = await client.call("skills/list", { cwds: [h.work] });
+    expect(before.data[0].skills.map((s: { name: string }) => s.name)).not.toContain("gamma");
+
+    expect(await client.call("skills/extraRoots/set", { extraRoots: [extra] })).toEqual({});
+    await client.waitFor((message) => message.method === "skills/changed");
+    const after = await client.call("skills/list", { cwds: [h.work] });
+    expect(after.data[0].skills).toContainEqual({
+      name: "gamma",
+      description: "Gamma skill G1",
+      path: gamma,
+      scope: "user",
+      enabled: true,
+    });
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message("ok")));
+    await runTurn(client, threadId, "hi");
+    expect(developerText(h.model.requests.at(-1)?.input ?? [])).toContain("- gamma: Gamma skill G1");
+
+    const relative = await client.request("skills/extraRoots/set", { extraRoots: ["relative/dir"] });
+    expect(relative.error?.code).toBe(-32602);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });

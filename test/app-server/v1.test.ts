@@ -96,6 +96,36 @@ describe("app-server v1 (Codex 0.89)", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
+  it("a sendUserMessage while a turn runs joins that turn, as 0.89 does: no second turn", async () => {
+    const client = await h.stdio();
+    const { conversationId } = await openConversation(client);
+    let release!: (answer: { result: unknown }) => void;
+    client.onRequest = () =>
+      new Promise((resolve) => {
+        release = resolve;
+      });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch v1-joined.txt" }, "call_1")),
+      turn(message("joined")),
+    );
+    await client.call("sendUserTurn", {
+      ...turnParams(conversationId, "first", "untrusted"),
+      sandboxPolicy: { type: "read-only" },
+    });
+    await client.waitFor((m) => m.method === "execCommandApproval");
+    await client.call("sendUserMessage", {
+      conversationId,
+      items: [{ type: "text", data: { text: "and one more thing" } }],
+    });
+    release({ result: { decision: "denied" } });
+    await client.waitFor((m) => m.method === "codex/event/task_complete");
+    expect(h.model.requests).toHaveLength(2);
+    expect(JSON.stringify(h.model.requests[1]?.input)).toContain("and one more thing");
+    expect(client.notifications("codex/event/task_started")).toHaveLength(1);
+    expect(events(client).filter((name) => name === "user_message")).toHaveLength(2);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+
   it("interrupts a running conversation and answers once the turn stopped", async () => {
     const client = await h.stdio();
     const { conversationId } = await openConversation(client);

@@ -5,6 +5,7 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import { messageText } from "../../src/protocol/items.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
@@ -193,8 +194,9 @@ describe("hooks in exec", () => {
     const input = h.server.requests[1]?.input ?? [];
     const last = input.at(-1);
     expect(last).toMatchObject({ type: "message", role: "user" });
-    expect(JSON.stringify(last)).toMatch(
-      /<hook_prompt hook_run_id=\\"stop:[^"]+\\">run the tests first<\/hook_prompt>/,
+    // Codex's run id: event, the hook's place among the configured ones, its file.
+    expect(last?.type === "message" ? messageText(last) : "").toBe(
+      `<hook_prompt hook_run_id="stop:0:${join(h.home, "hooks.json")}">run the tests first</hook_prompt>`,
     );
     expect(input.at(-2)).toMatchObject({ type: "message", role: "assistant" });
     const stops = (await recorded(log, "Stop")).map((payload) => payload.stop_hook_active).sort();

@@ -67,6 +67,39 @@ describe("sub-agent hooks", () => {
     expect(String(stops[0]?.agent_transcript_path)).toContain(String(start?.agent_id));
     expect(result.stdout).toContain('"final_message":"checked: 3 files"');
   });
+
+  it("SubagentStart additionalContext reaches the child's prompt as a developer message, not the parent's", async () => {
+    const context = (text: string) =>
+      `printf '%s' '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"${text}"}}'`;
+    await writeHooksJson(h.home, {
+      SubagentStart: [{ command: context("CTX-CHILD") }, { command: "echo PLAIN-CHILD" }],
+    });
+    for (let i = 0; i < 6; i++) {
+      h.server.enqueue((request) => {
+        const outputs = callOutputs(request.input);
+        if (userSaid(request.input, "count files")) return turn(message("3 files"));
+        if (!outputs.s1) return turn(functionCall("spawn_agent", { message: "count files" }, "s1"));
+        const id = (JSON.parse(String(outputs.s1)) as { agent_id: string }).agent_id;
+        if (!outputs.w) return turn(functionCall("wait", { ids: [id], timeout_ms: 20000 }, "w"));
+        return turn(message("done"));
+      });
+    }
+    expect((await h.exec(["delegate"])).code).toBe(0);
+    const developerSaid = (input: readonly ResponseItem[], text: string) =>
+      input.findIndex(
+        (item) => item.type === "message" && item.role === "developer" && messageText(item).includes(text),
+      );
+    const child = h.server.requests.find((request) => userSaid(request.input, "count files"));
+    const input = child?.input ?? [];
+    const prompt = input.findIndex(
+      (item) => item.type === "message" && item.role === "user" && messageText(item) === "count files",
+    );
+    expect(developerSaid(input, "CTX-CHILD")).toBeGreaterThan(-1);
+    expect(developerSaid(input, "PLAIN-CHILD")).toBeGreaterThan(-1);
+    expect(developerSaid(input, "CTX-CHILD")).toBeLessThan(prompt);
+    const parents = h.server.requests.filter((request) => !userSaid(request.input, "count files"));
+    for (const parent of parents) expect(developerSaid(parent.input, "CTX-CHILD")).toBe(-1);
+  });
 });
 
 describe("compaction hooks", () => {

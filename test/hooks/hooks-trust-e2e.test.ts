@@ -61,6 +61,13 @@ describe("hook trust", () => {
     const edited = await h.exec(["go"]);
     expect(await recorded(log, "Edited")).toEqual([]);
     expect(edited.stderr).toContain("untrusted hooks did not run");
+    expect(edited.stderr).toContain("changed since it was trusted");
+    // Codex's trust status for a hook whose stored hash is not its current one.
+    const relisted = JSON.parse((await h.cli(["hooks", "list", "--json"])).stdout) as {
+      trustStatus: string;
+    }[];
+    expect(relisted[0]).toMatchObject({ trusted: false, trustStatus: "modified" });
+    expect((await h.cli(["hooks", "list"])).stdout).toMatch(/^modified +PreToolUse/);
   });
 
   it("project .codex/ hooks load only for a trusted project", async () => {

@@ -179,4 +179,40 @@ describe("proxy response ids", () => {
     expect(resumed.output_text).toBe("resumed");
     expect(await rolloutCount()).toBe(1);
   });
+
+  it("a thread reopened for a follow-up still hands client tool calls back: a second round trip, then a first tool on a follow-up", async () => {
+    const proxy = await h.startProxy();
+    const client = proxy.client();
+    h.model.enqueue(
+      turn(functionCall("lookup", { key: "a" }, "call_a")),
+      turn(functionCall("lookup", { key: "b" }, "call_b")),
+      turn(message("a and b")),
+      turn(message("plain")),
+      turn(functionCall("lookup", { key: "c" }, "call_c")),
+    );
+    const first = await client.responses.create({ model: "m", input: "look a and b up", tools: [LOOKUP] });
+    // Each follow-up reopens the thread from its store; the model's next client call parks it again.
+    const second = await client.responses.create({
+      model: "m",
+      previous_response_id: first.id,
+      input: [{ type: "function_call_output", call_id: "call_a", output: "1" }],
+      tools: [LOOKUP],
+    });
+    expect(second.output.at(-1)).toMatchObject({ type: "function_call", call_id: "call_b" });
+    const third = await client.responses.create({
+      model: "m",
+      previous_response_id: second.id,
+      input: [{ type: "function_call_output", call_id: "call_b", output: "2" }],
+      tools: [LOOKUP],
+    });
+    expect(third.output_text).toBe("a and b");
+    const plain = await client.responses.create({ model: "m", input: "no tools yet" });
+    const withTool = await client.responses.create({
+      model: "m",
+      previous_response_id: plain.id,
+      input: "now look c up",
+      tools: [LOOKUP],
+    });
+    expect(withTool.output.at(-1)).toMatchObject({ type: "function_call", call_id: "call_c" });
+  }, 60_000);
 });

@@ -13,6 +13,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { APIError } from "openai";
+import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runTurn, startThread } from "../app-server/flow.js";
 import { StdioAppClient } from "../support/app-server-client.js";
@@ -265,7 +266,7 @@ describe.skipIf(skip)("several processes on one PostgreSQL store", () => {
     expect(resumed.error?.message).toMatch(/in use by another tscodex process/);
   });
 
-  it("a lease lost mid-turn (its database connection dropped) ends the turn with a clear error", async () => {
+  it("a lease lost mid-turn (its connection dropped, another process took the thread) ends the turn with a clear error", async () => {
     const a = await machine();
     model.enqueue(turn(hang()));
     const run = runCli(["exec", "--skip-git-repo-check", "wait for it"], {
@@ -275,11 +276,29 @@ describe.skipIf(skip)("several processes on one PostgreSQL store", () => {
     });
     await model.waitForRequests(1, 15_000);
     const database = new URL(url).pathname.slice(1);
-    // The lease connection of the exec process: its advisory locks go with it.
-    cluster?.psql(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND application_name = 'tscodex leases'`,
-    );
-    const result = await run;
+    const threadId = cluster?.psql("SELECT thread_id FROM tscodex_leases", database).trim() ?? "";
+    // Another process queues for the thread's lock: the server hands it over the moment the
+    // exec's lease connection ends, so the exec cannot take it again.
+    const rival = postgres(url, { max: 1, onnotice: () => {} });
+    let result: Awaited<typeof run>;
+    try {
+      const waiting = rival`SELECT pg_advisory_lock(hashtextextended(${threadId}, 0))`.execute();
+      await waitFor(
+        () =>
+          cluster
+            ?.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            .trim() !== "0",
+      );
+      // The lease connection of the exec process: its advisory locks go with it.
+      cluster?.psql(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database}' AND application_name = 'tscodex leases'`,
+      );
+      await waiting;
+      // Held until the exec is over: its tries to take the lease again all find it taken.
+      result = await run;
+    } finally {
+      await rival.end();
+    }
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/lease in the store was lost/);
   });

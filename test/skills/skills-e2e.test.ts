@@ -162,6 +162,7 @@ describe("skills", () => {
       description: "Codex dir skill description CS1",
       path: join(h.work, ".codex", "skills", "codexdir-skill", "SKILL.md"),
       root: join(h.work, ".codex", "skills"),
+      enabled: true,
     });
     const human = await h.cli(["skills", "list"]);
     expect(human.stdout).toContain(

@@ -232,7 +232,23 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     await again.release();
   });
 
-  it("reports leases lost with their connection, and others may take the thread", async () => {
+  /** Ends the lease connections of `url`'s database (the advisory locks go with them). */
+  function dropLeaseConnections(url: string): void {
+    const db = new URL(url).pathname.slice(1);
+    cluster.psql(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db}' AND application_name = 'tscodex leases' AND pid <> pg_backend_pid()`,
+    );
+  }
+
+  /** The backend holding thread `id`'s lease row, as the lease table records it. */
+  function leaseBackend(url: string, id: string): string {
+    return cluster.psql(
+      `SELECT backend FROM tscodex_leases WHERE thread_id = '${id}'`,
+      new URL(url).pathname.slice(1),
+    );
+  }
+
+  it("reports leases lost with their connection when another process took the thread", async () => {
     const lost: string[][] = [];
     const { store, url } = await newStore({ onLeasesLost: (ids) => lost.push(ids) });
     const other = await newStore({}, url);
@@ -241,13 +257,24 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     const busy = await other.store.leases.acquire(id).catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(ThreadBusyError);
     expect((busy as Error).message).toContain("in use by this process");
-    const db = new URL(url).pathname.slice(1);
-    cluster.psql(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${db}' AND application_name = 'tscodex leases' AND pid <> pg_backend_pid()`,
-    );
-    await waitFor(() => lost.length > 0);
-    expect(lost).toEqual([[id]]);
-    expect((lease as { lost?: boolean }).lost).toBe(true);
+    // Another session queues for the thread's lock: the server hands it over the moment ours ends.
+    const rival = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const [queued] = await rival<{ key: string }[]>`SELECT hashtextextended(${id}, 0)::text AS key`;
+      const waiting = rival`SELECT pg_advisory_lock(${queued?.key ?? ""}::bigint)`.execute();
+      await waitFor(
+        () =>
+          cluster.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").trim() !==
+          "0",
+      );
+      dropLeaseConnections(url);
+      await waiting;
+      await waitFor(() => lost.length > 0, 15_000);
+      expect(lost).toEqual([[id]]);
+      expect((lease as { lost?: boolean }).lost).toBe(true);
+    } finally {
+      await rival.end();
+    }
     const taken = await other.store.leases.acquire(id, { waitMs: 5_000 });
     await lease.release(); // a no-op: it must not free the new holder's lease
     await expect(store.leases.acquire(id)).rejects.toBeInstanceOf(ThreadBusyError);
@@ -255,6 +282,44 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     // The first store's leases work again on a new connection.
     const again = await store.leases.acquire(id, { waitMs: 5_000 });
     await again.release();
+  });
+
+  it("takes its leases again after their connection dropped, and its writer rides out a restart", async () => {
+    const lost: string[][] = [];
+    const { store, url } = await newStore({
+      onLeasesLost: (ids) => lost.push(ids),
+      retry: { attempts: 2, backoffMs: 100 },
+      connectTimeoutSeconds: 2,
+    });
+    const other = await newStore({}, url);
+    const id = threadId(10);
+    await storeThread(store, metaOf(id), 1);
+    const lease = await store.leases.acquire(id);
+    const writer = await store.append(id);
+    const before = leaseBackend(url, id);
+    dropLeaseConnections(url);
+    await waitFor(() => {
+      const now = leaseBackend(url, id);
+      return now !== "" && now !== before;
+    });
+    expect(lost).toEqual([]);
+    expect((lease as { lost?: boolean }).lost).toBe(false);
+    await expect(other.store.leases.acquire(id)).rejects.toBeInstanceOf(ThreadBusyError);
+
+    // The whole server restarts while lines are being written: the batch waits for the lease.
+    await cluster.stopServer();
+    for (const event of turnEvents(2)) writer.recordEvent(event);
+    const flushed = writer.flush();
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // longer than the 2 tries' 100 ms pause
+    await cluster.startServer();
+    await flushed;
+    expect(lost).toEqual([]);
+    await expect(other.store.leases.acquire(id)).rejects.toBeInstanceOf(ThreadBusyError);
+    await writer.close();
+    await lease.release();
+    const stored = await other.store.read(id);
+    expect(stored?.turns).toBe(2);
+    expect(stored?.lines).toHaveLength(1 + 2 * turnEvents(1).length);
   });
 
   it("migrates once when several processes start together", async () => {

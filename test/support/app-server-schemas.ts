@@ -59,6 +59,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/turns/list": "schema-169-experimental/v2/ThreadTurnsListResponse.json",
   "hooks/list": "schema-169-experimental/v2/HooksListResponse.json",
   "skills/list": "schema-169-experimental/v2/SkillsListResponse.json",
+  "skills/config/write": "schema-169-experimental/v2/SkillsConfigWriteResponse.json",
+  "skills/extraRoots/set": "schema-169-experimental/v2/SkillsExtraRootsSetResponse.json",
   "thread/name/set": "schema-169-experimental/v2/ThreadSetNameResponse.json",
   "thread/metadata/update": "schema-169-experimental/v2/ThreadMetadataUpdateResponse.json",
   "thread/unarchive": "schema-169-experimental/v2/ThreadUnarchiveResponse.json",
@@ -67,6 +69,7 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
   "review/start": both("ReviewStartResponse"),
   "thread/compact/start": "schema-169-experimental/v2/ThreadCompactStartResponse.json",
+  "turn/steer": "schema-169-experimental/v2/TurnSteerResponse.json",
   "command/exec": "schema-169-experimental/v2/CommandExecResponse.json",
   "command/exec/write": "schema-169-experimental/v2/CommandExecWriteResponse.json",
   "command/exec/resize": "schema-169-experimental/v2/CommandExecResizeResponse.json",
@@ -123,6 +126,11 @@ const ONLY_169 = new Set([
   "thread/turns/list",
   "hooks/list",
   "skills/list",
+  "skills/config/write",
+  "skills/extraRoots/set",
+  "skills/changed",
+  "hook/started",
+  "hook/completed",
   "thread/archived",
   "thread/deleted",
   "thread/closed",
@@ -136,6 +144,9 @@ const ONLY_169 = new Set([
   "thread/items/list",
   "thread/inject_items",
   "thread/compact/start",
+  "turn/steer",
+  "thread/status/changed",
+  "serverRequest/resolved",
   // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
   "command/exec",
   "command/exec/write",
@@ -178,6 +189,8 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.item?.type === "contextCompaction" ||
+    message.params?.item?.type === "collabAgentToolCall" ||
+    message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
   );
 }

@@ -22,6 +22,8 @@ export type RequestOutcome<T> =
   | { kind: "closed" };
 
 export interface PendingRequest<T> {
+  /** The JSON-RPC id the request went out with. */
+  readonly id: number;
   readonly outcome: Promise<RequestOutcome<T>>;
   /** Stop waiting: the outcome becomes `cancelled` and a late answer is ignored. */
   cancel(): void;

@@ -17,6 +17,7 @@ import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
 import { uuidv7 } from "../../util/ids.js";
+import { hookNotification } from "./hook-runs.js";
 import type { TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
 import { threadItemOf } from "./thread-items.js";
@@ -31,10 +32,12 @@ export class EventMapper {
     startOnApproval: true,
   });
   private readonly decoders = new Map<string, TextDecoder>();
+  /** The echoed content of userMessage items started and not yet completed, by item id. */
+  private readonly echoes = new Map<string, UserInputWire[]>();
 
   /**
-   * `userContent(turnId)`: the input a turn was started with, as the client sent it (echoed in
-   * the userMessage item); undefined for turns started elsewhere.
+   * `userContent(turnId)`: the next input of that turn as the client sent it (the turn's own,
+   * then each steer's), echoed in its userMessage item; undefined for turns started elsewhere.
    */
   constructor(
     private readonly threadId: string,
@@ -97,6 +100,10 @@ export class EventMapper {
       case "context_compacted":
         out.push({ method: "thread/compacted", params: this.at() });
         return out;
+      case "hook_started":
+      case "hook_completed":
+        out.push(hookNotification(this.threadId, event));
+        return out;
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
         return out;
@@ -136,11 +143,15 @@ export class EventMapper {
       if (change.delta) this.delta(change.item.id, change.delta, at, out);
       return;
     }
-    const item = threadItemOf(change.item);
+    const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
-    if (item.type === "userMessage") item.content = this.userContent(change.turn_id) ?? item.content;
-    // 0.169's timestamps, sent with the items only 0.169 has.
-    const timed = item.type === "dynamicToolCall" || item.type === "contextCompaction";
+    if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
+    // Items only 0.169 has carry 0.169's timestamps.
+    const timed =
+      item.type === "dynamicToolCall" ||
+      item.type === "hookPrompt" ||
+      item.type === "collabAgentToolCall" ||
+      item.type === "contextCompaction";
     // Codex announces each review mode change as an item that starts and completes at once.
     const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
     if (instant) {
@@ -160,6 +171,18 @@ export class EventMapper {
       method: "item/completed",
       params: { ...at, item, ...(timed ? { completedAtMs: Date.now() } : {}) },
     });
+  }
+
+  /** The client's own form of user message `itemId`: taken when it starts, kept until it completes. */
+  private echoed(itemId: string, change: ItemEvent): UserInputWire[] | undefined {
+    if (change.type === "item_started") {
+      const content = this.userContent(change.turn_id);
+      if (content) this.echoes.set(itemId, content);
+      return content;
+    }
+    const content = this.echoes.get(itemId) ?? this.userContent(change.turn_id);
+    this.echoes.delete(itemId);
+    return content;
   }
 
   private delta(

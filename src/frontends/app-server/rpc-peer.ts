@@ -93,7 +93,7 @@ export class RpcPeer {
     });
     if (this.closed) {
       finish({ kind: "closed" });
-      return { outcome, cancel: () => {} };
+      return { id, outcome, cancel: () => {} };
     }
     const timer = setTimeout(() => done({ kind: "timeout" }), timeoutMs);
     const done = (result: RequestOutcome<T>): void => {
@@ -104,7 +104,7 @@ export class RpcPeer {
     };
     this.waiting.set(id, { schema, finish: done as (outcome: RequestOutcome<unknown>) => void });
     this.send(encodeRequest(id, method, params));
-    return { outcome, cancel: () => done({ kind: "cancelled" }) };
+    return { id, outcome, cancel: () => done({ kind: "cancelled" }) };
   }
 
   /** The connection is gone: every open request ends as `closed`; nothing more is sent. */

@@ -42,6 +42,8 @@ export const SOURCE = "app-server";
 export class AppServerRuntime implements ChannelHost {
   private readonly channels = new Map<string, ThreadChannel>();
   private manager: Promise<ThreadManager> | null = null;
+  /** `skills/extraRoots/set`: skill roots besides Codex's, for skills/list and threads opened from now on. */
+  skillExtraRoots: readonly string[] = [];
 
   private constructor(
     private current: Config,

@@ -45,8 +45,16 @@ export interface QuestionChannel {
   readonly id: string;
   /** The connected client that started turn `turnId`, if it is still here. */
   ownerOf(turnId: string): ClientLink | null;
-  /** Keep `question` open until the core ends call `callId` or its turn ends. */
-  track(turnId: string, callId: string, question: PendingRequest<unknown>): void;
+  /**
+   * Keep `question` open until the core ends call `callId` or its turn ends; `waitingOn`: it
+   * asks a person (shown in the thread's status, its end announced).
+   */
+  track(
+    turnId: string,
+    callId: string,
+    question: PendingRequest<unknown>,
+    waitingOn?: "waitingOnApproval" | "waitingOnUserInput",
+  ): void;
   /** Show call `callId`'s item as declined. */
   showDeclined(callId: string, cancel: boolean): void;
   /** Whether turn `turnId` was started by a v1 client (its questions are v1 requests). */
@@ -118,7 +126,7 @@ async function decide(
           { ...common, grantRoot: event.grant_root },
           host.approvalBoundMs(),
         );
-  channel.track(event.turn_id, event.call_id, pending);
+  channel.track(event.turn_id, event.call_id, pending, "waitingOnApproval");
   const outcome = await pending.outcome;
   // The turn is over (interrupted, or its client left and it is being interrupted): the core
   // answers the question itself (abort), so there is nothing left to say.
@@ -147,7 +155,7 @@ async function decideLegacy(
           { ...common, fileChanges: event.changes, grantRoot: event.grant_root },
           host.approvalBoundMs(),
         );
-  channel.track(event.turn_id, event.call_id, pending);
+  channel.track(event.turn_id, event.call_id, pending, "waitingOnApproval");
   const outcome = await pending.outcome;
   if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
   if (outcome.kind !== "result") return DECLARED_APPROVAL;
@@ -207,7 +215,7 @@ async function userReply(
     },
     host.userInputBoundMs(),
   );
-  channel.track(event.turn_id, event.call_id, pending);
+  channel.track(event.turn_id, event.call_id, pending, "waitingOnUserInput");
   const outcome = await pending.outcome;
   if (outcome.kind === "result") return outcome.value;
   if (outcome.kind === "error") return "declined";
@@ -238,7 +246,7 @@ async function elicitationResult(
     },
     host.userInputBoundMs(),
   );
-  channel.track(event.turn_id, event.id, pending);
+  channel.track(event.turn_id, event.id, pending, "waitingOnUserInput");
   const outcome = await pending.outcome;
   if (outcome.kind === "result") {
     const { action, content } = outcome.value;

@@ -10,7 +10,7 @@ import type { EffectiveSettings, Thread, TurnOverrides, UserInput } from "../../
 import { type AnswerTarget, questionRouter } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
-import type { UserInputWire } from "./protocol/common.js";
+import type { ThreadStatus, UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
 import { clientResponders, type QuestionHost } from "./server-requests.js";
 
@@ -19,9 +19,13 @@ export interface ChannelHost extends QuestionHost {
   released(channel: ThreadChannel): void;
 }
 
+/** What an open server request waits on (thread/status/changed `activeFlags`). */
+export type WaitingOn = "waitingOnApproval" | "waitingOnUserInput";
+
 interface TurnEntry {
   owner: ClientLink;
-  input: UserInputWire[];
+  /** The turn's input, then each steer's, as the client sent them: taken by their userMessage items. */
+  inputs: UserInputWire[][];
   /** Open questions by call id. */
   questions: Map<string, PendingRequest<unknown>>;
   /** Started by a v1 client (sendUserTurn): its approvals are v1 requests. */
@@ -37,6 +41,8 @@ export class ThreadChannel {
   private readonly listeners = new Set<(event: Event) => void>();
   private readonly mapper: EventMapper;
   private runningTurn: string | null = null;
+  /** Open questions to a person, by server request id. */
+  private readonly waiting = new Map<number, WaitingOn>();
   /** Routes each question of a turn to the client that started it (the one turn driver). */
   private readonly route: (event: Event) => void;
 
@@ -44,7 +50,7 @@ export class ThreadChannel {
     readonly id: string,
     private readonly host: ChannelHost,
   ) {
-    this.mapper = new EventMapper(id, (turnId) => this.turns.get(turnId)?.input);
+    this.mapper = new EventMapper(id, (turnId) => this.turns.get(turnId)?.inputs.shift());
     // Answers go to whichever Thread object serves this id now (it is re-bound when reloaded).
     const live: AnswerTarget = {
       approve: (callId, decision, agentId) => this.current?.approve(callId, decision, agentId),
@@ -119,7 +125,7 @@ export class ThreadChannel {
   ): { turnId: string; begin(): void } {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
-    this.turns.set(turnId, { owner, input, questions: new Map(), legacy });
+    this.turns.set(turnId, { owner, inputs: [input], questions: new Map(), legacy });
     const { outputSchema, ...lasting } = overrides;
     thread.overrideSettings(lasting);
     const own = outputSchema ? { overrides: { outputSchema } } : {};
@@ -128,6 +134,16 @@ export class ThreadChannel {
       turnId,
       begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, ...own, ...mode }),
     };
+  }
+
+  /**
+   * Add `input` to running turn `expectedTurnId` (turn/steer); its userMessage item echoes
+   * `wire`. Throws SteerError when that turn is not the one running.
+   */
+  steer(expectedTurnId: string, wire: UserInputWire[], input: UserInput): string {
+    const turnId = this.requireThread().steer(input, expectedTurnId);
+    this.turns.get(turnId)?.inputs.push(wire);
+    return turnId;
   }
 
   /** Whether turn `turnId` was started by a v1 client. */
@@ -161,11 +177,41 @@ export class ThreadChannel {
     this.broadcast(this.mapper.declined(callId, cancel));
   }
 
-  /** Keep `question` (about call `callId`) open until the core ends that call or its turn ends. */
-  track(turnId: string, callId: string, question: PendingRequest<unknown>): void {
+  /**
+   * Keep `question` (about call `callId`) open until the core ends that call or its turn ends.
+   * A question to a person (`waitingOn`) shows in the thread's status while open, and its end
+   * is announced (`serverRequest/resolved`).
+   */
+  track(turnId: string, callId: string, question: PendingRequest<unknown>, waitingOn?: WaitingOn): void {
     const entry = this.turns.get(turnId);
-    if (entry) entry.questions.set(callId, question);
-    else question.cancel();
+    if (!entry) {
+      question.cancel();
+      return;
+    }
+    entry.questions.set(callId, question);
+    if (!waitingOn) return;
+    this.waiting.set(question.id, waitingOn);
+    this.announceStatus();
+    void question.outcome.then(() => {
+      this.waiting.delete(question.id);
+      this.broadcast([
+        { method: "serverRequest/resolved", params: { threadId: this.id, requestId: question.id } },
+      ]);
+      this.announceStatus();
+    });
+  }
+
+  /** The thread's status now (0.169's ThreadStatus) as `thread/status/changed`. */
+  private announceStatus(): void {
+    this.broadcast([
+      { method: "thread/status/changed", params: { threadId: this.id, status: this.status() } },
+    ]);
+  }
+
+  private status(): ThreadStatus {
+    if (!this.runningTurn) return { type: "idle" };
+    const flags = new Set(this.waiting.values());
+    return { type: "active", activeFlags: [...flags] };
   }
 
   /** The core closed call `callId` itself (its bound): stop waiting for the client. */
@@ -182,8 +228,19 @@ export class ThreadChannel {
 
   private onEvent(raw: Event): void {
     const event = this.forwarded(raw);
-    if (event.type === "turn_started") this.turnStarted(event.turn_id);
-    this.broadcast(this.mapper.map(event));
+    if (event.type === "turn_started") {
+      this.turnStarted(event.turn_id);
+      this.announceStatus();
+    }
+    const notifications = this.mapper.map(event);
+    const ending = notifications.findIndex((note) => note.method === "turn/completed");
+    if (ending >= 0) {
+      // As Codex: the thread is idle again just before its turn completes.
+      if ("turn_id" in event && this.runningTurn === event.turn_id) this.runningTurn = null;
+      this.broadcast(notifications.slice(0, ending));
+      this.announceStatus();
+      this.broadcast(notifications.slice(ending));
+    } else this.broadcast(notifications);
     for (const listener of this.listeners) listener(event);
     this.route(event);
     switch (event.type) {

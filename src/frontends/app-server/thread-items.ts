@@ -1,10 +1,11 @@
 /**
  * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
  * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
- * (thread-view.ts). Items the v2 protocol has no type for (plans, sub-agents) map to null: their
+ * (thread-view.ts). Items the v2 protocol has no type for (plans) map to null: their
  * notifications are turn-level (`turn/plan/updated`, …). A review is two wire items: started it
  * is `enteredReviewMode` (what is reviewed), completed `exitedReviewMode` (the verdict).
  */
+import type { AgentStatus } from "../../protocol/agents.js";
 import type { FileChange } from "../../protocol/events.js";
 import type { ItemStatus, TurnItem, TurnItemOf } from "../../protocol/turn-items.js";
 import { REVIEW_FAILED } from "../../session/review.js";
@@ -12,12 +13,22 @@ import { shellQuote } from "../../util/shell-quote.js";
 import { commandActions } from "./command-actions.js";
 import type { FileUpdateChange, ItemOf, ThreadItem, UserInputWire } from "./protocol/common.js";
 
-export function threadItemOf(item: TurnItem): ThreadItem | null {
+/** `threadId`: the thread the item belongs to (a sub-agent item names it as the sender). */
+export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | null {
   switch (item.type) {
     case "user_message":
       return { type: "userMessage", id: item.id, content: contentOf(item.text, item.images) };
     case "agent_message":
       return { type: "agentMessage", id: item.id, text: item.text };
+    case "hook_prompt":
+      return {
+        type: "hookPrompt",
+        id: item.id,
+        fragments: item.fragments.map((fragment) => ({
+          hookRunId: fragment.hook_run_id,
+          text: fragment.text,
+        })),
+      };
     case "reasoning":
       return { type: "reasoning", id: item.id, summary: [...item.summary], content: [...item.content] };
     case "command_execution":
@@ -62,6 +73,19 @@ export function threadItemOf(item: TurnItem): ThreadItem | null {
         : { type: "exitedReviewMode", id: item.id, review: item.review ?? REVIEW_FAILED };
     case "context_compaction":
       return { type: "contextCompaction", id: item.id };
+    case "sub_agent":
+      return {
+        type: "collabAgentToolCall",
+        id: item.id,
+        tool: "spawnAgent",
+        status: toolStatusOf(item.status),
+        senderThreadId: threadId,
+        receiverThreadIds: [item.agent_id],
+        prompt: item.message,
+        model: null,
+        reasoningEffort: null,
+        agentsStates: { [item.agent_id]: agentStateOf(item.agent_status) },
+      };
     default:
       return null;
   }
@@ -74,6 +98,17 @@ function statusOf(status: ItemStatus): "inProgress" | "completed" | "failed" | "
 /** Tool calls have no `declined` on the wire: a declined call failed. */
 function toolStatusOf(status: ItemStatus): "inProgress" | "completed" | "failed" {
   return status === "in_progress" ? "inProgress" : status === "declined" ? "failed" : status;
+}
+
+/** A sub-agent's status as Codex's CollabAgentState (a finished one carries its last message). */
+function agentStateOf(status: AgentStatus): ItemOf<"collabAgentToolCall">["agentsStates"][string] {
+  if (typeof status === "object")
+    return "completed" in status
+      ? { status: "completed", message: status.completed }
+      : { status: "errored", message: status.errored };
+  const named = { pending_init: "pendingInit", not_found: "notFound" } as const;
+  const wire = status === "pending_init" || status === "not_found" ? named[status] : status;
+  return { status: wire, message: null };
 }
 
 function mcpItem(item: TurnItemOf<"mcp_tool_call">): ItemOf<"mcpToolCall"> {

@@ -205,7 +205,7 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
       // A review shows both ends: what is reviewed (its start) and the verdict.
       const kept =
         change.type === "item_completed" || (change.type === "item_started" && change.item.type === "review");
-      const item = kept && current ? threadItemOf(change.item) : null;
+      const item = kept && current ? threadItemOf(change.item, stored.meta.id) : null;
       if (item) current?.items.push(item);
     }
   }

@@ -18,7 +18,7 @@ async function configuredHooks(): Promise<{ hooks: CommandHook[]; warnings: stri
 function describe(hook: CommandHook): string {
   const matcher = hook.matcherText ? ` matcher ${JSON.stringify(hook.matcherText)}` : "";
   return [
-    `${hook.trusted ? "trusted  " : "untrusted"} ${hook.event}${matcher} (timeout ${hook.timeoutSec}s)`,
+    `${hook.trustStatus.padEnd(9)} ${hook.event}${matcher} (timeout ${hook.timeoutSec}s)`,
     `  key:     ${hook.key}`,
     `  command: ${hook.command}`,
     `  hash:    ${hook.hash}`,
@@ -38,6 +38,7 @@ export async function listHooks(options: { json?: boolean }): Promise<number> {
       source: hook.source,
       currentHash: hook.hash,
       trusted: hook.trusted,
+      trustStatus: hook.trustStatus,
     }));
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;

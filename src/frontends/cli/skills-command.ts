@@ -1,16 +1,20 @@
 /**
  * `tscodex skills list`: the skills a thread started here would get (name, description, path,
- * root), and the SKILL.md files skipped with the reason.
+ * root; those `[[skills.config]]` turned off marked disabled), and the SKILL.md files skipped
+ * with the reason.
  */
 import type { Command } from "commander";
 
 async function listSkills(options: { json?: boolean }): Promise<number> {
-  const { tscodexHome } = await import("../../config/load.js");
+  const { loadConfig, tscodexHome } = await import("../../config/load.js");
   const { loadSkills } = await import("../../prompt/skills.js");
+  // A config that does not load still lets the skills be listed (all enabled).
+  const config = await loadConfig({ env: process.env }).catch(() => null);
   const { skills, warnings } = await loadSkills({
-    home: tscodexHome(),
+    home: config?.home ?? tscodexHome(),
     cwd: process.cwd(),
     env: process.env,
+    settings: config?.skillSettings,
   });
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (options.json) {
@@ -20,7 +24,7 @@ async function listSkills(options: { json?: boolean }): Promise<number> {
   if (skills.length === 0) process.stdout.write("No skills found.\n");
   for (const skill of skills) {
     process.stdout.write(
-      `${skill.name}: ${skill.description}\n  path: ${skill.path}\n  root: ${skill.root}\n`,
+      `${skill.name}: ${skill.description}${skill.enabled ? "" : " (disabled)"}\n  path: ${skill.path}\n  root: ${skill.root}\n`,
     );
   }
   return 0;

@@ -101,6 +101,8 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   await stopSignal();
   process.stderr.write("tscodex proxy: shutting down\n");
   readiness.draining = true;
+  // A turn that cannot be stored now ends now: the drain must not wait out a store outage.
+  store.stopRidingOut?.();
   // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
   const closed = new Promise<void>((done) => server.close(() => done()));
   server.closeIdleConnections();

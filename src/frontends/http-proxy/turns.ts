@@ -151,6 +151,15 @@ async function storedResponse(options: TurnOptions, id: string): Promise<Respons
  * on it since, else a fork of it as it was when `previous` ended. The calls of a parked response
  * that were answered since cannot be answered again (409).
  */
+/**
+ * How the proxy reopens a stored thread: as it starts one, its client tool calls park the turn
+ * (rather than wait in this process for an answer that only a later request brings), and
+ * `--disable-internal-tools` still holds.
+ */
+function reopening(options: TurnOptions): { parkClientCalls: true; noInternalTools: boolean } {
+  return { parkClientCalls: true, noInternalTools: options.noInternalTools };
+}
+
 async function threadAt(
   options: TurnOptions,
   previous: ResponseRecord,
@@ -159,7 +168,7 @@ async function threadAt(
   const gone = ": its thread is no longer stored";
   let thread: Thread;
   try {
-    thread = await options.threads.resume(previous.threadId);
+    thread = await options.threads.resume(previous.threadId, reopening(options));
   } catch (error) {
     throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);
   }
@@ -183,7 +192,7 @@ async function threadAt(
   if (next === "outputs")
     throw ApiError.invalid(`Response '${previous.id}' has no pending function call.`, "input");
   try {
-    return await options.threads.fork(previous.threadId, { turns: previous.turns });
+    return await options.threads.fork(previous.threadId, { turns: previous.turns }, reopening(options));
   } catch (error) {
     throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);
   }
@@ -225,11 +234,13 @@ async function threadOfParkedCalls(
     const responseId = await store.responseOfCall(callId).catch(() => null);
     const record = responseId ? await store.readResponse(responseId).catch(() => null) : null;
     if (!record || record.parkedTurnId === null || record.transcript !== transcript) continue;
-    const thread = await options.threads.resume(record.threadId).catch((error: unknown) => {
-      const busy = busyError(error);
-      if (busy) throw busy;
-      return null;
-    });
+    const thread = await options.threads
+      .resume(record.threadId, reopening(options))
+      .catch((error: unknown) => {
+        const busy = busyError(error);
+        if (busy) throw busy;
+        return null;
+      });
     if (!thread) continue;
     const parked = thread.parkedTurn;
     const fresh =

@@ -54,6 +54,14 @@ export function configBatchWrite(
   return write(params.edits, params, context);
 }
 
+/** Apply `edits` to the user's config.toml (checked, atomic, reloaded) as config/batchWrite does. */
+export async function writeConfigEdits(
+  edits: readonly KeyEdit[],
+  context: HandlerContext,
+): Promise<ResultOf<"config/value/write">> {
+  return write(edits, {}, context);
+}
+
 async function write(
   edits: readonly KeyEdit[],
   target: { filePath?: string | null | undefined; expectedVersion?: string | null | undefined },

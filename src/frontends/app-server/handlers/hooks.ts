@@ -3,7 +3,7 @@
  * directory would load them), one entry per asked-for directory. Trusting one is a
  * config/batchWrite of `hooks.state` with the hook's `currentHash`.
  */
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type CommandHook, loadHookSources } from "../../../hooks/index.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
@@ -17,14 +17,13 @@ export async function hooksList(
   const { config } = context.runtime;
   const env = context.runtime.env;
   const cwds = params.cwds && params.cwds.length > 0 ? params.cwds : [process.cwd()];
-  const userHomes = [resolve(config.home), ...(env.CODEX_HOME ? [resolve(env.CODEX_HOME)] : [])];
   const data = await Promise.all(
     cwds.map(async (given) => {
       const cwd = resolve(given);
       const { hooks, warnings } = await loadHookSources({ home: config.home, cwd, env, bypassTrust: false });
       return {
         cwd,
-        hooks: hooks.map((hook, index) => metadata(hook, index, userHomes)),
+        hooks: hooks.map(metadata),
         warnings,
         errors: [],
       };
@@ -33,7 +32,7 @@ export async function hooksList(
   return { data };
 }
 
-function metadata(hook: CommandHook, displayOrder: number, userHomes: string[]): HookMetadata {
+function metadata(hook: CommandHook): HookMetadata {
   return {
     key: hook.key,
     eventName: `${hook.event[0]?.toLowerCase() ?? ""}${hook.event.slice(1)}` as HookMetadata["eventName"],
@@ -42,13 +41,13 @@ function metadata(hook: CommandHook, displayOrder: number, userHomes: string[]):
     async: false,
     matcher: hook.matcherText,
     currentHash: hook.hash,
-    trustStatus: hook.trusted ? "trusted" : "untrusted",
+    trustStatus: hook.trustStatus,
     enabled: true,
     isManaged: false,
-    source: userHomes.includes(resolve(dirname(hook.source))) ? "user" : "project",
+    source: hook.layer,
     sourcePath: hook.source,
-    displayOrder,
+    displayOrder: hook.displayOrder,
     timeoutSec: hook.timeoutSec,
-    statusMessage: null,
+    statusMessage: hook.statusMessage,
   };
 }

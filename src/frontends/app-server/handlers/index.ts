@@ -43,12 +43,13 @@ import { mcpServerOauthLogin } from "./mcp-login.js";
 import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { reviewStart } from "./review.js";
 import { skillsList } from "./skills.js";
+import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
 import { threadList, threadLoadedList, threadRead } from "./thread-queries.js";
 import { threadArchive, threadFork, threadResume, threadRollback, threadStart } from "./threads.js";
-import { turnInterrupt, turnStart } from "./turns.js";
+import { turnInterrupt, turnStart, turnSteer } from "./turns.js";
 
 export type Handler<M extends ClientMethod> = (
   params: ParamsOf<M>,
@@ -70,6 +71,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/read": threadRead,
   "turn/start": turnStart,
   "turn/interrupt": turnInterrupt,
+  "turn/steer": turnSteer,
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,
   "config/mcpServer/reload": mcpServerReload,
@@ -96,6 +98,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "fuzzyFileSearch/sessionStop": fuzzyFileSearchSessionStop,
   "hooks/list": hooksList,
   "skills/list": skillsList,
+  "skills/config/write": skillsConfigWrite,
+  "skills/extraRoots/set": skillsExtraRootsSet,
   "thread/name/set": threadSetName,
   "thread/metadata/update": threadMetadataUpdate,
   "thread/unarchive": threadUnarchive,

@@ -1,7 +1,8 @@
 /**
  * `skills/list`: the skills `tscodex skills list` shows (found as a new thread in that
- * directory finds them), one entry per asked-for directory. Skills are read afresh on every
- * call, so `forceReload` changes nothing.
+ * directory finds them, the extra roots included), one entry per asked-for directory, each with
+ * its `[[skills.config]]` state. Skills are read afresh on every call, so `forceReload` changes
+ * nothing.
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,12 +24,20 @@ export async function skillsList(
   const userRoots = [
     ...homes.map((home) => join(home, "skills")),
     join(env.HOME || homedir(), ".agents", "skills"),
+    // Extra roots are the client's own user roots (Codex: extra user roots).
+    ...context.runtime.skillExtraRoots,
   ];
   const systemRoots = homes.map((home) => join(home, "skills", ".system"));
   const data = await Promise.all(
     cwds.map(async (given) => {
       const cwd = resolve(given);
-      const { skills, warnings } = await loadSkills({ home: config.home, cwd, env });
+      const { skills, warnings } = await loadSkills({
+        home: config.home,
+        cwd,
+        env,
+        settings: config.skillSettings,
+        extraRoots: context.runtime.skillExtraRoots,
+      });
       const scopeOf = (skill: Skill): SkillMetadata["scope"] =>
         systemRoots.includes(skill.root) ? "system" : userRoots.includes(skill.root) ? "user" : "repo";
       return {
@@ -38,7 +47,7 @@ export async function skillsList(
           description: skill.description,
           path: skill.path,
           scope: scopeOf(skill),
-          enabled: true,
+          enabled: skill.enabled,
         })),
         errors: warnings.map((warning) => {
           const [, path = "", message = warning] = LOAD_FAILURE.exec(warning) ?? [];

@@ -51,11 +51,12 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   }
 }
 
-/** Thread options from the settings params (only what was given). */
+/** Thread options from the settings params (only what was given) and the server's extra skill roots. */
 function openOptions(
   params: Partial<SettingsParams>,
   config: Config | undefined,
   tools: ClientToolSpec[] | undefined,
+  skillRoots: readonly string[],
 ) {
   const options: OpenThreadOptions = {
     ...(config ? { config } : {}),
@@ -66,6 +67,7 @@ function openOptions(
     ...(params.baseInstructions ? { baseInstructions: params.baseInstructions } : {}),
     ...(params.developerInstructions ? { developerInstructions: params.developerInstructions } : {}),
     ...(tools ? { clientTools: tools } : {}),
+    ...(skillRoots.length > 0 ? { skillRoots } : {}),
   };
   return options;
 }
@@ -104,7 +106,10 @@ export async function threadStart(
 export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
-  const options = { cwd: process.cwd(), ...openOptions(params, config, tools) };
+  const options = {
+    cwd: process.cwd(),
+    ...openOptions(params, config, tools, context.runtime.skillExtraRoots),
+  };
   const threads = await context.runtime.threads();
   const thread = await opening(() => threads.start(options));
   const channel = context.runtime.adopt(thread);
@@ -121,7 +126,7 @@ export async function threadResume(
   const id = await threadIdOf(params);
   const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
   const wasLive = (await runtime.threads()).peek(id) !== undefined;
-  const channel = await runtime.open(id, openOptions(params, ownConfig, tools));
+  const channel = await runtime.open(id, openOptions(params, ownConfig, tools, runtime.skillExtraRoots));
   const thread = channel.thread;
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
@@ -153,7 +158,7 @@ export async function threadFork(
   const config = await threadConfig(context, params);
   // The fork runs with what its source runs with (live) or started with (stored); params win.
   const source = await sourceOptions(runtime, id);
-  const options = { ...source, ...openOptions(params, config, undefined) };
+  const options = { ...source, ...openOptions(params, config, undefined, runtime.skillExtraRoots) };
   const thread = await opening(() => threads.fork(id, {}, options));
   const channel = runtime.adopt(thread);
   const stored = await requireStored(threads, thread.id);

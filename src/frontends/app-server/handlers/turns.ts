@@ -7,7 +7,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
-import type { TurnOverrides, UserInput } from "../../../session/thread.js";
+import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
@@ -73,6 +73,32 @@ export async function turnInterrupt(
   if (!channel.interrupt(params.turnId))
     throw RpcError.invalidRequest(`no running turn ${params.turnId} on thread ${params.threadId}`);
   return {};
+}
+
+/** turn/steer: add input to the running turn the client names; its model reads it next. */
+export async function turnSteer(
+  params: ParamsOf<"turn/steer">,
+  context: HandlerContext,
+): Promise<ResultOf<"turn/steer">> {
+  checkThreadId(params.threadId);
+  const channel = context.runtime.channel(params.threadId);
+  if (!channel?.thread) throw RpcError.invalidRequest(`thread not found: ${params.threadId}`);
+  try {
+    return { turnId: await steerOn(channel, params.expectedTurnId, params.input) };
+  } catch (error) {
+    if (error instanceof SteerError) throw RpcError.invalidRequest(error.message);
+    throw error;
+  }
+}
+
+/** Steer `input` into running turn `turnId` of `channel`; throws SteerError when it is not running. */
+export async function steerOn(
+  channel: ThreadChannel,
+  turnId: string,
+  input: UserInputWire[],
+): Promise<string> {
+  const core = await userInputOf(input, channel.settings.cwd);
+  return channel.steer(turnId, echoed(input), core);
 }
 
 /** The core's input: the texts joined by blank lines, images as URLs (local files read in). */

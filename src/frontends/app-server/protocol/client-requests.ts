@@ -24,7 +24,14 @@ import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { method } from "./method-spec.js";
 import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
-import { skillsListParams, skillsListResponse } from "./skills-requests.js";
+import {
+  skillsConfigWriteParams,
+  skillsConfigWriteResponse,
+  skillsExtraRootsSetParams,
+  skillsExtraRootsSetResponse,
+  skillsListParams,
+  skillsListResponse,
+} from "./skills-requests.js";
 import {
   threadInjectItemsParams,
   threadItemsListParams,
@@ -104,6 +111,17 @@ const turnStartParams = z.object({
 const turnOnly = z.object({ turn });
 
 const turnInterruptParams = z.object({ threadId, turnId: z.string() });
+
+/** turn/steer: input for the running turn, which must be `expectedTurnId`. */
+const turnSteerParams = z.object({
+  threadId,
+  expectedTurnId: z.string(),
+  input: z.array(userInput),
+  clientUserMessageId: z.string().nullish(),
+  additionalContext: z.record(z.string(), z.unknown()).nullish(),
+  responsesapiClientMetadata: z.record(z.string(), z.string()).nullish(),
+  responsesapiClientMetadataPatch: z.record(z.string(), z.string()).nullish(),
+});
 
 const reasoningEffortOption = z.object({ reasoningEffort, description: z.string() });
 const model = z
@@ -225,6 +243,12 @@ export const clientRequests = {
   "thread/read": method(threadReadParams, threadOnly, "ThreadReadParams", "ThreadReadResponse"),
   "turn/start": method(turnStartParams, turnOnly, "TurnStartParams", "TurnStartResponse"),
   "turn/interrupt": method(turnInterruptParams, empty, "TurnInterruptParams", "TurnInterruptResponse"),
+  "turn/steer": method(
+    turnSteerParams,
+    z.object({ turnId: z.string() }),
+    "TurnSteerParams",
+    "TurnSteerResponse",
+  ),
   "model/list": method(z.object(paging), modelListResponse, "ModelListParams", "ModelListResponse"),
   "mcpServerStatus/list": method(
     z.object(paging),
@@ -258,6 +282,18 @@ export const clientRequests = {
   ),
   "hooks/list": method(hooksListParams, hooksListResponse, "HooksListParams", "HooksListResponse"),
   "skills/list": method(skillsListParams, skillsListResponse, "SkillsListParams", "SkillsListResponse"),
+  "skills/config/write": method(
+    skillsConfigWriteParams,
+    skillsConfigWriteResponse,
+    "SkillsConfigWriteParams",
+    "SkillsConfigWriteResponse",
+  ),
+  "skills/extraRoots/set": method(
+    skillsExtraRootsSetParams,
+    skillsExtraRootsSetResponse,
+    "SkillsExtraRootsSetParams",
+    "SkillsExtraRootsSetResponse",
+  ),
   "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
   "thread/metadata/update": method(
     threadMetadataUpdateParams,

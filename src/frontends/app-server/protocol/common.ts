@@ -121,6 +121,12 @@ export const threadItem = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("userMessage"), id: z.string(), content: z.array(userInput) }),
     z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+    /** 0.169: a hook's prompt that kept the turn going (a Stop hook's block). */
+    z.object({
+      type: z.literal("hookPrompt"),
+      id: z.string(),
+      fragments: z.array(z.object({ hookRunId: z.string(), text: z.string() })),
+    }),
     z.object({
       type: z.literal("reasoning"),
       id: z.string(),
@@ -173,6 +179,33 @@ export const threadItem = z
     z.object({ type: z.literal("enteredReviewMode"), id: z.string(), review: z.string() }),
     z.object({ type: z.literal("exitedReviewMode"), id: z.string(), review: z.string() }),
     z.object({ type: z.literal("contextCompaction"), id: z.string() }),
+    /** A sub-agent this thread started (spawn_agent): the child thread and how it is doing. */
+    z.object({
+      type: z.literal("collabAgentToolCall"),
+      id: z.string(),
+      tool: z.enum(["spawnAgent", "sendInput", "resumeAgent", "wait", "closeAgent"]),
+      status: z.enum(["inProgress", "completed", "failed", "interrupted"]),
+      senderThreadId: z.string(),
+      receiverThreadIds: z.array(z.string()),
+      prompt: z.string().nullable(),
+      model: z.string().nullable(),
+      reasoningEffort: z.string().nullable(),
+      agentsStates: z.record(
+        z.string(),
+        z.object({
+          status: z.enum([
+            "pendingInit",
+            "running",
+            "interrupted",
+            "completed",
+            "errored",
+            "shutdown",
+            "notFound",
+          ]),
+          message: z.string().nullable(),
+        }),
+      ),
+    }),
   ])
   .meta({ id: "ThreadItem" });
 export type ThreadItem = z.infer<typeof threadItem>;

@@ -40,6 +40,26 @@ const hookMetadata = z.object({
   statusMessage: z.string().nullable(),
 });
 
+/** One hook run (`hook/started`, `hook/completed`): Codex 0.169's HookRunSummary. */
+export const hookRunSummary = z.object({
+  id: z.string(),
+  eventName: hookEventName,
+  handlerType: z.literal("command"),
+  executionMode: z.literal("sync"),
+  scope: z.enum(["thread", "turn"]),
+  sourcePath: z.string(),
+  source: z.enum(["user", "project"]),
+  displayOrder: z.number().int(),
+  status: z.enum(["running", "completed", "failed", "blocked", "stopped"]),
+  statusMessage: z.string().nullable(),
+  startedAt: z.number().int(),
+  completedAt: z.number().int().nullable(),
+  durationMs: z.number().int().nullable(),
+  entries: z.array(
+    z.object({ kind: z.enum(["warning", "stop", "feedback", "context", "error"]), text: z.string() }),
+  ),
+});
+
 export const hooksListParams = z.object({
   cwds: z.array(z.string()).nullish(),
   threadId: z.string().nullish(),

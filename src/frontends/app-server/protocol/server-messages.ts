@@ -10,6 +10,7 @@ import {
   dynamicToolContentItem,
   thread,
   threadItem,
+  threadStatus,
   threadTokenUsage,
   turn,
   turnError,
@@ -17,6 +18,7 @@ import {
 } from "./common.js";
 import { fsNotifications } from "./fs-requests.js";
 import { fuzzySearchNotifications } from "./fuzzy-search-requests.js";
+import { hookRunSummary } from "./hooks-requests.js";
 import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
 const inTurn = { threadId: z.string(), turnId: z.string() };
@@ -35,6 +37,14 @@ export const serverNotifications = {
   "thread/closed": notification(z.object({ threadId: z.string() }), "ThreadClosedNotification"),
   "thread/unarchived": notification(z.object({ threadId: z.string() }), "ThreadUnarchivedNotification"),
   "thread/reverted": notification(z.object({ threadId: z.string() }), "ThreadRevertedNotification"),
+  "thread/status/changed": notification(
+    z.object({ threadId: z.string(), status: threadStatus }),
+    "ThreadStatusChangedNotification",
+  ),
+  "serverRequest/resolved": notification(
+    z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number().int()]) }),
+    "ServerRequestResolvedNotification",
+  ),
   "thread/name/updated": notification(
     z.object({ threadId: z.string(), threadName: z.string().nullable() }),
     "ThreadNameUpdatedNotification",
@@ -75,6 +85,16 @@ export const serverNotifications = {
   ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  "hook/started": notification(
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    "HookStartedNotification",
+  ),
+  "hook/completed": notification(
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    "HookCompletedNotification",
+  ),
+  /** The skills a thread would find changed (a skills/config/write or skills/extraRoots/set). */
+  "skills/changed": notification(z.object({}), "SkillsChangedNotification"),
   "mcpServer/oauthLogin/completed": notification(
     z.object({ name: z.string(), success: z.boolean(), error: z.string().nullish() }),
     "McpServerOauthLoginCompletedNotification",

@@ -1,4 +1,7 @@
-/** `skills/list`: the skills a thread started in each asked-for directory gets (Codex 0.169 shapes). */
+/**
+ * `skills/list`: the skills a thread started in each asked-for directory gets; `skills/config/write`
+ * turns one off or on; `skills/extraRoots/set` adds roots (Codex 0.169 shapes).
+ */
 import { z } from "zod";
 
 export const skillsListParams = z.object({
@@ -23,3 +26,16 @@ export const skillsListResponse = z.object({
     }),
   ),
 });
+
+/** Exactly one of `path` (an absolute SKILL.md path) and `name` picks the skill. */
+export const skillsConfigWriteParams = z.object({
+  path: z.string().nullish(),
+  name: z.string().nullish(),
+  enabled: z.boolean(),
+});
+
+export const skillsConfigWriteResponse = z.object({ effectiveEnabled: z.boolean() });
+
+export const skillsExtraRootsSetParams = z.object({ extraRoots: z.array(z.string()) });
+
+export const skillsExtraRootsSetResponse = z.object({});

@@ -7,10 +7,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
+import { SteerError } from "../../../session/thread.js";
 import type { HandlerContext } from "../handlers/context.js";
 import { storedPage } from "../handlers/thread-queries.js";
 import { openNewThread, threadResume } from "../handlers/threads.js";
-import { startTurnOn } from "../handlers/turns.js";
+import { startTurnOn, steerOn } from "../handlers/turns.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
@@ -168,6 +169,17 @@ export async function sendUserMessage(
 ): Promise<ResultOf<"sendUserMessage">> {
   const channel = await legacyChannel(params.conversationId, context);
   const input = params.items.map(userInputOf);
+  // As Codex 0.89: a message sent while a turn runs joins that turn (its model reads it next).
+  const running = channel.thread?.activeTurnId;
+  if (running) {
+    try {
+      await steerOn(channel, running, input);
+      return {};
+    } catch (error) {
+      // The turn ended in between: the message starts the next one.
+      if (!(error instanceof SteerError)) throw error;
+    }
+  }
   await startTurnOn(channel, { threadId: params.conversationId, input }, context, undefined, true);
   return {};
 }

@@ -1,0 +1,70 @@
+/**
+ * A sub-agent through the real app-server: the thread's spawn_agent shows as a
+ * `collabAgentToolCall` item (0.169's ThreadItem): started while the child runs, completed with
+ * the child's final message in `agentsStates`; the child's own messages never appear as the
+ * parent's agentMessage items.
+ */
+import { describe, expect, it } from "vitest";
+import { messageText, type ResponseItem } from "../../src/protocol/items.js";
+import { useAppServerHarness } from "../support/app-server-harness.js";
+import { referenceSchemaFailures } from "../support/app-server-schemas.js";
+import { callOutputs } from "../support/exec-harness.js";
+import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { completedItems, runTurn, startThread } from "./flow.js";
+
+const h = useAppServerHarness();
+
+const isChild = (input: readonly ResponseItem[]) =>
+  input.some(
+    (item) => item.type === "message" && item.role === "user" && messageText(item) === "count files",
+  );
+
+describe("app-server: sub-agents", () => {
+  it("shows a spawned sub-agent as a collabAgentToolCall item with the child's final message", async () => {
+    for (let i = 0; i < 6; i++)
+      h.model.enqueue((request) => {
+        if (isChild(request.input)) return turn(message("there are 3 files"));
+        const outputs = callOutputs(request.input);
+        if (!outputs.s1) return turn(functionCall("spawn_agent", { message: "count files" }, "s1"));
+        const id = (JSON.parse(String(outputs.s1)) as { agent_id: string }).agent_id;
+        if (!outputs.w) return turn(functionCall("wait", { ids: [id], timeout_ms: 20000 }, "w"));
+        return turn(message("the child says 3"));
+      });
+    const client = await h.stdio({ args: ["-c", "features.collab=true"] });
+    const threadId = await startThread(client, {
+      cwd: h.work,
+      approvalPolicy: "never",
+      sandbox: "danger-full-access",
+    });
+    const { turnId, completed } = await runTurn(client, threadId, "delegate");
+    expect(completed.params.turn.status).toBe("completed");
+
+    const started = client
+      .notifications("item/started")
+      .filter((m) => m.params.item.type === "collabAgentToolCall")
+      .map((m) => m.params.item);
+    const [done] = completedItems(client, turnId, "collabAgentToolCall");
+    const childId = done?.receiverThreadIds[0];
+    expect(childId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(started).toEqual([
+      expect.objectContaining({
+        type: "collabAgentToolCall",
+        tool: "spawnAgent",
+        status: "inProgress",
+        senderThreadId: threadId,
+        prompt: "count files",
+        agentsStates: { [childId]: { status: "running", message: null } },
+      }),
+    ]);
+    expect(done).toMatchObject({
+      status: "completed",
+      senderThreadId: threadId,
+      receiverThreadIds: [childId],
+      agentsStates: { [childId]: { status: "completed", message: "there are 3 files" } },
+    });
+    expect(completedItems(client, turnId, "agentMessage").map((item) => item.text)).toEqual([
+      "the child says 3",
+    ]);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
