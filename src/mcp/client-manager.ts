@@ -154,11 +154,12 @@ export class McpClientManager {
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
     elicit?: Elicit,
+    progress?: (message: string) => void,
   ): Promise<McpCallResult> {
     const connection = this.connection(server);
     const timeoutMs = this.toolTimeoutMs(server);
     try {
-      return await connection.callTool(tool, args, { timeoutMs, signal, elicit });
+      return await connection.callTool(tool, args, { timeoutMs, signal, elicit, progress });
     } catch (error) {
       if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
         throw new Error(`timed out after ${timeoutMs / 1000} seconds (tool_timeout_sec)`, { cause: error });

@@ -192,7 +192,13 @@ export class McpConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown> | undefined,
-    options: { timeoutMs: number; signal: AbortSignal; elicit?: Elicit | undefined },
+    options: {
+      timeoutMs: number;
+      signal: AbortSignal;
+      elicit?: Elicit | undefined;
+      /** The server's progress notifications on this call, as one line each. */
+      progress?: ((message: string) => void) | undefined;
+    },
   ): Promise<McpCallResult> {
     // A signal of the call's own: the SDK leaves its abort listener on the signal it is given,
     // and the turn's signal serves every call of the turn.
@@ -208,6 +214,7 @@ export class McpConnection {
       raw = await this.client.callTool({ name: tool, ...(args ? { arguments: args } : {}) }, undefined, {
         timeout: options.timeoutMs,
         signal: call.signal,
+        ...(options.progress ? { onprogress: progressLine(options.progress) } : {}),
       });
     } finally {
       this.elicit = previous;
@@ -349,4 +356,12 @@ function httpHeaders(
     headers.Authorization = `Bearer ${token}`;
   }
   return headers;
+}
+
+/** A progress notification as a line: its message, else "progress/total" (or the bare progress). */
+function progressLine(report: (message: string) => void) {
+  return (progress: { progress: number; total?: number | undefined; message?: string | undefined }) =>
+    report(
+      progress.message ?? `${progress.progress}${progress.total !== undefined ? `/${progress.total}` : ""}`,
+    );
 }

@@ -126,21 +126,11 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     }
     const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";
     let argv: string[];
-    if (!sandboxed) {
-      // No sandbox, but what the command starts still ends with it.
-      argv = await this.contain(command);
-    } else {
-      try {
-        const policy = {
-          ...sandboxPolicyOf(turn),
-          readOnlyPaths: this.protectedPaths,
-          allowUnixSockets: this.allowUnixSockets,
-        };
-        argv = (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
-      } catch (error) {
-        if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
-        throw error;
-      }
+    try {
+      argv = await this.argvFor(command, cwd, turn, sandboxed);
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
+      throw error;
     }
     start();
     const first = await request.runner(argv, { sandboxed });
@@ -153,6 +143,22 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     if (!retry.approved) return { kind: "rejected", message: retry.message };
     const second = await request.runner(await this.contain(command), { sandboxed: false });
     return { kind: "ran", result: second, sandboxed: false };
+  }
+
+  confine(command: string[], cwd: string, turn: TurnContext): Promise<string[]> {
+    return this.argvFor(command, cwd, turn, turn.sandboxMode !== "danger-full-access");
+  }
+
+  /** Sandboxed: the sandbox's argv (protected paths read-only); else contained only. */
+  private async argvFor(command: string[], cwd: string, turn: TurnContext, sandboxed: boolean) {
+    // No sandbox, but what the command starts still ends with it.
+    if (!sandboxed) return this.contain(command);
+    const policy = {
+      ...sandboxPolicyOf(turn),
+      readOnlyPaths: this.protectedPaths,
+      allowUnixSockets: this.allowUnixSockets,
+    };
+    return (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
   }
 
   /** MCP tool calls take the same approval path and session memory (mcp-approval.ts). */

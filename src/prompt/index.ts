@@ -12,6 +12,7 @@ import { environmentContext } from "./environment.js";
 import { type PermissionsInput, permissionsMessage } from "./permissions.js";
 
 export { loadBaseInstructions } from "./base-instructions.js";
+export { collaborationModeMessage } from "./collaboration-mode.js";
 export { environmentContext, userShellPath } from "./environment.js";
 export { ImageInputError, imageFileToDataUrl } from "./images.js";
 export { type PermissionsInput, permissionsMessage } from "./permissions.js";

@@ -116,6 +116,8 @@ export type Event =
       turn_id: string;
       command: string[];
       cwd: string;
+      /** Set when the user ran the command (a shell command op), not the model. */
+      source?: "user_shell";
     }
   | { type: "exec_command_output_delta"; call_id: string; stream: ExecStream; chunk: Uint8Array }
   | {
@@ -124,6 +126,7 @@ export type Event =
       turn_id: string;
       command: string[];
       cwd: string;
+      source?: "user_shell";
       exit_code: number;
       duration_ms: number;
       stdout: string;
@@ -168,6 +171,8 @@ export type Event =
       cancelled: string[];
     }
   | { type: "mcp_tool_call_begin"; call_id: string; invocation: McpInvocation }
+  /** The MCP server reported progress on the call (`notifications/progress`); never stored. */
+  | { type: "mcp_tool_call_progress"; call_id: string; message: string }
   | {
       type: "mcp_tool_call_end";
       call_id: string;

@@ -8,20 +8,26 @@
  * deltas only grow the open item. Tool items (commands, patches, MCP and client tool calls) come
  * from their begin/end events, which only a live stream has. Outside a turn nothing is an item
  * (an imported history is context, not something a turn did).
+ *
+ * Plan mode (collaboration-mode.ts) is read from the recorded mode messages: while it holds, an
+ * agent message's `<proposed_plan>` block is cut out as a proposed_plan item (id: the message's
+ * id + "-plan"); a message that is only a plan shows no agent message.
  */
 import type { AgentStatus } from "./agents.js";
+import { collaborationModeOf } from "./collaboration-mode.js";
 import type { Event, EventOf, FileChange, McpInvocation } from "./events.js";
-import { messageText, type ResponseItem } from "./items.js";
+import { type MessageItem, messageText, type ResponseItem } from "./items.js";
+import { ModeItems } from "./mode-items.js";
+import { PlanSplitter, splitProposedPlan } from "./proposed-plan.js";
 import type {
   AgentMessageItem,
   CommandExecutionItem,
-  ContextCompactionItem,
   FileChangeItem,
   ItemDelta,
   ItemEvent,
   PlanTurnItem,
+  ProposedPlanItem,
   ReasoningTurnItem,
-  ReviewItem,
   SubAgentItem,
   TurnItem,
   WebSearchItem,
@@ -43,12 +49,15 @@ export interface ItemTrackerOptions {
 export class ItemTracker {
   private turnId = "";
   private message: AgentMessageItem | null = null;
+  /** Plan mode only: the open message's splitter, whether its item started, its plan item. */
+  private splitter: PlanSplitter | null = null;
+  private messageShown = false;
+  private proposed: ProposedPlanItem | null = null;
+  private planMode = false;
   private reasoning: ReasoningTurnItem | null = null;
   private plan: PlanTurnItem | null = null;
-  /** The compaction running now, if any (it completes with `context_compacted`). */
-  private compaction: ContextCompactionItem | null = null;
-  /** The review this turn runs, if any: its prompt and JSON answer are the reviewer's, not items. */
-  private review: ReviewItem | null = null;
+  /** Review and compaction items (mode-items.ts). */
+  private readonly modes = new ModeItems();
   private readonly commands = new Map<string, CommandExecutionItem>();
   private readonly patches = new Map<string, FileChangeItem>();
   private readonly searches = new Map<string, WebSearchItem>();
@@ -70,6 +79,9 @@ export class ItemTracker {
 
   /** The item events `event` causes (often none), in order. */
   push(event: Event): ItemEvent[] {
+    if (this.modes.hides(event)) return [];
+    const modal = this.modes.push(event, this.turnId, () => this.newId(null));
+    if (modal) return modal;
     switch (event.type) {
       case "turn_started":
       case "turn_continued":
@@ -77,7 +89,6 @@ export class ItemTracker {
         this.turnId = event.turn_id;
         return [];
       case "user_message":
-        if (this.review) return [];
         return this.startAndComplete({
           type: "user_message",
           id: this.newId(null),
@@ -86,7 +97,7 @@ export class ItemTracker {
           images: event.images ?? [],
         });
       case "agent_message_delta":
-        return this.review ? [] : this.messageDelta(event.delta);
+        return this.messageDelta(event.delta);
       case "agent_reasoning_section_break":
         return this.reasoningDelta(
           { kind: "reasoning_summary_part", summary_index: event.summary_index },
@@ -97,23 +108,11 @@ export class ItemTracker {
       case "agent_reasoning_raw_content_delta":
         return this.reasoningDelta({ kind: "reasoning_content_text", text: event.delta, content_index: 0 });
       case "raw_response_item":
-        if (this.review && event.item.type === "message") return [];
         return this.turnId ? this.responseItem(event.item) : [];
-      case "entered_review_mode":
-        this.review = {
-          type: "review",
-          id: event.turn_id,
-          status: "in_progress",
-          prompt: event.review,
-          review: null,
-        };
-        return [this.started(this.review)];
-      case "exited_review_mode":
-        return this.endReview(event.review);
       case "web_search_begin":
         return this.startSearch(event.call_id);
       case "exec_command_begin":
-        return this.startCommand(event.call_id, event.command, event.cwd);
+        return this.startCommand(event.call_id, event.command, event.cwd, event.source);
       case "exec_approval_request":
         // An MCP call's question: its item is the MCP call already started, not a command.
         if (!this.options.startOnApproval || event.mcp_tool_call) return [];
@@ -132,6 +131,12 @@ export class ItemTracker {
         return this.startCall(event.call_id, this.mcpCall(event));
       case "mcp_tool_call_end":
         return this.endMcpCall(event);
+      case "mcp_tool_call_progress": {
+        const open = this.calls.get(event.call_id);
+        return open?.type === "mcp_tool_call"
+          ? [this.updated(open, { kind: "mcp_progress", message: event.message })]
+          : [];
+      }
       case "client_tool_call_request":
         return this.startCall(event.call_id, {
           type: "client_tool_call",
@@ -152,17 +157,6 @@ export class ItemTracker {
         return this.agentUpdate(event.agent_id, event.status, false);
       case "agent_finished":
         return this.agentUpdate(event.agent_id, event.status, true);
-      case "context_compaction_started":
-        if (!this.turnId) return [];
-        this.compaction = {
-          type: "context_compaction",
-          id: this.newId(null),
-          status: "in_progress",
-          summary: "",
-        };
-        return [this.started(this.compaction)];
-      case "context_compacted":
-        return this.endCompaction(event.summary);
       case "turn_complete":
       case "turn_aborted":
       case "turn_failed":
@@ -215,10 +209,69 @@ export class ItemTracker {
     const out: ItemEvent[] = [];
     if (!this.message) {
       this.message = { type: "agent_message", id: this.newId(null), status: "in_progress", text: "" };
-      out.push(this.started(this.message));
+      this.messageShown = false;
+      this.splitter = this.planMode ? new PlanSplitter() : null;
     }
-    this.message.text += text;
-    out.push(this.updated(this.message, { kind: "agent_message_text", text }));
+    const pieces = this.splitter ? this.splitter.push(text) : [{ part: "message" as const, text }];
+    for (const piece of pieces) {
+      if (piece.part === "plan") {
+        out.push(...this.planDelta(this.message.id, piece.text));
+        continue;
+      }
+      if (!this.messageShown) {
+        this.messageShown = true;
+        out.push(this.started(this.message));
+      }
+      this.message.text += piece.text;
+      out.push(this.updated(this.message, { kind: "agent_message_text", text: piece.text }));
+    }
+    return out;
+  }
+
+  private planDelta(messageId: string, text: string): ItemEvent[] {
+    const out: ItemEvent[] = [];
+    if (!this.proposed) {
+      this.proposed = {
+        type: "proposed_plan",
+        id: this.newId(`${messageId}-plan`),
+        status: "in_progress",
+        text: "",
+      };
+      out.push(this.started(this.proposed));
+    }
+    this.proposed.text += text;
+    out.push(this.updated(this.proposed, { kind: "proposed_plan_text", text }));
+    return out;
+  }
+
+  /**
+   * The agent's message completes. In plan mode its `<proposed_plan>` block completes as the plan
+   * item first (the block closed before the message ended), then the rest as the message.
+   */
+  private completeMessage(item: MessageItem): ItemEvent[] {
+    const open = this.message;
+    const shown = this.messageShown;
+    this.message = null;
+    this.messageShown = false;
+    this.splitter = null;
+    const id = open?.id ?? this.newId(null);
+    const whole = messageText(item);
+    const { message, plan } = this.planMode ? splitProposedPlan(whole) : { message: whole, plan: null };
+    const out: ItemEvent[] = [];
+    if (plan !== null) {
+      const proposed = this.proposed;
+      this.proposed = null;
+      const done: ProposedPlanItem = {
+        type: "proposed_plan",
+        id: proposed?.id ?? this.newId(`${id}-plan`),
+        status: "completed",
+        text: plan,
+      };
+      out.push(...(proposed ? [this.completed(done)] : this.startAndComplete(done)));
+    }
+    if (plan !== null && message === "" && !shown) return out;
+    const done: AgentMessageItem = { type: "agent_message", id, status: "completed", text: message };
+    out.push(...(shown ? [this.completed(done)] : this.startAndComplete(done)));
     return out;
   }
 
@@ -262,16 +315,11 @@ export class ItemTracker {
         fragments,
       });
     }
-    if (item.type === "message" && item.role === "assistant") {
-      const open = this.message;
-      this.message = null;
-      const done: AgentMessageItem = {
-        type: "agent_message",
-        id: open?.id ?? this.newId(null),
-        status: "completed",
-        text: messageText(item),
-      };
-      return open ? [this.completed(done)] : this.startAndComplete(done);
+    if (item.type === "message" && item.role === "assistant") return this.completeMessage(item);
+    if (item.type === "message") {
+      const mode = collaborationModeOf(item);
+      if (mode) this.planMode = mode === "plan";
+      return [];
     }
     if (item.type === "reasoning") {
       const open = this.reasoning;
@@ -317,7 +365,7 @@ export class ItemTracker {
     return [this.started(item)];
   }
 
-  private startCommand(callId: string, command: string[], cwd: string): ItemEvent[] {
+  private startCommand(callId: string, command: string[], cwd: string, source?: "user_shell"): ItemEvent[] {
     if (this.commands.has(callId)) return [];
     const item: CommandExecutionItem = {
       type: "command_execution",
@@ -325,6 +373,7 @@ export class ItemTracker {
       status: "in_progress",
       command,
       cwd,
+      source: source ?? "agent",
       aggregated_output: null,
       exit_code: null,
       duration_ms: null,
@@ -341,7 +390,7 @@ export class ItemTracker {
 
   private endCommand(event: EventOf<"exec_command_end">): ItemEvent[] {
     if (this.cancelled.delete(event.call_id)) return [];
-    const out = this.startCommand(event.call_id, event.command, event.cwd);
+    const out = this.startCommand(event.call_id, event.command, event.cwd, event.source);
     const open = this.commands.get(event.call_id);
     this.commands.delete(event.call_id);
     if (!open) return out;
@@ -484,37 +533,17 @@ export class ItemTracker {
   }
 
   /** Close what the turn left open (a message or reasoning cut short, a search, the plan). */
-  /** The review's verdict (`text`), or null when the turn ended without one (failed). */
-  private endReview(text: string | null): ItemEvent[] {
-    const open = this.review;
-    this.review = null;
-    if (!open) return [];
-    return [this.completed({ ...open, status: text === null ? "failed" : "completed", review: text })];
-  }
-
-  /** The compaction's summary (a stored one has no start: it starts and completes at once). */
-  private endCompaction(summary: string): ItemEvent[] {
-    const open = this.compaction;
-    this.compaction = null;
-    if (!this.turnId) return [];
-    const done: ContextCompactionItem = {
-      type: "context_compaction",
-      id: open?.id ?? this.newId(null),
-      status: "completed",
-      summary,
-    };
-    return open ? [this.completed(done)] : this.startAndComplete(done);
-  }
-
   private endTurn(): ItemEvent[] {
-    const out: ItemEvent[] = this.endReview(null);
-    if (this.compaction) out.push(this.completed({ ...this.compaction, status: "failed" }));
-    this.compaction = null;
-    if (this.message) out.push(this.completed({ ...this.message, status: "failed" }));
+    const out: ItemEvent[] = this.modes.end(this.turnId, null);
+    if (this.message && this.messageShown) out.push(this.completed({ ...this.message, status: "failed" }));
+    if (this.proposed) out.push(this.completed({ ...this.proposed, status: "failed" }));
     if (this.reasoning) out.push(this.completed({ ...this.reasoning, status: "failed" }));
     for (const item of this.searches.values()) out.push(this.completed({ ...item, status: "completed" }));
     if (this.plan) out.push(this.completed({ ...this.plan, status: "completed" }));
     this.message = null;
+    this.messageShown = false;
+    this.splitter = null;
+    this.proposed = null;
     this.reasoning = null;
     this.plan = null;
     this.searches.clear();

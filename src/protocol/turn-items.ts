@@ -42,6 +42,8 @@ export interface CommandExecutionItem extends ItemBase {
   type: "command_execution";
   command: string[];
   cwd: string;
+  /** "user_shell": the user ran it (a shell command op), not the model. */
+  source: "agent" | "user_shell";
   /** Set when the command ends (the live output goes out as deltas). */
   aggregated_output: string | null;
   exit_code: number | null;
@@ -91,6 +93,15 @@ export interface PlanTurnItem extends ItemBase {
   plan: PlanItem[];
 }
 
+/**
+ * The plan a model proposes in plan mode: the text of its `<proposed_plan>` block (the rest of
+ * that message stays an agent message). Not the step list of `update_plan` (PlanTurnItem).
+ */
+export interface ProposedPlanItem extends ItemBase {
+  type: "proposed_plan";
+  text: string;
+}
+
 /** A review (`/review`): what was asked and, when done, the reviewer's findings as text. */
 export interface ReviewItem extends ItemBase {
   type: "review";
@@ -121,6 +132,7 @@ export type TurnItem =
   | SubAgentItem
   | ClientToolCallItem
   | PlanTurnItem
+  | ProposedPlanItem
   | ReviewItem
   | ContextCompactionItem;
 
@@ -130,12 +142,14 @@ export type TurnItemOf<T extends TurnItemType> = Extract<TurnItem, { type: T }>;
 /** Streamed pieces of an item in progress; the completed item carries the whole. */
 export type ItemDelta =
   | { kind: "agent_message_text"; text: string }
+  | { kind: "proposed_plan_text"; text: string }
   /** A new reasoning summary part begins (index from 0). */
   | { kind: "reasoning_summary_part"; summary_index: number }
   | { kind: "reasoning_summary_text"; text: string; summary_index: number }
   | { kind: "reasoning_content_text"; text: string; content_index: number }
   | { kind: "command_output"; stream: ExecStream; chunk: Uint8Array }
-  | { kind: "file_change_output"; text: string };
+  | { kind: "file_change_output"; text: string }
+  | { kind: "mcp_progress"; message: string };
 
 /**
  * `agent_id`: set when the item belongs to a sub-agent (the child thread's id), so routing never

@@ -3,7 +3,12 @@
  * environment), and for a later turn that changed them, the new permissions message or
  * environment context. Pure apart from reading the project's instruction files.
  */
-import { buildInitialContext, environmentContext, permissionsMessage } from "../prompt/index.js";
+import {
+  buildInitialContext,
+  collaborationModeMessage,
+  environmentContext,
+  permissionsMessage,
+} from "../prompt/index.js";
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
 import type { ThreadServices } from "./services.js";
 import { applyTurnOverrides, permissionsOf, type ThreadSettings, type TurnOverrides } from "./settings.js";
@@ -27,7 +32,7 @@ export async function turnContextItems(
       userInstructions: services.userInstructions,
       shellPath: services.shellPath,
     });
-    return { settings: next, items };
+    return { settings: next, items: [...items, ...modeMessages(settings, next, true)] };
   }
   if (!overrides) return { settings, items: [] };
   const next = applyTurnOverrides(settings, overrides);
@@ -36,5 +41,20 @@ export async function turnContextItems(
   const after = permissionsMessage(permissionsOf(next));
   if (after !== before) items.push(developerMessage(after));
   if (next.cwd !== settings.cwd) items.push(userMessage(environmentContext(next.cwd, services.shellPath)));
+  items.push(...modeMessages(settings, next, false));
   return { settings: next, items };
+}
+
+/**
+ * The mode message when the mode changed. A first turn needs none for plain default; a later
+ * turn without a known mode (a resumed thread's history may hold any) always gets one.
+ */
+function modeMessages(before: ThreadSettings, after: ThreadSettings, first: boolean): ResponseItem[] {
+  const mode = after.collaborationMode;
+  if (!mode) return [];
+  const previous = first ? undefined : before.collaborationMode;
+  const unchanged = previous
+    ? previous.mode === mode.mode && previous.developerInstructions === mode.developerInstructions
+    : first && mode.mode === "default" && mode.developerInstructions === null;
+  return unchanged ? [] : [developerMessage(collaborationModeMessage(mode))];
 }

@@ -20,6 +20,14 @@ export type Op =
    */
   | { type: "continue_turn"; turnId: string; outputs: ResponseItem[]; overrides?: TurnOverrides }
   | { type: "interrupt" }
+  /** A shell command the user runs as a turn of its own (user-shell.ts). */
+  | {
+      type: "user_shell";
+      turnId: string;
+      command: string;
+      timeoutMs?: number | undefined;
+      overrides?: undefined;
+    }
   /**
    * The answer to an exec_approval_request / apply_patch_approval_request (id = its call_id;
    * `agent_id`: the sub-agent that asked, when the question carried one).

@@ -4,6 +4,7 @@
  */
 import type { PermissionsInput } from "../prompt/index.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { CollaborationMode } from "../protocol/collaboration-mode.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import type { ModelChoice } from "./services.js";
 
@@ -31,6 +32,8 @@ export interface ThreadSettings {
   parkClientCalls?: boolean;
   /** The model and reasoning turns use (absent: the client's configured ones). */
   model?: ModelChoice;
+  /** The collaboration mode turns run in (absent: default), until a turn sets another. */
+  collaborationMode?: CollaborationMode;
 }
 
 /** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
@@ -99,6 +102,8 @@ export interface TurnOverrides {
   effort?: string | undefined;
   summary?: string | undefined;
   clientTools?: ClientToolSpec[] | undefined;
+  /** Plan or default mode from this turn on (a mode message is recorded when it changes). */
+  collaborationMode?: CollaborationMode | undefined;
   outputSchema?: Record<string, unknown> | undefined;
   /**
    * Ends the turn when aborted (its caller went away), checked when the turn starts: an abort
@@ -119,6 +124,7 @@ export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOver
     model,
     effort,
     summary,
+    collaborationMode,
   } = overrides;
   const next: ThreadSettings = { ...settings };
   if (approvalPolicy) next.approvalPolicy = approvalPolicy;
@@ -127,6 +133,7 @@ export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOver
   if (writableRoots) next.writableRoots = [...writableRoots];
   if (tempRoots) next.tempRoots = [...tempRoots];
   if (cwd) next.cwd = cwd;
+  if (collaborationMode) next.collaborationMode = collaborationMode;
   if (model || effort || summary) {
     const choice: ModelChoice = { ...next.model };
     if (model) choice.model = model;

@@ -53,17 +53,10 @@ import { SteerError, SteerQueue } from "./steering.js";
 import { FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { buildTurnContext } from "./turn-context.js";
 import { TurnWaiters } from "./turn-waiters.js";
+import { userShell } from "./user-shell.js";
 
 export type { SubscribeOptions } from "./listeners.js";
-export type {
-  AnswerRoute,
-  ForwardedAnswer,
-  Op,
-  ParkedTurn,
-  RestoredState,
-  TurnResult,
-  TurnStatus,
-} from "./ops.js";
+export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
 export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 export { SteerError } from "./steering.js";
 
@@ -223,6 +216,7 @@ export class Thread {
         return;
       case "user_turn":
       case "continue_turn":
+      case "user_shell":
         if (this.closed) {
           this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
           return;
@@ -406,7 +400,7 @@ export class Thread {
     this.listeners.emit(event);
   }
 
-  private async runUserTurn(op: Extract<Op, { type: "user_turn" | "continue_turn" }>): Promise<void> {
+  private async runUserTurn(op: Extract<Op, { turnId: string }>): Promise<void> {
     const overrides = op.type === "user_turn" ? this.takeOverrides(op.overrides) : op.overrides;
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {
@@ -468,6 +462,8 @@ export class Thread {
           return;
         }
       }
+      if (op.type === "user_shell")
+        return await userShell(op, record, this.turnContext(op.turnId, abort.signal));
       const outcome = await runTurn({
         client: this.services.client,
         router,

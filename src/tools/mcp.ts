@@ -22,6 +22,8 @@ export interface McpToolSource {
     signal: AbortSignal,
     /** Answers the server's elicitations during this call. */
     elicit?: (request: ElicitationRequest) => Promise<ElicitationResult>,
+    /** Hears the server's progress on this call. */
+    progress?: (message: string) => void,
   ): Promise<McpCallResult>;
 }
 
@@ -139,7 +141,9 @@ async function callMcpTool(
   let result: McpCallResult;
   try {
     const elicit = (request: ElicitationRequest) => turn.requestElicitation(payload.server, request);
-    result = await source.callTool(payload.server, payload.tool, args, turn.signal, elicit);
+    const progress = (message: string) =>
+      turn.emit({ type: "mcp_tool_call_progress", call_id: invocation.callId, message });
+    result = await source.callTool(payload.server, payload.tool, args, turn.signal, elicit, progress);
   } catch (error) {
     const message = `tool call failed for \`${payload.server}/${payload.tool}\`: ${describeMcpError(error)}`;
     end({ Err: message });

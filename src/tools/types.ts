@@ -164,6 +164,12 @@ export interface CommandOrchestrator {
   run<T>(request: OrchestratedCommand<T>): Promise<OrchestratedResult<T>>;
   /** Approval for an MCP tool call (approval modes, readOnlyHint, the turn's policy). */
   approveMcpCall(request: McpCallApprovalRequest): Promise<McpCallVerdict>;
+  /**
+   * The argv that runs `command` under the turn's sandbox, or contained without one in
+   * danger-full-access, asking nobody: a command the user typed (session/user-shell.ts). Throws
+   * SandboxUnavailableError when the sandbox cannot start.
+   */
+  confine(command: string[], cwd: string, turn: TurnContext): Promise<string[]>;
 }
 
 export type ToolPayload =

@@ -5,7 +5,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ExecJsonWriter } from "../../src/frontends/cli/exec-json.js";
-import { emptyUsage } from "../../src/protocol/items.js";
+import { collaborationModeMessage } from "../../src/prompt/collaboration-mode.js";
+import { developerMessage, emptyUsage } from "../../src/protocol/items.js";
 
 function writer(options: { approvalItems?: boolean } = {}) {
   const out = new PassThrough();
@@ -35,6 +36,22 @@ const request = {
 };
 
 describe("ExecJsonWriter", () => {
+  it("shows a plan-mode thread's proposed plan in the agent messages, as the model wrote it", () => {
+    const { json, lines } = writer();
+    const text = "Here.\n<proposed_plan>\n1. step\n</proposed_plan>";
+    const mode = developerMessage(collaborationModeMessage({ mode: "plan", developerInstructions: null }));
+    json.event({ type: "turn_started", turn_id: "0", model_context_window: null });
+    json.event({ type: "raw_response_item", item: mode });
+    json.event({
+      type: "raw_response_item",
+      item: { type: "message", role: "assistant", content: [{ type: "output_text", text }] },
+    });
+    const texts = lines()
+      .filter((line) => line.type === "item.completed")
+      .map((line) => line.item.text);
+    expect(texts).toEqual(["<proposed_plan>\n1. step\n</proposed_plan>", "Here."]);
+  });
+
   it("shows approval_request items only with approvals.exec_json_items", () => {
     const off = writer();
     off.json.approval(request, "denied");

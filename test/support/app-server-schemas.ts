@@ -69,6 +69,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
   "review/start": both("ReviewStartResponse"),
   "thread/compact/start": "schema-169-experimental/v2/ThreadCompactStartResponse.json",
+  "collaborationMode/list": "schema-169-experimental/v2/CollaborationModeListResponse.json",
+  "thread/shellCommand": "schema-169-experimental/v2/ThreadShellCommandResponse.json",
   "turn/steer": "schema-169-experimental/v2/TurnSteerResponse.json",
   "command/exec": "schema-169-experimental/v2/CommandExecResponse.json",
   "command/exec/write": "schema-169-experimental/v2/CommandExecWriteResponse.json",
@@ -144,9 +146,13 @@ const ONLY_169 = new Set([
   "thread/items/list",
   "thread/inject_items",
   "thread/compact/start",
+  "collaborationMode/list",
+  "thread/shellCommand",
+  "item/plan/delta",
   "turn/steer",
   "thread/status/changed",
   "serverRequest/resolved",
+  "item/mcpToolCall/progress",
   // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
   "command/exec",
   "command/exec/write",
@@ -181,7 +187,10 @@ const ONLY_169 = new Set([
   "deprecationNotice",
 ]);
 
-/** Whether a message concerns client tools, MCP elicitation or another 0.169-only method. */
+/**
+ * Whether a message concerns client tools, MCP elicitation, plan mode, a user's shell command or
+ * another 0.169-only method.
+ */
 function isClientToolMessage(message: WireMessage): boolean {
   return (
     ONLY_169.has(message.method ?? "") ||
@@ -189,9 +198,22 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
     message.params?.item?.type === "contextCompaction" ||
+    message.params?.item?.type === "plan" ||
+    message.params?.item?.source !== undefined ||
+    message.params?.collaborationMode !== undefined ||
     message.params?.item?.type === "collabAgentToolCall" ||
     message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
+  );
+}
+
+/** Whether a reply's thread holds an item 0.89's ThreadItem has no variant for. */
+function holdsOnly169Items(result: unknown): boolean {
+  const turns = (result as { thread?: { turns?: { items?: WireMessage["params"][] }[] } })?.thread?.turns;
+  return (turns ?? []).some((turn) =>
+    (turn.items ?? []).some(
+      (item) => item?.type === "plan" || item?.type === "dynamicToolCall" || item?.source,
+    ),
   );
 }
 
@@ -253,7 +275,11 @@ export function referenceSchemaFailures(client: AppClient): string[] {
     } else {
       const method = methodsById.get(message.id);
       const files = method ? RESPONSES[method] : undefined;
-      for (const file of typeof files === "string" ? [files] : (files ?? []))
+      const all = typeof files === "string" ? [files] : (files ?? []);
+      // A reply holding items only 0.169 has (a stored plan-mode turn) is 0.169's alone.
+      const newer = all.filter((file) => file.startsWith("schema-169"));
+      const chosen = holdsOnly169Items(message.result) && newer.length > 0 ? newer : all;
+      for (const file of chosen)
         check(validator(file), message.result, `reply to ${method} (${file})`, failures);
     }
   }

@@ -6,7 +6,8 @@
  * - `throws` → a JSON-RPC error -32000 `boom`
  * - `image` → text `an image:` and a 4×3 PNG
  * - `structured` → structuredContent `{ok: true}`
- * - `slow {ms?}` → waits `ms` (default 60 s), then `done`
+ * - `slow {ms?, steps?}` → reports `steps` progress notifications ("step 1 of N", …) when the
+ *   call asked for progress, waits `ms` (default 60 s), then `done`
  * - `loose {…}` → its input schema leaves out `type` fields; answers with its arguments
  * - `dotted.name` → `dotted`
  * All of them are annotated `readOnlyHint: true` (they change nothing), so approval modes let
@@ -119,6 +120,7 @@ async function callTool(
   name: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  progress: (message: string, n: number, total: number) => Promise<void>,
 ): Promise<CallToolResult> {
   switch (name) {
     case "echo":
@@ -133,6 +135,8 @@ async function callTool(
     case "structured":
       return { content: [text('{"ok":true}')], structuredContent: { ok: true } };
     case "slow":
+      for (let step = 1, steps = Number(args.steps ?? 0); step <= steps; step++)
+        await progress(`step ${step} of ${steps}`, step, steps);
       await sleep(typeof args.ms === "number" ? args.ms : 60_000, undefined, { signal }).catch(() => {});
       return { content: [text("done")] };
     case "loose":
@@ -157,7 +161,19 @@ export function createFixtureServer(set: "default" | "approvals" = "default"): S
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     approvals
       ? callApprovalTool(server, request.params.name)
-      : callTool(request.params.name, request.params.arguments ?? {}, extra.signal),
+      : callTool(
+          request.params.name,
+          request.params.arguments ?? {},
+          extra.signal,
+          async (message, n, total) => {
+            const progressToken = request.params._meta?.progressToken;
+            if (progressToken === undefined) return;
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken, progress: n, total, message },
+            });
+          },
+        ),
   );
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: [{ uri: "fixture://readme", name: "readme", mimeType: "text/plain" }],

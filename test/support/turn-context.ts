@@ -32,6 +32,7 @@ export const directOrchestrator: CommandOrchestrator = {
     };
   },
   approveMcpCall: async () => ({ allowed: true }),
+  confine: async (command) => command,
 };
 
 /** A double: lets every mutating call run. */

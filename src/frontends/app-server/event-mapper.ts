@@ -146,12 +146,14 @@ export class EventMapper {
     const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
-    // Items only 0.169 has carry 0.169's timestamps.
+    // Items only 0.169 has carry 0.169's timestamps (plans and user shell commands included).
     const timed =
       item.type === "dynamicToolCall" ||
       item.type === "hookPrompt" ||
       item.type === "collabAgentToolCall" ||
-      item.type === "contextCompaction";
+      item.type === "contextCompaction" ||
+      item.type === "plan" ||
+      "source" in item;
     // Codex announces each review mode change as an item that starts and completes at once.
     const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
     if (instant) {
@@ -195,6 +197,9 @@ export class EventMapper {
       case "agent_message_text":
         out.push({ method: "item/agentMessage/delta", params: { ...at, itemId, delta: delta.text } });
         return;
+      case "proposed_plan_text":
+        out.push({ method: "item/plan/delta", params: { ...at, itemId, delta: delta.text } });
+        return;
       case "reasoning_summary_part":
         out.push({
           method: "item/reasoning/summaryPartAdded",
@@ -226,6 +231,9 @@ export class EventMapper {
       }
       case "file_change_output":
         out.push({ method: "item/fileChange/outputDelta", params: { ...at, itemId, delta: delta.text } });
+        return;
+      case "mcp_progress":
+        out.push({ method: "item/mcpToolCall/progress", params: { ...at, itemId, message: delta.message } });
         return;
     }
   }

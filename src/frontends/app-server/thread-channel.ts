@@ -6,7 +6,13 @@
  * started that turn; end a departed client's turns; cancel a turn's open questions when it ends.
  */
 import type { Event } from "../../protocol/events.js";
-import type { EffectiveSettings, Thread, TurnOverrides, UserInput } from "../../session/thread.js";
+import {
+  type EffectiveSettings,
+  SteerError,
+  type Thread,
+  type TurnOverrides,
+  type UserInput,
+} from "../../session/thread.js";
 import { type AnswerTarget, questionRouter } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
@@ -30,6 +36,8 @@ interface TurnEntry {
   questions: Map<string, PendingRequest<unknown>>;
   /** Started by a v1 client (sendUserTurn): its approvals are v1 requests. */
   legacy: boolean;
+  /** A user's shell command (thread/shellCommand): no model reads steered input. */
+  shell?: boolean;
 }
 
 export class ThreadChannel {
@@ -136,11 +144,22 @@ export class ThreadChannel {
     };
   }
 
+  /** Register a user shell command as `owner`'s turn (see startTurn); `begin()` queues it. */
+  startShellCommand(owner: ClientLink, command: string, timeoutMs?: number): { begin(): void } {
+    const thread = this.requireThread();
+    const turnId = thread.newTurnId();
+    this.turns.set(turnId, { owner, inputs: [], questions: new Map(), legacy: false, shell: true });
+    return { begin: () => thread.submit({ type: "user_shell", turnId, command, timeoutMs }) };
+  }
+
   /**
    * Add `input` to running turn `expectedTurnId` (turn/steer); its userMessage item echoes
    * `wire`. Throws SteerError when that turn is not the one running.
    */
   steer(expectedTurnId: string, wire: UserInputWire[], input: UserInput): string {
+    const active = this.requireThread().activeTurnId;
+    if (active !== null && this.turns.get(active)?.shell)
+      throw new SteerError(`turn ${active} runs a shell command and cannot be steered`);
     const turnId = this.requireThread().steer(input, expectedTurnId);
     this.turns.get(turnId)?.inputs.push(wire);
     return turnId;

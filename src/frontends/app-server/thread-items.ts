@@ -1,9 +1,10 @@
 /**
  * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
  * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
- * (thread-view.ts). Items the v2 protocol has no type for (plans) map to null: their
- * notifications are turn-level (`turn/plan/updated`, …). A review is two wire items: started it
- * is `enteredReviewMode` (what is reviewed), completed `exitedReviewMode` (the verdict).
+ * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists) map to
+ * null: their notifications are turn-level (`turn/plan/updated`, …). A plan-mode turn's proposed
+ * plan is the `plan` item. A review is two wire items: started it is `enteredReviewMode` (what is
+ * reviewed), completed `exitedReviewMode` (the verdict).
  */
 import type { AgentStatus } from "../../protocol/agents.js";
 import type { FileChange } from "../../protocol/events.js";
@@ -38,6 +39,7 @@ export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | nul
         command: shellQuote(item.command),
         cwd: item.cwd,
         processId: null,
+        ...(item.source === "user_shell" ? { source: "userShell" as const } : {}),
         status: statusOf(item.status),
         commandActions: commandActions(item.command),
         aggregatedOutput: item.aggregated_output,
@@ -73,6 +75,8 @@ export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | nul
         : { type: "exitedReviewMode", id: item.id, review: item.review ?? REVIEW_FAILED };
     case "context_compaction":
       return { type: "contextCompaction", id: item.id };
+    case "proposed_plan":
+      return { type: "plan", id: item.id, text: item.text };
     case "sub_agent":
       return {
         type: "collabAgentToolCall",

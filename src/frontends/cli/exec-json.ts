@@ -16,9 +16,11 @@
  * `{"type":"item.completed","item":{"id","type":"approval_request","kind":"exec"|"patch",
  * "call_id","command"|"changes","cwd"?,"reason","decision"}}`, emitted when it is answered.
  */
+
 import type { Event, FileChange, ReviewDecision } from "../../protocol/events.js";
 import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
+import { PLAN_CLOSE, PLAN_OPEN } from "../../protocol/proposed-plan.js";
 import type { ItemEvent, TurnItem } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
@@ -120,7 +122,11 @@ export class ExecJsonWriter implements ExecRenderer {
     const kind =
       change.type === "item_started" ? "started" : change.type === "item_updated" ? "updated" : "completed";
     // Codex shows messages, reasoning and searches once, when done; updates only for the plan.
-    const whole = item.type === "agent_message" || item.type === "reasoning" || item.type === "web_search";
+    const whole =
+      item.type === "agent_message" ||
+      item.type === "proposed_plan" ||
+      item.type === "reasoning" ||
+      item.type === "web_search";
     if (whole && kind !== "completed") return;
     if (kind === "updated" && item.type !== "plan") return;
     let id = this.ids.get(item.id);
@@ -150,6 +156,12 @@ function fieldsOf(item: TurnItem, done: boolean): Record<string, unknown> | null
   switch (item.type) {
     case "agent_message":
       return item.status === "completed" ? { type: "agent_message", text: item.text } : null;
+    // Codex's exec JSONL has no plan-mode item: a resumed plan-mode thread's plan shows as the
+    // model wrote it.
+    case "proposed_plan":
+      return item.status === "completed"
+        ? { type: "agent_message", text: `${PLAN_OPEN}\n${item.text}\n${PLAN_CLOSE}` }
+        : null;
     case "reasoning": {
       const text = item.summary.join("\n\n");
       return item.status === "completed" && text ? { type: "reasoning", text } : null;

@@ -14,6 +14,7 @@ import {
   sendUserMessage,
   sendUserTurn,
 } from "../v1/conversations.js";
+import { collaborationModeList } from "./collaboration-modes.js";
 import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
 import { threadCompactStart } from "./compact.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
@@ -42,6 +43,7 @@ import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
 import { reviewStart } from "./review.js";
+import { threadShellCommand } from "./shell-command.js";
 import { skillsList } from "./skills.js";
 import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
@@ -71,6 +73,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/read": threadRead,
   "turn/start": turnStart,
   "turn/interrupt": turnInterrupt,
+  "collaborationMode/list": collaborationModeList,
+  "thread/shellCommand": threadShellCommand,
   "turn/steer": turnSteer,
   "model/list": modelList,
   "mcpServerStatus/list": mcpServerStatusList,

@@ -15,6 +15,7 @@ import { RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
+import { collaborationOverrides } from "./collaboration-modes.js";
 import type { HandlerContext } from "./context.js";
 
 export async function turnStart(
@@ -50,6 +51,7 @@ export async function startTurnOn(
     ...(params.summary ? { summary: params.summary } : {}),
     ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
     ...(tools ? { clientTools: tools } : {}),
+    ...collaborationOverrides(params.collaborationMode),
   };
   const { turnId, begin } = channel.startTurn(
     context.session,

@@ -5,6 +5,11 @@
  * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
  */
 import { z } from "zod";
+import {
+  collaborationModeListResponse,
+  collaborationModeParam,
+  threadShellCommandParams,
+} from "./collaboration-requests.js";
 import { commandExecRequests } from "./command-exec-requests.js";
 import {
   askForApproval,
@@ -105,6 +110,8 @@ const turnStartParams = z.object({
   summary: reasoningSummary.nullish(),
   /** JSON Schema the final message must match. */
   outputSchema: z.record(z.string(), z.unknown()).nullish(),
+  /** Plan or default mode from this turn on; its model and effort win over the fields above. */
+  collaborationMode: collaborationModeParam.nullish(),
   /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
   dynamicTools,
 });
@@ -331,6 +338,18 @@ export const clientRequests = {
     empty,
     "ThreadCompactStartParams",
     "ThreadCompactStartResponse",
+  ),
+  "collaborationMode/list": method(
+    z.object({}),
+    collaborationModeListResponse,
+    "CollaborationModeListParams",
+    "CollaborationModeListResponse",
+  ),
+  "thread/shellCommand": method(
+    threadShellCommandParams,
+    empty,
+    "ThreadShellCommandParams",
+    "ThreadShellCommandResponse",
   ),
   ...commandExecRequests,
   ...fsRequests,

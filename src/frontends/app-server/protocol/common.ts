@@ -139,6 +139,8 @@ export const threadItem = z
       command: z.string(),
       cwd: z.string(),
       processId: z.string().nullable(),
+      /** 0.169: who ran it; sent for a user's shell command only (absent means the agent). */
+      source: z.enum(["agent", "userShell"]).optional(),
       status: commandExecutionStatus,
       commandActions: z.array(commandAction),
       aggregatedOutput: z.string().nullable(),
@@ -179,6 +181,8 @@ export const threadItem = z
     z.object({ type: z.literal("enteredReviewMode"), id: z.string(), review: z.string() }),
     z.object({ type: z.literal("exitedReviewMode"), id: z.string(), review: z.string() }),
     z.object({ type: z.literal("contextCompaction"), id: z.string() }),
+    /** 0.169: the plan a plan-mode turn proposes. */
+    z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }),
     /** A sub-agent this thread started (spawn_agent): the child thread and how it is doing. */
     z.object({
       type: z.literal("collabAgentToolCall"),

@@ -71,6 +71,7 @@ export const serverNotifications = {
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
+  "item/plan/delta": notification(delta, "PlanDeltaNotification"),
   "item/reasoning/summaryTextDelta": notification(
     delta.extend({ summaryIndex: z.number().int() }),
     "ReasoningSummaryTextDeltaNotification",
@@ -85,6 +86,10 @@ export const serverNotifications = {
   ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  "item/mcpToolCall/progress": notification(
+    z.object({ ...inTurn, itemId: z.string(), message: z.string() }),
+    "McpToolCallProgressNotification",
+  ),
   "hook/started": notification(
     z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
     "HookStartedNotification",

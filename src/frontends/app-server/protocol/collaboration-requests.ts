@@ -1,0 +1,45 @@
+/**
+ * Collaboration modes and user shell commands on the wire: turn/start's `collaborationMode`,
+ * collaborationMode/list and thread/shellCommand, as Codex 0.169's schema has them. A mode as
+ * 0.89 sent it (flat: mode, model, reasoning_effort, developer_instructions) is read too.
+ */
+import { z } from "zod";
+import { reasoningEffort } from "./common.js";
+
+export const modeKind = z.enum(["plan", "default"]).meta({ id: "ModeKind" });
+
+const modeSettings = z.object({
+  model: z.string(),
+  reasoning_effort: reasoningEffort.nullish(),
+  developer_instructions: z.string().nullish(),
+});
+
+/** 0.169: `{mode, settings: {model, reasoning_effort?, developer_instructions?}}`. */
+const collaborationMode169 = z.object({ mode: modeKind, settings: modeSettings });
+/** 0.89: the settings beside the mode. */
+const collaborationMode089 = modeSettings.extend({ mode: modeKind });
+
+/** turn/start's mode, read into one shape. */
+export const collaborationModeParam = z
+  .union([collaborationMode169, collaborationMode089])
+  .transform((value) => ("settings" in value ? value : { mode: value.mode, settings: value }));
+export type CollaborationModeParam = z.output<typeof collaborationModeParam>;
+
+const collaborationModeMask = z
+  .object({
+    name: z.string(),
+    mode: modeKind.nullable(),
+    model: z.string().nullable(),
+    reasoning_effort: reasoningEffort.nullable(),
+  })
+  .meta({ id: "CollaborationModeMask" });
+
+export const collaborationModeListResponse = z.object({ data: z.array(collaborationModeMask) });
+
+export const threadShellCommandParams = z.object({
+  threadId: z.string(),
+  /** A script for the user's shell, run as a turn of its own. */
+  command: z.string(),
+  /** Kill it after this long (default: the shell tool's timeout). */
+  timeoutMs: z.number().int().positive().nullish(),
+});
