@@ -39,6 +39,7 @@ import {
 import { closingOutputs, parkedFromHistory, unansweredCalls } from "./parking.js";
 import { PromptIntake } from "./prompt-intake.js";
 import { ThreadQuestions } from "./questions.js";
+import { exitedReviewMode } from "./review.js";
 import type { ThreadServices } from "./services.js";
 import {
   applyTurnOverrides,
@@ -211,7 +212,7 @@ export class Thread {
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
       case "compact":
-        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction());
+        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction(op.turnId));
         return;
       case "user_turn":
       case "continue_turn":
@@ -433,13 +434,11 @@ export class Thread {
     const callerSignal = overrides?.signal;
     if (callerSignal?.aborted) abort.abort();
     else callerSignal?.addEventListener("abort", callerGone, { once: true });
+    const review = op.type === "user_turn" ? op.review : undefined;
+    const contextWindow = this.services.contextWindow;
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
-    else
-      this.emit({
-        type: "turn_started",
-        turn_id: op.turnId,
-        model_context_window: this.services.contextWindow,
-      });
+    else this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: contextWindow });
+    if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
       const router = this.turnRouter(overrides?.clientTools);
@@ -497,6 +496,7 @@ export class Thread {
         });
         return;
       }
+      if (review) this.emit(exitedReviewMode(op.turnId, outcome.lastAgentMessage));
       this.emit({
         type: "turn_complete",
         turn_id: op.turnId,
@@ -558,14 +558,12 @@ export class Thread {
     return choice && this.services.requestSettings ? this.services.requestSettings(choice) : undefined;
   }
 
-  private async runCompaction(): Promise<void> {
+  /** The `compact` op; with `turnId`, as a turn of its own (compaction-run.ts). */
+  private async runCompaction(turnId?: string): Promise<void> {
     const abort = new AbortController();
     this.running = abort;
-    try {
-      await this.compaction.manual(abort.signal);
-    } finally {
-      this.running = null;
-    }
+    await this.compaction.manual(abort.signal, turnId);
+    this.running = null;
   }
 
   /** The first turn opens with the context items; later ones add what a turn changed. */
