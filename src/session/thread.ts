@@ -39,7 +39,6 @@ import {
 import { closingOutputs, parkedFromHistory, unansweredCalls } from "./parking.js";
 import { PromptIntake } from "./prompt-intake.js";
 import { ThreadQuestions } from "./questions.js";
-import { exitedReviewMode } from "./review.js";
 import type { ThreadServices } from "./services.js";
 import {
   applyTurnOverrides,
@@ -53,7 +52,6 @@ import { SteerError, SteerQueue } from "./steering.js";
 import { FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { buildTurnContext } from "./turn-context.js";
 import { TurnWaiters } from "./turn-waiters.js";
-import { userShell } from "./user-shell.js";
 
 export type { SubscribeOptions } from "./listeners.js";
 export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
@@ -463,7 +461,12 @@ export class Thread {
         }
       }
       if (op.type === "user_shell")
-        return await userShell(op, record, this.turnContext(op.turnId, abort.signal));
+        // Loaded when used: it brings the shell tools' code, which a plain turn does not need.
+        return await (await import("./user-shell.js")).userShell(
+          op,
+          record,
+          this.turnContext(op.turnId, abort.signal),
+        );
       const outcome = await runTurn({
         client: this.services.client,
         router,
@@ -496,7 +499,9 @@ export class Thread {
         });
         return;
       }
-      if (review) this.emit(exitedReviewMode(op.turnId, outcome.lastAgentMessage));
+      // Loaded for review turns only: its output schema is zod, which a plain exec never loads.
+      if (review)
+        this.emit((await import("./review.js")).exitedReviewMode(op.turnId, outcome.lastAgentMessage));
       this.emit({
         type: "turn_complete",
         turn_id: op.turnId,
