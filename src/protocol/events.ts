@@ -266,8 +266,14 @@ export type Event =
   | { type: "warning"; message: string }
   /** Every item appended to history, for rollouts and raw-event consumers. */
   | { type: "raw_response_item"; item: ResponseItem }
+  /** A compaction began: the model is summarising the history. */
+  | { type: "context_compaction_started" }
   /** History was summarised and replaced (auto-compaction or a `compact` op). */
   | { type: "context_compacted"; summary: string; replacement_history: ResponseItem[] }
+  /** A review turn began (Codex's EnteredReviewMode): `review` names what is reviewed. */
+  | { type: "entered_review_mode"; turn_id: string; review: string }
+  /** A review turn's verdict, as readable text (Codex's ExitedReviewMode, rendered). */
+  | { type: "exited_review_mode"; turn_id: string; review: string }
   | { type: "shutdown_complete" };
 
 export type EventType = Event["type"];

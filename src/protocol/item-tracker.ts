@@ -17,6 +17,7 @@ import type { AgentStatus } from "./agents.js";
 import { collaborationModeOf } from "./collaboration-mode.js";
 import type { Event, EventOf, FileChange, McpInvocation } from "./events.js";
 import { type MessageItem, messageText, type ResponseItem } from "./items.js";
+import { ModeItems } from "./mode-items.js";
 import { PlanSplitter, splitProposedPlan } from "./proposed-plan.js";
 import type {
   AgentMessageItem,
@@ -55,6 +56,8 @@ export class ItemTracker {
   private planMode = false;
   private reasoning: ReasoningTurnItem | null = null;
   private plan: PlanTurnItem | null = null;
+  /** Review and compaction items (mode-items.ts). */
+  private readonly modes = new ModeItems();
   private readonly commands = new Map<string, CommandExecutionItem>();
   private readonly patches = new Map<string, FileChangeItem>();
   private readonly searches = new Map<string, WebSearchItem>();
@@ -76,6 +79,9 @@ export class ItemTracker {
 
   /** The item events `event` causes (often none), in order. */
   push(event: Event): ItemEvent[] {
+    if (this.modes.hides(event)) return [];
+    const modal = this.modes.push(event, this.turnId, () => this.newId(null));
+    if (modal) return modal;
     switch (event.type) {
       case "turn_started":
       case "turn_continued":
@@ -151,15 +157,6 @@ export class ItemTracker {
         return this.agentUpdate(event.agent_id, event.status, false);
       case "agent_finished":
         return this.agentUpdate(event.agent_id, event.status, true);
-      case "context_compacted":
-        return this.turnId
-          ? this.startAndComplete({
-              type: "context_compaction",
-              id: this.newId(null),
-              status: "completed",
-              summary: event.summary,
-            })
-          : [];
       case "turn_complete":
       case "turn_aborted":
       case "turn_failed":
@@ -537,7 +534,7 @@ export class ItemTracker {
 
   /** Close what the turn left open (a message or reasoning cut short, a search, the plan). */
   private endTurn(): ItemEvent[] {
-    const out: ItemEvent[] = [];
+    const out: ItemEvent[] = this.modes.end(this.turnId, null);
     if (this.message && this.messageShown) out.push(this.completed({ ...this.message, status: "failed" }));
     if (this.proposed) out.push(this.completed({ ...this.proposed, status: "failed" }));
     if (this.reasoning) out.push(this.completed({ ...this.reasoning, status: "failed" }));

@@ -4,6 +4,7 @@
  * loop reads the same array), `context_compacted` announces it, then PostCompact runs.
  */
 import type { Event } from "../protocol/events.js";
+import { emptyUsage } from "../protocol/items.js";
 import { errorMessage } from "../util/errors.js";
 import { compactedHistory, loadCompactPrompt, summarize } from "./compact.js";
 import type { History } from "./history.js";
@@ -14,7 +15,7 @@ import type { AutoCompact } from "./turn.js";
 export interface CompactionSubject {
   log: History;
   hooks: HookPoints | null;
-  services: Pick<ThreadServices, "client" | "baseInstructions" | "compaction">;
+  services: Pick<ThreadServices, "client" | "baseInstructions" | "compaction" | "contextWindow">;
   emit(event: Event): void;
 }
 
@@ -33,6 +34,7 @@ export async function compactThreadHistory(
       return false;
     }
   }
+  emit({ type: "context_compaction_started" });
   const prompt = services.compaction?.prompt ?? (await loadCompactPrompt());
   const summary = await summarize(services.client, services.baseInstructions, log.items, prompt, signal);
   const replacement = compactedHistory(log.items, summary);
@@ -53,14 +55,27 @@ export class ThreadCompaction {
     private readonly turnId: () => string,
   ) {}
 
-  /** Compact now; a failure becomes an `error` event unless `signal` ended it. */
-  async manual(signal: AbortSignal): Promise<void> {
-    if (this.subject.log.length === 0) return;
+  /**
+   * Compact now (the `compact` op); a failure becomes an `error` event unless `signal` ended it.
+   * With `turnId` it is a turn of its own, as Codex runs it: turn_started, the compaction, then
+   * turn_complete, turn_aborted (interrupted) or turn_failed. Never throws.
+   */
+  async manual(signal: AbortSignal, turnId?: string): Promise<void> {
+    const { emit, services, log } = this.subject;
+    if (!turnId && log.length === 0) return;
+    if (turnId) emit({ type: "turn_started", turn_id: turnId, model_context_window: services.contextWindow });
     try {
-      await this.compact("manual", signal);
+      await this.compact("manual", signal, turnId);
+      if (turnId)
+        emit({ type: "turn_complete", turn_id: turnId, last_agent_message: null, usage: emptyUsage() });
     } catch (error) {
-      if (!signal.aborted)
-        this.subject.emit({ type: "error", message: `compaction failed: ${errorMessage(error)}` });
+      if (signal.aborted) {
+        if (turnId) emit({ type: "turn_aborted", turn_id: turnId, reason: "interrupted" });
+        return;
+      }
+      const message = `compaction failed: ${errorMessage(error)}`;
+      emit({ type: "error", message });
+      if (turnId) emit({ type: "turn_failed", turn_id: turnId, message });
     }
   }
 
@@ -75,7 +90,11 @@ export class ThreadCompaction {
     };
   }
 
-  private async compact(trigger: "manual" | "auto", signal: AbortSignal): Promise<void> {
-    if (await compactThreadHistory(this.subject, this.turnId(), trigger, signal)) this.lastResponseTokens = 0;
+  private async compact(
+    trigger: "manual" | "auto",
+    signal: AbortSignal,
+    turnId = this.turnId(),
+  ): Promise<void> {
+    if (await compactThreadHistory(this.subject, turnId, trigger, signal)) this.lastResponseTokens = 0;
   }
 }

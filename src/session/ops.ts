@@ -6,7 +6,14 @@ import type { ResponseItem, TokenUsage, ToolCallItem } from "../protocol/items.j
 import type { TurnOverrides, UserInput } from "./settings.js";
 
 export type Op =
-  | { type: "user_turn"; turnId: string; input: UserInput; overrides?: TurnOverrides }
+  /** `review`: a review turn (review mode): `hint` names what is reviewed (see review.ts). */
+  | {
+      type: "user_turn";
+      turnId: string;
+      input: UserInput;
+      overrides?: TurnOverrides;
+      review?: { hint: string };
+    }
   /**
    * Continue the parked turn with the client's outputs (function_call_output items for its
    * pending calls; a pending call left without one gets a failed output).
@@ -34,8 +41,11 @@ export type Op =
   /** The client's answer to a client_tool_call_request (id = its call_id). */
   | { type: "client_tool_response"; id: string; result: ClientToolResult }
   | { type: "shutdown" }
-  /** Summarise the history now and continue from the summary (as auto-compaction does). */
-  | { type: "compact" };
+  /**
+   * Summarise the history now and continue from the summary (as auto-compaction does); with
+   * `turnId`, as a turn of its own (Codex's manual compaction).
+   */
+  | { type: "compact"; turnId?: string };
 
 /** "parked": stopped on client tool calls (ThreadSettings.parkClientCalls); continue it later. */
 export type TurnStatus = "completed" | "interrupted" | "failed" | "parked";

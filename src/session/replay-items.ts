@@ -32,6 +32,8 @@ export function eventOfLine(line: RolloutLine): Event | null {
         case "turn_parked":
         case "turn_continued":
         case "client_tools_changed":
+        case "entered_review_mode":
+        case "exited_review_mode":
           return stored;
       }
       return null;

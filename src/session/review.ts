@@ -6,6 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { z } from "zod";
+import type { EventOf } from "../protocol/events.js";
 
 /** What to review. */
 export type ReviewTarget =
@@ -163,6 +164,19 @@ export function renderReview(output: ReviewOutput): string {
     for (const line of finding.body.split("\n")) lines.push(`  ${line}`);
   }
   return lines.join("\n");
+}
+
+/** What Codex shows when the reviewer gave no verdict. */
+export const REVIEW_FAILED = "Reviewer failed to output a response.";
+
+/**
+ * The end of a review turn: its final message as the readable verdict (the message itself when
+ * it is not the review JSON).
+ */
+export function exitedReviewMode(turnId: string, finalMessage: string | null): EventOf<"exited_review_mode"> {
+  const output = finalMessage?.trim() ? parseReviewOutput(finalMessage) : null;
+  const review = output ? renderReview(output) : finalMessage?.trim() ? finalMessage : REVIEW_FAILED;
+  return { type: "exited_review_mode", turn_id: turnId, review };
 }
 
 /** Turn CLI / tool options into a target; an error message when they conflict or say nothing. */

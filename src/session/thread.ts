@@ -52,7 +52,6 @@ import { SteerError, SteerQueue } from "./steering.js";
 import { FatalTurnError, runTurn, TurnAbortedError, TurnFailedError } from "./turn.js";
 import { buildTurnContext } from "./turn-context.js";
 import { TurnWaiters } from "./turn-waiters.js";
-import { userShell } from "./user-shell.js";
 
 export type { SubscribeOptions } from "./listeners.js";
 export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.js";
@@ -211,7 +210,7 @@ export class Thread {
           .then(() => this.emit({ type: "shutdown_complete" }));
         return;
       case "compact":
-        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction());
+        if (!this.closed) this.queue = this.queue.then(() => this.runCompaction(op.turnId));
         return;
       case "user_turn":
       case "continue_turn":
@@ -433,13 +432,11 @@ export class Thread {
     const callerSignal = overrides?.signal;
     if (callerSignal?.aborted) abort.abort();
     else callerSignal?.addEventListener("abort", callerGone, { once: true });
+    const review = op.type === "user_turn" ? op.review : undefined;
+    const contextWindow = this.services.contextWindow;
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
-    else
-      this.emit({
-        type: "turn_started",
-        turn_id: op.turnId,
-        model_context_window: this.services.contextWindow,
-      });
+    else this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: contextWindow });
+    if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
       const router = this.turnRouter(overrides?.clientTools);
@@ -464,7 +461,12 @@ export class Thread {
         }
       }
       if (op.type === "user_shell")
-        return await userShell(op, record, this.turnContext(op.turnId, abort.signal));
+        // Loaded when used: it brings the shell tools' code, which a plain turn does not need.
+        return await (await import("./user-shell.js")).userShell(
+          op,
+          record,
+          this.turnContext(op.turnId, abort.signal),
+        );
       const outcome = await runTurn({
         client: this.services.client,
         router,
@@ -497,6 +499,9 @@ export class Thread {
         });
         return;
       }
+      // Loaded for review turns only: its output schema is zod, which a plain exec never loads.
+      if (review)
+        this.emit((await import("./review.js")).exitedReviewMode(op.turnId, outcome.lastAgentMessage));
       this.emit({
         type: "turn_complete",
         turn_id: op.turnId,
@@ -558,14 +563,12 @@ export class Thread {
     return choice && this.services.requestSettings ? this.services.requestSettings(choice) : undefined;
   }
 
-  private async runCompaction(): Promise<void> {
+  /** The `compact` op; with `turnId`, as a turn of its own (compaction-run.ts). */
+  private async runCompaction(turnId?: string): Promise<void> {
     const abort = new AbortController();
     this.running = abort;
-    try {
-      await this.compaction.manual(abort.signal);
-    } finally {
-      this.running = null;
-    }
+    await this.compaction.manual(abort.signal, turnId);
+    this.running = null;
   }
 
   /** The first turn opens with the context items; later ones add what a turn changed. */

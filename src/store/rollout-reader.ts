@@ -83,6 +83,11 @@ const eventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("user_message"), message: z.string() }),
   z.object({ type: z.literal("client_tools_changed"), tools: z.array(clientToolSpecSchema) }),
   z.object({
+    type: z.enum(["entered_review_mode", "exited_review_mode"]),
+    turn_id: z.string(),
+    review: z.string(),
+  }),
+  z.object({
     type: z.literal("turn_parked"),
     turn_id: z.string(),
     call_ids: z.array(z.string()),

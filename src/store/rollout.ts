@@ -49,6 +49,8 @@ export type RolloutEvent =
   /** The turn stopped on these client calls (their items are in history without outputs). */
   | { type: "turn_parked"; turn_id: string; call_ids: string[]; usage: TokenUsage }
   | { type: "turn_continued"; turn_id: string }
+  /** A review turn began / gave its verdict (so a replay shows the review, not its prompt). */
+  | { type: "entered_review_mode" | "exited_review_mode"; turn_id: string; review: string }
   /** The user named the thread (null: the name was cleared). Codex keeps `thread_name_updated` too. */
   | { type: "thread_name_updated"; thread_name: string | null }
   /** Fields the client set on the thread; an absent field is unchanged, null clears it. */
@@ -127,6 +129,9 @@ export function lineOfEvent(event: Event): { type: LineType; payload: PayloadOf<
       return { type: "event", payload: { type: event.type, message: event.message } };
     case "client_tools_changed":
       return { type: "event", payload: { type: event.type, tools: event.tools } };
+    case "entered_review_mode":
+    case "exited_review_mode":
+      return { type: "event", payload: { type: event.type, turn_id: event.turn_id, review: event.review } };
     case "context_compacted":
       return {
         type: "compacted",

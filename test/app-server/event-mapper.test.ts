@@ -144,7 +144,13 @@ describe("EventMapper", () => {
       error: { message: "timed out after 1 seconds (tool_timeout_sec)" },
       durationMs: 9,
     });
-    expect(out[6]).toEqual({ method: "thread/compacted", params: { threadId: THREAD, turnId: "3" } });
+    // Compaction: its item (as 0.169 shows it) starts and completes, then thread/compacted.
+    expect(out.slice(6).map((n) => [n.method, n.params.item?.type])).toEqual([
+      ["item/started", "contextCompaction"],
+      ["item/completed", "contextCompaction"],
+      ["thread/compacted", undefined],
+    ]);
+    expect(out[8]).toEqual({ method: "thread/compacted", params: { threadId: THREAD, turnId: "3" } });
   });
 
   it("shows a declined command as declined, then failed; a cancelled one only as declined", () => {

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseEvent } from "../../src/model/types.js";
 import { ItemTracker } from "../../src/protocol/item-tracker.js";
+import { emptyUsage } from "../../src/protocol/items.js";
 import {
   type ItemEvent,
   isItemEvent,
@@ -193,5 +194,59 @@ describe("ItemTracker", () => {
       ["item_updated", "agent_message", "in_progress", "7"],
       ["item_completed", "agent_message", "failed", "7"],
     ]);
+  });
+});
+
+describe("ItemTracker: review turns", () => {
+  const summary = (events: ItemEvent[]) => events.map((e) => [e.type, e.item.type, e.item.status]);
+
+  it("makes one review item of a review turn, hiding its prompt and its JSON answer", () => {
+    const tracker = new ItemTracker();
+    const push = (...events: Parameters<ItemTracker["push"]>[0][]) => events.flatMap((e) => tracker.push(e));
+    const entered = push(
+      { type: "turn_started", turn_id: "4", model_context_window: null },
+      { type: "entered_review_mode", turn_id: "4", review: "current changes" },
+      { type: "user_message", message: "Review this diff ...", images: [] },
+      { type: "agent_message_delta", delta: '{"findings"' },
+      {
+        type: "raw_response_item",
+        item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "{}" }] },
+      },
+    );
+    expect(summary(entered)).toEqual([["item_started", "review", "in_progress"]]);
+    expect(entered[0]?.item).toMatchObject({ id: "4", prompt: "current changes", review: null });
+    const exited = push(
+      { type: "exited_review_mode", turn_id: "4", review: "Review: patch is correct" },
+      { type: "turn_complete", turn_id: "4", last_agent_message: "{}", usage: emptyUsage() },
+    );
+    expect(summary(exited)).toEqual([["item_completed", "review", "completed"]]);
+    expect(exited[0]?.item).toMatchObject({ review: "Review: patch is correct" });
+
+    // After the review, messages are items again; an interrupted review completes as failed.
+    push({ type: "turn_started", turn_id: "5", model_context_window: null });
+    expect(summary(push({ type: "user_message", message: "fix it", images: [] }))).toHaveLength(2);
+    push({ type: "entered_review_mode", turn_id: "5", review: "commit abc1234" });
+    const aborted = push({ type: "turn_aborted", turn_id: "5", reason: "interrupted" });
+    expect(summary(aborted)).toEqual([["item_completed", "review", "failed"]]);
+  });
+});
+
+describe("ItemTracker: compaction", () => {
+  it("starts the compaction item when summarising begins and completes it with the summary", () => {
+    const tracker = new ItemTracker();
+    tracker.push({ type: "turn_started", turn_id: "2", model_context_window: null });
+    const [started] = tracker.push({ type: "context_compaction_started" });
+    expect(started).toMatchObject({ type: "item_started", item: { type: "context_compaction" } });
+    const done = tracker.push({ type: "context_compacted", summary: "S", replacement_history: [] });
+    expect(done).toEqual([
+      { type: "item_completed", turn_id: "2", item: { ...started?.item, status: "completed", summary: "S" } },
+    ]);
+    // A stored compaction has no start: it starts and completes at once; an unfinished one fails.
+    expect(
+      tracker.push({ type: "context_compacted", summary: "T", replacement_history: [] }).map((e) => e.type),
+    ).toEqual(["item_started", "item_completed"]);
+    tracker.push({ type: "context_compaction_started" });
+    const failed = tracker.push({ type: "turn_failed", turn_id: "2", message: "down" });
+    expect(failed.map((e) => [e.type, e.item.status])).toEqual([["item_completed", "failed"]]);
   });
 });

@@ -67,6 +67,8 @@ const RESPONSES: Record<string, string | string[]> = {
   "thread/revert": "schema-169-experimental/v2/ThreadRevertResponse.json",
   "thread/items/list": "schema-169-experimental/v2/ThreadItemsListResponse.json",
   "thread/inject_items": "schema-169-experimental/v2/ThreadInjectItemsResponse.json",
+  "review/start": both("ReviewStartResponse"),
+  "thread/compact/start": "schema-169-experimental/v2/ThreadCompactStartResponse.json",
   "collaborationMode/list": "schema-169-experimental/v2/CollaborationModeListResponse.json",
   "thread/shellCommand": "schema-169-experimental/v2/ThreadShellCommandResponse.json",
   "turn/steer": "schema-169-experimental/v2/TurnSteerResponse.json",
@@ -143,6 +145,7 @@ const ONLY_169 = new Set([
   "thread/reverted",
   "thread/items/list",
   "thread/inject_items",
+  "thread/compact/start",
   "collaborationMode/list",
   "thread/shellCommand",
   "item/plan/delta",
@@ -195,6 +198,7 @@ function isClientToolMessage(message: WireMessage): boolean {
     message.method === "item/tool/call" ||
     message.method === "mcpServer/elicitation/request" ||
     message.params?.item?.type === "dynamicToolCall" ||
+    message.params?.item?.type === "contextCompaction" ||
     message.params?.item?.type === "plan" ||
     message.params?.item?.source !== undefined ||
     message.params?.collaborationMode !== undefined ||

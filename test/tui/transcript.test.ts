@@ -1,6 +1,6 @@
 /**
- * The transcript reducer on notifications no tmux test can reach yet (the app-server has no
- * review/start): review mode items become a notice and the review as an agent message.
+ * The transcript reducer on review mode items (the app-server's review/start sends them): they
+ * become a notice and the review as an agent message.
  */
 import { describe, expect, it } from "vitest";
 import { Transcript } from "../../src/frontends/tui/transcript.js";

@@ -1,6 +1,6 @@
 /**
  * Slash commands and thread continuity in the terminal UI (tmux, fake model): /diff, /compact
- * (a clear message while the server lacks thread/compact/start), /new, Enter during a turn
+ * (thread/compact/start, or a clear message when the server lacks it), /new, Enter during a turn
  * (turn/steer, or a message when the server answers -32601), `tscodex resume --last` with the
  * history on screen, and `tscodex exec resume --last` continuing a thread begun in the UI.
  */

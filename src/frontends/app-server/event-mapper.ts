@@ -151,8 +151,16 @@ export class EventMapper {
       item.type === "dynamicToolCall" ||
       item.type === "hookPrompt" ||
       item.type === "collabAgentToolCall" ||
+      item.type === "contextCompaction" ||
       item.type === "plan" ||
       "source" in item;
+    // Codex announces each review mode change as an item that starts and completes at once.
+    const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
+    if (instant) {
+      out.push({ method: "item/started", params: { ...at, item } });
+      out.push({ method: "item/completed", params: { ...at, item } });
+      return;
+    }
     if (change.type === "item_started") {
       out.push({
         method: "item/started",

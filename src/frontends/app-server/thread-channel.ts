@@ -121,8 +121,8 @@ export class ThreadChannel {
   /**
    * Register a turn `owner` starts; `begin()` submits it (call it after the turn/start reply,
    * so turn/started follows the reply). Its lasting overrides become the thread's at once (what
-   * the thread reports from now on); the output schema holds for this turn only. Returns the
-   * turn id.
+   * the thread reports from now on); the output schema holds for this turn only. `review`: a
+   * review turn (review/start). Returns the turn id.
    */
   startTurn(
     owner: ClientLink,
@@ -130,6 +130,7 @@ export class ThreadChannel {
     userInput: UserInput,
     overrides: TurnOverrides,
     legacy = false,
+    review?: { hint: string },
   ): { turnId: string; begin(): void } {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
@@ -137,9 +138,10 @@ export class ThreadChannel {
     const { outputSchema, ...lasting } = overrides;
     this.override(lasting);
     const own = outputSchema ? { overrides: { outputSchema } } : {};
+    const mode = review ? { review } : {};
     return {
       turnId,
-      begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, ...own }),
+      begin: () => thread.submit({ type: "user_turn", turnId, input: userInput, ...own, ...mode }),
     };
   }
 

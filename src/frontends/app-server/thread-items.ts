@@ -1,13 +1,15 @@
 /**
  * The core's items as the app-server's v2 ThreadItem: the one mapping (Codex's
  * `From<CoreTurnItem> for ThreadItem`), used live (event-mapper.ts) and by thread/read
- * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists, compaction,
- * reviews) map to null: their notifications are turn-level (`turn/plan/updated`, …). A plan-mode
- * turn's proposed plan is the `plan` item.
+ * (thread-view.ts). Items the v2 protocol has no type for (update_plan step lists) map to
+ * null: their notifications are turn-level (`turn/plan/updated`, …). A plan-mode turn's proposed
+ * plan is the `plan` item. A review is two wire items: started it is `enteredReviewMode` (what is
+ * reviewed), completed `exitedReviewMode` (the verdict).
  */
 import type { AgentStatus } from "../../protocol/agents.js";
 import type { FileChange } from "../../protocol/events.js";
 import type { ItemStatus, TurnItem, TurnItemOf } from "../../protocol/turn-items.js";
+import { REVIEW_FAILED } from "../../session/review.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import { commandActions } from "./command-actions.js";
 import type { FileUpdateChange, ItemOf, ThreadItem, UserInputWire } from "./protocol/common.js";
@@ -67,6 +69,12 @@ export function threadItemOf(item: TurnItem, threadId: string): ThreadItem | nul
       };
     case "web_search":
       return { type: "webSearch", id: item.id, query: item.query };
+    case "review":
+      return item.status === "in_progress"
+        ? { type: "enteredReviewMode", id: item.id, review: item.prompt }
+        : { type: "exitedReviewMode", id: item.id, review: item.review ?? REVIEW_FAILED };
+    case "context_compaction":
+      return { type: "contextCompaction", id: item.id };
     case "proposed_plan":
       return { type: "plan", id: item.id, text: item.text };
     case "sub_agent":

@@ -225,8 +225,10 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
       current.error = errorOf(event.message);
     }
     for (const change of items) {
-      const item =
-        change.type === "item_completed" && current ? threadItemOf(change.item, stored.meta.id) : null;
+      // A review shows both ends: what is reviewed (its start) and the verdict.
+      const kept =
+        change.type === "item_completed" || (change.type === "item_started" && change.item.type === "review");
+      const item = kept && current ? threadItemOf(change.item, stored.meta.id) : null;
       if (item) current?.items.push(item);
     }
   }

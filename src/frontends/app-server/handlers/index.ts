@@ -16,6 +16,7 @@ import {
 } from "../v1/conversations.js";
 import { collaborationModeList } from "./collaboration-modes.js";
 import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
+import { threadCompactStart } from "./compact.js";
 import { configBatchWrite, configRead, configValueWrite, mcpServerReload } from "./config.js";
 import type { HandlerContext } from "./context.js";
 import { configRequirementsRead, experimentalFeatureList } from "./features.js";
@@ -41,6 +42,7 @@ import { initialize } from "./initialize.js";
 import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
 import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
+import { reviewStart } from "./review.js";
 import { threadShellCommand } from "./shell-command.js";
 import { skillsList } from "./skills.js";
 import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
@@ -108,6 +110,8 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "thread/revert": threadRevert,
   "thread/items/list": threadItemsList,
   "thread/inject_items": threadInjectItems,
+  "review/start": reviewStart,
+  "thread/compact/start": threadCompactStart,
   "mcpServer/tool/call": mcpServerToolCall,
   "mcpServer/resource/read": mcpServerResourceRead,
   "modelProvider/list": modelProviderList,

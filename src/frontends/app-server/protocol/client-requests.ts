@@ -28,6 +28,7 @@ import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { method } from "./method-spec.js";
+import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
 import {
   skillsConfigWriteParams,
   skillsConfigWriteResponse,
@@ -330,6 +331,13 @@ export const clientRequests = {
     empty,
     "ThreadInjectItemsParams",
     "ThreadInjectItemsResponse",
+  ),
+  "review/start": method(reviewStartParams, reviewStartResponse, "ReviewStartParams", "ReviewStartResponse"),
+  "thread/compact/start": method(
+    threadCompactStartParams,
+    empty,
+    "ThreadCompactStartParams",
+    "ThreadCompactStartResponse",
   ),
   "collaborationMode/list": method(
     z.object({}),

@@ -178,6 +178,9 @@ export const threadItem = z
       durationMs: z.number().int().nullable(),
     }),
     z.object({ type: z.literal("webSearch"), id: z.string(), query: z.string() }),
+    z.object({ type: z.literal("enteredReviewMode"), id: z.string(), review: z.string() }),
+    z.object({ type: z.literal("exitedReviewMode"), id: z.string(), review: z.string() }),
+    z.object({ type: z.literal("contextCompaction"), id: z.string() }),
     /** 0.169: the plan a plan-mode turn proposes. */
     z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }),
     /** A sub-agent this thread started (spawn_agent): the child thread and how it is doing. */

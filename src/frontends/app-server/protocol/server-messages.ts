@@ -67,7 +67,7 @@ export const serverNotifications = {
     "TurnPlanUpdatedNotification",
   ),
   "item/started": notification(
-    // startedAtMs: 0.169's field, sent with client tool calls (which only 0.169 has).
+    // startedAtMs: 0.169's field, sent with the items only 0.169 has (client tool calls, compaction).
     z.object({ ...inTurn, item: threadItem, startedAtMs: z.number().int().optional() }),
     "ItemStartedNotification",
   ),
