@@ -50,6 +50,7 @@ export interface EffectiveSettings {
   provider: string;
   /** The reasoning effort chosen for the thread or configured; null: the model's default. */
   effort: string | null;
+  collaborationMode: CollaborationMode;
 }
 
 /** `settings` with what the thread was built with filling the model choice. */
@@ -68,6 +69,7 @@ export function effectiveSettings(
     model: settings.model?.model ?? built.model ?? "",
     provider: built.provider ?? "",
     effort: settings.model?.effort ?? built.reasoningEffort ?? null,
+    collaborationMode: settings.collaborationMode ?? { mode: "default", developerInstructions: null },
   };
 }
 

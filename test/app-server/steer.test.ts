@@ -64,7 +64,7 @@ describe("app-server: turn/steer", () => {
     const users = completedItems(client, turnId, "userMessage");
     expect(users.map((item) => item.content)).toEqual([text("look it up"), text("and answer in French")]);
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 60_000); // the first schema check compiles 0.169's schemas
 
   it("refuses a steer with no running turn, or naming another turn", async () => {
     const client = await h.stdio();
@@ -150,6 +150,38 @@ describe("app-server: thread status and resolved requests", () => {
       "turn/completed",
     ]);
     expect(client.received.find((m) => m.method === "turn/completed")?.params.turn.id).toBe(turnId);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
+
+describe("app-server: thread/settings/updated", () => {
+  it("tells followers when a turn changes what the thread runs with, and only then", async () => {
+    const client = await h.stdio();
+    const threadId = await startThread(client, {
+      cwd: h.work,
+      approvalPolicy: "never",
+      sandbox: "read-only",
+    });
+    h.model.enqueue(turn(message("one")), turn(message("two")));
+    await runTurn(client, threadId, "first", { approvalPolicy: "on-request" });
+    const updates = client.notifications("thread/settings/updated").map((m) => m.params);
+    expect(updates).toEqual([
+      {
+        threadId,
+        threadSettings: expect.objectContaining({
+          approvalPolicy: "on-request",
+          approvalsReviewer: "user",
+          cwd: h.work,
+          sandboxPolicy: { type: "readOnly" },
+          collaborationMode: expect.objectContaining({ mode: "default" }),
+        }),
+      },
+    ]);
+    // The same settings again change nothing: no notification.
+    await runTurn(client, threadId, "second", { approvalPolicy: "on-request" });
+    expect(client.notifications("thread/settings/updated")).toHaveLength(1);
+    const resumed = await client.call("thread/resume", { threadId });
+    expect(resumed.approvalPolicy).toBe("on-request");
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 });

@@ -152,6 +152,7 @@ const ONLY_169 = new Set([
   "turn/steer",
   "thread/status/changed",
   "serverRequest/resolved",
+  "thread/settings/updated",
   "item/mcpToolCall/progress",
   // Commands and files (0.89's command/exec has no streaming; the rest is new in 0.169).
   "command/exec",

@@ -19,6 +19,7 @@ import { EventMapper } from "./event-mapper.js";
 import type { ThreadStatus, UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
 import { clientResponders, type QuestionHost } from "./server-requests.js";
+import { threadSettingsOf } from "./thread-view.js";
 
 /** What a channel needs from the runtime: the question bounds, and to be forgotten when its thread ends. */
 export interface ChannelHost extends QuestionHost {
@@ -135,7 +136,7 @@ export class ThreadChannel {
     const turnId = thread.newTurnId();
     this.turns.set(turnId, { owner, inputs: [input], questions: new Map(), legacy });
     const { outputSchema, ...lasting } = overrides;
-    thread.overrideSettings(lasting);
+    this.override(lasting);
     const own = outputSchema ? { overrides: { outputSchema } } : {};
     const mode = review ? { review } : {};
     return {
@@ -163,6 +164,19 @@ export class ThreadChannel {
     const turnId = this.requireThread().steer(input, expectedTurnId);
     this.turns.get(turnId)?.inputs.push(wire);
     return turnId;
+  }
+
+  /**
+   * Change what the thread runs with from its next turn (the core holds it); its followers hear
+   * `thread/settings/updated` when that changed anything.
+   */
+  override(overrides: TurnOverrides): void {
+    const thread = this.requireThread();
+    const before = JSON.stringify(threadSettingsOf(thread.effectiveSettings));
+    thread.overrideSettings(overrides);
+    const threadSettings = threadSettingsOf(thread.effectiveSettings);
+    if (JSON.stringify(threadSettings) === before) return;
+    this.broadcast([{ method: "thread/settings/updated", params: { threadId: this.id, threadSettings } }]);
   }
 
   /** Whether turn `turnId` was started by a v1 client. */

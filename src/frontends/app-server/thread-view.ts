@@ -6,6 +6,7 @@ import { VERSION } from "../../version.js";
 import type {
   SandboxPolicy,
   ThreadOpenedResponse,
+  ThreadSettingsWire,
   ThreadStatus,
   ThreadWire,
   Turn,
@@ -154,6 +155,28 @@ export function openedResponse(
     activePermissionProfile: null,
     reasoningEffort: effortOf(settings.effort),
     multiAgentMode: "explicitRequestOnly",
+  };
+}
+
+/** What a thread runs with as 0.169's ThreadSettings (`thread/settings/updated`). */
+export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWire {
+  const effort = effortOf(settings.effort);
+  return {
+    approvalPolicy: settings.approvalPolicy,
+    approvalsReviewer: "user",
+    collaborationMode: {
+      mode: settings.collaborationMode.mode,
+      settings: {
+        model: settings.model,
+        reasoning_effort: effort,
+        developer_instructions: settings.collaborationMode.developerInstructions,
+      },
+    },
+    cwd: settings.cwd,
+    model: settings.model,
+    modelProvider: settings.provider,
+    sandboxPolicy: sandboxPolicyOf(settings),
+    effort,
   };
 }
 

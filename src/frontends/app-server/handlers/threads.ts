@@ -131,7 +131,7 @@ export async function threadResume(
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
     // A live thread keeps what it runs with; what the client asks for holds from its next turn.
-    thread.overrideSettings({
+    channel.override({
       ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
       ...(params.model ? { model: params.model } : {}),

@@ -357,3 +357,25 @@ export const threadSettingsParams = {
   baseInstructions: z.string().nullish(),
   developerInstructions: z.string().nullish(),
 };
+
+/** What a thread runs with (0.169's ThreadSettings, as `thread/settings/updated` carries it). */
+export const threadSettings = z
+  .object({
+    approvalPolicy: askForApproval,
+    approvalsReviewer: z.literal("user"),
+    collaborationMode: z.object({
+      mode: z.enum(["plan", "default"]),
+      settings: z.object({
+        model: z.string(),
+        reasoning_effort: reasoningEffort.nullable(),
+        developer_instructions: z.string().nullable(),
+      }),
+    }),
+    cwd: z.string(),
+    model: z.string(),
+    modelProvider: z.string(),
+    sandboxPolicy,
+    effort: reasoningEffort.nullable(),
+  })
+  .meta({ id: "ThreadSettings" });
+export type ThreadSettingsWire = z.infer<typeof threadSettings>;

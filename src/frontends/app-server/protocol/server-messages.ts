@@ -10,6 +10,7 @@ import {
   dynamicToolContentItem,
   thread,
   threadItem,
+  threadSettings,
   threadStatus,
   threadTokenUsage,
   turn,
@@ -40,6 +41,10 @@ export const serverNotifications = {
   "thread/status/changed": notification(
     z.object({ threadId: z.string(), status: threadStatus }),
     "ThreadStatusChangedNotification",
+  ),
+  "thread/settings/updated": notification(
+    z.object({ threadId: z.string(), threadSettings }),
+    "ThreadSettingsUpdatedNotification",
   ),
   "serverRequest/resolved": notification(
     z.object({ threadId: z.string(), requestId: z.union([z.string(), z.number().int()]) }),
