@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fuzzyMatch, mentionAt } from "../../src/frontends/tui/file-mentions.js";
+import { mentionAt } from "../../src/frontends/tui/file-mentions.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
 import { useTmuxTerminal } from "../support/tmux.js";
@@ -75,19 +75,12 @@ describe("@ file completion", () => {
   });
 });
 
-describe("mentionAt and fuzzyMatch", () => {
+describe("mentionAt", () => {
   it("finds the @word at the cursor, not an address inside a word", () => {
     expect(mentionAt("look at @src/ma", 15)).toEqual({ start: 8, query: "src/ma" });
     expect(mentionAt("@", 1)).toEqual({ start: 0, query: "" });
     expect(mentionAt("mail me@host", 12)).toBeNull();
     expect(mentionAt("@abc def", 4)).toEqual({ start: 0, query: "abc" });
     expect(mentionAt("@abc def", 2)).toBeNull();
-  });
-
-  it("ranks file-name matches first, then shorter paths, and drops non-matches", () => {
-    const paths = ["src/main.ts", "docs/domain/notes.md", "main.go", "lib/x.ts"];
-    expect(fuzzyMatch("main", paths, 10)).toEqual(["main.go", "src/main.ts", "docs/domain/notes.md"]);
-    expect(fuzzyMatch("zz", paths, 10)).toEqual([]);
-    expect(fuzzyMatch("", paths, 2)).toEqual(["main.go", "lib/x.ts"]);
   });
 });
