@@ -2,8 +2,9 @@
  * `npm run screenshots`: the README's pictures of the terminal UI, made from the real UI. It runs
  * the built `tscodex` in a detached tmux (80 columns) against the test suite's scripted fake
  * model: a turn with reasoning, a plan, a patch (a diff) and a command, then a streamed answer
- * with a code block; it captures the pane with its colours (`capture-pane -e -p`) and renders
- * that to a PNG (scripts/screenshot/) in docs/. Needs tmux and Debian's `unifont` package.
+ * with a code block, then the /model picker; it captures the pane with its colours
+ * (`capture-pane -e -p`) and renders each capture to a PNG (scripts/screenshot/) in docs/:
+ * tui-session.png and tui-model-picker.png. Needs tmux and Debian's `unifont` package.
  *
  *   npm run build && node scripts/run-ts.mjs scripts/tui-screenshot.ts [OUT_DIR]
  */
@@ -80,13 +81,23 @@ try {
     width: COLUMNS,
     height: ROWS,
   });
-  await terminal.waitFor((screen) => screen.includes("It prints") && !/working \d+s/.test(screen), 30_000);
-  const capture = await terminal.capture(true);
-  const png = encodePng(renderCapture(capture, { columns: COLUMNS, rows: ROWS, font }));
   await mkdir(outDir, { recursive: true });
-  const file = join(outDir, "tui-session.png");
-  await writeFile(file, png);
-  console.log(`${file}: ${png.length} bytes`);
+  const shoot = async (name: string) => {
+    const capture = await (terminal as TmuxTerminal).capture(true);
+    const png = encodePng(renderCapture(capture, { columns: COLUMNS, rows: ROWS, font }));
+    const file = join(outDir, name);
+    await writeFile(file, png);
+    console.log(`${file}: ${png.length} bytes`);
+  };
+  await terminal.waitFor((screen) => screen.includes("It prints") && !/working \d+s/.test(screen), 30_000);
+  await shoot("tui-session.png");
+  // The /model picker over the same session.
+  await terminal.type("/model");
+  await terminal.send("Enter");
+  await terminal.waitFor("Enter confirm");
+  await terminal.send("Down");
+  await terminal.waitFor(/^› gpt-5\.2 /m);
+  await shoot("tui-model-picker.png");
 } finally {
   await terminal?.kill();
   await server.close();

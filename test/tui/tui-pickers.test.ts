@@ -27,7 +27,7 @@ describe("pickers in the terminal UI", () => {
     const t = await open(["-a", "never", "hello"]);
     await t.waitFor("first");
     await command(t, "/model");
-    const menu = await t.waitFor(/^› gpt-5\.2-codex \(current\) {2}the configured default model\n {2}\S+/m);
+    const menu = await t.waitFor(/^› gpt-5\.2-codex \(current\) +the configured default model\n {2}\S+/m);
     const next = /^› gpt-5\.2-codex \(current\).*\n {2}(\S+)/m.exec(menu)?.[1] as string;
     expect(next).toMatch(/^gpt-/);
     await t.send("Down");
@@ -41,7 +41,7 @@ describe("pickers in the terminal UI", () => {
     await command(t, "/model");
     await t.waitFor(new RegExp(`^› ${next.replace(/\./g, "\\.")} \\(current\\)`, "m"));
     await t.send("Up");
-    await t.waitFor(/^› gpt-5\.2-codex {2}/m);
+    await t.waitFor(/^› gpt-5\.2-codex +the configured default model/m);
     await t.send("Escape");
     await t.waitFor((s) => !s.includes("Select a model") && s.includes("Ask anything"));
     expect(await t.capture()).toContain(`${next} · sandbox`);
@@ -66,8 +66,11 @@ describe("pickers in the terminal UI", () => {
 
     await command(t, "/resume");
     const menu = await t.waitFor("Resume a thread");
-    expect(menu).toMatch(/^› remember beta \(current\) {2}just now\n {2}remember alpha {2}just now$/m);
-    // Esc: nothing changes.
+    expect(menu).toMatch(/^› remember beta \(current\) {2}just now\n {2}remember alpha {11}just now$/m);
+    // Typing narrows the list; Esc: nothing changes.
+    await t.type("alp");
+    const narrowed = await t.waitFor(/^filter: alp\n› remember alpha {2}just now$/m);
+    expect(narrowed).not.toMatch(/^ {2}remember beta/m);
     await t.send("Escape");
     await t.waitFor((s) => !s.includes("Resume a thread") && s.includes("Ask anything"));
     expect(await t.capture()).toContain("noted beta");
@@ -75,7 +78,7 @@ describe("pickers in the terminal UI", () => {
     await command(t, "/resume");
     await t.waitFor("Resume a thread");
     await t.send("Down");
-    await t.waitFor(/^› remember alpha {2}just now$/m);
+    await t.waitFor(/^› remember alpha {11}just now$/m);
     await t.send("Enter");
     const resumed = await t.waitFor(/resumed thread [\s\S]*% context left/);
     expect(resumed).toContain("noted alpha");

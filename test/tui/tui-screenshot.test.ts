@@ -97,14 +97,16 @@ describe("scripts/tui-screenshot.ts", () => {
   let out: TempDir | undefined;
   afterEach(() => out?.cleanup());
 
-  it("drives the real UI against the fake model and writes a small PNG", async () => {
+  it("drives the real UI against the fake model and writes small PNGs", async () => {
     out = await tmpdir("tscodex-shots-");
     await run(process.execPath, ["scripts/run-ts.mjs", "scripts/tui-screenshot.ts", out.path], {
       timeout: 60_000,
     });
-    const png = await readFile(join(out.path, "tui-session.png"));
-    const { width, height } = decodePng(png);
-    expect([width, height]).toEqual([80 * CELL_WIDTH + 24, 26 * CELL_HEIGHT + 24]);
-    expect(png.length).toBeLessThan(300 * 1024);
+    for (const name of ["tui-session.png", "tui-model-picker.png"]) {
+      const png = await readFile(join(out.path, name));
+      const { width, height } = decodePng(png);
+      expect([width, height]).toEqual([80 * CELL_WIDTH + 24, 26 * CELL_HEIGHT + 24]);
+      expect(png.length).toBeLessThan(300 * 1024);
+    }
   });
 });

@@ -17,6 +17,7 @@ export interface PickerItem {
 }
 
 const VISIBLE_ROWS = 10;
+const MAX_LABEL = 40;
 
 export class Picker {
   private selected: number;
@@ -83,9 +84,12 @@ export class Picker {
       Math.max(0, this.selected - Math.floor(VISIBLE_ROWS / 2)),
       Math.max(0, shown.length - VISIBLE_ROWS),
     );
+    const labelOf = (item: PickerItem) => `${item.label}${item.current ? " (current)" : ""}`;
+    // Details in one column (labels past MAX_LABEL push theirs along).
+    const column = Math.min(MAX_LABEL, Math.max(0, ...shown.map((item) => labelOf(item).length)));
     shown.slice(first, first + VISIBLE_ROWS).forEach((item, i) => {
       const picked = first + i === this.selected;
-      const label = `${item.label}${item.current ? " (current)" : ""}`;
+      const label = item.detail ? labelOf(item).padEnd(column) : labelOf(item);
       const detail = item.detail ? `  ${style.dim(item.detail)}` : "";
       const row = picked ? `${style.bold(style.cyan(`› ${label}`))}${detail}` : `  ${label}${detail}`;
       rows.push(wrapLine(row, width)[0] ?? "");
