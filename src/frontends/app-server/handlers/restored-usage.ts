@@ -6,7 +6,7 @@
  */
 import type { Config } from "../../../config/load.js";
 import { findModelFamily } from "../../../model/family.js";
-import type { StoredThread } from "../../../store/stored-thread.js";
+import type { StoredThread } from "../../../store/index.js";
 import { usageOf } from "../event-mapper.js";
 import { encodeNotification } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
