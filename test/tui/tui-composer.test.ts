@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mentionAt } from "../../src/frontends/tui/file-mentions.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { message, turn } from "../support/fake-model-server.js";
+import { customToolCall, message, turn } from "../support/fake-model-server.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -72,6 +72,24 @@ describe("@ file completion", () => {
     await t.send("Enter");
     await t.waitFor("read them");
     expect(JSON.stringify(h.server.requests[0]?.input.at(-1))).toContain("see README.md ");
+  });
+});
+
+describe("@ file completion after a turn", () => {
+  it("finds a file the turn wrote (the server lists the directory again after each turn)", async () => {
+    await writeTree(h.work, ["README.md"]);
+    const patch = "*** Begin Patch\n*** Add File: made-by-turn.txt\n+new\n*** End Patch\n";
+    h.server.enqueue(turn(customToolCall("apply_patch", patch, "call_p")), turn(message("wrote it")));
+    const t = await open(["-s", "workspace-write", "-a", "never"]);
+    await t.waitFor("approval");
+    await t.type("@READ");
+    await t.waitFor("› README.md");
+    await t.send("C-u");
+    await t.type("write the file");
+    await t.send("Enter");
+    await t.waitFor("wrote it");
+    await t.type("@made");
+    await t.waitFor("› made-by-turn.txt");
   });
 });
 

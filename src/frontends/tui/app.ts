@@ -9,7 +9,8 @@
  */
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
-import { MentionMenu, serverFileSearch } from "./file-mentions.js";
+import { MentionMenu } from "./file-mentions.js";
+import { ServerFileSearch } from "./file-search.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
 import type { Picker } from "./picker.js";
@@ -65,6 +66,7 @@ export class TuiApp {
   private readonly layout: TranscriptLayout;
   private readonly screen: Screen;
   private readonly mentions: MentionMenu;
+  private readonly fileSearch: ServerFileSearch;
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
   /** The last token usage the server reported, and for which thread (context left). */
@@ -90,11 +92,11 @@ export class TuiApp {
     this.pendingImages = options.images ?? [];
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
-    const search = serverFileSearch(
+    this.fileSearch = new ServerFileSearch(
       (method, params) => this.rpc(method, params),
       () => this.thread?.cwd ?? null,
     );
-    this.mentions = new MentionMenu(search, () => this.scheduleRender());
+    this.mentions = new MentionMenu(this.fileSearch.search, () => this.scheduleRender());
     this.done = new Promise((resolve) => {
       this.exit = resolve;
     });
@@ -255,6 +257,7 @@ export class TuiApp {
   }
 
   private onNotification(method: string, params: Params): void {
+    if (this.fileSearch.onNotification(method, params)) return;
     if (method === "thread/tokenUsage/updated") {
       // A resumed thread's restored usage can be read before the reply that opens it.
       const threadId = params.threadId;
@@ -266,9 +269,10 @@ export class TuiApp {
     }
     if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
     if (method === "turn/started") this.startTicker();
-    if (method === "turn/completed" && this.ticker) {
-      clearInterval(this.ticker);
+    if (method === "turn/completed") {
+      if (this.ticker) clearInterval(this.ticker);
       this.ticker = null;
+      this.fileSearch.refresh();
     }
     if (this.transcript.apply(method, params)) this.scheduleRender();
   }

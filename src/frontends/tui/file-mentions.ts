@@ -1,10 +1,9 @@
 /**
  * `@` file completion in the composer, as Codex's: a word starting with `@` at the cursor
  * opens a menu of the thread's files matching the rest of the word fuzzily. The server finds
- * them (`fuzzyFileSearch` over the thread's cwd, as Codex's UI asks it), so a UI attached with
- * `--remote` lists the server's files, not its own directory's. Each query cancels the one before
- * (one cancellation token); Up/Down pick, Tab/Enter put the path in place of `@word`, Esc closes
- * the menu for that word.
+ * them (file-search.ts), so a UI attached with `--remote` lists the server's files, not its own
+ * directory's. Up/Down pick, Tab/Enter put the path in place of `@word`, Esc closes the menu for
+ * that word.
  */
 import type { Composer } from "./composer.js";
 import { type Style, wrapLine } from "./style.js";
@@ -105,30 +104,4 @@ export class MentionMenu {
       return wrapLine(row, width)[0] ?? "";
     });
   }
-}
-
-/**
- * A FileSearch through the app-server: `fuzzyFileSearch` over `root()` (the thread's cwd on the
- * server), files only, each call cancelling the previous one.
- */
-export function serverFileSearch(
-  rpc: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>,
-  root: () => string | null,
-): FileSearch {
-  let latest = 0;
-  return async (query) => {
-    const cwd = root();
-    if (!cwd) return null;
-    const asked = ++latest;
-    const result = await rpc("fuzzyFileSearch", {
-      query,
-      roots: [cwd],
-      cancellationToken: "tui-file-mentions",
-    });
-    if (asked !== latest) return null;
-    const files = (result.files as { path?: unknown; match_type?: unknown }[] | undefined) ?? [];
-    return files
-      .filter((file) => file.match_type !== "directory" && typeof file.path === "string")
-      .map((file) => file.path as string);
-  };
 }
