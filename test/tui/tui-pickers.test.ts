@@ -98,6 +98,36 @@ describe("pickers in the terminal UI", () => {
     expect(contextLeft(screen)).toBe(left);
   });
 
+  it("tscodex resume without an id opens the picker; Esc starts a new thread instead", async () => {
+    h.server.enqueue(turn(message("noted alpha")), turn(message("noted beta")), turn(message("fresh")));
+    let t = await open(["remember alpha"]);
+    await t.waitFor("noted alpha");
+    await command(t, "/new");
+    await t.waitFor("new thread started");
+    await command(t, "remember beta");
+    await t.waitFor("noted beta");
+    await t.send("C-d");
+    expect(await t.exitCode()).toBe(0);
+
+    t = await open(["resume"]);
+    await t.waitFor(/^Resume a thread\n› remember beta {3}just now\n {2}remember alpha {2}just now$/m);
+    await t.send("Down");
+    await t.send("Enter");
+    const resumed = await t.waitFor("resumed thread");
+    expect(resumed).toContain("noted alpha");
+    await t.send("C-d");
+    expect(await t.exitCode()).toBe(0);
+
+    t = await open(["resume"]);
+    await t.waitFor("Resume a thread");
+    await t.send("Escape");
+    await t.waitFor(/Ask anything[\s\S]*gpt-5\.2-codex · sandbox/);
+    await command(t, "hello");
+    const screen = await t.waitFor("fresh");
+    expect(screen).not.toContain("noted");
+    expect(JSON.stringify(h.server.requests[2]?.input)).not.toContain("remember");
+  });
+
   it("says how long ago a thread was updated", () => {
     expect(ago(10_000)).toBe("just now");
     expect(ago(60_000)).toBe("1 minute ago");

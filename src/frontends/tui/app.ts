@@ -18,7 +18,7 @@ import { type Prompt, type Question, QuestionPrompt } from "./questions.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
-import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
+import { openResumePicker, runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
 import { Transcript } from "./transcript.js";
@@ -142,7 +142,8 @@ export class TuiApp {
       });
       await this.client.request("initialize", { clientInfo: { name: "tscodex-tui", version: "0" } });
       this.client.notify("initialized");
-      if (this.options.resume) await this.resumeThread(this.options.resume);
+      if (this.options.resume === "pick") await openResumePicker(this, () => this.newThread());
+      else if (this.options.resume) await this.resumeThread(this.options.resume);
       else await this.newThread();
     } catch (error) {
       this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
@@ -420,8 +421,7 @@ export class TuiApp {
     const result = picker.key(key);
     if (result === null) return;
     this.picker = null;
-    if (result === "cancel") return;
-    Promise.resolve(picker.onPick(result.pick))
+    Promise.resolve(result === "cancel" ? picker.onCancel?.() : picker.onPick(result.pick))
       .catch((error: Error) => this.transcript.notice(`${picker.title}: ${error.message}`, "error"))
       .finally(() => this.scheduleRender());
   }

@@ -28,6 +28,8 @@ export class Picker {
     private readonly items: readonly PickerItem[],
     /** Called with the picked item's value (after the picker has closed). */
     readonly onPick: (value: string) => void | Promise<void>,
+    /** Called when Esc closes it. */
+    readonly onCancel?: () => void | Promise<void>,
   ) {
     this.selected = Math.max(
       0,

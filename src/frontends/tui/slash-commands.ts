@@ -210,8 +210,11 @@ async function openModelPicker(app: SlashHost): Promise<void> {
   app.openPicker(new Picker("Select a model", items, (model) => setModel(app, model)));
 }
 
-/** The stored threads (thread/list, most recently updated first) in a picker: preview and age. */
-async function openResumePicker(app: SlashHost): Promise<void> {
+/**
+ * The stored threads (thread/list, most recently updated first) in a picker: preview and age.
+ * `orElse` (`tscodex resume` with no thread open): what Esc, or no stored thread, does instead.
+ */
+export async function openResumePicker(app: SlashHost, orElse?: () => Promise<void>): Promise<void> {
   const listed = await app.rpc("thread/list", { limit: 50, sortKey: "updated_at" });
   const threads =
     (listed.data as { id?: unknown; preview?: unknown; updatedAt?: unknown }[] | undefined) ?? [];
@@ -230,10 +233,11 @@ async function openResumePicker(app: SlashHost): Promise<void> {
     ];
   });
   if (items.length === 0) {
+    await orElse?.();
     app.transcript.notice("no stored thread to resume");
     return;
   }
-  app.openPicker(new Picker("Resume a thread", items, (id) => app.resumeThread(id)));
+  app.openPicker(new Picker("Resume a thread", items, (id) => app.resumeThread(id), orElse));
 }
 
 /** "just now", "5 minutes ago", "3 hours ago", "2 days ago". */
