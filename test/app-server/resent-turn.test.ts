@@ -22,7 +22,9 @@ const TICKETS = {
 };
 
 function outputOf(request: RecordedRequest | undefined, callId: string): unknown {
-  const item = request?.input.find((entry) => entry.type === "function_call_output" && entry.call_id === callId);
+  const item = request?.input.find(
+    (entry) => entry.type === "function_call_output" && entry.call_id === callId,
+  );
   return item && "output" in item ? item.output : undefined;
 }
 
@@ -39,7 +41,10 @@ describe("app-server: a resent turn/start (clientUserMessageId)", () => {
       sandbox: "read-only",
       dynamicTools: [TICKETS],
     });
-    h.model.enqueue(turn(functionCall("lookup_ticket", { id: "T-12" }, "call_1")), turn(message("T-12 is fixed")));
+    h.model.enqueue(
+      turn(functionCall("lookup_ticket", { id: "T-12" }, "call_1")),
+      turn(message("T-12 is fixed")),
+    );
     const params = { threadId, input: [{ type: "text", text: "fix T-12" }], clientUserMessageId: "msg-1" };
     const started = await first.call("turn/start", params);
     // The connection drops while the turn waits for the client's tool answer.
@@ -71,7 +76,10 @@ describe("app-server: a resent turn/start (clientUserMessageId)", () => {
     // Once it ended, a resend gets it as it ended, still without a model request.
     const again = await second.call("turn/start", params);
     expect(again.turn).toMatchObject({ id: started.turn.id, status: "completed", error: null });
-    const other = await second.request("turn/start", { ...params, input: [{ type: "text", text: "fix T-13" }] });
+    const other = await second.request("turn/start", {
+      ...params,
+      input: [{ type: "text", text: "fix T-13" }],
+    });
     expect(other.error?.code).toBe(-32600);
     expect(other.error?.message).toContain("clientUserMessageId 'msg-1' was already used");
     expect(h.model.requests).toHaveLength(2);

@@ -3,7 +3,7 @@
  * session), all sharing one runtime (runtime.ts: threads, settings, tools and their state).
  * Responsibilities: initialize (serverInfo, capabilities tools + logging), tools/list,
  * tools/call → ServerTool.handle with a context (progress, elicitation, raw notifications,
- * cancellation), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
+ * cancellation; an `Idempotency-Key` header runs a call once, keyed-calls.ts), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
  * bad params -32602, tool failures `isError` results, a throwing tool an `isError` result too.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -101,6 +101,10 @@ export function createMcpServer(runtime: ServerRuntime): Server {
           }
         : {}),
     };
+    // Over HTTP, a retried call names the first with an Idempotency-Key header.
+    const key = extra.requestInfo?.headers["idempotency-key"];
+    if (typeof key === "string")
+      return runtime.keyedCalls.call(key, name, args ?? {}, () => callTool(tool, args ?? {}, context));
     return callTool(tool, args ?? {}, context);
   });
   server.setRequestHandler(looseRequest("logging/setLevel"), (request) => {
