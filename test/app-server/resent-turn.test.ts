@@ -85,6 +85,39 @@ describe("app-server: a resent turn/start (clientUserMessageId)", () => {
     expect(h.model.requests).toHaveLength(2);
   });
 
+  it("asks the new connection an approval the dropped one left unanswered", async () => {
+    const server = await h.wsServer();
+    const first = await server.connect();
+    await first.initialize();
+    const threadId = await startThread(first, {
+      cwd: h.work,
+      approvalPolicy: "untrusted",
+      sandbox: "read-only",
+    });
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch approved.txt" }, "call_1")),
+      turn(message("not touched")),
+    );
+    const params = { threadId, input: [{ type: "text", text: "touch it" }], clientUserMessageId: "msg-3" };
+    const started = await first.call("turn/start", params);
+    await first.waitFor((m) => m.method === "item/commandExecution/requestApproval");
+    await first.drop();
+
+    const second = await server.connect();
+    h.defer(second);
+    await second.initialize();
+    second.onRequest = (request) =>
+      request.method === "item/commandExecution/requestApproval" ? { result: { decision: "decline" } } : null;
+    const resent = await second.call("turn/start", params);
+    expect(resent.turn.id).toBe(started.turn.id);
+    const completed = await second.turnCompleted(started.turn.id);
+    expect(completed.params.turn.status).toBe("completed");
+    const asked = second.received.filter((m) => m.method === "item/commandExecution/requestApproval");
+    expect(asked.map((m) => m.params.itemId)).toEqual(["call_1"]);
+    expect(h.model.requests).toHaveLength(2);
+    expect(outputOf(h.model.requests[1], "call_1")).toBe("exec command rejected by user");
+  });
+
   it("interrupts a keyed turn whose client does not come back within the grace", async () => {
     const server = await h.wsServer(["-c", "app_server.reconnect_grace_ms=0"]);
     const first = await server.connect();
