@@ -3,8 +3,10 @@
  * client. Its stream is resumable (Last-Event-ID): the SDK client reconnects by itself and gets
  * the call's result while the turn ran on. A call resent with the same `Idempotency-Key` joins
  * or replays the first (on another server process on the same store too) instead of running a
- * second turn; the same key with other arguments is refused.
+ * second turn (the key in the call's `_meta` works alike); the same key with other arguments is
+ * refused.
  */
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import {
@@ -138,12 +140,19 @@ describe("mcp-server --http: a call whose connection dropped", () => {
       /Idempotency-Key 'call-7' was first used with another tool or other arguments/,
     );
 
-    // Another server process on the same store replays the kept result.
+    // Another server process on the same store replays the kept result; the key may come in
+    // the call's _meta as well.
     const other = await startServer();
-    const { client: elsewhere } = await connectHttp(other.url, { headers });
-    const replayed = await callTool(elsewhere, "codex", touchCall());
-    expect(replayed.text).toBe("done");
-    expect(replayed.threadId).toBe(first.threadId);
+    const { client: elsewhere } = await connectHttp(other.url);
+    const replayed = CallToolResultSchema.parse(
+      await elsewhere.callTool({
+        name: "codex",
+        arguments: touchCall(),
+        _meta: { "tscodex/idempotencyKey": "call-7" },
+      }),
+    );
+    expect(replayed.content).toEqual(first.result.content);
+    expect(replayed.structuredContent?.threadId).toBe(first.threadId);
     expect(h.model.requests).toHaveLength(2);
     await elsewhere.close();
     await client.close();

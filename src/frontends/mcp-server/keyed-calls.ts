@@ -1,6 +1,7 @@
 /**
- * `Idempotency-Key` on a Streamable HTTP `tools/call` (a `codex` or `codex-reply` retried after
- * its connection dropped): the first call with a key runs; a retry with the same key, tool and
+ * An idempotency key on `tools/call` (a `codex` or `codex-reply` resent after its connection
+ * dropped), as an `Idempotency-Key` header (Streamable HTTP) or `_meta["tscodex/idempotencyKey"]`
+ * (any transport; per call, where an SDK client's headers are per transport): the first call with a key runs; a retry with the same key, tool and
  * arguments joins it while it runs in this process, or gets its kept result once it finished
  * (from the thread store: any server process on the same store, also after a restart); the same
  * key with another tool or other arguments is refused (-32600). Only a result that is not an
@@ -11,6 +12,8 @@ import type { ThreadStore } from "../../store/index.js";
 import { fingerprintOf, KeyInUseError, KeyReusedError, runKeyed } from "../common/keyed-requests.js";
 
 export const KEY_TTL_MS = 24 * 60 * 60_000;
+/** The `_meta` field of a tools/call that carries its key. */
+export const IDEMPOTENCY_META_KEY = "tscodex/idempotencyKey";
 const MAX_KEY_LENGTH = 255;
 const INVALID_REQUEST = -32600;
 

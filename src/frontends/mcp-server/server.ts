@@ -18,6 +18,7 @@ import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { errorMessage } from "../../util/errors.js";
+import { IDEMPOTENCY_META_KEY } from "./keyed-calls.js";
 import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
 import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
 import { listEntry } from "./tool-list.js";
@@ -101,8 +102,8 @@ export function createMcpServer(runtime: ServerRuntime): Server {
           }
         : {}),
     };
-    // Over HTTP, a retried call names the first with an Idempotency-Key header.
-    const key = extra.requestInfo?.headers["idempotency-key"];
+    // A resent call names the first with an Idempotency-Key header (HTTP) or in its `_meta`.
+    const key = extra.requestInfo?.headers["idempotency-key"] ?? _meta?.[IDEMPOTENCY_META_KEY];
     if (typeof key === "string")
       return runtime.keyedCalls.call(key, name, args ?? {}, () => callTool(tool, args ?? {}, context));
     return callTool(tool, args ?? {}, context);
