@@ -30,30 +30,43 @@ function outputOf(request: RecordedRequest | undefined, callId: string): unknown
 
 const isToolCall = (m: WireMessage) => m.method === "item/tool/call" && m.id !== undefined;
 
+/**
+ * On a server started with `args`: a thread (`threadParams`), a keyed turn/start whose connection
+ * drops once it received `question` (the model's turns are queued first), then a second
+ * connection, initialized. Returns the turn/start params, the first reply and the second client.
+ */
+async function dropMidTurn(options: {
+  args?: string[];
+  threadParams: Record<string, unknown>;
+  key: string;
+  question: (m: WireMessage) => boolean;
+}) {
+  const server = await h.wsServer(options.args);
+  const first = await server.connect();
+  await first.initialize();
+  const threadId = await startThread(first, { cwd: h.work, ...options.threadParams });
+  const params = { threadId, input: [{ type: "text", text: "fix T-12" }], clientUserMessageId: options.key };
+  const started = await first.call("turn/start", params);
+  await first.waitFor(options.question);
+  await first.drop();
+  const second = await server.connect();
+  h.defer(second);
+  await second.initialize();
+  return { params, started, second, threadId };
+}
+
 describe("app-server: a resent turn/start (clientUserMessageId)", () => {
   it("answers the resend with the first turn, hands it to the new connection, and runs it once", async () => {
-    const server = await h.wsServer();
-    const first = await server.connect();
-    await first.initialize();
-    const threadId = await startThread(first, {
-      cwd: h.work,
-      approvalPolicy: "never",
-      sandbox: "read-only",
-      dynamicTools: [TICKETS],
-    });
     h.model.enqueue(
       turn(functionCall("lookup_ticket", { id: "T-12" }, "call_1")),
       turn(message("T-12 is fixed")),
     );
-    const params = { threadId, input: [{ type: "text", text: "fix T-12" }], clientUserMessageId: "msg-1" };
-    const started = await first.call("turn/start", params);
     // The connection drops while the turn waits for the client's tool answer.
-    await first.waitFor(isToolCall);
-    await first.drop();
-
-    const second = await server.connect();
-    h.defer(second);
-    await second.initialize();
+    const { params, started, second, threadId } = await dropMidTurn({
+      threadParams: { approvalPolicy: "never", sandbox: "read-only", dynamicTools: [TICKETS] },
+      key: "msg-1",
+      question: isToolCall,
+    });
     second.onRequest = (request) =>
       request.method === "item/tool/call"
         ? { result: { contentItems: [{ type: "inputText", text: "login fails on Safari" }], success: true } }
@@ -86,57 +99,34 @@ describe("app-server: a resent turn/start (clientUserMessageId)", () => {
   });
 
   it("asks the new connection an approval the dropped one left unanswered", async () => {
-    const server = await h.wsServer();
-    const first = await server.connect();
-    await first.initialize();
-    const threadId = await startThread(first, {
-      cwd: h.work,
-      approvalPolicy: "untrusted",
-      sandbox: "read-only",
-    });
     h.model.enqueue(
       turn(functionCall("shell_command", { command: "touch approved.txt" }, "call_1")),
       turn(message("not touched")),
     );
-    const params = { threadId, input: [{ type: "text", text: "touch it" }], clientUserMessageId: "msg-3" };
-    const started = await first.call("turn/start", params);
-    await first.waitFor((m) => m.method === "item/commandExecution/requestApproval");
-    await first.drop();
-
-    const second = await server.connect();
-    h.defer(second);
-    await second.initialize();
-    second.onRequest = (request) =>
-      request.method === "item/commandExecution/requestApproval" ? { result: { decision: "decline" } } : null;
+    const isApproval = (m: WireMessage) => m.method === "item/commandExecution/requestApproval";
+    const { params, started, second } = await dropMidTurn({
+      threadParams: { approvalPolicy: "untrusted", sandbox: "read-only" },
+      key: "msg-3",
+      question: isApproval,
+    });
+    second.onRequest = (request) => (isApproval(request) ? { result: { decision: "decline" } } : null);
     const resent = await second.call("turn/start", params);
     expect(resent.turn.id).toBe(started.turn.id);
     const completed = await second.turnCompleted(started.turn.id);
     expect(completed.params.turn.status).toBe("completed");
-    const asked = second.received.filter((m) => m.method === "item/commandExecution/requestApproval");
-    expect(asked.map((m) => m.params.itemId)).toEqual(["call_1"]);
+    expect(second.received.filter(isApproval).map((m) => m.params.itemId)).toEqual(["call_1"]);
     expect(h.model.requests).toHaveLength(2);
     expect(outputOf(h.model.requests[1], "call_1")).toBe("exec command rejected by user");
   });
 
   it("interrupts a keyed turn whose client does not come back within the grace", async () => {
-    const server = await h.wsServer(["-c", "app_server.reconnect_grace_ms=0"]);
-    const first = await server.connect();
-    await first.initialize();
-    const threadId = await startThread(first, {
-      cwd: h.work,
-      approvalPolicy: "never",
-      sandbox: "read-only",
-      dynamicTools: [TICKETS],
-    });
     h.model.enqueue(turn(functionCall("lookup_ticket", { id: "T-12" }, "call_1")));
-    const params = { threadId, input: [{ type: "text", text: "fix T-12" }], clientUserMessageId: "msg-2" };
-    const started = await first.call("turn/start", params);
-    await first.waitFor(isToolCall);
-    await first.drop();
-
-    const second = await server.connect();
-    h.defer(second);
-    await second.initialize();
+    const { params, started, second } = await dropMidTurn({
+      args: ["-c", "app_server.reconnect_grace_ms=0"],
+      threadParams: { approvalPolicy: "never", sandbox: "read-only", dynamicTools: [TICKETS] },
+      key: "msg-2",
+      question: isToolCall,
+    });
     const from = second.received.length;
     const resent = await second.call("turn/start", params);
     expect(resent.turn.id).toBe(started.turn.id);

@@ -66,6 +66,35 @@ function gatedDecline() {
   return { onElicit, firstQuestion, release };
 }
 
+/**
+ * An SDK client of `server` whose tools/call streams can be cut (resumed up to `resumeTries`
+ * times) and whose elicitations wait for `gate.release()`; the model's two turns are queued
+ * (a command to approve, then "done").
+ */
+async function connectCuttable(
+  server: HttpServerProcess,
+  options: { resumeTries: number; headers?: Record<string, string> },
+) {
+  const wire = cuttableFetch();
+  const gate = gatedDecline();
+  const { client } = await connectHttp(server.url, {
+    ...(options.headers ? { headers: options.headers } : {}),
+    onElicit: gate.onElicit,
+    fetch: wire.fetch,
+    reconnectionOptions: {
+      initialReconnectionDelay: 20,
+      maxReconnectionDelay: 200,
+      reconnectionDelayGrowFactor: 1.5,
+      maxRetries: options.resumeTries,
+    },
+  });
+  h.model.enqueue(
+    turn(functionCall("shell_command", { command: "touch x" }, "call_1")),
+    turn(message("done")),
+  );
+  return { client, wire, gate };
+}
+
 const touchCall = () => ({
   prompt: "touch it",
   cwd: h.work,
@@ -75,23 +104,7 @@ const touchCall = () => ({
 
 describe("mcp-server --http: a call whose connection dropped", () => {
   it("resumes the call's stream with Last-Event-ID and gets its result; the turn runs once", async () => {
-    const server = await startServer();
-    const wire = cuttableFetch();
-    const gate = gatedDecline();
-    const { client } = await connectHttp(server.url, {
-      onElicit: gate.onElicit,
-      fetch: wire.fetch,
-      reconnectionOptions: {
-        initialReconnectionDelay: 20,
-        maxReconnectionDelay: 200,
-        reconnectionDelayGrowFactor: 1.5,
-        maxRetries: 20,
-      },
-    });
-    h.model.enqueue(
-      turn(functionCall("shell_command", { command: "touch x" }, "call_1")),
-      turn(message("done")),
-    );
+    const { client, wire, gate } = await connectCuttable(await startServer(), { resumeTries: 20 });
     const call = callTool(client, "codex", touchCall());
     await gate.firstQuestion;
     wire.cut();
@@ -104,25 +117,8 @@ describe("mcp-server --http: a call whose connection dropped", () => {
   });
 
   it("runs a call resent with the same Idempotency-Key once, on this process and another", async () => {
-    const server = await startServer();
-    const wire = cuttableFetch();
-    const gate = gatedDecline();
     const headers = { "Idempotency-Key": "call-7" };
-    const { client } = await connectHttp(server.url, {
-      headers,
-      onElicit: gate.onElicit,
-      fetch: wire.fetch,
-      reconnectionOptions: {
-        initialReconnectionDelay: 20,
-        maxReconnectionDelay: 20,
-        reconnectionDelayGrowFactor: 1,
-        maxRetries: 0,
-      },
-    });
-    h.model.enqueue(
-      turn(functionCall("shell_command", { command: "touch x" }, "call_1")),
-      turn(message("done")),
-    );
+    const { client, wire, gate } = await connectCuttable(await startServer(), { resumeTries: 0, headers });
     // The first attempt's stream dies and this client does not resume it: its answer is lost.
     const lost = callTool(client, "codex", touchCall()).catch(() => null);
     await gate.firstQuestion;
