@@ -119,6 +119,40 @@ describe("app-server: a resent turn/start (clientUserMessageId)", () => {
     expect(outputOf(h.model.requests[1], "call_1")).toBe("exec command rejected by user");
   });
 
+  it("answers a resend after a server restart from the thread store, and frees a key whose start failed", async () => {
+    h.model.enqueue(turn(message("T-12 is fixed")));
+    const first = await h.stdio();
+    const threadId = await startThread(first, { cwd: h.work, approvalPolicy: "never", sandbox: "read-only" });
+    const params = { threadId, input: [{ type: "text", text: "fix T-12" }], clientUserMessageId: "msg-4" };
+    const started = await first.call("turn/start", params);
+    await first.turnCompleted(started.turn.id);
+    const refused = {
+      threadId,
+      input: [{ type: "localImage", path: "missing.png" }],
+      clientUserMessageId: "msg-5",
+    };
+    expect((await first.request("turn/start", refused)).error?.code).toBe(-32602);
+    await first.close();
+
+    const second = await h.stdio();
+    const resent = await second.call("turn/start", params);
+    expect(resent.turn).toEqual({ id: started.turn.id, items: [], status: "completed", error: null });
+    const other = await second.request("turn/start", {
+      ...params,
+      input: [{ type: "text", text: "fix T-13" }],
+    });
+    expect(other.error?.message).toContain("clientUserMessageId 'msg-4' was already used");
+    expect(h.model.requests).toHaveLength(1);
+    // The refused start kept no key: the corrected request starts its turn.
+    h.model.enqueue(turn(message("looked")));
+    const corrected = await second.call("turn/start", {
+      ...refused,
+      input: [{ type: "text", text: "look" }],
+    });
+    expect((await second.turnCompleted(corrected.turn.id)).params.turn.status).toBe("completed");
+    expect(h.model.requests).toHaveLength(2);
+  });
+
   it("interrupts a keyed turn whose client does not come back within the grace", async () => {
     h.model.enqueue(turn(functionCall("lookup_ticket", { id: "T-12" }, "call_1")));
     const { params, started, second } = await dropMidTurn({

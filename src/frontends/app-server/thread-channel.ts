@@ -128,6 +128,11 @@ export class ThreadChannel {
     if (entry?.owner === client && !entry.keyed) this.current?.interrupt();
   }
 
+  /** Whether turn `turnId` was started here and has not ended. */
+  hasTurn(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
   /** Turn `turnId` (just started) is keyed by turn/start's `key`. */
   keyTurn(turnId: string, key: string): void {
     const entry = this.turns.get(turnId);

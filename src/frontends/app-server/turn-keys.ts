@@ -4,16 +4,17 @@
  * the same key and the same params (a client whose connection dropped) starts nothing and is
  * answered with that turn as it is now; the same key with other params is refused. Keys are per
  * thread, so a key names nothing on a thread the caller did not name. Kept by this process for
- * `TURN_KEY_TTL_MS` (at most `MAX_TURN_KEYS`, oldest dropped first); a restarted server knows none.
+ * `TURN_KEY_TTL_MS` (at most `MAX_TURN_KEYS`, oldest dropped first), and in the thread store
+ * (handlers/keyed-turn-start.ts) for a restarted server or another process on the same store.
  */
-import { createHash } from "node:crypto";
+import { fingerprintOf } from "../common/keyed-requests.js";
 import type { Turn, TurnError } from "./protocol/common.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 
 export const TURN_KEY_TTL_MS = 24 * 60 * 60_000;
 export const MAX_TURN_KEYS = 10_000;
 
-type TurnState = Pick<Turn, "status" | "error">;
+export type TurnState = Pick<Turn, "status" | "error">;
 
 interface KeyEntry {
   fingerprint: string;
@@ -26,7 +27,7 @@ interface KeyEntry {
 
 /** What turn/start does with a key: start the turn, or answer with the one it already started. */
 export type KeyClaim =
-  | { kind: "new"; started(turnId: string): void; failed(): void }
+  | { kind: "new"; fingerprint: string; started(turnId: string): void; failed(): void }
   | { kind: "known"; turnId: Promise<string>; ended(): TurnState | null };
 
 export class TurnKeys {
@@ -43,14 +44,10 @@ export class TurnKeys {
   claim(threadId: string, key: string, params: unknown): KeyClaim {
     this.prune();
     const id = `${threadId}\n${key}`;
-    const fingerprint = createHash("sha256").update(JSON.stringify(params)).digest("hex");
+    const fingerprint = fingerprintOf(JSON.stringify(params));
     const existing = this.entries.get(id);
     if (existing) {
-      if (existing.fingerprint !== fingerprint)
-        throw RpcError.invalidRequest(
-          `clientUserMessageId '${key}' was already used on thread ${threadId} with other turn/start params; ` +
-            "a resend must repeat the first request exactly, and a new turn needs a new clientUserMessageId",
-        );
+      if (existing.fingerprint !== fingerprint) throw keyReused(threadId, key);
       return { kind: "known", turnId: existing.turnId, ended: () => existing.ended };
     }
     let settle: { resolve(turnId: string): void; reject(error: Error): void } | undefined;
@@ -63,6 +60,7 @@ export class TurnKeys {
     this.entries.set(id, entry);
     return {
       kind: "new",
+      fingerprint,
       started: (started) => settle?.resolve(started),
       failed: () => {
         if (this.entries.get(id) === entry) this.entries.delete(id);
@@ -87,4 +85,12 @@ export class TurnKeys {
       this.entries.delete(id);
     }
   }
+}
+
+/** -32600 for a key resent with other params than its first turn/start. */
+export function keyReused(threadId: string, key: string): Error {
+  return RpcError.invalidRequest(
+    `clientUserMessageId '${key}' was already used on thread ${threadId} with other turn/start params; ` +
+      "a resend must repeat the first request exactly, and a new turn needs a new clientUserMessageId",
+  );
 }

@@ -3,8 +3,7 @@
  * loaded again from its rollout); the reply comes first, then the turn's notifications. Per-turn
  * settings (policies, sandbox, cwd, model, reasoning, output schema, client tools) hold from that
  * turn on, except the output schema, which holds for that turn only. A turn/start with a
- * `clientUserMessageId` starts at most one turn per key and thread (turn-keys.ts): a resend is
- * answered with that turn, and a resend on a new connection takes over a turn whose client left.
+ * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
 import { isAbsolute, resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
@@ -19,6 +18,7 @@ import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
 import { collaborationOverrides } from "./collaboration-modes.js";
 import type { HandlerContext } from "./context.js";
+import { keyedTurnStart } from "./keyed-turn-start.js";
 
 export async function turnStart(
   params: ParamsOf<"turn/start">,
@@ -27,31 +27,10 @@ export async function turnStart(
   const tools = clientToolsOf(params.dynamicTools, context.session, "turn/start");
   const channel = await context.runtime.open(params.threadId);
   context.session.follow(channel);
+  const start = () => startTurnOn(channel, params, context, tools, false);
   const key = params.clientUserMessageId;
-  if (!key) {
-    const turnId = await startTurnOn(channel, params, context, tools, false);
-    return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
-  }
-  const claim = context.runtime.turnKeys.claim(params.threadId, key, params);
-  if (claim.kind === "known") {
-    // A resend (its connection dropped): the turn it started, as it is now, and no second one.
-    const turnId = await claim.turnId;
-    channel.takeOver(turnId, context.session);
-    const ended = claim.ended();
-    return {
-      turn: { id: turnId, items: [], status: ended?.status ?? "inProgress", error: ended?.error ?? null },
-    };
-  }
-  let turnId: string;
-  try {
-    turnId = await startTurnOn(channel, params, context, tools, false);
-  } catch (error) {
-    claim.failed();
-    throw error;
-  }
-  channel.keyTurn(turnId, key);
-  claim.started(turnId);
-  return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
+  if (key) return keyedTurnStart(channel, params, key, context, start);
+  return { turn: { id: await start(), items: [], status: "inProgress", error: null } };
 }
 
 /**
