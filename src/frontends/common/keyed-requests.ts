@@ -73,6 +73,15 @@ export async function runKeyed<T>(
   }
 }
 
+const pruned = new WeakSet<ThreadStore>();
+
+/** Remove `store`'s expired keys, once per process and store (servers call it at their first keyed request). */
+export function pruneExpiredKeysOnce(store: ThreadStore): void {
+  if (pruned.has(store)) return;
+  pruned.add(store);
+  void store.pruneIdempotencyKeys(Date.now()).catch(() => {});
+}
+
 /** sha256 of `text`, hex: a request's fingerprint. */
 export function fingerprintOf(text: string): string {
   return createHash("sha256").update(text).digest("hex");

@@ -9,7 +9,13 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ThreadStore } from "../../store/index.js";
-import { fingerprintOf, KeyInUseError, KeyReusedError, runKeyed } from "../common/keyed-requests.js";
+import {
+  fingerprintOf,
+  KeyInUseError,
+  KeyReusedError,
+  pruneExpiredKeysOnce,
+  runKeyed,
+} from "../common/keyed-requests.js";
 
 export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** The `_meta` field of a tools/call that carries its key. */
@@ -25,7 +31,6 @@ interface Running {
 /** The keyed calls of one server process (shared by its sessions). */
 export class KeyedCalls {
   private readonly running = new Map<string, Running>();
-  private pruned = false;
 
   constructor(private readonly store: ThreadStore) {}
 
@@ -38,7 +43,7 @@ export class KeyedCalls {
   ): Promise<CallToolResult> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH)
       throw rpcError(`The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`);
-    this.pruneOnce();
+    pruneExpiredKeysOnce(this.store);
     const fingerprint = fingerprintOf(`tools/call\n${name}\n${JSON.stringify(args)}`);
     const joined = this.running.get(key);
     if (joined) {
@@ -67,13 +72,6 @@ export class KeyedCalls {
       if (error instanceof KeyInUseError) throw rpcError(`Idempotency-Key '${key}': ${error.message}`);
       throw error;
     }
-  }
-
-  /** Expired keys go once per process, at its first keyed call. */
-  private pruneOnce(): void {
-    if (this.pruned) return;
-    this.pruned = true;
-    void this.store.pruneIdempotencyKeys(Date.now()).catch(() => {});
   }
 }
 

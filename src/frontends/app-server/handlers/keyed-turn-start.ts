@@ -8,6 +8,7 @@
  */
 import type { IdempotencyRecord, ThreadStore } from "../../../store/index.js";
 import { errorMessage } from "../../../util/errors.js";
+import { pruneExpiredKeysOnce } from "../../common/keyed-requests.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { liveView, requireStored } from "../thread-files.js";
@@ -32,6 +33,7 @@ export async function keyedTurnStart(
     return answer(turnId, await stateOf(context, channel, turnId, claim.ended()));
   }
   const { store } = await runtime.threads();
+  pruneExpiredKeysOnce(store);
   const now = Date.now();
   const record: IdempotencyRecord = {
     key: `app-server:${params.threadId}:${key}`,
