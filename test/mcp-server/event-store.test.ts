@@ -48,4 +48,16 @@ describe("SessionEventStore", () => {
     expect((await replay(store, kept)).sent.map((event) => event.message)).toEqual([note(4)]);
     expect(await store.getStreamIdForEventId("not-an-id")).toBeUndefined();
   });
+
+  it("keeps a long stream's requests and result, dropping its oldest notifications", async () => {
+    const size = JSON.stringify(note(1)).length;
+    const store = new SessionEventStore(size * 2);
+    const start = await store.storeEvent("long", note(0));
+    const question: JSONRPCMessage = { jsonrpc: "2.0", id: 5, method: "elicitation/create", params: {} };
+    await store.storeEvent("long", question);
+    for (let n = 1; n <= 5; n += 1) await store.storeEvent("long", note(n));
+    const result: JSONRPCMessage = { jsonrpc: "2.0", id: 1, result: { content: [] } };
+    await store.storeEvent("long", result);
+    expect((await replay(store, start)).sent.map((event) => event.message)).toEqual([question, result]);
+  });
 });

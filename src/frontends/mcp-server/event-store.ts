@@ -4,14 +4,14 @@
  * rest, the call's result included, while the call runs on (the MCP SDK's client does this by
  * itself once it saw the stream's first event id; the SDK's transport replays from this store).
  * One store per session, in memory and bounded: past `maxBytes` the oldest streams are dropped
- * whole, so a resume either gets everything after its cursor or is refused (400), never a stream
- * with a hole.
+ * whole, so a resume into one is refused (400) rather than answered with a hole; a single stream
+ * over the bound loses its oldest notifications (progress), never a request or the result.
  */
 import type { EventId, EventStore, StreamId } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** What one session keeps of its streams at most (JSON bytes). */
-export const DEFAULT_REPLAY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_REPLAY_BYTES = 1024 * 1024;
 
 interface StoredStream {
   events: { seq: number; message: JSONRPCMessage }[];
@@ -58,7 +58,11 @@ export class SessionEventStore implements EventStore {
     return parsed.streamId;
   }
 
-  /** Drop the oldest streams (never `keep`, the one just written) until under the bound. */
+  /**
+   * Drop the oldest streams (never `keep`, the one just written) until under the bound; when
+   * `keep` alone is over it (a long call's progress), its oldest notifications go, never a
+   * request or a response.
+   */
   private evict(keep: StreamId): void {
     for (const [id, stream] of this.streams) {
       if (this.bytes <= this.maxBytes) return;
@@ -66,6 +70,15 @@ export class SessionEventStore implements EventStore {
       this.streams.delete(id);
       this.bytes -= stream.bytes;
     }
+    const current = this.streams.get(keep);
+    if (!current || this.bytes <= this.maxBytes) return;
+    current.events = current.events.filter(({ message }) => {
+      if (this.bytes <= this.maxBytes || "id" in message) return true;
+      const size = JSON.stringify(message).length;
+      current.bytes -= size;
+      this.bytes -= size;
+      return false;
+    });
   }
 }
 
