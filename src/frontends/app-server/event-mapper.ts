@@ -270,7 +270,7 @@ function errorOf(message: string): TurnError {
   return { message, codexErrorInfo: null, additionalDetails: null };
 }
 
-function usageOf(usage: TokenUsage | null) {
+export function usageOf(usage: TokenUsage | null) {
   return {
     totalTokens: usage?.total_tokens ?? 0,
     inputTokens: usage?.input_tokens ?? 0,
