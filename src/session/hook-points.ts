@@ -134,11 +134,8 @@ export class HookPoints {
           signal,
         );
         if (outcome.block === null || outcome.stop) return null;
-        // Codex's run id of the blocking hook (a library callback has none: the turn stands in).
-        const id =
-          outcome.blockedBy && outcome.blockedBy !== "callback"
-            ? outcome.blockedBy
-            : `stop:${turnId}:callback`;
+        // Codex's run id of the blocking hook (a callback's is `stop:<order>:callback:<name>`).
+        const id = outcome.blockedBy ?? `stop:${turnId}`;
         return userMessage(`<hook_prompt hook_run_id="${id}">${outcome.block}</hook_prompt>`);
       },
     };
