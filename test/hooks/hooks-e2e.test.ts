@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { messageText } from "../../src/protocol/items.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { gone } from "../support/processes.js";
 import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
 
 const h = useExecHarness({ execArgs: ["--dangerously-bypass-hook-trust", "--skip-git-repo-check"] });
@@ -166,6 +167,41 @@ describe("hooks in exec", () => {
     expect(h.outputOf(1, "call_1")).toContain("ran");
     expect(result.stderr).toContain("broken");
     expect(result.stderr).toContain("timed out after 1s");
+  });
+
+  it("a timed-out hook is killed with what it started (its process group)", async () => {
+    const pids = join(h.home, "hook-pids");
+    // The hook starts a child and waits on it; both must end at the timeout.
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ command: `sleep 60 & echo $! >> '${pids}'; echo $$ >> '${pids}'; wait`, timeout: 1 }],
+    });
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "echo ran" }, "call_1")),
+      turn(message("ok")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("timed out after 1s");
+    const started = (await readFile(pids, "utf8")).trim().split("\n").map(Number);
+    expect(started).toHaveLength(2);
+    for (const pid of started) expect(await gone(pid), `pid ${pid}`).toBe(true);
+  });
+
+  it("several matching hooks run at once", async () => {
+    // Each hook waits (bounded) for the other's mark: in sequence, the first would give up.
+    const waitFor = (mine: string, theirs: string) =>
+      `touch '${join(log, mine)}'; i=0; while [ ! -e '${join(log, theirs)}' ]; do i=$((i+1)); [ $i -gt 200 ] && { echo "${mine} waited alone" >&2; exit 1; }; sleep 0.05; done`;
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ command: waitFor("a", "b") }, { command: waitFor("b", "a") }],
+    });
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "echo ran" }, "call_1")),
+      turn(message("ok")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("waited alone");
+    expect(h.outputOf(1, "call_1")).toContain("ran");
   });
 
   it("a matcher that does not match the tool name keeps the hook out", async () => {
