@@ -161,16 +161,23 @@ describe("app-server: skills/changed when skill files change on disk", () => {
     );
   };
 
+  /** Two initialized connections to one WebSocket server. */
+  const twoClients = async (): Promise<[AppClient, AppClient]> => {
+    const server = await h.wsServer();
+    const connect = async () => {
+      const client = await server.connect();
+      h.defer(client);
+      await client.initialize();
+      return client;
+    };
+    const first = await connect();
+    return [first, await connect()];
+  };
+
   it("every connection hears a skill added, edited and its root deleted; a new list shows each", async () => {
     const root = join(h.work, ".agents", "skills");
     const first = await skill(root, "first", "---\nname: first\ndescription: First F1\n---\n");
-    const server = await h.wsServer();
-    const lister = await server.connect();
-    h.defer(lister);
-    await lister.initialize();
-    const other = await server.connect();
-    h.defer(other);
-    await other.initialize();
+    const [lister, other] = await twoClients();
     expect(await names(lister)).toMatchObject({ first: "First F1" });
 
     // A skill directory moved in whole (one event, so one notification).
@@ -209,13 +216,7 @@ describe("app-server: skills/changed when skill files change on disk", () => {
 
   it("a config write or new extra roots tell every connection, not only the caller", async () => {
     const alpha = await skill(join(h.home, "skills"), "alpha", "---\nname: alpha\ndescription: A1\n---\n");
-    const server = await h.wsServer();
-    const caller = await server.connect();
-    h.defer(caller);
-    await caller.initialize();
-    const other = await server.connect();
-    h.defer(other);
-    await other.initialize();
+    const [caller, other] = await twoClients();
     let heard = nextChange(other);
     await caller.call("skills/config/write", { path: alpha, enabled: false });
     await heard();
