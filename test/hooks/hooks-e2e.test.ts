@@ -242,6 +242,17 @@ describe("hooks in exec", () => {
     expect(messages.join("\n")).toContain("second answer");
   });
 
+  it("loads $CODEX_HOME/hooks.json as well as the home's, when CODEX_HOME is another directory", async () => {
+    const codexHome = join(h.home, "codex-home");
+    await mkdir(codexHome);
+    await writeHooksJson(codexHome, { UserPromptSubmit: [{ command: recorder(log, "FromCodexHome") }] });
+    await writeHooksJson(h.home, { UserPromptSubmit: [{ command: recorder(log, "FromHome") }] });
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["go"], { env: { CODEX_HOME: codexHome } })).code).toBe(0);
+    expect(await recorded(log, "FromCodexHome")).toHaveLength(1);
+    expect(await recorded(log, "FromHome")).toHaveLength(1);
+  });
+
   it("loads [hooks] from config.toml too; both forms in one layer load with a warning", async () => {
     await writeHooksJson(h.home, { UserPromptSubmit: [{ command: recorder(log, "FromJson") }] });
     await h.writeConfig({
