@@ -204,6 +204,7 @@ describe("EventMapper", () => {
       modelContextWindow: null,
     });
   });
+
   it("sends a command hook's runs and leaves a library callback's out (the wire has no such kind)", () => {
     const run = (handler: "command" | "callback") => ({
       id: handler === "command" ? "stop:0:/home/me/.codex/hooks.json" : "stop:1:callback:check",
