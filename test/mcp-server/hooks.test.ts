@@ -1,15 +1,18 @@
 /**
  * Hooks through the MCP server front-end (`tscodex mcp-server`, tool `codex`): trusted with
  * `tscodex hooks trust`, a PermissionRequest hook decides an approval the client would otherwise
- * be asked by elicitation, and a PreToolUse hook blocks a command, as in exec.
+ * be asked by elicitation (a command's escalation, an MCP tool call), and a PreToolUse hook
+ * blocks a command, as in exec.
  */
 import { existsSync } from "node:fs";
+import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeHooksJson } from "../hooks/hook-fixtures.js";
 import { runCli } from "../support/cli.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { callTool } from "../support/mcp-client.js";
+import { fixtureToml } from "../support/mcp-fixture.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
 
 const h = useMcpHarness({ extraConfig: "approval_timeout_ms = 1500" });
@@ -61,4 +64,49 @@ describe("mcp-server: hooks", () => {
       "Command blocked by PreToolUse hook: no rm -rf. Command: rm -rf made.txt",
     );
   });
+
+  it("an MCP tool call needing approval goes to the PermissionRequest hook before elicitation", async () => {
+    const server = await fixtureToml({
+      name: "fx",
+      env: { FIXTURE_SET: "approvals" },
+      extra: ["startup_timeout_sec = 60"],
+    });
+    await appendFile(join(h.home, "config.toml"), `\n${server}\n`);
+    await writeHooksJson(h.home, {
+      PermissionRequest: [
+        {
+          matcher: "^mcp__fx__destroy$",
+          command: `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`,
+        },
+      ],
+    });
+    const trusted = await runCli(["hooks", "trust", "--all"], { cwd: h.work, home: h.home });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const asked: Record<string, unknown>[] = [];
+    const { client } = await h.connect({
+      onElicit: (params) => {
+        asked.push(params);
+        return { action: "decline" };
+      },
+    });
+    h.model.enqueue(
+      turn(functionCall("mcp__fx__destroy", {}, "call_1")),
+      turn(functionCall("mcp__fx__plain", {}, "call_2")),
+      turn(message("done")),
+    );
+    const result = await callTool(client, "codex", {
+      prompt: "go",
+      cwd: h.work,
+      sandbox: "workspace-write",
+      "approval-policy": "on-request",
+    });
+    expect(result.text).toBe("done");
+    expect(h.model.requests[1]?.input).toContainEqual(
+      expect.objectContaining({ call_id: "call_1", output: '[{"text":"destroy ran","type":"text"}]' }),
+    );
+    // No hook decided for `plain`: the client was asked, and declined.
+    expect(asked).toHaveLength(1);
+    expect(String(asked[0]?.message)).toContain("plain");
+    expect(outputOf("call_2")).toBe("user rejected MCP tool call");
+  }, 60_000);
 });
