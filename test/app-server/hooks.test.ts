@@ -83,7 +83,7 @@ describe("app-server: hooks", () => {
     expect(edited.data[0].hooks[0]).toMatchObject({ key, trustStatus: "modified" });
     expect(edited.data[0].hooks[0].currentHash).not.toBe(hook.currentHash);
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 90_000); // the first check compiles the 0.169 schemas (about 11 s on a loaded machine)
 });
 
 /** Trust every hook `hooks/list` shows for the work dir, as a client would (config/batchWrite). */
