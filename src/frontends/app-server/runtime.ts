@@ -21,6 +21,10 @@ import { encodeNotification, RpcError } from "./protocol/jsonrpc.js";
 import type { SkillRootWatcher } from "./skill-watch.js";
 import { type ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
+import { TurnKeys } from "./turn-keys.js";
+
+/** How long a keyed turn whose client left waits for a resend (config `app_server.reconnect_grace_ms`). */
+export const DEFAULT_RECONNECT_GRACE_MS = 60_000;
 
 /** A stored thread's model, provider and policies, as its rollout started. */
 export interface StoredChoice {
@@ -55,6 +59,8 @@ export class AppServerRuntime implements ChannelHost {
   /** Loaded with the first directory whose skills a client cares about (off the handshake's path). */
   private skillWatch: Promise<SkillRootWatcher> | null = null;
   private closed = false;
+  /** turn/start's `clientUserMessageId` keys, per thread (they outlive the thread's channel). */
+  readonly turnKeys = new TurnKeys();
 
   private constructor(
     private current: Config,
@@ -189,6 +195,10 @@ export class AppServerRuntime implements ChannelHost {
   /** The skill roots changed (extra roots set): watch the new set; resolves once watched. */
   async rewatchSkills(): Promise<void> {
     await (await this.skillWatch)?.sync();
+  }
+
+  reconnectGraceMs(): number {
+    return this.current.appServerReconnectGraceMs ?? DEFAULT_RECONNECT_GRACE_MS;
   }
 
   /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
