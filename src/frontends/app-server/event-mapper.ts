@@ -102,8 +102,7 @@ export class EventMapper {
         return out;
       case "hook_started":
       case "hook_completed":
-        out.push(hookNotification(this.threadId, event));
-        return out;
+        return out.concat(hookNotification(this.threadId, event) ?? []);
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
         return out;
