@@ -4,29 +4,44 @@
  * answer (`Idempotent-Replayed: true`) and runs nothing; the same key with another body is a 422.
  * Keys live in the thread store (so every proxy process on it sees them) until they expire
  * (`--idempotency-ttl`, default 24 h). While a request runs, its process holds the key's lease:
- * a retry meanwhile gets 409; a retry after that process died gets the lease, and re-runs the
- * request from where it started (the dead attempt's partial turn is left unreferenced).
+ * a retry meanwhile gets 409. Before its turn writes anything, the key records where (the
+ * thread, its length, the response id the answer will be stored under), so a retry after that
+ * process died (the lease is then free) takes the request over: it answers with the response the
+ * dead attempt stored, if it got that far; else it undoes the dead attempt's partial turn (its
+ * new thread deleted, or the thread cut back to its length) and runs the request again, so the
+ * thread holds each item once and no stray thread is left.
  * Only a 200 answer is kept: an error frees the key, so a retry runs again. Streaming requests
  * take no key (a stream cannot be replayed): 400.
  */
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
-import { type IdempotencyRecord, ThreadBusyError, type ThreadLease } from "../../store/index.js";
+import {
+  type IdempotencyRecord,
+  type IdempotentWork,
+  ThreadBusyError,
+  type ThreadLease,
+} from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { ApiError } from "./errors.js";
 import type { ProxyOptions } from "./request.js";
 
 const MAX_KEY_LENGTH = 255;
 
+/** A request running under an Idempotency-Key. */
+export interface KeyedRequest {
+  /** Record on the key where the request's turn writes; before it writes anything. */
+  started(work: IdempotentWork): Promise<void>;
+}
+
 /** Runs `handle` under the request's Idempotency-Key, if it has one. */
 export async function idempotent(
   c: Context,
   options: ProxyOptions,
   route: string,
-  handle: () => Promise<Response>,
+  handle: (keyed: KeyedRequest | null) => Promise<Response>,
 ): Promise<Response> {
   const key = c.req.header("idempotency-key");
-  if (key === undefined) return handle();
+  if (key === undefined) return handle(null);
   if (key.length === 0 || key.length > MAX_KEY_LENGTH)
     throw ApiError.invalid(
       `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`,
@@ -45,7 +60,7 @@ export async function idempotent(
   const lease = await holdKey(options, key);
   try {
     const now = Date.now();
-    const record: IdempotencyRecord = {
+    let record: IdempotencyRecord = {
       key,
       fingerprint,
       result: null,
@@ -68,11 +83,24 @@ export async function idempotent(
         return c.json(existing.result.body as Record<string, unknown>, existing.result.status as 200);
       }
       // Claimed by a process that is gone (its lease is ours now): this request takes it over.
-      await store.saveIdempotencyKey({ ...record, created: existing.created, expires: existing.expires });
+      record = { ...record, created: existing.created, expires: existing.expires };
+      const answer = await takeOver(options, existing.work ?? null);
+      if (answer) {
+        await store.saveIdempotencyKey({ ...record, result: { status: 200, body: answer } });
+        c.header("Idempotent-Replayed", "true");
+        return c.json(answer, 200);
+      }
+      await store.saveIdempotencyKey(record);
     }
+    const keyed: KeyedRequest = {
+      started: async (work) => {
+        record = { ...record, work };
+        await store.saveIdempotencyKey(record);
+      },
+    };
     let response: Response;
     try {
-      response = await handle();
+      response = await handle(keyed);
     } catch (error) {
       await dropKey(options, key);
       throw error;
@@ -87,6 +115,35 @@ export async function idempotent(
   } finally {
     await lease.release().catch(() => {});
   }
+}
+
+/**
+ * Take over the request a dead process left under its key: the answer it stored, if it got that
+ * far; else null, once its partial turn is undone (the request then runs again from the start).
+ */
+async function takeOver(
+  options: ProxyOptions,
+  work: IdempotentWork | null,
+): Promise<Record<string, unknown> | null> {
+  if (!work) return null; // it died before its turn wrote anything
+  const { threads } = options.turns;
+  const stored = work.answerId ? await threads.store.readResponse(work.answerId) : null;
+  if (stored) return stored.body;
+  if (work.linesBefore === null) {
+    // Its own new thread, never named to anyone: gone, so the retry leaves no stray thread.
+    await threads.delete(work.threadId);
+    return null;
+  }
+  // Only while no other request continued from the same point since: its lines are not ours.
+  const from = work.continues ? await threads.store.readResponse(work.continues) : null;
+  if (!from || (from.answeredBy && from.answeredBy !== work.answerId)) return null;
+  try {
+    await threads.truncate(work.threadId, work.linesBefore);
+  } catch (error) {
+    if (!(error instanceof ThreadBusyError)) throw error;
+    throw new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
+  }
+  return null;
 }
 
 /** The key's lease: held by the process running its request; 409 while another holds it. */

@@ -9,6 +9,7 @@ import { errorMessage } from "../../util/errors.js";
 import type { BackgroundTurns } from "./background.js";
 import { fromResponsesRequest } from "./conversation.js";
 import { ApiError } from "./errors.js";
+import type { KeyedRequest } from "./idempotency.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { inputItemsOf } from "./responses-stored.js";
@@ -19,6 +20,7 @@ export async function handleResponses(
   c: Context,
   options: ProxyOptions,
   background: BackgroundTurns,
+  keyed: KeyedRequest | null = null,
 ): Promise<Response> {
   const body = await readBody(c, responsesRequestSchema);
   if (body.background && body.stream)
@@ -35,7 +37,7 @@ export async function handleResponses(
     conversation,
     body.previous_response_id ?? null,
     detached?.entry.abort.signal ?? c.req.raw.signal,
-    { input },
+    { input, keyed },
   );
   const base: ResponseBase = {
     id: run.responseId,
