@@ -1,13 +1,29 @@
 /**
  * Idempotency-Key on the proxy (issue 30): a retry with the same key and body gets the stored
  * answer and runs nothing; another body is a 422; a retry while the first runs is a 409; a retry
- * after the first process was SIGKILLed takes the key over on another process of the same store.
+ * after the first process was SIGKILLed takes the key over on another process of the same store
+ * (leaving no stray thread); a keyed request whose client hung up runs on for its retry.
  */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { delay, message, turn } from "../support/fake-model-server.js";
+import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+import { waitFor } from "../support/processes.js";
 import { useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
+
+const LOOKUP = {
+  type: "function",
+  name: "lookup",
+  description: "Look a key up.",
+  parameters: { type: "object", properties: { key: { type: "string" } } },
+};
+
+async function rollouts(): Promise<string[]> {
+  const dir = join(h.home, "sessions");
+  return (await readdir(dir, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
+}
 
 async function post(url: string, path: string, body: object, key: string | null) {
   const response = await fetch(`${url}${path}`, {
@@ -96,6 +112,48 @@ describe("proxy Idempotency-Key", () => {
     const replay = await post(survivor.url, "/responses", body, "key-crash");
     expect(replay.replayed).toBe("true");
     expect(replay.body).toEqual(retry.body);
+    expect(h.model.requests).toHaveLength(2);
+    // The dead attempt's thread went with the takeover: the retry's is the only one.
+    expect(await rollouts()).toHaveLength(1);
+  });
+
+  it("a keyed tool output whose client dropped the connection runs on; its retry waits for it and gets its answer", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(
+      turn(functionCall("lookup", { key: "k" }, "call_k")),
+      turn(delay(1_000), message("the answer")),
+    );
+    const parked = await post(
+      proxy.url,
+      "/responses",
+      { model: "m", input: "look up k", tools: [LOOKUP] },
+      null,
+    );
+    const body = {
+      model: "m",
+      previous_response_id: parked.body.id,
+      input: [{ type: "function_call_output", call_id: "call_k", output: "42" }],
+    };
+    const hangUp = new AbortController();
+    const dropped = fetch(`${proxy.url}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": "key-drop" },
+      body: JSON.stringify(body),
+      signal: hangUp.signal,
+    }).catch((error: unknown) => error);
+    await h.model.waitForRequests(2, 10_000);
+    hangUp.abort();
+    expect(await dropped).toBeInstanceOf(Error);
+    let retry: Awaited<ReturnType<typeof post>> | undefined;
+    await waitFor(async () => {
+      retry = await post(proxy.url, "/responses", body, "key-drop");
+      return retry.body.error?.code !== "idempotency_key_in_use";
+    }, 10_000);
+    if (!retry) throw new Error("no retry");
+    expect(retry.status).toBe(200);
+    expect(retry.replayed).toBe("true");
+    expect(JSON.stringify(retry.body.output)).toContain("the answer");
+    expect(retry.body.status).toBe("completed");
     expect(h.model.requests).toHaveLength(2);
   });
 });

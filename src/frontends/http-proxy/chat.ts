@@ -28,7 +28,9 @@ export async function handleChat(
   keyed: KeyedRequest | null = null,
 ): Promise<Response> {
   const body = await readBody(c, chatRequestSchema);
-  const run = await beginTurn(options, fromChatRequest(body), null, c.req.raw.signal, { keyed });
+  // A keyed turn outlives a dropped connection: its client comes back with the key for the answer.
+  const signal = keyed ? new AbortController().signal : c.req.raw.signal;
+  const run = await beginTurn(options, fromChatRequest(body), null, signal, { keyed });
   const head = {
     id: `chatcmpl-${randomBytes(12).toString("hex")}`,
     created: Math.floor(Date.now() / 1000),

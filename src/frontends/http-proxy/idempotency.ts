@@ -9,7 +9,8 @@
  * process died (the lease is then free) takes the request over: it answers with the response the
  * dead attempt stored, if it got that far; else it undoes the dead attempt's partial turn (its
  * new thread deleted, or the thread cut back to its length) and runs the request again, so the
- * thread holds each item once and no stray thread is left.
+ * thread holds each item once and no stray thread is left. A keyed turn is not ended by its
+ * client going away (as an unkeyed one is): the retry waits for it (409, then the answer).
  * Only a 200 answer is kept: an error frees the key, so a retry runs again. Streaming requests
  * take no key (a stream cannot be replayed): 400.
  */
@@ -128,7 +129,10 @@ async function takeOver(
   if (!work) return null; // it died before its turn wrote anything
   const { threads } = options.turns;
   const stored = work.answerId ? await threads.store.readResponse(work.answerId) : null;
-  if (stored) return stored.body;
+  if (stored) {
+    await markAnswered(options, work);
+    return stored.body;
+  }
   if (work.linesBefore === null) {
     // Its own new thread, never named to anyone: gone, so the retry leaves no stray thread.
     await threads.delete(work.threadId);
@@ -144,6 +148,13 @@ async function takeOver(
     throw new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
   }
   return null;
+}
+
+/** What the dead request's commit may not have got to: its previous response names its answer. */
+async function markAnswered(options: ProxyOptions, work: IdempotentWork): Promise<void> {
+  const { store } = options.turns.threads;
+  const from = work.continues ? await store.readResponse(work.continues) : null;
+  if (from && !from.answeredBy) await store.saveResponse({ ...from, answeredBy: work.answerId });
 }
 
 /** The key's lease: held by the process running its request; 409 while another holds it. */

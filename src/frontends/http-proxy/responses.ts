@@ -31,14 +31,13 @@ export async function handleResponses(
   const conversation = fromResponsesRequest(body);
   // A background turn outlives its request: only a cancel ends it.
   const detached = body.background ? background.recorder() : null;
+  // So does a keyed one: its client comes back with the key for the answer (idempotency.ts).
+  const signal = detached?.entry.abort.signal ?? (keyed ? new AbortController().signal : c.req.raw.signal);
   const input = inputItemsOf(body.input);
-  const run = await beginTurn(
-    options,
-    conversation,
-    body.previous_response_id ?? null,
-    detached?.entry.abort.signal ?? c.req.raw.signal,
-    { input, keyed },
-  );
+  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal, {
+    input,
+    keyed,
+  });
   const base: ResponseBase = {
     id: run.responseId,
     model: body.model ?? options.config.model,
