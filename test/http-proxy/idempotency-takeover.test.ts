@@ -16,7 +16,12 @@ import {
 } from "../support/fake-model-server.js";
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { waitFor } from "../support/processes.js";
-import { type ProxyProcess, spawnProxy } from "../support/proxy-harness.js";
+import {
+  type KeyedAnswer as Answer,
+  type ProxyProcess,
+  postKeyed,
+  spawnProxy,
+} from "../support/proxy-harness.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 import { WEATHER } from "../support/weather-tool.js";
 
@@ -77,27 +82,8 @@ const userLines = (text: string) =>
   countLines(`type = 'response_item' AND payload->>'role' = 'user' AND payload::text LIKE '%${text}%'`);
 const threads = () => Number(psql("SELECT count(*) FROM tscodex_threads"));
 
-interface Answer {
-  status: number;
-  replayed: string | null;
-  body: Record<string, unknown> & {
-    id?: string;
-    output?: { type?: string }[];
-    error?: { code?: string; message?: string };
-  };
-}
-
-async function post(proxy: ProxyProcess, body: object, key: string | null): Promise<Answer> {
-  const response = await fetch(`${proxy.url}/responses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key === null ? {} : { "idempotency-key": key }) },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    replayed: response.headers.get("idempotent-replayed"),
-    body: (await response.json()) as Answer["body"],
-  };
+function post(proxy: ProxyProcess, body: object, key: string | null): Promise<Answer> {
+  return postKeyed(proxy.url, "/responses", body, key);
 }
 
 /**

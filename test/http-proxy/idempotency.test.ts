@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
 import { waitFor } from "../support/processes.js";
-import { useProxyHarness } from "../support/proxy-harness.js";
+import { type KeyedAnswer, postKeyed, useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
 
@@ -25,47 +25,34 @@ async function rollouts(): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
 }
 
-async function post(url: string, path: string, body: object, key: string | null) {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key === null ? {} : { "idempotency-key": key }) },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    replayed: response.headers.get("idempotent-replayed"),
-    body: (await response.json()) as Record<string, unknown> & { error?: { code?: string } },
-  };
-}
-
 describe("proxy Idempotency-Key", () => {
   it("same key and body: the stored answer, no second turn; another body: 422; both routes", async () => {
     const proxy = await h.startProxy();
     h.model.enqueue(turn(message("once")), turn(message("chat once")));
     const body = { model: "m", input: "do it once" };
-    const first = await post(proxy.url, "/responses", body, "key-a");
+    const first = await postKeyed(proxy.url, "/responses", body, "key-a");
     expect(first.status).toBe(200);
     expect(first.replayed).toBeNull();
-    const again = await post(proxy.url, "/responses", body, "key-a");
+    const again = await postKeyed(proxy.url, "/responses", body, "key-a");
     expect(again.status).toBe(200);
     expect(again.replayed).toBe("true");
     expect(again.body).toEqual(first.body);
     expect(h.model.requests).toHaveLength(1);
 
-    const other = await post(proxy.url, "/responses", { ...body, input: "something else" }, "key-a");
+    const other = await postKeyed(proxy.url, "/responses", { ...body, input: "something else" }, "key-a");
     expect(other.status).toBe(422);
     expect(other.body.error?.code).toBe("idempotency_key_reused");
     // The key is per route and body: the same key on chat with a chat body is another request.
     const chatBody = { model: "m", messages: [{ role: "user", content: "hi" }] };
-    const chat = await post(proxy.url, "/chat/completions", chatBody, "key-c");
-    const chatAgain = await post(proxy.url, "/chat/completions", chatBody, "key-c");
+    const chat = await postKeyed(proxy.url, "/chat/completions", chatBody, "key-c");
+    const chatAgain = await postKeyed(proxy.url, "/chat/completions", chatBody, "key-c");
     expect(chatAgain.body).toEqual(chat.body);
     expect(chatAgain.replayed).toBe("true");
     expect(h.model.requests).toHaveLength(2);
     // A request without a key is never deduplicated.
     h.model.enqueue(turn(message("twice")), turn(message("twice")));
-    await post(proxy.url, "/responses", body, null);
-    await post(proxy.url, "/responses", body, null);
+    await postKeyed(proxy.url, "/responses", body, null);
+    await postKeyed(proxy.url, "/responses", body, null);
     expect(h.model.requests).toHaveLength(4);
   });
 
@@ -73,21 +60,26 @@ describe("proxy Idempotency-Key", () => {
     const proxy = await h.startProxy();
     h.model.enqueue(turn(delay(1_500), message("slow")));
     const body = { model: "m", input: "slow one" };
-    const running = post(proxy.url, "/responses", body, "key-slow");
+    const running = postKeyed(proxy.url, "/responses", body, "key-slow");
     await h.model.waitForRequests(1, 10_000);
-    const meanwhile = await post(proxy.url, "/responses", body, "key-slow");
+    const meanwhile = await postKeyed(proxy.url, "/responses", body, "key-slow");
     expect(meanwhile.status).toBe(409);
     expect(meanwhile.body.error?.code).toBe("idempotency_key_in_use");
     expect((await running).status).toBe(200);
 
-    const bad = await post(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
+    const bad = await postKeyed(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
     expect(bad.status).toBe(400);
     h.model.enqueue(turn(message("fixed")));
-    const fixed = await post(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
+    const fixed = await postKeyed(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
     expect(fixed.status).toBe(400);
     expect(fixed.replayed).toBeNull();
 
-    const stream = await post(proxy.url, "/responses", { model: "m", input: "x", stream: true }, "key-s");
+    const stream = await postKeyed(
+      proxy.url,
+      "/responses",
+      { model: "m", input: "x", stream: true },
+      "key-s",
+    );
     expect(stream.status).toBe(400);
     expect(stream.body.error?.code).toBe("idempotency_key_with_stream");
   });
@@ -96,7 +88,7 @@ describe("proxy Idempotency-Key", () => {
     const doomed = await h.startProxy();
     h.model.enqueue(turn(delay(60_000), message("never delivered")), turn(message("second try")));
     const body = { model: "m", input: "survive a crash" };
-    const lost = post(doomed.url, "/responses", body, "key-crash").catch((error: unknown) => error);
+    const lost = postKeyed(doomed.url, "/responses", body, "key-crash").catch((error: unknown) => error);
     await h.model.waitForRequests(1, 10_000);
     const exited = new Promise((resolve) => doomed.child.once("exit", resolve));
     doomed.child.kill("SIGKILL");
@@ -104,12 +96,12 @@ describe("proxy Idempotency-Key", () => {
     expect(await lost).toBeInstanceOf(Error);
 
     const survivor = await h.startProxy();
-    const retry = await post(survivor.url, "/responses", body, "key-crash");
+    const retry = await postKeyed(survivor.url, "/responses", body, "key-crash");
     expect(retry.status).toBe(200);
     expect(
       (retry.body as { output?: { content?: { text?: string }[] }[] }).output?.[0]?.content?.[0]?.text,
     ).toBe("second try");
-    const replay = await post(survivor.url, "/responses", body, "key-crash");
+    const replay = await postKeyed(survivor.url, "/responses", body, "key-crash");
     expect(replay.replayed).toBe("true");
     expect(replay.body).toEqual(retry.body);
     expect(h.model.requests).toHaveLength(2);
@@ -123,7 +115,7 @@ describe("proxy Idempotency-Key", () => {
       turn(functionCall("lookup", { key: "k" }, "call_k")),
       turn(delay(1_000), message("the answer")),
     );
-    const parked = await post(
+    const parked = await postKeyed(
       proxy.url,
       "/responses",
       { model: "m", input: "look up k", tools: [LOOKUP] },
@@ -144,9 +136,9 @@ describe("proxy Idempotency-Key", () => {
     await h.model.waitForRequests(2, 10_000);
     hangUp.abort();
     expect(await dropped).toBeInstanceOf(Error);
-    let retry: Awaited<ReturnType<typeof post>> | undefined;
+    let retry: KeyedAnswer | undefined;
     await waitFor(async () => {
-      retry = await post(proxy.url, "/responses", body, "key-drop");
+      retry = await postKeyed(proxy.url, "/responses", body, "key-drop");
       return retry.body.error?.code !== "idempotency_key_in_use";
     }, 10_000);
     if (!retry) throw new Error("no retry");
