@@ -4,10 +4,10 @@
  * after the first process was SIGKILLed takes the key over on another process of the same store
  * (leaving no stray thread); a keyed request whose client hung up runs on for its retry.
  */
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+import { delay, failed, functionCall, message, turn } from "../support/fake-model-server.js";
 import { waitFor } from "../support/processes.js";
 import { type KeyedAnswer, postKeyed, useProxyHarness } from "../support/proxy-harness.js";
 
@@ -107,6 +107,46 @@ describe("proxy Idempotency-Key", () => {
     expect(h.model.requests).toHaveLength(2);
     // The dead attempt's thread went with the takeover: the retry's is the only one.
     expect(await rollouts()).toHaveLength(1);
+  });
+
+  it("a keyed request that failed after its turn wrote is undone: the retry runs it again on the same thread, each item once", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(
+      turn(functionCall("lookup", { key: "c" }, "call_c")),
+      turn(failed("model exploded", "invalid_prompt")),
+      turn(message("chat answer")),
+    );
+    const tools = [{ type: "function", function: { name: "lookup", parameters: LOOKUP.parameters } }];
+    const question = { role: "user", content: "look up c" };
+    const asked = await postKeyed(
+      proxy.url,
+      "/chat/completions",
+      { model: "m", messages: [question], tools },
+      null,
+    );
+    expect(asked.status).toBe(200);
+    const calls = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_c", type: "function", function: { name: "lookup", arguments: '{"key":"c"}' } },
+      ],
+    };
+    const body = {
+      model: "m",
+      tools,
+      messages: [question, calls, { role: "tool", tool_call_id: "call_c", content: "42" }],
+    };
+    const failedOnce = await postKeyed(proxy.url, "/chat/completions", body, "key-fail");
+    expect(failedOnce.status).toBe(500);
+    const retry = await postKeyed(proxy.url, "/chat/completions", body, "key-fail");
+    expect(retry.status).toBe(200);
+    expect(retry.replayed).toBeNull();
+    expect(JSON.stringify(retry.body)).toContain("chat answer");
+    // The failed turn's output was taken back: the parked turn continued again, on its thread.
+    expect(await rollouts()).toHaveLength(1);
+    const rollout = await readFile(join(h.home, "sessions", (await rollouts())[0] ?? ""), "utf8");
+    expect(rollout.split('"type":"function_call_output","call_id":"call_c"')).toHaveLength(2);
   });
 
   it("a keyed tool output whose client dropped the connection runs on; its retry waits for it and gets its answer", async () => {

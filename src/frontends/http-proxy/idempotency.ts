@@ -11,8 +11,9 @@
  * new thread deleted, or the thread cut back to its length) and runs the request again, so the
  * thread holds each item once and no stray thread is left. A keyed turn is not ended by its
  * client going away (as an unkeyed one is): the retry waits for it (409, then the answer).
- * Only a 200 answer is kept: an error frees the key, so a retry runs again. Streaming requests
- * take no key (a stream cannot be replayed): 400.
+ * Only a 200 answer is kept: an error undoes what the turn wrote and frees the key, so a retry
+ * runs again (if the store is down, the retry does the undoing). Streaming requests take no key
+ * (a stream cannot be replayed): 400.
  */
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
@@ -103,11 +104,11 @@ export async function idempotent(
     try {
       response = await handle(keyed);
     } catch (error) {
-      await dropKey(options, key);
+      await freeKey(options, record);
       throw error;
     }
     if (response.status !== 200) {
-      await dropKey(options, key);
+      await freeKey(options, record);
       return response;
     }
     const body: unknown = await response.clone().json();
@@ -127,27 +128,50 @@ async function takeOver(
   work: IdempotentWork | null,
 ): Promise<Record<string, unknown> | null> {
   if (!work) return null; // it died before its turn wrote anything
-  const { threads } = options.turns;
-  const stored = work.answerId ? await threads.store.readResponse(work.answerId) : null;
+  const stored = work.answerId ? await options.turns.threads.store.readResponse(work.answerId) : null;
   if (stored) {
     await markAnswered(options, work);
     return stored.body;
   }
-  if (work.linesBefore === null) {
-    // Its own new thread, never named to anyone: gone, so the retry leaves no stray thread.
-    await threads.delete(work.threadId);
-    return null;
+  await undo(options, work);
+  return null;
+}
+
+/**
+ * The request failed: its key is free again once what its turn wrote is undone, so a retry runs
+ * it anew. When that cannot be done now (the store is down), the key keeps where the turn wrote
+ * and the retry undoes it as it takes the key over.
+ */
+async function freeKey(options: ProxyOptions, record: IdempotencyRecord): Promise<void> {
+  try {
+    if (record.work) await undo(options, record.work);
+    await options.turns.threads.store.dropIdempotencyKey(record.key);
+  } catch (error) {
+    process.stderr.write(`tscodex proxy: freeing idempotency key: ${errorMessage(error)}\n`);
   }
-  // Only while no other request continued from the same point since: its lines are not ours.
+}
+
+/**
+ * Undo what a keyed request's turn wrote: its answer's record, and its new thread (never named to
+ * anyone, so no stray thread is left) or the lines it added to the thread it continued, but only
+ * while no other request continued from the same point since (those lines are not its own).
+ */
+async function undo(options: ProxyOptions, work: IdempotentWork): Promise<void> {
+  const { threads } = options.turns;
+  if (work.answerId) await threads.store.deleteResponse(work.answerId);
+  if (work.linesBefore === null) {
+    await threads.delete(work.threadId);
+    return;
+  }
   const from = work.continues ? await threads.store.readResponse(work.continues) : null;
-  if (!from || (from.answeredBy && from.answeredBy !== work.answerId)) return null;
+  if (!from || (from.answeredBy && from.answeredBy !== work.answerId)) return;
   try {
     await threads.truncate(work.threadId, work.linesBefore);
   } catch (error) {
     if (!(error instanceof ThreadBusyError)) throw error;
     throw new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
   }
-  return null;
+  if (from.answeredBy) await threads.store.saveResponse({ ...from, answeredBy: null });
 }
 
 /** What the dead request's commit may not have got to: its previous response names its answer. */
@@ -171,12 +195,6 @@ async function holdKey(options: ProxyOptions, key: string): Promise<ThreadLease>
       "idempotency_key_in_use",
     );
   }
-}
-
-async function dropKey(options: ProxyOptions, key: string): Promise<void> {
-  await options.turns.threads.store.dropIdempotencyKey(key).catch((error: unknown) => {
-    process.stderr.write(`tscodex proxy: freeing idempotency key: ${errorMessage(error)}\n`);
-  });
 }
 
 function asksToStream(text: string): boolean {
