@@ -1,12 +1,15 @@
 /**
- * Idempotency-Key across proxy processes on a real PostgreSQL store (issue 30): a keyed request
- * whose process was SIGKILLed mid-request is taken over by its retry on another process, which
- * gets the answer; the thread holds each item once and no stray thread is left. Another request
- * (another key, or none) for calls that were answered still gets 409 naming the answer.
+ * The proxy as a service on a real PostgreSQL store, several processes sharing it (issue 30).
+ * Idempotency-Key takeover: a keyed request whose process was SIGKILLed mid-request is taken over
+ * by its retry on another process, which gets the answer; the thread holds each item once and no
+ * stray thread is left. Another request (another key, or none) for calls that were answered still
+ * gets 409 naming the answer. Stored responses through the openai SDK: retrieve and input items
+ * from another process, delete, background polled to its end and cancelled.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { writeFakeConfig } from "../support/cli.js";
 import {
+  delay,
   type FakeModelServer,
   functionCall,
   hang,
@@ -205,5 +208,45 @@ describe.skipIf(skip)("Idempotency-Key takeover across proxy processes", () => {
     expect(userLines("Weather in Lima?")).toBe(1);
     const threadOfAnswer = String(answer.body.id).split("_")[1];
     expect(psql("SELECT id FROM tscodex_threads")).toBe(threadOfAnswer);
+  });
+});
+
+describe.skipIf(skip)("stored responses through the openai SDK on PostgreSQL", () => {
+  it("retrieve and input items from another process, delete; background polled to its end elsewhere, and cancelled", async () => {
+    const [one, two] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(message("stored answer")));
+    const created = await one.client().responses.create({ model: "m", input: "keep this" });
+    expect(await two.client().responses.retrieve(created.id)).toEqual(created);
+    const items = await two.client().responses.inputItems.list(created.id);
+    expect(JSON.stringify(items.data)).toContain("keep this");
+    await two.client().responses.delete(created.id);
+    const gone = await one
+      .client()
+      .responses.retrieve(created.id)
+      .catch((error: unknown) => error);
+    expect(gone).toMatchObject({ status: 404 });
+
+    model.enqueue(turn(delay(300), message("done in the background")));
+    const started = await one.client().responses.create({ model: "m", input: "later", background: true });
+    expect(started.status).toBe("in_progress");
+    let polled = await two.client().responses.retrieve(started.id);
+    await waitFor(async () => {
+      polled = await two.client().responses.retrieve(started.id);
+      return polled.status !== "in_progress";
+    }, 10_000);
+    expect(polled.status).toBe("completed");
+    expect(polled.output_text).toBe("done in the background");
+
+    model.enqueue(turn(hang()));
+    const long = await one.client().responses.create({ model: "m", input: "forever", background: true });
+    await model.waitForRequests(3, 10_000);
+    // Another process cannot end it (the turn runs here); the one running it can.
+    const elsewhere = await two
+      .client()
+      .responses.cancel(long.id)
+      .catch((error: unknown) => error);
+    expect(elsewhere).toMatchObject({ status: 409, code: "response_running_elsewhere" });
+    expect((await one.client().responses.cancel(long.id)).status).toBe("cancelled");
+    expect((await two.client().responses.retrieve(long.id)).status).toBe("cancelled");
   });
 });
