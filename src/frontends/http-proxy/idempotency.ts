@@ -165,11 +165,14 @@ async function undo(options: ProxyOptions, work: IdempotentWork): Promise<void> 
   }
   const from = work.continues ? await threads.store.readResponse(work.continues) : null;
   if (!from || (from.answeredBy && from.answeredBy !== work.answerId)) return;
+  // Live here means another request of this process runs a turn on it: cutting it would end that.
+  const busy = (message: string) => new ApiError(409, message, "invalid_request_error", null, "thread_busy");
+  if (threads.peek(work.threadId)) throw busy(`thread ${work.threadId} is in use by this process; retry`);
   try {
     await threads.truncate(work.threadId, work.linesBefore);
   } catch (error) {
     if (!(error instanceof ThreadBusyError)) throw error;
-    throw new ApiError(409, error.message, "invalid_request_error", null, "thread_busy");
+    throw busy(error.message);
   }
   if (from.answeredBy) await threads.store.saveResponse({ ...from, answeredBy: null });
 }
