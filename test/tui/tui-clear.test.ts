@@ -1,14 +1,15 @@
 /**
  * /clear in the terminal UI (tmux, fake model): as Codex's, it wipes the screen and the
  * terminal's scrollback and starts a new thread, which the server opens with
- * `sessionStartSource: "clear"`, so a SessionStart hook hears source "clear".
+ * `sessionStartSource: "clear"`, so a SessionStart hook hears source "clear". As Codex's, it
+ * is refused while a turn runs.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { message, turn } from "../support/fake-model-server.js";
+import { delay, message, turn } from "../support/fake-model-server.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -49,5 +50,17 @@ describe("/clear in the terminal UI", () => {
     const bySource = Object.fromEntries(starts.map((payload) => [payload.source, payload.session_id]));
     expect(Object.keys(bySource).sort()).toEqual(["clear", "startup"]);
     expect(bySource.clear).not.toBe(bySource.startup);
+  });
+
+  it("is refused while a turn runs, which then ends in the same thread", async () => {
+    h.server.enqueue(turn(delay(1500), message("slow answer")));
+    const t = await open(["take your time"]);
+    await t.waitFor(/working \d+s/);
+    await t.type("/clear");
+    await t.send("Enter");
+    const refused = await t.waitFor("/clear is disabled while a turn runs");
+    expect(refused).toContain("take your time");
+    await t.waitFor("slow answer");
+    expect(h.server.requests).toHaveLength(1);
   });
 });
