@@ -69,6 +69,8 @@ const threadStartParams = z.object({
   ...threadSettingsParams,
   dynamicTools,
   experimentalRawEvents: z.boolean().optional(),
+  /** Codex's ThreadStartSource: "clear" when the thread replaces one the user cleared. */
+  sessionStartSource: z.enum(["startup", "clear"]).nullish(),
 });
 
 const threadResumeParams = z.object({
