@@ -52,6 +52,7 @@ export class ClientSession implements SessionHandle {
         // `initialized` needs no action; unknown notifications cannot be answered.
       },
     });
+    runtime.connected(this);
   }
 
   get open(): boolean {
@@ -104,6 +105,7 @@ export class ClientSession implements SessionHandle {
   /** The client is gone: its turns are interrupted, its open questions end. */
   close(): void {
     if (!this.peer.isOpen) return;
+    this.runtime.disconnected(this);
     this.peer.close();
     this.closing.abort();
     this.scope.close();
