@@ -20,6 +20,17 @@ import { loadedModules, moduleLogEnv } from "../support/module-log.js";
 const LAZY_PACKAGES = ["zod", "commander", "@modelcontextprotocol/sdk"];
 
 /**
+ * Code a one-turn exec on the Responses wire with no tool call and no --json never runs, loaded
+ * when first needed (issue 26: what a one-turn exec loads is its peak RSS).
+ */
+const LAZY_ON_EXEC = [
+  "src/apply-patch/turn-diff.ts",
+  "src/model/chat.ts",
+  "src/session/agent-control.ts",
+  "src/frontends/cli/exec-json.ts",
+];
+
+/**
  * The servers load their runtime in the background right after the handshake (by design; the
  * bench measures it). These cases check what the handshake itself needs, so the background load
  * is off: with it on, whether it shows in the log would depend on when stdin's end arrives.
@@ -46,8 +57,12 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.exec(["say hello"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("hello there");
-    const { packages } = await loadedModules(log);
+    const { packages, sources, esBuiltins } = await loadedModules(log);
     expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
+    expect(sources).toContain("src/session/thread.ts");
+    expect(LAZY_ON_EXEC.filter((source) => sources.has(source))).toEqual([]);
+    // Builtins come from process.getBuiltinModule (scripts/build.mjs), not ES imports.
+    expect([...esBuiltins]).toEqual([]);
   });
 
   it("bare mcp-server answering initialize and tools/list", async () => {
