@@ -15,11 +15,17 @@ export function moduleLogEnv(log: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${pathToFileURL(REGISTER).href}`, TSCODEX_MODULE_LOG: log };
 }
 
-/** The bundle files (relative to dist/) and the npm packages a logged run loaded. */
-export async function loadedModules(log: string): Promise<{ files: string[]; packages: Set<string> }> {
+/**
+ * The bundle files (relative to dist/), the npm packages and our own source files (`src/...`,
+ * from the chunks' source maps) a logged run loaded.
+ */
+export async function loadedModules(
+  log: string,
+): Promise<{ files: string[]; packages: Set<string>; sources: Set<string> }> {
   const urls = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
   const paths = [...new Set(urls.map((url) => fileURLToPath(url)))];
   const packages = new Set<string>();
+  const sources = new Set<string>();
   const files: string[] = [];
   for (const path of paths) {
     const external = packageOf(path);
@@ -30,9 +36,11 @@ export async function loadedModules(log: string): Promise<{ files: string[]; pac
     for (const source of map.sources) {
       const bundled = packageOf(source);
       if (bundled) packages.add(bundled);
+      const own = /(?:^|\/)(src\/.*)$/.exec(source)?.[1];
+      if (own && !bundled) sources.add(own);
     }
   }
-  return { files, packages };
+  return { files, packages, sources };
 }
 
 function packageOf(path: string): string | undefined {

@@ -18,7 +18,7 @@ import type { Thread } from "../../session/thread.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { ThreadBusyError } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
-import { type ChannelHost, ThreadChannel } from "./thread-channel.js";
+import type { ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
 
 /** A stored thread's model, provider and policies, as its rollout started. */
@@ -42,6 +42,8 @@ export const SOURCE = "app-server";
 export class AppServerRuntime implements ChannelHost {
   private readonly channels = new Map<string, ThreadChannel>();
   private manager: Promise<ThreadManager> | null = null;
+  /** Set with the manager: a channel serves a thread, and there are threads only once it is loaded. */
+  private channelClass: typeof ThreadChannel | null = null;
   /** `skills/extraRoots/set`: skill roots besides Codex's, for skills/list and threads opened from now on. */
   skillExtraRoots: readonly string[] = [];
 
@@ -60,13 +62,16 @@ export class AppServerRuntime implements ChannelHost {
 
   /**
    * The threads of this process. Loaded on first use: the agent core (model client, tools,
-   * policy) is most of the code, and `initialize` should not wait for it.
+   * policy) is most of the code, and `initialize` should not wait for it; nor for the thread
+   * channels (notifications, questions to the client and their schemas).
    */
   threads(): Promise<ThreadManager> {
     this.manager ??= Promise.all([
       import("../../session/thread-manager.js"),
       import("../../store/index.js"),
-    ]).then(async ([{ ThreadManager }, { openThreadStore }]) => {
+      import("./thread-channel.js"),
+    ]).then(async ([{ ThreadManager }, { openThreadStore }, { ThreadChannel }]) => {
+      this.channelClass = ThreadChannel;
       const store = await openThreadStore(this.current);
       return new ThreadManager({
         config: this.current,
@@ -135,11 +140,12 @@ export class AppServerRuntime implements ChannelHost {
     return (this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) + 5_000;
   }
 
-  /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
+  /** Serve `thread` (just started or loaded by threads()): its channel, created or re-bound. */
   adopt(thread: Thread): ThreadChannel {
     let channel = this.channels.get(thread.id);
     if (!channel) {
-      channel = new ThreadChannel(thread.id, this);
+      if (!this.channelClass) throw new Error(`thread ${thread.id} did not come from this runtime's threads()`);
+      channel = new this.channelClass(thread.id, this);
       this.channels.set(thread.id, channel);
     }
     channel.bind(thread);

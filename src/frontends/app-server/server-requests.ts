@@ -15,6 +15,7 @@
  * gives the thread each answer; undefined leaves a question to the thread's own bound.
  */
 
+import type { z } from "zod";
 import type { UserInputReply } from "../../protocol/agents.js";
 import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
 import type {
@@ -27,7 +28,12 @@ import { shellQuote } from "../../util/shell-quote.js";
 import type { QuestionResponders } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
-import type { ServerRequestResult } from "./protocol/server-messages.js";
+import {
+  type ServerRequestMethod,
+  type ServerRequestParams,
+  type ServerRequestResult,
+  serverRequests,
+} from "./protocol/server-messages.js";
 import { parsedCommand } from "./v1/event-msg.js";
 
 /** The bounds questions wait within. */
@@ -59,6 +65,18 @@ export interface QuestionChannel {
   showDeclined(callId: string, cancel: boolean): void;
   /** Whether turn `turnId` was started by a v1 client (its questions are v1 requests). */
   legacyTurn(turnId: string): boolean;
+}
+
+/** Ask `owner` `method`; the answer is checked against the method's result schema. */
+function ask<M extends ServerRequestMethod>(
+  owner: ClientLink,
+  method: M,
+  params: ServerRequestParams<M>,
+  timeoutMs: number,
+): PendingRequest<ServerRequestResult<M>> {
+  // Each method's result schema parses to ServerRequestResult<M>; the table lookup loses that link.
+  const result = serverRequests[method].result as unknown as z.ZodType<ServerRequestResult<M>>;
+  return owner.request(method, params, result, timeoutMs);
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -110,7 +128,8 @@ async function decide(
   const common = { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
   const pending =
     event.type === "exec_approval_request"
-      ? owner.request(
+      ? ask(
+          owner,
           "item/commandExecution/requestApproval",
           {
             ...common,
@@ -121,7 +140,8 @@ async function decide(
           },
           host.approvalBoundMs(),
         )
-      : owner.request(
+      : ask(
+          owner,
           "item/fileChange/requestApproval",
           { ...common, grantRoot: event.grant_root },
           host.approvalBoundMs(),
@@ -145,12 +165,14 @@ async function decideLegacy(
   const common = { conversationId: channel.id, callId: event.call_id, reason: event.reason };
   const pending =
     event.type === "exec_approval_request"
-      ? owner.request(
+      ? ask(
+          owner,
           "execCommandApproval",
           { ...common, command: event.command, cwd: event.cwd, parsedCmd: parsedCommand(event.command) },
           host.approvalBoundMs(),
         )
-      : owner.request(
+      : ask(
+          owner,
           "applyPatchApproval",
           { ...common, fileChanges: event.changes, grantRoot: event.grant_root },
           host.approvalBoundMs(),
@@ -170,7 +192,8 @@ async function toolResult(
   event: EventOf<"client_tool_call_request">,
 ): Promise<ClientToolResult | null> {
   if (!owner) return failedClientResult(`no client is connected to run ${event.tool}`);
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "item/tool/call",
     {
       threadId: channel.id,
@@ -205,7 +228,8 @@ async function userReply(
   event: EventOf<"request_user_input">,
 ): Promise<UserInputReply | undefined> {
   if (!owner) return null;
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "item/tool/requestUserInput",
     {
       threadId: channel.id,
@@ -234,7 +258,8 @@ async function elicitationResult(
 ): Promise<ElicitationResult | undefined> {
   if (!owner) return { action: "decline" };
   const { request } = event;
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "mcpServer/elicitation/request",
     {
       threadId: channel.id,

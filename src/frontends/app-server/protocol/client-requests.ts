@@ -26,6 +26,7 @@ import {
 import { fsRequests } from "./fs-requests.js";
 import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { initializeRequest } from "./initialize-request.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
 import { method } from "./method-spec.js";
 import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
@@ -47,19 +48,6 @@ import {
   threadSetNameParams,
 } from "./thread-metadata-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
-
-const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
-
-const initializeParams = z.object({
-  clientInfo,
-  capabilities: z.object({ experimentalApi: z.boolean().optional() }).nullish(),
-});
-const initializeResponse = z.object({
-  userAgent: z.string(),
-  codexHome: z.string(),
-  platformFamily: z.string(),
-  platformOs: z.string(),
-});
 
 const threadId = z.string();
 /** Beyond Codex 0.89: client tools (0.169's experimental `dynamicTools`). */
@@ -211,7 +199,7 @@ const threadTurnsListResponse = z.object({
 
 /** Every client request the server answers, by method name. */
 export const clientRequests = {
-  initialize: method(initializeParams, initializeResponse, "InitializeParams", "InitializeResponse", "v1"),
+  initialize: initializeRequest,
   "thread/start": method(threadStartParams, threadOpenedResponse, "ThreadStartParams", "ThreadStartResponse"),
   "thread/resume": method(
     threadResumeParams,
