@@ -144,7 +144,8 @@ export class AppServerRuntime implements ChannelHost {
   adopt(thread: Thread): ThreadChannel {
     let channel = this.channels.get(thread.id);
     if (!channel) {
-      if (!this.channelClass) throw new Error(`thread ${thread.id} did not come from this runtime's threads()`);
+      if (!this.channelClass)
+        throw new Error(`thread ${thread.id} did not come from this runtime's threads()`);
       channel = new this.channelClass(thread.id, this);
       this.channels.set(thread.id, channel);
     }
