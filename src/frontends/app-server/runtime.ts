@@ -39,6 +39,15 @@ export interface RuntimeOptions {
 export const ORIGINATOR = "tscodex_app_server";
 export const SOURCE = "app-server";
 
+/** The agent core, the thread store and the thread channels (notifications, questions). */
+function loadThreadModules() {
+  return Promise.all([
+    import("../../session/thread-manager.js"),
+    import("../../store/index.js"),
+    import("./thread-channel.js"),
+  ]);
+}
+
 export class AppServerRuntime implements ChannelHost {
   private readonly channels = new Map<string, ThreadChannel>();
   private manager: Promise<ThreadManager> | null = null;
@@ -66,22 +75,28 @@ export class AppServerRuntime implements ChannelHost {
    * channels (notifications, questions to the client and their schemas).
    */
   threads(): Promise<ThreadManager> {
-    this.manager ??= Promise.all([
-      import("../../session/thread-manager.js"),
-      import("../../store/index.js"),
-      import("./thread-channel.js"),
-    ]).then(async ([{ ThreadManager }, { openThreadStore }, { ThreadChannel }]) => {
-      this.channelClass = ThreadChannel;
-      const store = await openThreadStore(this.current);
-      return new ThreadManager({
-        config: this.current,
-        store,
-        source: SOURCE,
-        originator: ORIGINATOR,
-        env: this.env,
-      });
-    });
+    this.manager ??= loadThreadModules().then(
+      async ([{ ThreadManager }, { openThreadStore }, { ThreadChannel }]) => {
+        this.channelClass = ThreadChannel;
+        const store = await openThreadStore(this.current);
+        return new ThreadManager({
+          config: this.current,
+          store,
+          source: SOURCE,
+          originator: ORIGINATOR,
+          env: this.env,
+        });
+      },
+    );
     return this.manager;
+  }
+
+  /**
+   * Load the code threads() needs without opening the store or starting anything: the background
+   * load after the handshake, so a client's first thread/start does not wait for the modules.
+   */
+  preloadThreads(): Promise<unknown> {
+    return loadThreadModules();
   }
 
   /** The server's configuration (config.toml + the CLI's -c), as last loaded. */

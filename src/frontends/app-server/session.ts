@@ -109,7 +109,8 @@ export class ClientSession implements SessionHandle {
     // method table has loaded: a request sent before initialize is refused even if initialize
     // was answered meanwhile. initialize itself waits for nothing.
     const initialized = this.initialized;
-    const paramsSchema = method === "initialize" ? initializeRequest.params : await tableParamsSchema(method);
+    const paramsSchema =
+      method === "initialize" ? initializeRequest.params() : await tableParamsSchema(method);
     if (method === "initialize" && initialized) throw RpcError.invalidRequest("Already initialized");
     if (method !== "initialize" && !initialized) throw RpcError.invalidRequest("Not initialized");
     const afters: (() => void)[] = [];
@@ -117,7 +118,7 @@ export class ClientSession implements SessionHandle {
     const params = parseParams(paramsSchema, rawParams);
     const result = await run(method as ClientMethod, params, context);
     // The handshake is answered: load the rest while the client gets ready for its first call.
-    if (method === "initialize" && preloadEnabled()) afters.push(loadHandlersSoon);
+    if (method === "initialize" && preloadEnabled()) afters.push(() => loadSoon(this.runtime));
     return {
       result,
       after: () => {
@@ -148,14 +149,16 @@ const loadTable = () => {
 };
 
 /**
- * Starts loading the handlers and the method table after the reply just written has gone out
- * (setImmediate: after the pending I/O callbacks), so the load never delays the handshake it
- * follows. A failure is not reported here: the first request that needs them awaits the same promise.
+ * Starts loading the handlers, the method table and the thread modules after the reply just
+ * written has gone out (setImmediate: after the pending I/O callbacks), so the load never delays
+ * the handshake it follows. A failure is not reported here: the first request that needs them
+ * awaits the same import.
  */
-function loadHandlersSoon(): void {
+function loadSoon(runtime: AppServerRuntime): void {
   setImmediate(() => {
     loadTable().catch(() => {});
     loadHandlers().catch(() => {});
+    runtime.preloadThreads().catch(() => {});
   });
 }
 
@@ -165,7 +168,7 @@ function loadHandlersSoon(): void {
  */
 async function tableParamsSchema(method: string): Promise<z.ZodType> {
   const { CLIENT_METHODS, clientRequests, isClientMethod } = await loadTable();
-  if (isClientMethod(method)) return clientRequests[method].params;
+  if (isClientMethod(method)) return clientRequests[method].params();
   const notProvided = notProvidedMessage(method);
   if (notProvided) throw new RpcError(ErrorCode.MethodNotFound, notProvided);
   const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");

@@ -20,8 +20,8 @@ const initializeResponse = z.object({
 });
 
 export const initializeRequest = method(
-  initializeParams,
-  initializeResponse,
+  () => initializeParams,
+  () => initializeResponse,
   "InitializeParams",
   "InitializeResponse",
   "v1",
