@@ -99,7 +99,12 @@ export async function threadStart(
 ): Promise<ResultOf<"thread/start">> {
   const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+  return openedResponse(
+    view,
+    channel.settings,
+    await instructionSources(config, channel.settings.cwd),
+    context.runtime.env,
+  );
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -144,7 +149,7 @@ export async function threadResume(
   const stored = await requireStored(await runtime.threads(), id);
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
-  return openedResponse(view, channel.settings, sources);
+  return openedResponse(view, channel.settings, sources, runtime.env);
 }
 
 export async function threadFork(
@@ -164,7 +169,12 @@ export async function threadFork(
   const stored = await requireStored(threads, thread.id);
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
-  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+  return openedResponse(
+    view,
+    channel.settings,
+    await instructionSources(config, channel.settings.cwd),
+    context.runtime.env,
+  );
 }
 
 /** Thread `id`'s model and policies as a fork starts from them. */
