@@ -85,6 +85,8 @@ export interface Config {
   mcpServers: Record<string, McpServerConfig>;
   /** `[mcp_server]`: limits of `tscodex mcp-server`. */
   mcpServer: McpServerLimits;
+  /** `[app_server] reconnect_grace_ms` when set: see the app-server's DEFAULT_RECONNECT_GRACE_MS. */
+  appServerReconnectGraceMs?: number;
   /** `compact_prompt`, `experimental_compact_prompt_file`, `model_auto_compact_token_limit`. */
   compaction: { prompt?: string; promptFile?: string; autoTokenLimit?: number };
   /** `rollout_fsync`: fdatasync rollouts after each write. */
@@ -294,6 +296,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
       httpSessionIdleTimeoutMs:
         merged.mcp_server?.http_session_idle_timeout_ms ?? DEFAULT_MCP_SERVER_LIMITS.httpSessionIdleTimeoutMs,
     },
+    ...(merged.app_server?.reconnect_grace_ms !== undefined
+      ? { appServerReconnectGraceMs: merged.app_server.reconnect_grace_ms }
+      : {}),
     compaction: {
       ...(merged.compact_prompt ? { prompt: merged.compact_prompt } : {}),
       ...(merged.experimental_compact_prompt_file

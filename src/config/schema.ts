@@ -185,6 +185,13 @@ export const configFileSchema = z.looseObject({
       http_session_idle_timeout_ms: z.number().int().positive().optional(),
     })
     .optional(),
+  /** Limits of `tscodex app-server` itself (tscodex's own table). */
+  app_server: z
+    .looseObject({
+      /** How long a keyed turn (turn/start `clientUserMessageId`) whose client left waits for it to resend. */
+      reconnect_grace_ms: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   // Threads: context compaction and rollouts.
   /** Compact the history once a response's input + output tokens reach this (default 90% of the window). */
   model_auto_compact_token_limit: z.number().int().positive().optional(),

@@ -245,6 +245,12 @@ export class WsAppClient extends AppClient {
     this.ws.send(text);
   }
 
+  /** Kill the connection without a close frame, as a network drop does; resolves once closed. */
+  async drop(): Promise<void> {
+    this.ws.terminate();
+    await this.closed;
+  }
+
   close(): Promise<void> {
     if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
     return new Promise((resolve) => {

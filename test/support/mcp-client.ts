@@ -7,7 +7,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  type StreamableHTTPClientTransportOptions,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CLI_PATH } from "./cli.js";
@@ -98,13 +101,20 @@ export function startHttpServer(server: ServerEnv, args: string[] = []): Promise
   });
 }
 
-/** An SDK client over Streamable HTTP. */
+/** An SDK client over Streamable HTTP (`fetch`, `reconnectionOptions`: the SDK transport's options). */
 export async function connectHttp(
   url: string,
-  options: { headers?: Record<string, string>; onElicit?: ElicitHandler } = {},
+  options: {
+    headers?: Record<string, string>;
+    onElicit?: ElicitHandler;
+    fetch?: StreamableHTTPClientTransportOptions["fetch"];
+    reconnectionOptions?: StreamableHTTPClientTransportOptions["reconnectionOptions"];
+  } = {},
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: options.headers ?? {} },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.reconnectionOptions ? { reconnectionOptions: options.reconnectionOptions } : {}),
   });
   const client = newClient(options.onElicit);
   await client.connect(transport);

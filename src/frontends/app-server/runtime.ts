@@ -20,6 +20,10 @@ import { ThreadBusyError } from "../../store/index.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import type { ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
+import { TurnKeys } from "./turn-keys.js";
+
+/** How long a keyed turn whose client left waits for a resend (config `app_server.reconnect_grace_ms`). */
+export const DEFAULT_RECONNECT_GRACE_MS = 60_000;
 
 /** A stored thread's model, provider and policies, as its rollout started. */
 export interface StoredChoice {
@@ -55,6 +59,8 @@ export class AppServerRuntime implements ChannelHost {
   private channelClass: typeof ThreadChannel | null = null;
   /** `skills/extraRoots/set`: skill roots besides Codex's, for skills/list and threads opened from now on. */
   skillExtraRoots: readonly string[] = [];
+  /** turn/start's `clientUserMessageId` keys, per thread (they outlive the thread's channel). */
+  readonly turnKeys = new TurnKeys();
 
   private constructor(
     private current: Config,
@@ -153,6 +159,10 @@ export class AppServerRuntime implements ChannelHost {
   userInputBoundMs(): number {
     // A safety net only: the thread ends an unanswered question itself at approval_timeout_ms.
     return (this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) + 5_000;
+  }
+
+  reconnectGraceMs(): number {
+    return this.current.appServerReconnectGraceMs ?? DEFAULT_RECONNECT_GRACE_MS;
   }
 
   /** Serve `thread` (just started or loaded by threads()): its channel, created or re-bound. */

@@ -4,6 +4,9 @@
  * Responsibilities: map the thread's events to notifications once and send them to every
  * subscriber; send each question of a turn (approval, client tool call) to the client that
  * started that turn; end a departed client's turns; cancel a turn's open questions when it ends.
+ * A turn started with a key (turn/start `clientUserMessageId`, turn-keys.ts) outlives its
+ * client's connection for the reconnect grace: its questions wait, and a resend of its
+ * turn/start on a new connection makes that connection its owner and asks them there.
  */
 import type { Event } from "../../protocol/events.js";
 import {
@@ -16,16 +19,21 @@ import {
 import { type AnswerTarget, questionRouter } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { EventMapper } from "./event-mapper.js";
-import type { ThreadStatus, UserInputWire } from "./protocol/common.js";
+import type { ThreadStatus, Turn, UserInputWire } from "./protocol/common.js";
 import { encodeNotification } from "./protocol/jsonrpc.js";
 import { clientResponders, type QuestionHost } from "./server-requests.js";
 import { threadSettingsOf } from "./thread-view.js";
+import type { TurnKeys } from "./turn-keys.js";
 
 /** What a channel needs from the runtime: the question bounds, and to be forgotten when its thread ends. */
 export interface ChannelHost extends QuestionHost {
   /** The server's environment (the threads' $TMPDIR). */
   readonly env: NodeJS.ProcessEnv;
   released(channel: ThreadChannel): void;
+  /** turn/start's keys: told how each keyed turn ended. */
+  readonly turnKeys: TurnKeys;
+  /** How long a keyed turn whose client left waits for it to come back before it is interrupted. */
+  reconnectGraceMs(): number;
 }
 
 /** What an open server request waits on (thread/status/changed `activeFlags`). */
@@ -41,6 +49,15 @@ interface TurnEntry {
   legacy: boolean;
   /** A user's shell command (thread/shellCommand): no model reads steered input. */
   shell?: boolean;
+  /** Keyed turns: the turn/start key, the questions asked (by call id), those waiting for a client. */
+  keyed?: {
+    key: string;
+    asked: Map<string, Event>;
+    held: Map<string, Event>;
+    grace?: NodeJS.Timeout | undefined;
+    /** The grace ran out with no client back: it must not run on. */
+    abandoned?: boolean;
+  };
 }
 
 export class ThreadChannel {
@@ -100,11 +117,57 @@ export class ThreadChannel {
     this.subscribers.add(client);
   }
 
-  /** `client` went away: no more notifications, and the turns it started are interrupted. */
+  /**
+   * `client` went away: no more notifications, and the turns it started are interrupted (a
+   * keyed turn after the reconnect grace, unless a resend took it over).
+   */
   detach(client: ClientLink): void {
     this.subscribers.delete(client);
+    for (const [turnId, entry] of this.turns)
+      if (entry.owner === client && entry.keyed) this.orphaned(turnId, entry);
     const running = this.runningTurn;
-    if (running && this.turns.get(running)?.owner === client) this.current?.interrupt();
+    const entry = running ? this.turns.get(running) : undefined;
+    if (entry?.owner === client && !entry.keyed) this.current?.interrupt();
+  }
+
+  /** Whether turn `turnId` was started here and has not ended. */
+  hasTurn(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
+  /** Turn `turnId` (just started) is keyed by turn/start's `key`. */
+  keyTurn(turnId: string, key: string): void {
+    const entry = this.turns.get(turnId);
+    if (entry) entry.keyed = { key, asked: new Map(), held: new Map() };
+  }
+
+  /**
+   * A resend of keyed turn `turnId`'s turn/start by `client`: when the turn's client has left,
+   * `client` owns it from now on (its questions come to it, those left unanswered asked again).
+   */
+  takeOver(turnId: string, client: ClientLink): void {
+    const entry = this.turns.get(turnId);
+    const keyed = entry?.keyed;
+    if (!entry || !keyed || entry.owner.open) return;
+    entry.owner = client;
+    clearTimeout(keyed.grace);
+    keyed.grace = undefined;
+    const held = [...keyed.held.values()];
+    keyed.held.clear();
+    for (const event of held) this.ask(event);
+  }
+
+  /** Keyed turn `turnId` lost its client: interrupt it unless one takes it over in time. */
+  private orphaned(turnId: string, entry: TurnEntry): void {
+    const keyed = entry.keyed;
+    if (!keyed || keyed.grace) return;
+    keyed.grace = setTimeout(() => {
+      keyed.grace = undefined;
+      if (entry.owner.open) return;
+      keyed.abandoned = true;
+      if (this.runningTurn === turnId) this.current?.interrupt();
+    }, this.host.reconnectGraceMs());
+    keyed.grace.unref();
   }
 
   /** `client` stops receiving notifications; the turns it started go on. */
@@ -224,6 +287,15 @@ export class ThreadChannel {
       return;
     }
     entry.questions.set(callId, question);
+    const keyed = entry.keyed;
+    if (keyed)
+      void question.outcome.then((outcome) => {
+        const asked = keyed.asked.get(callId);
+        keyed.asked.delete(callId);
+        // Its client left before answering: asked again of the client that takes the turn over.
+        if (outcome.kind === "closed" && asked && this.turns.get(turnId) === entry)
+          keyed.held.set(callId, asked);
+      });
     if (!waitingOn) return;
     this.waiting.set(question.id, waitingOn);
     this.announceStatus();
@@ -251,9 +323,24 @@ export class ThreadChannel {
 
   /** The core closed call `callId` itself (its bound): stop waiting for the client. */
   private settled(turnId: string, callId: string): void {
-    const questions = this.turns.get(turnId)?.questions;
-    questions?.get(callId)?.cancel();
-    questions?.delete(callId);
+    const entry = this.turns.get(turnId);
+    entry?.questions.get(callId)?.cancel();
+    entry?.questions.delete(callId);
+    entry?.keyed?.held.delete(callId);
+  }
+
+  /** Route a question to its turn's client; a keyed turn's wait while it has none. */
+  private ask(event: Event): void {
+    const question = questionOf(event);
+    const entry = question ? this.turns.get(question.turnId) : undefined;
+    if (question && entry?.keyed) {
+      if (!entry.owner.open) {
+        entry.keyed.held.set(question.id, event);
+        return;
+      }
+      entry.keyed.asked.set(question.id, event);
+    }
+    this.route(event);
   }
 
   private requireThread(): Thread {
@@ -270,6 +357,7 @@ export class ThreadChannel {
     const notifications = this.mapper.map(event);
     const ending = notifications.findIndex((note) => note.method === "turn/completed");
     if (ending >= 0) {
+      this.keyedTurnEnded(notifications[ending]?.params);
       // As Codex: the thread is idle again just before its turn completes.
       if ("turn_id" in event && this.runningTurn === event.turn_id) this.runningTurn = null;
       this.broadcast(notifications.slice(0, ending));
@@ -277,7 +365,7 @@ export class ThreadChannel {
       this.broadcast(notifications.slice(ending));
     } else this.broadcast(notifications);
     for (const listener of this.listeners) listener(event);
-    this.route(event);
+    this.ask(event);
     switch (event.type) {
       case "client_tool_call_end":
         this.settled(event.turn_id, event.call_id);
@@ -320,8 +408,20 @@ export class ThreadChannel {
   private turnStarted(turnId: string): void {
     this.runningTurn = turnId;
     const entry = this.turns.get(turnId);
-    // Queued by a client that left before it began: it must not run unattended.
-    if (entry && !entry.owner.open) this.current?.interrupt();
+    // Queued by a client that left before it began: it must not run unattended (a keyed turn
+    // waits for its client to come back first).
+    if (!entry || entry.owner.open) return;
+    if (entry.keyed && !entry.keyed.abandoned) this.orphaned(turnId, entry);
+    else this.current?.interrupt();
+  }
+
+  /** The turn a turn/completed notification ends: if keyed, the keys hear how it ended. */
+  private keyedTurnEnded(params: unknown): void {
+    const turn = (params as { turn?: Turn } | undefined)?.turn;
+    const keyed = turn ? this.turns.get(turn.id)?.keyed : undefined;
+    if (!turn || !keyed) return;
+    clearTimeout(keyed.grace);
+    this.host.turnKeys.ended(this.id, keyed.key, { status: turn.status, error: turn.error });
   }
 
   private turnEnded(turnId: string): void {
@@ -329,5 +429,20 @@ export class ThreadChannel {
     const entry = this.turns.get(turnId);
     this.turns.delete(turnId);
     for (const question of entry?.questions.values() ?? []) question.cancel();
+  }
+}
+
+/** The id a question is tracked by (see track) and its turn, or null for an event that asks nothing. */
+function questionOf(event: Event): { id: string; turnId: string } | null {
+  switch (event.type) {
+    case "exec_approval_request":
+    case "apply_patch_approval_request":
+    case "request_user_input":
+    case "client_tool_call_request":
+      return { id: event.call_id, turnId: event.turn_id };
+    case "elicitation_request":
+      return { id: event.id, turnId: event.turn_id };
+    default:
+      return null;
   }
 }

@@ -11,7 +11,8 @@
  * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
  * beyond that gets 503), and one with no request open or made for `http_session_idle_timeout_ms`
  * is closed. On shutdown, running turns are interrupted first, so an open tools/call gets its
- * result before the connections close.
+ * result before the connections close. Streams are resumable (event-store.ts): a call whose
+ * connection dropped runs on, and the client gets the rest with `Last-Event-ID`.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -29,6 +30,7 @@ import {
 } from "../common/http-guard.js";
 import { type Listener, listenOn } from "../common/serve.js";
 import { logRequests } from "../common/serving-log.js";
+import { SessionEventStore } from "./event-store.js";
 import { createMcpServer } from "./server.js";
 import type { ServerRuntime } from "./server-tool.js";
 
@@ -132,6 +134,8 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      // A call's stream can be resumed (Last-Event-ID) after its connection dropped.
+      eventStore: new SessionEventStore(),
       onsessioninitialized: (id) => {
         const session: Session = { transport, close: () => server.close(), open: 0, lastActive: Date.now() };
         sessions.set(id, session);

@@ -9,6 +9,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore } from "../../store/index.js";
 import { BackgroundTasks } from "./background.js";
+import { KeyedCalls } from "./keyed-calls.js";
 import { PageStore } from "./pagination.js";
 import { loadServerConfig, type RuntimeOptions, type ServerConfig } from "./server-config.js";
 import type { ServerRuntime, ServerSettings, ServerTool } from "./server-tool.js";
@@ -60,6 +61,7 @@ export function assembleRuntime(parts: {
     aliases: new Map(),
     tasks: new BackgroundTasks(),
     pages: new PageStore(),
+    keyedCalls: new KeyedCalls(threads.store),
     close: () => threads.close(),
   };
 }

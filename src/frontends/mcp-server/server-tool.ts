@@ -10,6 +10,7 @@ import { z } from "zod";
 import { type Config, loadConfig } from "../../config/load.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import type { BackgroundTasks } from "./background.js";
+import type { KeyedCalls } from "./keyed-calls.js";
 import type { PageStore } from "./pagination.js";
 import { plainError, type ServerToolResult } from "./results.js";
 
@@ -33,6 +34,8 @@ export interface ServerRuntime {
   tasks: BackgroundTasks;
   /** The further pages of long results (`pageToken`). */
   pages: PageStore;
+  /** tools/calls made with an `Idempotency-Key` header (HTTP): run once per key. */
+  keyedCalls: KeyedCalls;
   /** Shut live threads down and flush their rollouts. */
   close(): Promise<void>;
 }

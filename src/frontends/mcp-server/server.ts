@@ -3,7 +3,7 @@
  * session), all sharing one runtime (runtime.ts: threads, settings, tools and their state).
  * Responsibilities: initialize (serverInfo, capabilities tools + logging), tools/list,
  * tools/call → ServerTool.handle with a context (progress, elicitation, raw notifications,
- * cancellation), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
+ * cancellation; an `Idempotency-Key` header runs a call once, keyed-calls.ts), logging/setLevel. Every request gets an answer: unknown methods -32601 (SDK),
  * bad params -32602, tool failures `isError` results, a throwing tool an `isError` result too.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -18,6 +18,7 @@ import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { errorMessage } from "../../util/errors.js";
+import { IDEMPOTENCY_META_KEY } from "./keyed-calls.js";
 import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
 import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
 import { listEntry } from "./tool-list.js";
@@ -101,6 +102,10 @@ export function createMcpServer(runtime: ServerRuntime): Server {
           }
         : {}),
     };
+    // A resent call names the first with an Idempotency-Key header (HTTP) or in its `_meta`.
+    const key = extra.requestInfo?.headers["idempotency-key"] ?? _meta?.[IDEMPOTENCY_META_KEY];
+    if (typeof key === "string")
+      return runtime.keyedCalls.call(key, name, args ?? {}, () => callTool(tool, args ?? {}, context));
     return callTool(tool, args ?? {}, context);
   });
   server.setRequestHandler(looseRequest("logging/setLevel"), (request) => {

@@ -2,7 +2,8 @@
  * turn/start and turn/interrupt. A turn starts on a loaded thread (one that left memory is
  * loaded again from its rollout); the reply comes first, then the turn's notifications. Per-turn
  * settings (policies, sandbox, cwd, model, reasoning, output schema, client tools) hold from that
- * turn on, except the output schema, which holds for that turn only.
+ * turn on, except the output schema, which holds for that turn only. A turn/start with a
+ * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
 import { isAbsolute, resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
@@ -17,6 +18,7 @@ import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
 import { collaborationOverrides } from "./collaboration-modes.js";
 import type { HandlerContext } from "./context.js";
+import { keyedTurnStart } from "./keyed-turn-start.js";
 
 export async function turnStart(
   params: ParamsOf<"turn/start">,
@@ -25,8 +27,10 @@ export async function turnStart(
   const tools = clientToolsOf(params.dynamicTools, context.session, "turn/start");
   const channel = await context.runtime.open(params.threadId);
   context.session.follow(channel);
-  const turnId = await startTurnOn(channel, params, context, tools, false);
-  return { turn: { id: turnId, items: [], status: "inProgress", error: null } };
+  const start = () => startTurnOn(channel, params, context, tools, false);
+  const key = params.clientUserMessageId;
+  if (key) return keyedTurnStart(channel, params, key, context, start);
+  return { turn: { id: await start(), items: [], status: "inProgress", error: null } };
 }
 
 /**

@@ -119,6 +119,8 @@ const turnStartParams = lazy(() =>
     collaborationMode: collaborationModeParam().nullish(),
     /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
     dynamicTools: dynamicTools(),
+    /** 0.169: the client's id for this input; tscodex makes a resent turn/start with it start no second turn. */
+    clientUserMessageId: z.string().min(1).max(255).nullish(),
   }),
 );
 const turnOnly = lazy(() => z.object({ turn }));
