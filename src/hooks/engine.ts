@@ -5,8 +5,9 @@
  * untrusted ones (each named in one warning, the first time it would have run), run the rest
  * concurrently (commands under their timeout, callbacks in process), and fold the answers into
  * one HookOutcome: contexts in hook order, the first block, deny over allow, the last
- * updatedInput. A hook that fails or times out is a warning and changes nothing. Each command
- * hook's start and end are reported (HookRunContext.report) as Codex's HookRunSummary.
+ * updatedInput. A hook that fails or times out is a warning and changes nothing. Each hook's
+ * start and end (command or callback) are reported (HookRunContext.report) as Codex's
+ * HookRunSummary.
  */
 
 import type { HookRunSummary } from "../protocol/events.js";
@@ -23,7 +24,7 @@ export interface HookRunContext {
   signal?: AbortSignal | undefined;
   /** A problem worth telling the user (failed hook, untrusted hook, systemMessage). */
   warn(message: string): void;
-  /** A command hook started or finished (callbacks are the program's own: not reported). */
+  /** A hook (command or callback) started or finished. */
   report?(phase: "started" | "completed", run: HookRunSummary): void;
 }
 
@@ -31,7 +32,7 @@ export interface HookRunContext {
 export interface HookOutcome {
   additionalContexts: string[];
   block: string | null;
-  /** Which hook blocked: its run id (hookRunId), or "callback". */
+  /** Which hook blocked: its run id (hookRunId). */
   blockedBy: string | null;
   permission: HookAnswer["permission"] | null;
   stop: { reason: string | null } | null;
@@ -100,27 +101,34 @@ export class HookEngine {
     const payload = JSON.stringify({ ...input, hook_event_name: event });
     const answers = await Promise.all(
       runnable.map((hook) =>
-        hook.kind === "command"
-          ? this.runCommand(hook, payload, context)
-          : runCallback(hook, { ...input, hook_event_name: event }),
+        this.reported(hook, context, () =>
+          hook.kind === "command"
+            ? this.execute(hook, payload, context)
+            : runCallback(hook, { ...input, hook_event_name: event }),
+        ),
       ),
     );
     return fold(
       answers.map((read, index) => {
-        const hook = runnable[index];
-        const name = hook?.kind === "command" ? hook.command : `${event} callback`;
+        const hook = runnable[index] as Hook;
+        const name = hook.kind === "command" ? hook.command : `${event} callback`;
         if (read.problem) context.warn(`${event} hook (${name}): ${read.problem}`);
         if (read.answer.systemMessage) context.warn(read.answer.systemMessage);
-        return { answer: read.answer, source: hook?.kind === "command" ? hookRunId(hook) : "callback" };
+        return { answer: read.answer, source: hookRunId(hook) };
       }),
     );
   }
 
-  private async runCommand(hook: CommandHook, payload: string, context: HookRunContext): Promise<ReadAnswer> {
+  /** Run `hook` with its start and end reported (HookRunSummary). */
+  private async reported(
+    hook: Hook,
+    context: HookRunContext,
+    run: () => Promise<ReadAnswer>,
+  ): Promise<ReadAnswer> {
     const startedMs = Date.now();
     const running = context.report ? runningSummary(hook, startedMs) : null;
     if (running) context.report?.("started", running);
-    const read = await this.execute(hook, payload, context);
+    const read = await run();
     if (running) context.report?.("completed", completedSummary(running, startedMs, read));
     return read;
   }

@@ -54,10 +54,8 @@ export interface HookInputs {
   };
   UserPromptSubmit: TurnFields & { prompt: string };
   PreToolUse: TurnFields & { tool_name: string; tool_input: unknown; tool_use_id: string };
-  PermissionRequest: TurnFields & {
-    tool_name: string;
-    tool_input: { command: string; description?: string };
-  };
+  /** `tool_input`: `{command, description?}` for `Bash`, the arguments for an MCP tool. */
+  PermissionRequest: TurnFields & { tool_name: string; tool_input: Record<string, unknown> };
   PostToolUse: TurnFields & {
     tool_name: string;
     tool_input: unknown;

@@ -41,6 +41,8 @@ export interface CallbackHook {
   kind: "callback";
   event: HookEventName;
   callback: HookCallback;
+  /** Its place among every hook of the thread (after the configured ones). */
+  displayOrder: number;
 }
 
 export type Hook = CommandHook | CallbackHook;

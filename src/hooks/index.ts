@@ -30,15 +30,18 @@ export async function loadHooks(
   options: HookSourceOptions & { callbacks?: HookCallbacks | undefined },
 ): Promise<HookEngine> {
   const { hooks, warnings } = await loadHookSources(options);
-  const all: Hook[] = [...hooks, ...callbackHooks(options.callbacks)];
+  const all: Hook[] = [...hooks, ...callbackHooks(options.callbacks, hooks.length)];
   return new HookEngine(all, warnings, { ...options.env, CODEX_HOME: options.home });
 }
 
-function callbackHooks(callbacks: HookCallbacks | undefined): CallbackHook[] {
+/** The program's callbacks as hooks, numbered after the `configured` command hooks. */
+function callbackHooks(callbacks: HookCallbacks | undefined, configured: number): CallbackHook[] {
   if (!callbacks) return [];
-  return Object.entries(callbacks).flatMap(([event, value]) =>
-    (Array.isArray(value) ? value : value ? [value] : []).map(
-      (callback) => ({ kind: "callback", event, callback }) as CallbackHook,
-    ),
+  const listed = Object.entries(callbacks).flatMap(([event, value]) =>
+    (Array.isArray(value) ? value : value ? [value] : []).map((callback) => ({ event, callback })),
+  );
+  return listed.map(
+    ({ event, callback }, index) =>
+      ({ kind: "callback", event, callback, displayOrder: configured + index }) as CallbackHook,
   );
 }

@@ -1,30 +1,36 @@
 /**
- * A command hook's run as Codex's HookRunSummary: what `hook_started` and `hook_completed` carry
- * (run id, layer, order, status, and what the hook said as output entries).
+ * A hook's run as Codex's HookRunSummary: what `hook_started` and `hook_completed` carry (run
+ * id, layer, order, status, and what the hook said as output entries). A library callback has
+ * no file or layer: it is handler type `callback`, source `sessionFlags`, and its source path
+ * names the function (`callback:<name>`).
  */
 import type { HookOutputEntry, HookRunStatus, HookRunSummary } from "../protocol/events.js";
 import type { ReadAnswer } from "./answers.js";
 import { eventKeyLabel } from "./events.js";
-import type { CommandHook } from "./handler.js";
+import type { Hook } from "./handler.js";
 
-/** Codex's run id: `<event label>:<display order>:<source file>` (`stop:2:/home/me/.codex/hooks.json`). */
-export function hookRunId(hook: CommandHook): string {
-  return `${eventKeyLabel(hook.event)}:${hook.displayOrder}:${hook.source}`;
+/** Codex's run id: `<event label>:<display order>:<source path>` (`stop:2:/home/me/.codex/hooks.json`). */
+export function hookRunId(hook: Hook): string {
+  return `${eventKeyLabel(hook.event)}:${hook.displayOrder}:${sourcePath(hook)}`;
+}
+
+function sourcePath(hook: Hook): string {
+  return hook.kind === "command" ? hook.source : `callback:${hook.callback.name || "anonymous"}`;
 }
 
 /** The summary of `hook` starting now. */
-export function runningSummary(hook: CommandHook, startedMs: number): HookRunSummary {
+export function runningSummary(hook: Hook, startedMs: number): HookRunSummary {
   return {
     id: hookRunId(hook),
     event_name: hook.event,
-    handler_type: "command",
+    handler_type: hook.kind,
     execution_mode: "sync",
     scope: hook.event === "SessionStart" || hook.event === "SubagentStart" ? "thread" : "turn",
-    source_path: hook.source,
-    source: hook.layer,
+    source_path: sourcePath(hook),
+    source: hook.kind === "command" ? hook.layer : "sessionFlags",
     display_order: hook.displayOrder,
     status: "running",
-    status_message: hook.statusMessage,
+    status_message: hook.kind === "command" ? hook.statusMessage : null,
     started_at: Math.floor(startedMs / 1000),
     completed_at: null,
     duration_ms: null,

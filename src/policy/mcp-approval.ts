@@ -8,7 +8,8 @@
  * other; `prompt` needs approval for every call. A call needing approval is asked about where
  * the approval policy allows asking, and refused under `never` with Codex's message.
  * Under danger-full-access Codex runs every tool, `prompt` included; tscodex keeps `prompt`
- * asking there (a prompt mode that never prompts is a surprise).
+ * asking there (a prompt mode that never prompts is a surprise). A call to ask about goes to
+ * the PermissionRequest hooks first, as a command's escalation does.
  */
 import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
@@ -18,6 +19,14 @@ import { type ApprovalStore, isApproved } from "./approval-store.js";
 /** Codex's texts: refused under `never`, and declined by whoever was asked. */
 export const MCP_APPROVAL_UNDER_NEVER = "MCP tool call requires approval, but approval policy is never";
 export const MCP_REJECTED_BY_USER = "user rejected MCP tool call";
+
+/**
+ * What the model gets when a PermissionRequest hook denies an MCP call. Codex has no text for
+ * this case (its exec never asks hooks about MCP calls); ours names the hook and its reason.
+ */
+export function mcpHookRejection(message: string): string {
+  return `MCP tool call rejected by PermissionRequest hook: ${message}`;
+}
 
 export interface McpPlanInput {
   approvalMode: McpToolApprovalMode;
@@ -52,6 +61,16 @@ export async function approveMcpCall(
   });
   if (plan.action === "run") return { allowed: true };
   if (plan.action === "reject") return { allowed: false, message: plan.message };
+  // PermissionRequest hooks decide first; only when none does is the front-end asked.
+  const hook = await turn.permissionHook?.({
+    kind: "mcp",
+    toolName: request.inv.toolName,
+    server: request.server,
+    tool: request.tool,
+    arguments: request.arguments,
+  });
+  if (hook)
+    return hook.allow ? { allowed: true } : { allowed: false, message: mcpHookRejection(hook.message) };
   const decision = await store.ask(turn, {
     kind: "mcp",
     callId: request.inv.callId,

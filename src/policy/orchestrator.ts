@@ -111,7 +111,11 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     const ask = async (reason: string | null): Promise<{ approved: boolean; message: string }> => {
       start();
       const justification = request.escalation?.justification ?? reason;
-      const hook = await turn.permissionHook?.({ command, justification: justification ?? null });
+      const hook = await turn.permissionHook?.({
+        kind: "exec",
+        command,
+        justification: justification ?? null,
+      });
       if (hook)
         return hook.allow
           ? { approved: true, message: "" }

@@ -61,19 +61,24 @@ export interface HookOutputEntry {
   text: string;
 }
 
-/** One run of a configured hook, as Codex's HookRunSummary (snake_case here, camelCase on the app-server wire). */
+/** One run of a hook, as Codex's HookRunSummary (snake_case here, camelCase on the app-server wire). */
 export interface HookRunSummary {
   /** `<event label>:<display order>:<source path>`, e.g. `stop:2:/home/me/.codex/hooks.json`. */
   id: string;
   /** Codex's event name (`PreToolUse`). */
   event_name: string;
-  handler_type: "command";
+  /** `command`: a configured command; `callback`: a library callback (in process). */
+  handler_type: "command" | "callback";
   execution_mode: "sync";
   /** `thread` for SessionStart / SubagentStart, `turn` for the rest. */
   scope: "thread" | "turn";
+  /** The file a command came from; `callback:<function name>` for a callback. */
   source_path: string;
-  /** The config layer it came from. */
-  source: "user" | "project";
+  /**
+   * The config layer a command came from; `sessionFlags` for a callback (given with the
+   * thread's options, as Codex names hooks given for one session).
+   */
+  source: "user" | "project" | "sessionFlags";
   display_order: number;
   status: HookRunStatus;
   status_message: string | null;

@@ -12,7 +12,7 @@ import type { Event, HookRunSummary } from "../protocol/events.js";
 import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy } from "../protocol/policy.js";
 import type { ToolRouter } from "../tools/router.js";
-import type { PermissionHookDecision } from "../tools/types.js";
+import type { PermissionHookDecision, PermissionQuestion } from "../tools/types.js";
 import { shellQuote } from "../util/shell-quote.js";
 import type { TurnHooks } from "./turn.js";
 
@@ -134,11 +134,8 @@ export class HookPoints {
           signal,
         );
         if (outcome.block === null || outcome.stop) return null;
-        // Codex's run id of the blocking hook (a library callback has none: the turn stands in).
-        const id =
-          outcome.blockedBy && outcome.blockedBy !== "callback"
-            ? outcome.blockedBy
-            : `stop:${turnId}:callback`;
+        // Codex's run id of the blocking hook (a callback's is `stop:<order>:callback:<name>`).
+        const id = outcome.blockedBy ?? `stop:${turnId}`;
         return userMessage(`<hook_prompt hook_run_id="${id}">${outcome.block}</hook_prompt>`);
       },
     };
@@ -240,26 +237,28 @@ export class HookPoints {
     return { items: texts.map(developerMessage), stop };
   }
 
-  /** PermissionRequest for an escalation: the hooks' decision, or null when none decided. */
+  /**
+   * PermissionRequest for an escalation or an MCP call needing approval: the hooks' decision, or
+   * null when none decided. A command is Codex's `Bash` with `{command, description}`; an MCP
+   * call is named as in PreToolUse (`mcp__<server>__<tool>`) with its arguments as `tool_input`.
+   */
   async permission(
     turnId: string,
-    command: string[],
-    justification: string | null,
+    question: PermissionQuestion,
     signal: AbortSignal,
   ): Promise<PermissionHookDecision | null> {
     if (!this.engine.has("PermissionRequest")) return null;
-    const outcome = await this.run(
-      "PermissionRequest",
-      {
-        ...this.turn(turnId),
-        tool_name: "Bash",
-        tool_input: {
-          command: commandText(command),
-          ...(justification ? { description: justification } : {}),
-        },
-      },
-      signal,
-    );
+    const tool =
+      question.kind === "exec"
+        ? {
+            tool_name: "Bash",
+            tool_input: {
+              command: commandText(question.command),
+              ...(question.justification ? { description: question.justification } : {}),
+            },
+          }
+        : { tool_name: question.toolName, tool_input: question.arguments ?? {} };
+    const outcome = await this.run("PermissionRequest", { ...this.turn(turnId), ...tool }, signal);
     if (!outcome.permission) return null;
     return outcome.permission.behavior === "allow"
       ? { allow: true }

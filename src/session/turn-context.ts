@@ -4,7 +4,7 @@
  */
 import { TurnDiffTracker } from "../apply-patch/index.js";
 import type { Event } from "../protocol/events.js";
-import type { TurnContext } from "../tools/types.js";
+import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 import type { HookPoints } from "./hook-points.js";
 import type { ThreadQuestions } from "./questions.js";
@@ -46,8 +46,7 @@ export function buildTurnContext(
     orchestrator: services.orchestrator,
     ...(hooks?.has("PermissionRequest")
       ? {
-          permissionHook: (question: { command: string[]; justification: string | null }) =>
-            hooks.permission(turnId, question.command, question.justification, signal),
+          permissionHook: (question: PermissionQuestion) => hooks.permission(turnId, question, signal),
         }
       : {}),
     diffTracker: new TurnDiffTracker(),

@@ -50,10 +50,7 @@ export interface TurnContext {
    * PermissionRequest hooks: asked before a person is asked to approve a command. Null (or
    * absent) when no hook decided; then the question goes to the front-end as usual.
    */
-  permissionHook?(question: {
-    command: string[];
-    justification: string | null;
-  }): Promise<PermissionHookDecision | null>;
+  permissionHook?(question: PermissionQuestion): Promise<PermissionHookDecision | null>;
   /** Runs commands under the thread's approval and sandbox policy (policy/orchestrator.ts). */
   readonly orchestrator: CommandOrchestrator;
   /**
@@ -80,7 +77,21 @@ export interface TurnContext {
   wantsOutputDeltas?(): boolean;
 }
 
-/** A PermissionRequest hook's decision: allow, or deny with the message the model gets. */
+/**
+ * What a PermissionRequest hook is asked about: a command's escalation, or an MCP tool call
+ * that needs approval (`toolName` as the model calls it: `mcp__<server>__<tool>`).
+ */
+export type PermissionQuestion =
+  | { kind: "exec"; command: string[]; justification: string | null }
+  | {
+      kind: "mcp";
+      toolName: string;
+      server: string;
+      tool: string;
+      arguments: Record<string, unknown> | null;
+    };
+
+/** A PermissionRequest hook's decision: allow, or deny with the hook's message. */
 export type PermissionHookDecision = { allow: true } | { allow: false; message: string };
 
 /** A call of a client tool, for the front-end to run. `arguments` is the parsed JSON. */

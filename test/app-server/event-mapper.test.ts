@@ -204,4 +204,32 @@ describe("EventMapper", () => {
       modelContextWindow: null,
     });
   });
+
+  it("sends a command hook's runs and leaves a library callback's out (the wire has no such kind)", () => {
+    const run = (handler: "command" | "callback") => ({
+      id: handler === "command" ? "stop:0:/home/me/.codex/hooks.json" : "stop:1:callback:check",
+      event_name: "Stop",
+      handler_type: handler,
+      execution_mode: "sync" as const,
+      scope: "turn" as const,
+      source_path: handler === "command" ? "/home/me/.codex/hooks.json" : "callback:check",
+      source: handler === "command" ? ("user" as const) : ("sessionFlags" as const),
+      display_order: handler === "command" ? 0 : 1,
+      status: "running" as const,
+      status_message: null,
+      started_at: 1,
+      completed_at: null,
+      duration_ms: null,
+      entries: [],
+    });
+    const out = mapAll([
+      started,
+      { type: "hook_started", turn_id: "3", run: run("command") },
+      { type: "hook_started", turn_id: "3", run: run("callback") },
+    ]);
+    expect(out.map((m) => [m.method, m.params.run?.handlerType])).toEqual([
+      ["turn/started", undefined],
+      ["hook/started", "command"],
+    ]);
+  });
 });

@@ -3,7 +3,7 @@
  * hash, trusted by a config/batchWrite of `hooks.state`, after which a new thread's turn runs
  * the hook. Every message is checked against Codex 0.169's schemas.
  */
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { recorded, recorder, writeHooksJson } from "../hooks/hook-fixtures.js";
@@ -11,6 +11,7 @@ import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { fixtureToml } from "../support/mcp-fixture.js";
 import { completedItems, runTurn, startThread } from "./flow.js";
 
 const h = useAppServerHarness();
@@ -82,7 +83,7 @@ describe("app-server: hooks", () => {
     expect(edited.data[0].hooks[0]).toMatchObject({ key, trustStatus: "modified" });
     expect(edited.data[0].hooks[0].currentHash).not.toBe(hook.currentHash);
     expect(referenceSchemaFailures(client)).toEqual([]);
-  });
+  }, 90_000); // the first check compiles the 0.169 schemas (about 11 s on a loaded machine)
 });
 
 /** Trust every hook `hooks/list` shows for the work dir, as a client would (config/batchWrite). */
@@ -177,4 +178,59 @@ describe("app-server: hook runs", () => {
     ]);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
+});
+
+describe("app-server: PermissionRequest hooks on MCP tool calls", () => {
+  it("a hook's allow runs the call and its deny refuses it, without asking the client", async () => {
+    const calls = join(h.home, "mcp-calls");
+    const server = await fixtureToml({
+      name: "fx",
+      env: { FIXTURE_SET: "approvals", FIXTURE_CALLLOG: calls },
+      extra: ["startup_timeout_sec = 60"],
+    });
+    await appendFile(join(h.home, "config.toml"), `\n${server}`);
+    const decide = (decision: string) =>
+      `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":${decision}}}'`;
+    await writeHooksJson(h.home, {
+      PermissionRequest: [
+        { matcher: "^mcp__fx__destroy$", command: decide('{"behavior":"allow"}') },
+        { matcher: "^mcp__fx__plain$", command: decide('{"behavior":"deny","message":"not plain"}') },
+      ],
+    });
+    const client = await h.stdio();
+    await trustAll(client);
+    const asked: unknown[] = [];
+    client.onRequest = (request) => {
+      asked.push(request);
+      return { result: { decision: "accept" } };
+    };
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(
+      turn(functionCall("mcp__fx__destroy", {}, "call_1"), functionCall("mcp__fx__plain", {}, "call_2")),
+      turn(message("done")),
+    );
+    const { turnId } = await runTurn(client, threadId, "go", {
+      approvalPolicy: "on-request",
+      sandboxPolicy: { type: "workspaceWrite", writableRoots: [], networkAccess: false },
+    });
+    expect(asked).toEqual([]);
+    const outputs = h.model.requests.at(-1)?.input.filter((item) => item.type === "function_call_output");
+    expect(outputs?.map((item) => ("output" in item ? [item.call_id, item.output] : null))).toEqual([
+      ["call_1", '[{"text":"destroy ran","type":"text"}]'],
+      ["call_2", "MCP tool call rejected by PermissionRequest hook: not plain"],
+    ]);
+    expect((await readFile(calls, "utf8")).trim()).toBe("destroy");
+    const runs = client.notifications("hook/completed").map((m) => m.params.run);
+    expect(runs.map((run) => [run.eventName, run.status])).toEqual(
+      expect.arrayContaining([
+        ["permissionRequest", "completed"],
+        ["permissionRequest", "blocked"],
+      ]),
+    );
+    expect(completedItems(client, turnId, "mcpToolCall").map((item) => [item.id, item.status])).toEqual([
+      ["call_1", "completed"],
+      ["call_2", "failed"],
+    ]);
+    expect(referenceSchemaFailures(client)).toEqual([]);
+  }, 120_000);
 });

@@ -3,11 +3,12 @@
  * path, and a skill with bad front matter reported as an error naming its file. Every message is
  * checked against Codex 0.169's schemas.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
+import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { message, turn } from "../support/fake-model-server.js";
@@ -144,5 +145,84 @@ describe("app-server: skills/config/write and skills/extraRoots/set", () => {
     const relative = await client.request("skills/extraRoots/set", { extraRoots: ["relative/dir"] });
     expect(relative.error?.code).toBe(-32602);
     expect(referenceSchemaFailures(client)).toEqual([]);
+  });
+});
+
+describe("app-server: skills/changed when skill files change on disk", () => {
+  /** Resolves with the next skills/changed `client` hears (after the ones it heard already). */
+  const nextChange = (client: AppClient) => {
+    const heard = client.notifications("skills/changed").length;
+    return () => client.waitFor(() => client.notifications("skills/changed").length > heard);
+  };
+  const names = async (client: AppClient) => {
+    const listed = await client.call("skills/list", { cwds: [h.work] });
+    return Object.fromEntries(
+      listed.data[0].skills.map((s: { name: string; description: string }) => [s.name, s.description]),
+    );
+  };
+
+  /** Two initialized connections to one WebSocket server. */
+  const twoClients = async (): Promise<[AppClient, AppClient]> => {
+    const server = await h.wsServer();
+    const connect = async () => {
+      const client = await server.connect();
+      h.defer(client);
+      await client.initialize();
+      return client;
+    };
+    const first = await connect();
+    return [first, await connect()];
+  };
+
+  it("every connection hears a skill added, edited and its root deleted; a new list shows each", async () => {
+    const root = join(h.work, ".agents", "skills");
+    const first = await skill(root, "first", "---\nname: first\ndescription: First F1\n---\n");
+    const [lister, other] = await twoClients();
+    expect(await names(lister)).toMatchObject({ first: "First F1" });
+
+    // A skill directory moved in whole (one event, so one notification).
+    const staged = join(h.work, "staged");
+    await skill(staged, "second", "---\nname: second\ndescription: Second S1\n---\n");
+    let changed = [nextChange(lister), nextChange(other)];
+    await rename(join(staged, "second"), join(root, "second"));
+    await Promise.all(changed.map((wait) => wait()));
+    expect(await names(lister)).toMatchObject({ first: "First F1", second: "Second S1" });
+
+    // A SKILL.md rewritten in place.
+    changed = [nextChange(lister), nextChange(other)];
+    await writeFile(first, "---\nname: first\ndescription: First F2\n---\n");
+    await Promise.all(changed.map((wait) => wait()));
+    expect(await names(lister)).toMatchObject({ first: "First F2" });
+
+    // The root deleted: heard, and the server goes on (the new skill dir under a new root too).
+    changed = [nextChange(lister), nextChange(other)];
+    await rm(root, { recursive: true });
+    await Promise.all(changed.map((wait) => wait()));
+    const after = await names(lister);
+    expect(after).not.toHaveProperty("first");
+    expect(after).not.toHaveProperty("second");
+    changed = [nextChange(lister)];
+    await mkdir(staged, { recursive: true });
+    await skill(staged, "third", "---\nname: third\ndescription: Third T1\n---\n");
+    await mkdir(root);
+    await Promise.all(changed.map((wait) => wait()));
+    changed = [nextChange(lister)];
+    await rename(join(staged, "third"), join(root, "third"));
+    await Promise.all(changed.map((wait) => wait()));
+    expect(await names(lister)).toMatchObject({ third: "Third T1" });
+    expect(referenceSchemaFailures(lister)).toEqual([]);
+    expect(referenceSchemaFailures(other)).toEqual([]);
+  });
+
+  it("a config write or new extra roots tell every connection, not only the caller", async () => {
+    const alpha = await skill(join(h.home, "skills"), "alpha", "---\nname: alpha\ndescription: A1\n---\n");
+    const [caller, other] = await twoClients();
+    let heard = nextChange(other);
+    await caller.call("skills/config/write", { path: alpha, enabled: false });
+    await heard();
+    heard = nextChange(other);
+    await caller.call("skills/extraRoots/set", { extraRoots: [join(h.home, "extra")] });
+    await heard();
+    expect(referenceSchemaFailures(other)).toEqual([]);
   });
 });

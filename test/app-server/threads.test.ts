@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { StdioAppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
 import { gone, readPid } from "../support/processes.js";
 import { runTurn, startThread } from "./flow.js";
 
@@ -119,6 +119,35 @@ describe("app-server: resume after a restart", () => {
 });
 
 describe("app-server: loading a stored thread", () => {
+  it("thread/resume tells the resuming client the thread's last token usage, after the reply", async () => {
+    const first = await h.stdio();
+    const threadId = await startThread(first, { cwd: h.work, ...FULL_ACCESS });
+    h.model.enqueue(
+      turn(message("one"), usage({ input: 1_000, output: 100 })),
+      turn(message("two"), usage({ input: 2_000, output: 200 })),
+    );
+    await runTurn(first, threadId, "first");
+    await runTurn(first, threadId, "second");
+    await first.close();
+
+    const second = await h.stdio();
+    const resumed = await second.call("thread/resume", { threadId });
+    const restored = await second.waitFor((m) => m.method === "thread/tokenUsage/updated");
+    expect(second.received.indexOf(restored)).toBeGreaterThan(
+      second.received.findIndex((m) => m.result?.thread?.id === threadId),
+    );
+    expect(restored.params).toMatchObject({
+      threadId,
+      turnId: resumed.thread.turns.at(-1).id,
+      tokenUsage: {
+        last: { inputTokens: 2_000, outputTokens: 200, totalTokens: 2_200 },
+        total: { totalTokens: 3_300 },
+        modelContextWindow: 272_000,
+      },
+    });
+    expect(referenceSchemaFailures(second)).toEqual([]);
+  });
+
   it("turn/start loads it with the model and policies it started with, not the config's defaults", async () => {
     const first = await h.stdio();
     const threadId = await startThread(first, { cwd: h.work, model: "gpt-5.1-codex", ...FULL_ACCESS });

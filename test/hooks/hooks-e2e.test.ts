@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { messageText } from "../../src/protocol/items.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { gone } from "../support/processes.js";
 import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
 
 const h = useExecHarness({ execArgs: ["--dangerously-bypass-hook-trust", "--skip-git-repo-check"] });
@@ -168,6 +169,41 @@ describe("hooks in exec", () => {
     expect(result.stderr).toContain("timed out after 1s");
   });
 
+  it("a timed-out hook is killed with what it started (its process group)", async () => {
+    const pids = join(h.home, "hook-pids");
+    // The hook starts a child and waits on it; both must end at the timeout.
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ command: `sleep 60 & echo $! >> '${pids}'; echo $$ >> '${pids}'; wait`, timeout: 1 }],
+    });
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "echo ran" }, "call_1")),
+      turn(message("ok")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("timed out after 1s");
+    const started = (await readFile(pids, "utf8")).trim().split("\n").map(Number);
+    expect(started).toHaveLength(2);
+    for (const pid of started) expect(await gone(pid), `pid ${pid}`).toBe(true);
+  });
+
+  it("several matching hooks run at once", async () => {
+    // Each hook waits (bounded) for the other's mark: in sequence, the first would give up.
+    const waitFor = (mine: string, theirs: string) =>
+      `touch '${join(log, mine)}'; i=0; while [ ! -e '${join(log, theirs)}' ]; do i=$((i+1)); [ $i -gt 200 ] && { echo "${mine} waited alone" >&2; exit 1; }; sleep 0.05; done`;
+    await writeHooksJson(h.home, {
+      PreToolUse: [{ command: waitFor("a", "b") }, { command: waitFor("b", "a") }],
+    });
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "echo ran" }, "call_1")),
+      turn(message("ok")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("waited alone");
+    expect(h.outputOf(1, "call_1")).toContain("ran");
+  });
+
   it("a matcher that does not match the tool name keeps the hook out", async () => {
     await writeHooksJson(h.home, {
       PreToolUse: [{ matcher: "^apply_patch$", command: recorder(log, "PreToolUse") }],
@@ -204,6 +240,17 @@ describe("hooks in exec", () => {
     const messages = result.stdout.split("\n").filter((line) => line.includes('"agent_message"'));
     expect(messages.join("\n")).toContain("first answer");
     expect(messages.join("\n")).toContain("second answer");
+  });
+
+  it("loads $CODEX_HOME/hooks.json as well as the home's, when CODEX_HOME is another directory", async () => {
+    const codexHome = join(h.home, "codex-home");
+    await mkdir(codexHome);
+    await writeHooksJson(codexHome, { UserPromptSubmit: [{ command: recorder(log, "FromCodexHome") }] });
+    await writeHooksJson(h.home, { UserPromptSubmit: [{ command: recorder(log, "FromHome") }] });
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["go"], { env: { CODEX_HOME: codexHome } })).code).toBe(0);
+    expect(await recorded(log, "FromCodexHome")).toHaveLength(1);
+    expect(await recorded(log, "FromHome")).toHaveLength(1);
   });
 
   it("loads [hooks] from config.toml too; both forms in one layer load with a warning", async () => {

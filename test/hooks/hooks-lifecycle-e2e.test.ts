@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { type HookInput, Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { callOutputs, useExecHarness } from "../support/exec-harness.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
 import { recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
 
 const h = useExecHarness({
@@ -133,5 +133,28 @@ describe("compaction hooks", () => {
     await agent.close();
     expect(h.server.requests.length).toBe(requests);
     expect(seen.map((input) => input.hook_event_name)).toEqual(["PreCompact", "PostCompact", "PreCompact"]);
+  });
+  it("an automatic compaction in exec runs PreCompact and PostCompact command hooks with trigger auto", async () => {
+    await h.writeConfig({ extra: "model_auto_compact_token_limit = 500" });
+    await writeHooksJson(h.home, {
+      PreCompact: [{ matcher: "^auto$", command: recorder(log, "PreCompact") }],
+      PostCompact: [{ command: recorder(log, "PostCompact") }],
+    });
+    h.server.enqueue(
+      turn(
+        functionCall("shell_command", { command: "echo big" }, "call_1"),
+        usage({ input: 600, output: 10 }),
+      ),
+      turn(message("SUMMARY")),
+      turn(message("done")),
+    );
+    const result = await h.exec(["go"]);
+    expect(result.code, result.stderr).toBe(0);
+    const [pre] = await recorded(log, "PreCompact");
+    const [post] = await recorded(log, "PostCompact");
+    const keys = ["cwd", "hook_event_name", "model", "session_id", "transcript_path", "trigger", "turn_id"];
+    expect(Object.keys(pre ?? {}).sort()).toEqual(keys.sort());
+    expect(pre).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", cwd: h.work });
+    expect(post).toMatchObject({ hook_event_name: "PostCompact", trigger: "auto", turn_id: pre?.turn_id });
   });
 });

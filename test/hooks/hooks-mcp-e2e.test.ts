@@ -11,7 +11,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
-import { recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
+import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
 
 const h = useExecHarness({ execArgs: ["--dangerously-bypass-hook-trust", "--skip-git-repo-check"] });
 let log: string;
@@ -25,13 +25,17 @@ beforeEach(async () => {
 
 const callLog = () => join(h.home, "mcp-calls");
 
-/** The fixture server `fixture` (`set`: its tools), allowed to run under approval policy never. */
-async function configureFixture(set: "default" | "approvals" = "default"): Promise<void> {
+/**
+ * The fixture server `fixture` (`set`: its tools), allowed to run under approval policy never
+ * unless `asking` (then its tools keep the default mode: un-annotated ones need approval).
+ */
+async function configureFixture(set: "default" | "approvals" = "default", asking = false): Promise<void> {
+  const mode = asking ? [] : ['default_tools_approval_mode = "approve"'];
   await h.writeConfig({
     extra: await fixtureToml({
       name: "fixture",
       env: { FIXTURE_SET: set, FIXTURE_CALLLOG: callLog() },
-      extra: ['default_tools_approval_mode = "approve"', "startup_timeout_sec = 60"],
+      extra: [...mode, "startup_timeout_sec = 60"],
     }),
   });
 }
@@ -98,5 +102,69 @@ describe("tool hooks on MCP tool calls", () => {
     );
     // The other call ran: the server logs the calls it got.
     expect((await readFile(callLog(), "utf8")).trim().split("\n")).toEqual(["ro"]);
+  });
+});
+
+describe("PermissionRequest hooks on MCP calls that need approval", () => {
+  /** Allows `mcp__fixture__destroy`, denies `mcp__fixture__plain`, leaves the rest undecided. */
+  const decide = (decision: string) =>
+    `printf '%s' '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":${decision}}}'`;
+  const hook = () =>
+    [
+      `${recorder(log, "PermissionRequest")}`,
+      `case "$(cat "$f")" in`,
+      `*'"mcp__fixture__destroy"'*) ${decide('{"behavior":"allow"}')};;`,
+      `*'"mcp__fixture__plain"'*) ${decide('{"behavior":"deny","message":"no plain today"}')};;`,
+      "esac",
+    ].join("\n");
+
+  it("allow runs the tool unasked, deny keeps it from the server, undecided goes to exec_outcome", async () => {
+    await configureFixture("approvals", true);
+    await writeHooksJson(h.home, { PermissionRequest: [{ matcher: "^mcp__", command: hook() }] });
+    h.server.enqueue(
+      turn(
+        functionCall("mcp__fixture__destroy", { target: "x" }, "call_allow"),
+        functionCall("mcp__fixture__plain", {}, "call_deny"),
+        functionCall("mcp__fixture__ask_name", {}, "call_undecided"),
+        functionCall("mcp__fixture__ro", {}, "call_ro"),
+      ),
+      turn(message("ok")),
+    );
+    const result = await h.exec(["--approve-for-me", "-s", "workspace-write", "go"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.outputOf(1, "call_allow")).toBe('[{"text":"destroy ran","type":"text"}]');
+    expect(h.outputOf(1, "call_deny")).toBe(
+      "MCP tool call rejected by PermissionRequest hook: no plain today",
+    );
+    // No hook decided: exec's declared outcome (deny) answered, after asking "the user".
+    expect(h.outputOf(1, "call_undecided")).toBe("user rejected MCP tool call");
+    expect(result.stderr.match(/approval requested \(MCP tool call\)/g)).toHaveLength(1);
+    // A read-only tool needs no approval: no PermissionRequest for it.
+    expect(h.outputOf(1, "call_ro")).toBe('[{"text":"ro ran","type":"text"}]');
+    expect((await readFile(callLog(), "utf8")).trim().split("\n").sort()).toEqual(["destroy", "ro"]);
+
+    const payloads = await recorded(log, "PermissionRequest");
+    expect(payloads.map((payload) => payload.tool_name).sort()).toEqual([
+      "mcp__fixture__ask_name",
+      "mcp__fixture__destroy",
+      "mcp__fixture__plain",
+    ]);
+    const allowed = payloads.find((payload) => payload.tool_name === "mcp__fixture__destroy");
+    expect(Object.keys(allowed ?? {}).sort()).toEqual(codexPayloadKeys().get("PermissionRequest"));
+    expect(allowed).toMatchObject({
+      hook_event_name: "PermissionRequest",
+      permission_mode: "default",
+      tool_input: { target: "x" },
+    });
+  });
+
+  it("under approval policy never the call is refused before any hook, as Codex", async () => {
+    await configureFixture("approvals", true);
+    await writeHooksJson(h.home, { PermissionRequest: [{ command: hook() }] });
+    h.server.enqueue(turn(functionCall("mcp__fixture__destroy", {}, "call_1")), turn(message("ok")));
+    const result = await h.exec(["-s", "workspace-write", "go"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(h.outputOf(1, "call_1")).toBe("MCP tool call requires approval, but approval policy is never");
+    expect(await recorded(log, "PermissionRequest")).toEqual([]);
   });
 });

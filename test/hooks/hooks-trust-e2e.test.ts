@@ -6,6 +6,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type HookInput, Tscodex } from "../../src/index.js";
+import type { EventOf } from "../../src/protocol/events.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
@@ -171,5 +172,64 @@ describe("hooks as library callbacks", () => {
     expect(h.outputOf(1, "call_1")).toBe(
       "Command blocked by PreToolUse hook: rm -rf is not allowed. Command: rm -rf build",
     );
+  });
+  it("callback runs are reported as hook_started / hook_completed, handler type callback", async () => {
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "rm -rf build" }, "call_1")),
+      turn(functionCall("shell_command", { command: "echo fine" }, "call_2")),
+      turn(message("ok")),
+    );
+    const agent = new Tscodex({ home: h.home, env: h.libraryEnv() });
+    const thread = agent.startThread({
+      cwd: h.work,
+      sandboxMode: "danger-full-access",
+      hooks: {
+        PreToolUse: async function guard(input) {
+          const command = String((input.tool_input as { command?: string }).command);
+          if (!command.includes("rm -rf")) return { hookSpecificOutput: { hookEventName: "PreToolUse" } };
+          return {
+            hookSpecificOutput: {
+              hookEventName: "PreToolUse",
+              permissionDecision: "deny",
+              permissionDecisionReason: "no rm -rf",
+            },
+          };
+        },
+        Stop: () => {
+          throw new Error("stop callback broke");
+        },
+      },
+    });
+    const runs: EventOf<"hook_started" | "hook_completed">[] = [];
+    for await (const event of thread.runStreamed("clean up"))
+      if (event.type === "hook_started" || event.type === "hook_completed") runs.push(event);
+    await agent.close();
+    const turnId = runs[0]?.turn_id;
+    expect(turnId).toEqual(expect.any(String));
+    expect(runs.map(({ type, run }) => [type, run.event_name, run.status])).toEqual([
+      ["hook_started", "PreToolUse", "running"],
+      ["hook_completed", "PreToolUse", "blocked"],
+      ["hook_started", "PreToolUse", "running"],
+      ["hook_completed", "PreToolUse", "completed"],
+      ["hook_started", "Stop", "running"],
+      ["hook_completed", "Stop", "failed"],
+    ]);
+    expect(runs.every((event) => event.turn_id === turnId)).toBe(true);
+    expect(runs[1]?.run).toMatchObject({
+      id: "pre_tool_use:0:callback:guard",
+      handler_type: "callback",
+      source: "sessionFlags",
+      source_path: "callback:guard",
+      display_order: 0,
+      scope: "turn",
+      entries: [{ kind: "feedback", text: "no rm -rf" }],
+    });
+    expect(runs[5]?.run).toMatchObject({
+      id: "stop:1:callback:Stop",
+      handler_type: "callback",
+      entries: [{ kind: "error", text: "callback failed: stop callback broke" }],
+    });
+    for (const { run } of runs.filter((event) => event.type === "hook_completed"))
+      expect(run.duration_ms).toBeGreaterThanOrEqual(0);
   });
 });

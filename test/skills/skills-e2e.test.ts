@@ -146,6 +146,35 @@ describe("skills", () => {
     expect(listed.join("\n").length).toBeLessThanOrEqual(4000 * 0.02 * 4);
   });
 
+  it("reads $CODEX_HOME's skills and its .system skills too, system skills listed first", async () => {
+    const codexHome = join(h.home, "codex-home");
+    await skill(
+      join(codexHome, "skills"),
+      "codex-home-skill",
+      good("codex-home-skill", "From CODEX_HOME CH1"),
+    );
+    await skill(join(codexHome, "skills", ".system"), "sys-skill", good("sys-skill", "System skill SY1"));
+    await skill(join(h.home, "skills"), "home-skill", good("home-skill", "Home skill description HS1"));
+    h.server.enqueue(turn(message("ok")));
+    expect((await h.exec(["go"], { env: { CODEX_HOME: codexHome } })).code).toBe(0);
+    const listing =
+      messages(h.server.requests[0]?.input ?? [], "developer").find((text) =>
+        text.startsWith("<skills_instructions>"),
+      ) ?? "";
+    const lines = listing.split("\n");
+    const roots = lines.filter((line) => line.startsWith("- `r"));
+    expect(roots).toEqual([
+      `- \`r0\` = \`${join(h.home, "skills")}\``,
+      `- \`r1\` = \`${join(codexHome, "skills")}\``,
+      `- \`r2\` = \`${join(codexHome, "skills", ".system")}\``,
+    ]);
+    expect(lines.filter((line) => /^- [a-z]/.test(line))).toEqual([
+      "- sys-skill: System skill SY1 (file: r2/sys-skill/SKILL.md)",
+      "- codex-home-skill: From CODEX_HOME CH1 (file: r1/codex-home-skill/SKILL.md)",
+      "- home-skill: Home skill description HS1 (file: r0/home-skill/SKILL.md)",
+    ]);
+  });
+
   it("`tscodex skills list` shows name, description, path and root", async () => {
     await fourRoots();
     const result = await h.cli(["skills", "list", "--json"]);

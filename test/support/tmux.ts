@@ -20,6 +20,8 @@ export interface TmuxOptions {
   env?: Record<string, string>;
   width?: number;
   height?: number;
+  /** The CLI's entry point (default the repository's bin/tscodex.js). */
+  cli?: string;
 }
 
 let nextSession = 1;
@@ -46,7 +48,7 @@ export class TmuxTerminal {
     const exports = Object.entries(env)
       .map(([key, value]) => `${key}=${shellQuote(value)}`)
       .join(" ");
-    const command = `env -i ${exports} ${shellQuote(process.execPath)} ${shellQuote(CLI_PATH)} ${options.args.map(shellQuote).join(" ")}; echo $? > ${shellQuote(statusFile)}`;
+    const command = `env -i ${exports} ${shellQuote(process.execPath)} ${shellQuote(options.cli ?? CLI_PATH)} ${options.args.map(shellQuote).join(" ")}; echo $? > ${shellQuote(statusFile)}`;
     const terminal = new TmuxTerminal(socket, name, statusFile);
     await terminal.tmux(
       "-f",

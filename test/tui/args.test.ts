@@ -38,7 +38,7 @@ describe("parseTuiArgs", () => {
 
   it("resume takes an id or --last", () => {
     expect(parseTuiArgs(["resume", "--last"])).toMatchObject({ resume: "last" });
-    expect(parseTuiArgs(["resume"])).toMatchObject({ resume: "last" });
+    expect(parseTuiArgs(["resume"])).toMatchObject({ resume: "pick" });
     expect(parseTuiArgs(["-m", "o3", "resume", "abc"])).toMatchObject({ resume: "abc", model: "o3" });
   });
 

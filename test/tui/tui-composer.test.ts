@@ -6,9 +6,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fuzzyMatch, mentionAt } from "../../src/frontends/tui/file-mentions.js";
+import { mentionAt } from "../../src/frontends/tui/file-mentions.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { message, turn } from "../support/fake-model-server.js";
+import { customToolCall, message, turn } from "../support/fake-model-server.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -75,19 +75,30 @@ describe("@ file completion", () => {
   });
 });
 
-describe("mentionAt and fuzzyMatch", () => {
+describe("@ file completion after a turn", () => {
+  it("finds a file the turn wrote (the server lists the directory again after each turn)", async () => {
+    await writeTree(h.work, ["README.md"]);
+    const patch = "*** Begin Patch\n*** Add File: made-by-turn.txt\n+new\n*** End Patch\n";
+    h.server.enqueue(turn(customToolCall("apply_patch", patch, "call_p")), turn(message("wrote it")));
+    const t = await open(["-s", "workspace-write", "-a", "never"]);
+    await t.waitFor("approval");
+    await t.type("@READ");
+    await t.waitFor("› README.md");
+    await t.send("C-u");
+    await t.type("write the file");
+    await t.send("Enter");
+    await t.waitFor("wrote it");
+    await t.type("@made");
+    await t.waitFor("› made-by-turn.txt");
+  });
+});
+
+describe("mentionAt", () => {
   it("finds the @word at the cursor, not an address inside a word", () => {
     expect(mentionAt("look at @src/ma", 15)).toEqual({ start: 8, query: "src/ma" });
     expect(mentionAt("@", 1)).toEqual({ start: 0, query: "" });
     expect(mentionAt("mail me@host", 12)).toBeNull();
     expect(mentionAt("@abc def", 4)).toEqual({ start: 0, query: "abc" });
     expect(mentionAt("@abc def", 2)).toBeNull();
-  });
-
-  it("ranks file-name matches first, then shorter paths, and drops non-matches", () => {
-    const paths = ["src/main.ts", "docs/domain/notes.md", "main.go", "lib/x.ts"];
-    expect(fuzzyMatch("main", paths, 10)).toEqual(["main.go", "src/main.ts", "docs/domain/notes.md"]);
-    expect(fuzzyMatch("zz", paths, 10)).toEqual([]);
-    expect(fuzzyMatch("", paths, 2)).toEqual(["main.go", "lib/x.ts"]);
   });
 });

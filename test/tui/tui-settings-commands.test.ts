@@ -1,6 +1,7 @@
 /**
  * The terminal UI's slash commands for settings and threads (tmux, fake model): /status names
- * the thread and its settings, /model and /approvals change the next turn, /resume ID reopens a
+ * the thread and its settings, /model and /approvals change the next turn (without an argument
+ * they open a picker, tui-pickers.test.ts), /resume ID reopens a
  * thread with its history, /mcp lists the configured servers' tools, /init sends the AGENTS.md
  * prompt (the agent writes the file), /review asks for a review of the working tree, /quit
  * leaves with status 0.
@@ -45,9 +46,13 @@ describe("settings and thread commands in the terminal UI", () => {
     expect(status).toContain(`cwd ${h.work}`);
 
     await command(t, "/model");
-    await t.waitFor(/^model gpt-5\.2-codex\navailable: gpt-5\.2-codex, .*gpt-5\.1-codex/m);
+    await t.waitFor(/^Select a model\n› gpt-5\.2-codex \(current\)/m);
+    await t.send("Escape");
+    await t.waitFor((screen) => !screen.includes("Select a model") && screen.includes("Ask anything"));
     await command(t, "/approvals");
-    await t.waitFor(/^approval never\nchoices: untrusted, on-failure, on-request, never/m);
+    await t.waitFor(/^Approval policy\n {2}untrusted\n {2}on-failure\n {2}on-request\n› never \(current\)/m);
+    await t.send("Escape");
+    await t.waitFor((screen) => !screen.includes("Approval policy") && screen.includes("Ask anything"));
     await command(t, "/approvals sometimes");
     await t.waitFor("unknown approval policy sometimes: use one of untrusted, on-failure, on-request, never");
     await command(t, "/model gpt-test-mini");

@@ -1,13 +1,17 @@
 /**
  * The terminal UI and its terminal (tmux, fake model): attached with `--remote` to a separate
- * `tscodex app-server --listen ws://127.0.0.1:0`; a resize re-lays out the screen; 80x24 keeps
+ * `tscodex app-server --listen ws://127.0.0.1:0` (its thread works in the server's cwd, and `@`
+ * completes the server's files there); a resize re-lays out the screen; 80x24 keeps
  * the composer and status line on screen under a long answer; NO_COLOR and TERM=dumb draw
  * without colour.
  */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WsAppServer } from "../support/app-server-client.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
+import { tmpdir } from "../support/tmpdir.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -31,6 +35,27 @@ describe("the terminal UI's terminal", () => {
     expect(h.server.requests).toHaveLength(1);
     await t.send("C-d");
     expect(await t.exitCode()).toBe(0);
+  });
+
+  it("with --remote, @ lists the server's files (its cwd), not the UI's directory's", async () => {
+    const serverDir = await tmpdir("tscodex-remote-cwd-");
+    try {
+      await writeFile(join(serverDir.path, "server-only.txt"), "on the server\n");
+      await writeFile(join(h.work, "ui-only.txt"), "beside the UI\n");
+      server = await WsAppServer.start({ home: h.home, cwd: serverDir.path });
+      const t = await open(["--remote", server.url]);
+      await t.waitFor("Ask anything");
+      await t.type("/status");
+      await t.send("Enter");
+      await t.waitFor(`cwd ${serverDir.path}`);
+      await t.type("look at @only");
+      const screen = await t.waitFor("› server-only.txt");
+      expect(screen).not.toContain("ui-only.txt");
+      await t.send("Tab");
+      await t.waitFor("› look at server-only.txt");
+    } finally {
+      await serverDir.cleanup();
+    }
   });
 
   it("re-lays out on resize", async () => {

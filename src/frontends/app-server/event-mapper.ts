@@ -102,8 +102,7 @@ export class EventMapper {
         return out;
       case "hook_started":
       case "hook_completed":
-        out.push(hookNotification(this.threadId, event));
-        return out;
+        return out.concat(hookNotification(this.threadId, event) ?? []);
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
         return out;
@@ -270,7 +269,7 @@ function errorOf(message: string): TurnError {
   return { message, codexErrorInfo: null, additionalDetails: null };
 }
 
-function usageOf(usage: TokenUsage | null) {
+export function usageOf(usage: TokenUsage | null) {
   return {
     totalTokens: usage?.total_tokens ?? 0,
     inputTokens: usage?.input_tokens ?? 0,

@@ -1,4 +1,8 @@
-/** The core's hook_started / hook_completed events as `hook/started` / `hook/completed` notifications. */
+/**
+ * The core's hook_started / hook_completed events as `hook/started` / `hook/completed`
+ * notifications. Library callbacks have no place on this wire (Codex's HookHandlerType has no
+ * such kind, and the app-server's threads have none): their runs are not sent.
+ */
 import type { EventOf, HookRunSummary } from "../../protocol/events.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
 
@@ -8,14 +12,22 @@ type WireRun = HookNotification["params"]["run"];
 export function hookNotification(
   threadId: string,
   event: EventOf<"hook_started"> | EventOf<"hook_completed">,
-): HookNotification {
-  const params = { threadId, turnId: event.turn_id, run: wireRun(event.run) };
+): HookNotification | null {
+  const { run } = event;
+  if (run.handler_type !== "command" || run.source === "sessionFlags") return null;
+  const params = {
+    threadId,
+    turnId: event.turn_id,
+    run: wireRun({ ...run, handler_type: "command", source: run.source }),
+  };
   return event.type === "hook_started"
     ? { method: "hook/started", params }
     : { method: "hook/completed", params };
 }
 
-function wireRun(run: HookRunSummary): WireRun {
+type CommandRun = HookRunSummary & { handler_type: "command"; source: "user" | "project" };
+
+function wireRun(run: CommandRun): WireRun {
   return {
     id: run.id,
     // `PreToolUse` → `preToolUse`, as the v2 HookEventName spells it.

@@ -17,7 +17,8 @@ import { DEFAULT_CLIENT_TOOL_TIMEOUT_MS } from "../../session/client-calls.js";
 import type { Thread } from "../../session/thread.js";
 import type { OpenThreadOptions, ThreadManager } from "../../session/thread-manager.js";
 import { ThreadBusyError } from "../../store/index.js";
-import { RpcError } from "./protocol/jsonrpc.js";
+import { encodeNotification, RpcError } from "./protocol/jsonrpc.js";
+import type { SkillRootWatcher } from "./skill-watch.js";
 import type { ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
 import { TurnKeys } from "./turn-keys.js";
@@ -37,6 +38,12 @@ export interface RuntimeOptions {
   /** Raw `-c key=value` overrides for every thread. */
   config?: string[];
   env?: NodeJS.ProcessEnv;
+}
+
+/** A client connection, as far as server-wide notifications need it. */
+export interface Connection {
+  readonly initialized: boolean;
+  send(text: string): void;
 }
 
 /** The `originator` of our model requests and the rollouts' `source`. */
@@ -59,6 +66,10 @@ export class AppServerRuntime implements ChannelHost {
   private channelClass: typeof ThreadChannel | null = null;
   /** `skills/extraRoots/set`: skill roots besides Codex's, for skills/list and threads opened from now on. */
   skillExtraRoots: readonly string[] = [];
+  private readonly connections = new Set<Connection>();
+  /** Loaded with the first directory whose skills a client cares about (off the handshake's path). */
+  private skillWatch: Promise<SkillRootWatcher> | null = null;
+  private closed = false;
   /** turn/start's `clientUserMessageId` keys, per thread (they outlive the thread's channel). */
   readonly turnKeys = new TurnKeys();
 
@@ -161,12 +172,58 @@ export class AppServerRuntime implements ChannelHost {
     return (this.current.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS) + 5_000;
   }
 
+  /** A client connected (until `disconnected`): it hears server-wide notifications once initialized. */
+  connected(connection: Connection): void {
+    this.connections.add(connection);
+  }
+
+  disconnected(connection: Connection): void {
+    this.connections.delete(connection);
+  }
+
+  /** Send a notification to every initialized connection. */
+  broadcast(method: string, params: unknown): void {
+    const text = encodeNotification(method, params);
+    for (const connection of this.connections) if (connection.initialized) connection.send(text);
+  }
+
+  /** Skills may have changed (on disk, in config, in the extra roots): every client lists again. */
+  skillsChanged(): void {
+    this.broadcast("skills/changed", {});
+  }
+
+  /**
+   * Tell every client when the skills `cwd` sees change on disk (skill-watch.ts). Resolves once
+   * its roots are watched.
+   */
+  async watchSkillsOf(cwd: string): Promise<void> {
+    if (this.closed) return;
+    this.skillWatch ??= import("./skill-watch.js").then(
+      ({ SkillRootWatcher }) =>
+        new SkillRootWatcher({
+          home: () => this.current.home,
+          env: this.env,
+          extraRoots: () => this.skillExtraRoots,
+          onChange: () => this.skillsChanged(),
+        }),
+    );
+    const watch = await this.skillWatch;
+    if (this.closed) watch.close();
+    else await watch.addCwd(cwd);
+  }
+
+  /** The skill roots changed (extra roots set): watch the new set; resolves once watched. */
+  async rewatchSkills(): Promise<void> {
+    await (await this.skillWatch)?.sync();
+  }
+
   reconnectGraceMs(): number {
     return this.current.appServerReconnectGraceMs ?? DEFAULT_RECONNECT_GRACE_MS;
   }
 
   /** Serve `thread` (just started or loaded by threads()): its channel, created or re-bound. */
   adopt(thread: Thread): ThreadChannel {
+    void this.watchSkillsOf(thread.cwd);
     let channel = this.channels.get(thread.id);
     if (!channel) {
       if (!this.channelClass)
@@ -244,6 +301,8 @@ export class AppServerRuntime implements ChannelHost {
 
   /** Shut every thread down (running turns end, processes stop) and flush the rollouts. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.skillWatch) (await this.skillWatch).close();
     if (this.manager) await (await this.manager).close();
   }
 }

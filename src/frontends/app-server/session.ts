@@ -46,6 +46,7 @@ export class ClientSession implements SessionHandle {
         // `initialized` needs no action; unknown notifications cannot be answered.
       },
     });
+    runtime.connected(this);
   }
 
   get open(): boolean {
@@ -97,6 +98,7 @@ export class ClientSession implements SessionHandle {
   /** The client is gone: its turns are interrupted, its open questions end. */
   close(): void {
     if (!this.peer.isOpen) return;
+    this.runtime.disconnected(this);
     this.peer.close();
     this.closing.abort();
     this.scope.close();

@@ -14,7 +14,7 @@ export function registerTuiCommands({ program, setExitCode }: CommandHost): void
   program
     .command("resume")
     .description("Reopen a stored thread in the interactive UI, its history on screen")
-    .argument("[id]", "thread id (default: the newest thread)")
+    .argument("[id]", "thread id (default: pick one from a list of the stored threads)")
     .option("--last", "the newest thread")
     .action(() => {
       process.stderr.write(`${NEEDS_TERMINAL}\n`);

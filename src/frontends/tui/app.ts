@@ -4,18 +4,21 @@
  * (transcript.ts), answers the server's approvals, user-input questions and MCP elicitations from
  * the keyboard, and redraws only what changed (screen.ts). Keys follow Codex: Enter submits (or
  * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits,
- * Ctrl+D quits, `@` completes file paths (file-mentions.ts).
+ * Ctrl+D quits, `@` completes file paths (file-mentions.ts); /model, /approvals and /resume
+ * open a picker (picker.ts) in place of the composer.
  */
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
 import { MentionMenu } from "./file-mentions.js";
+import { ServerFileSearch } from "./file-search.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
+import type { Picker } from "./picker.js";
 import { type Prompt, type Question, QuestionPrompt } from "./questions.js";
 import { unwrapShell } from "./render-blocks.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
-import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
+import { openResumePicker, runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
 import { Transcript } from "./transcript.js";
@@ -24,7 +27,8 @@ export interface ThreadSettings {
   model?: string | undefined;
   approvalPolicy?: string | undefined;
   sandbox?: string | undefined;
-  cwd: string;
+  /** The cwd thread/start asks for; undefined: the server's own (`--remote` without `-C`). */
+  cwd?: string | undefined;
 }
 
 export interface AppOptions {
@@ -50,6 +54,8 @@ export interface ThreadInfo {
   model: string;
   approvalPolicy: string;
   sandbox: string;
+  /** The thread's cwd on the server. */
+  cwd: string;
 }
 
 const QUIT_WINDOW_MS = 2000;
@@ -60,10 +66,15 @@ export class TuiApp {
   private readonly layout: TranscriptLayout;
   private readonly screen: Screen;
   private readonly mentions: MentionMenu;
+  private readonly fileSearch: ServerFileSearch;
   client: RpcClient | null = null;
   thread: ThreadInfo | null = null;
-  /** The last token usage the server reported for the open thread (context left). */
-  tokenUsage: TokenUsageView | null = null;
+  /** The last token usage the server reported, and for which thread (context left). */
+  private usage: { threadId: string; view: TokenUsageView } | null = null;
+  /** The thread a thread/resume is opening (its restored usage may come before the reply is read). */
+  private opening: string | null = null;
+  /** /model, /approvals or /resume choosing, in place of the composer. */
+  private picker: Picker | null = null;
   private approval: Approval | null = null;
   /** A request_user_input question or an MCP elicitation, answered from the composer. */
   private question: Prompt | null = null;
@@ -77,14 +88,15 @@ export class TuiApp {
   readonly done: Promise<number>;
 
   constructor(readonly options: AppOptions) {
-    this.transcript.cwd = options.settings.cwd;
+    this.transcript.cwd = options.settings.cwd ?? "";
     this.pendingImages = options.images ?? [];
     this.layout = new TranscriptLayout(options.style);
     this.screen = new Screen(options.output, options.output.rows || 24);
-    this.mentions = new MentionMenu(options.settings.cwd, () => {
-      this.mentions.update(this.composer);
-      this.scheduleRender();
-    });
+    this.fileSearch = new ServerFileSearch(
+      (method, params) => this.rpc(method, params),
+      () => this.thread?.cwd ?? null,
+    );
+    this.mentions = new MentionMenu(this.fileSearch.search, () => this.scheduleRender());
     this.done = new Promise((resolve) => {
       this.exit = resolve;
     });
@@ -92,6 +104,16 @@ export class TuiApp {
 
   get style(): Style {
     return this.options.style;
+  }
+
+  /** The open thread's cwd on the server, else the one asked for. */
+  get cwd(): string {
+    return this.thread?.cwd ?? this.options.settings.cwd ?? "";
+  }
+
+  /** The token usage of the open thread, if the server reported one. */
+  get tokenUsage(): TokenUsageView | null {
+    return this.usage && this.usage.threadId === this.thread?.id ? this.usage.view : null;
   }
 
   /** Draws the first screen at once, then connects and opens the thread. */
@@ -120,7 +142,8 @@ export class TuiApp {
       });
       await this.client.request("initialize", { clientInfo: { name: "tscodex-tui", version: "0" } });
       this.client.notify("initialized");
-      if (this.options.resume) await this.resumeThread(this.options.resume);
+      if (this.options.resume === "pick") await openResumePicker(this, () => this.newThread());
+      else if (this.options.resume) await this.resumeThread(this.options.resume);
       else await this.newThread();
     } catch (error) {
       this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
@@ -137,7 +160,6 @@ export class TuiApp {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
     const opened = await this.rpc("thread/start", { cwd, model, approvalPolicy, sandbox });
     this.transcript.clear();
-    this.tokenUsage = null;
     this.setThread(opened);
   }
 
@@ -151,9 +173,14 @@ export class TuiApp {
       threadId = first.id;
     }
     const { model, approvalPolicy, sandbox } = this.options.settings;
-    const opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+    this.opening = threadId;
+    let opened: Params;
+    try {
+      opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+    } finally {
+      this.opening = null;
+    }
     this.transcript.clear();
-    this.tokenUsage = null;
     this.setThread(opened);
     const read = await this.rpc("thread/read", { threadId, includeTurns: true });
     this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
@@ -163,12 +190,21 @@ export class TuiApp {
   private setThread(opened: Params): void {
     const thread = opened.thread as { id: string };
     const sandbox = (opened.sandbox as { type?: string } | undefined)?.type ?? "?";
+    const cwd = typeof opened.cwd === "string" ? opened.cwd : (this.options.settings.cwd ?? "");
     this.thread = {
       id: thread.id,
       model: String(opened.model ?? "?"),
       approvalPolicy: String(opened.approvalPolicy ?? "?"),
       sandbox,
+      cwd,
     };
+    this.transcript.cwd = cwd;
+  }
+
+  /** Shows `picker` in place of the composer until it picks or is cancelled. */
+  openPicker(picker: Picker): void {
+    this.picker = picker;
+    this.scheduleRender();
   }
 
   /** A JSON-RPC request on the open connection. */
@@ -222,16 +258,22 @@ export class TuiApp {
   }
 
   private onNotification(method: string, params: Params): void {
-    if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
+    if (this.fileSearch.onNotification(method, params)) return;
     if (method === "thread/tokenUsage/updated") {
-      this.tokenUsage = (params.tokenUsage as TokenUsageView | undefined) ?? null;
+      // A resumed thread's restored usage can be read before the reply that opens it.
+      const threadId = params.threadId;
+      const view = params.tokenUsage as TokenUsageView | undefined;
+      if (view && typeof threadId === "string" && (threadId === this.thread?.id || threadId === this.opening))
+        this.usage = { threadId, view };
       this.scheduleRender();
       return;
     }
+    if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
     if (method === "turn/started") this.startTicker();
-    if (method === "turn/completed" && this.ticker) {
-      clearInterval(this.ticker);
+    if (method === "turn/completed") {
+      if (this.ticker) clearInterval(this.ticker);
       this.ticker = null;
+      this.fileSearch.refresh();
     }
     if (this.transcript.apply(method, params)) this.scheduleRender();
   }
@@ -278,6 +320,10 @@ export class TuiApp {
   private onKey(key: Key): void {
     if (this.approval) {
       this.onApprovalKey(key);
+      return;
+    }
+    if (this.picker) {
+      this.onPickerKey(this.picker, key);
       return;
     }
     const composer = this.composer;
@@ -371,6 +417,15 @@ export class TuiApp {
     }
   }
 
+  private onPickerKey(picker: Picker, key: Key): void {
+    const result = picker.key(key);
+    if (result === null) return;
+    this.picker = null;
+    Promise.resolve(result === "cancel" ? picker.onCancel?.() : picker.onPick(result.pick))
+      .catch((error: Error) => this.transcript.notice(`${picker.title}: ${error.message}`, "error"))
+      .finally(() => this.scheduleRender());
+  }
+
   private onApprovalKey(key: Key): void {
     const approval = this.approval;
     if (!approval) return;
@@ -421,14 +476,17 @@ export class TuiApp {
     const rows = this.layout.rows(this.transcript.blocks, width);
     if (this.approval) rows.push(...this.approvalRows(width));
     if (this.question) rows.push(...this.question.rows(s, width));
-    const hint =
-      this.hint ||
-      (this.transcript.runningTurnId
-        ? "Enter steers the turn · Esc interrupts"
-        : "Ask anything · / for commands");
-    rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
-    rows.push(...this.commandMenuRows(width));
-    rows.push(...this.mentions.rows(s, width));
+    if (this.picker) rows.push(...this.picker.rows(s, width));
+    else {
+      const hint =
+        this.hint ||
+        (this.transcript.runningTurnId
+          ? "Enter steers the turn · Esc interrupts"
+          : "Ask anything · / for commands");
+      rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
+      rows.push(...this.commandMenuRows(width));
+      rows.push(...this.mentions.rows(s, width));
+    }
     const turnStartedAt = this.transcript.runningTurnId ? this.transcript.turnStartedAt : null;
     rows.push(statusRow({ thread: this.thread, usage: this.tokenUsage, turnStartedAt }, s, width));
     return this.screen.draw(rows);

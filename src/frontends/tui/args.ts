@@ -7,6 +7,7 @@
  */
 export interface TuiArgs {
   prompt?: string;
+  /** `resume`: a thread id, "last" (`--last`), or "pick" (no id: the picker of stored threads). */
   resume?: string | undefined;
   remote?: string;
   model?: string;
@@ -115,7 +116,7 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
   }
   if (first === "resume") {
     if (rest.length > 1) return null;
-    args.resume = last || rest.length === 0 ? "last" : rest[0];
+    args.resume = last ? "last" : (rest[0] ?? "pick");
     return args;
   }
   if (last) return null;

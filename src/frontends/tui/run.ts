@@ -11,9 +11,16 @@ import { inProcessTransport, webSocketTransport } from "./transports.js";
 
 export async function runTui(args: TuiArgs): Promise<number> {
   const cwd = resolve(args.cd ?? process.cwd());
+  // Attached to a remote server, the thread works in the server's cwd unless -C names one there.
+  const threadCwd = args.remote ? args.cd : cwd;
   const app = new TuiApp({
     connect: () => (args.remote ? webSocketTransport(args.remote) : inProcessTransport(args.config)),
-    settings: { cwd, model: args.model, approvalPolicy: args.approvalPolicy, sandbox: args.sandbox },
+    settings: {
+      cwd: threadCwd,
+      model: args.model,
+      approvalPolicy: args.approvalPolicy,
+      sandbox: args.sandbox,
+    },
     style: createStyle(colourWanted(process.env)),
     prompt: args.prompt,
     images: (args.images ?? []).map((image) => resolve(cwd, image)),

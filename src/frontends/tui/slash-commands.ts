@@ -1,8 +1,11 @@
 /**
  * Codex's slash commands, each done with app-server requests: a new or resumed thread, the
  * model and approval settings (applied from the next turn on), the status, the turn's diff,
- * compaction, a review, the MCP servers, an AGENTS.md written by a turn, and quitting.
+ * compaction, a review, the MCP servers, an AGENTS.md written by a turn, and quitting. Without
+ * an argument /model, /approvals and /resume open a picker (the server's `model/list`, the four
+ * policies, the stored threads of `thread/list`).
  */
+import { Picker, type PickerItem } from "./picker.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "./rpc-client.js";
 import type { Transcript } from "./transcript.js";
 
@@ -13,9 +16,12 @@ export interface SlashHost {
   readonly transcript: Transcript;
   thread: { id: string; model: string; approvalPolicy: string; sandbox: string } | null;
   readonly options: {
-    settings: { cwd: string; model?: string | undefined; approvalPolicy?: string | undefined };
+    settings: { model?: string | undefined; approvalPolicy?: string | undefined };
   };
+  /** The open thread's cwd on the server. */
+  readonly cwd: string;
   rpc(method: string, params: Params): Promise<Params>;
+  openPicker(picker: Picker): void;
   newThread(): Promise<void>;
   resumeThread(which: string): Promise<void>;
   submit(text: string): Promise<void>;
@@ -33,9 +39,9 @@ const DIFF_SCRIPT =
 
 export const SLASH_COMMANDS: Record<string, string> = {
   "/new": "start a new thread",
-  "/resume": "resume a stored thread: /resume [ID] (default the newest)",
-  "/model": "show or set the model: /model NAME",
-  "/approvals": "show or set the approval policy: /approvals untrusted|on-failure|on-request|never",
+  "/resume": "pick a stored thread to resume (or /resume ID)",
+  "/model": "pick the model (or /model NAME)",
+  "/approvals": "pick the approval policy (or /approvals untrusted|on-failure|on-request|never)",
   "/status": "thread, model, sandbox and approval settings",
   "/diff": "the git diff of the working tree",
   "/compact": "summarize the conversation to free context",
@@ -61,13 +67,14 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
         t.notice("new thread started");
         return;
       case "/resume":
-        await app.resumeThread(arg || "last");
+        if (arg) await app.resumeThread(arg);
+        else await openResumePicker(app);
         return;
       case "/status": {
         const info = app.thread;
         t.notice(
           info
-            ? `thread ${info.id}\nmodel ${info.model}\nsandbox ${info.sandbox}\napproval ${info.approvalPolicy}\ncwd ${app.options.settings.cwd}`
+            ? `thread ${info.id}\nmodel ${info.model}\nsandbox ${info.sandbox}\napproval ${info.approvalPolicy}\ncwd ${app.cwd}`
             : "no thread open",
         );
         return;
@@ -79,29 +86,19 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
           return;
         }
         if (!arg) {
-          t.notice(name === "/model" ? await modelChoices(app) : approvalChoices(app.thread.approvalPolicy));
+          if (name === "/model") await openModelPicker(app);
+          else openApprovalPicker(app);
           return;
         }
-        // Settings ride on the next turn/start; the status line shows them now.
-        if (name === "/model") {
-          app.options.settings.model = arg;
-          app.thread.model = arg;
-        } else {
-          if (!APPROVAL_POLICIES.includes(arg)) {
-            t.notice(`unknown approval policy ${arg}: use one of ${APPROVAL_POLICIES.join(", ")}`, "warn");
-            return;
-          }
-          app.options.settings.approvalPolicy = arg;
-          app.thread.approvalPolicy = arg;
-        }
-        t.notice(`${name.slice(1)} set to ${arg} (from the next turn)`);
+        if (name === "/model") setModel(app, arg);
+        else setApprovalPolicy(app, arg);
         return;
       }
       case "/diff": {
         const result = await app.rpc("command/exec", {
           // Tracked changes, then each untracked file as an addition (as Codex's /diff).
           command: ["sh", "-c", DIFF_SCRIPT],
-          cwd: app.options.settings.cwd,
+          cwd: app.cwd,
         });
         const stdout = String(result.stdout ?? "");
         t.notice(stdout.trim() === "" ? "no changes (git diff is empty)" : stdout.replace(/\n$/, ""));
@@ -153,23 +150,107 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
 
 const APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"];
 
-function approvalChoices(current: string): string {
-  return `approval ${current}\nchoices: ${APPROVAL_POLICIES.join(", ")} (/approvals POLICY)`;
+// Settings ride on the next turn/start; the status line shows them now.
+function setModel(app: SlashHost, model: string): void {
+  if (!app.thread) return;
+  app.options.settings.model = model;
+  app.thread.model = model;
+  app.transcript.notice(`model set to ${model} (from the next turn)`);
 }
 
-/** The current model and the server's others (model/list), when it can list them. */
-async function modelChoices(app: SlashHost): Promise<string> {
-  const current = `model ${app.thread?.model ?? "?"}`;
-  try {
-    const listed = await app.rpc("model/list", {});
-    const models = ((listed.data as { model?: unknown }[] | undefined) ?? []).map((entry) =>
-      String(entry.model),
+function setApprovalPolicy(app: SlashHost, policy: string): void {
+  if (!app.thread) return;
+  if (!APPROVAL_POLICIES.includes(policy)) {
+    app.transcript.notice(
+      `unknown approval policy ${policy}: use one of ${APPROVAL_POLICIES.join(", ")}`,
+      "warn",
     );
-    return `${current}\navailable: ${models.join(", ")} (/model NAME)`;
-  } catch (error) {
-    if (error instanceof RpcCallError && error.code === METHOD_NOT_FOUND) return current;
-    throw error;
+    return;
   }
+  app.options.settings.approvalPolicy = policy;
+  app.thread.approvalPolicy = policy;
+  app.transcript.notice(`approvals set to ${policy} (from the next turn)`);
+}
+
+function openApprovalPicker(app: SlashHost): void {
+  const current = app.thread?.approvalPolicy;
+  const items = APPROVAL_POLICIES.map((policy) => ({
+    label: policy,
+    value: policy,
+    current: policy === current,
+  }));
+  app.openPicker(new Picker("Approval policy", items, (policy) => setApprovalPolicy(app, policy)));
+}
+
+/** The server's models (model/list) in a picker; a server without model/list: `/model NAME`. */
+async function openModelPicker(app: SlashHost): Promise<void> {
+  const current = app.thread?.model;
+  let listed: Params;
+  try {
+    listed = await app.rpc("model/list", { limit: 100 });
+  } catch (error) {
+    if (!(error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)) throw error;
+    app.transcript.notice(`model ${current ?? "?"}\nthis server does not list its models: /model NAME`);
+    return;
+  }
+  const entries = (listed.data as { model?: unknown; description?: unknown }[] | undefined) ?? [];
+  const items: PickerItem[] = entries.flatMap((entry) => {
+    if (typeof entry.model !== "string") return [];
+    const description = typeof entry.description === "string" ? entry.description : "";
+    // tscodex's descriptions start with the model's name: no need to say it twice.
+    const detail = description.startsWith(`${entry.model}: `)
+      ? description.slice(entry.model.length + 2)
+      : description;
+    return [{ label: entry.model, detail, value: entry.model, current: entry.model === current }];
+  });
+  if (items.length === 0) {
+    app.transcript.notice(`model ${current ?? "?"}\nthe server lists no models: /model NAME`);
+    return;
+  }
+  app.openPicker(new Picker("Select a model", items, (model) => setModel(app, model)));
+}
+
+/**
+ * The stored threads (thread/list, most recently updated first) in a picker: preview and age.
+ * `orElse` (`tscodex resume` with no thread open): what Esc, or no stored thread, does instead.
+ */
+export async function openResumePicker(app: SlashHost, orElse?: () => Promise<void>): Promise<void> {
+  const listed = await app.rpc("thread/list", { limit: 50, sortKey: "updated_at" });
+  const threads =
+    (listed.data as { id?: unknown; preview?: unknown; updatedAt?: unknown }[] | undefined) ?? [];
+  const now = Date.now();
+  const items: PickerItem[] = threads.flatMap((thread) => {
+    if (typeof thread.id !== "string") return [];
+    const preview = typeof thread.preview === "string" ? thread.preview.split("\n")[0]?.trim() : "";
+    const updated = typeof thread.updatedAt === "number" ? ago(now - thread.updatedAt * 1000) : "";
+    return [
+      {
+        label: preview || "(no prompt yet)",
+        detail: updated,
+        value: thread.id,
+        current: thread.id === app.thread?.id,
+      },
+    ];
+  });
+  if (items.length === 0) {
+    await orElse?.();
+    app.transcript.notice("no stored thread to resume");
+    return;
+  }
+  app.openPicker(new Picker("Resume a thread", items, (id) => app.resumeThread(id), orElse));
+}
+
+/** "just now", "5 minutes ago", "3 hours ago", "2 days ago". */
+export function ago(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return "just now";
+  const [count, unit] =
+    minutes < 60
+      ? [minutes, "minute"]
+      : minutes < 1440
+        ? [Math.floor(minutes / 60), "hour"]
+        : [Math.floor(minutes / 1440), "day"];
+  return `${count} ${unit}${count === 1 ? "" : "s"} ago`;
 }
 
 /** Calls a method not every app-server has; false (and a note on screen) when it answers -32601. */

@@ -2,14 +2,14 @@
  * `skills/config/write` and `skills/extraRoots/set`. A write records the skill's state as Codex
  * does, as `[[skills.config]]` entries (`path` or `name`, `enabled = false`) in the user's
  * config.toml; turning a skill back on removes its entries. Extra roots live as long as the
- * server. Both apply to skills/list and to threads opened afterwards, and tell the client
- * `skills/changed` (to list again) once the reply is sent.
+ * server. Both apply to skills/list and to threads opened afterwards, and tell every client
+ * `skills/changed` (to list again) once the reply is sent (the caller after its reply).
  */
 import { isAbsolute, resolve } from "node:path";
 import { readTextOrEmpty } from "../../../util/files.js";
 import { parseConfigText } from "../config-edit.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
-import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
+import { RpcError } from "../protocol/jsonrpc.js";
 import { writeConfigEdits } from "./config.js";
 import type { HandlerContext } from "./context.js";
 
@@ -48,6 +48,8 @@ export async function skillsExtraRootsSet(
       `skills/extraRoots/set: roots must be absolute paths: ${relative.join(", ")}`,
     );
   context.runtime.skillExtraRoots = [...new Set(params.extraRoots.map((root) => resolve(root)))];
+  // Changes under the new roots notify too.
+  await context.runtime.rewatchSkills();
   notifyChanged(context);
   return {};
 }
@@ -64,5 +66,5 @@ async function currentEntries(context: HandlerContext): Promise<Entry[]> {
 }
 
 function notifyChanged(context: HandlerContext): void {
-  context.after(() => context.session.send(encodeNotification("skills/changed", {})));
+  context.after(() => context.runtime.skillsChanged());
 }

@@ -2,7 +2,7 @@
  * `skills/list`: the skills `tscodex skills list` shows (found as a new thread in that
  * directory finds them, the extra roots included), one entry per asked-for directory, each with
  * its `[[skills.config]]` state. Skills are read afresh on every call, so `forceReload` changes
- * nothing.
+ * nothing. The listed directories' roots are watched from then on (`skills/changed`).
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -31,6 +31,8 @@ export async function skillsList(
   const data = await Promise.all(
     cwds.map(async (given) => {
       const cwd = resolve(given);
+      // A client that listed them hears when they change on disk (watched before the reply).
+      await context.runtime.watchSkillsOf(cwd);
       const { skills, warnings } = await loadSkills({
         home: config.home,
         cwd,

@@ -2,7 +2,8 @@
  * thread/start, thread/resume, thread/fork, thread/archive and thread/rollback: open a thread
  * (new, stored, or copied), make the calling client follow it, and answer with the thread and
  * the settings it runs with. thread/start and thread/fork announce the new thread with
- * `thread/started` after the reply, as Codex does.
+ * `thread/started` after the reply, as Codex does; resume and fork then tell the client the
+ * thread's last token usage.
  */
 import { resolve } from "node:path";
 import { projectConfigPaths } from "../../../config/layers.js";
@@ -23,6 +24,7 @@ import { checkThreadId } from "../thread-id.js";
 import { newThreadView, openedResponse, storedThreadView } from "../thread-view.js";
 import { clientToolsOf } from "./client-tools.js";
 import type { HandlerContext } from "./context.js";
+import { sendRestoredUsage } from "./restored-usage.js";
 import { tellThreadGone } from "./thread-lifecycle.js";
 
 type SettingsParams = ParamsOf<"thread/start">;
@@ -148,6 +150,7 @@ export async function threadResume(
   context.after(() => reportMcpStartup(thread, context.session));
   const stored = await requireStored(await runtime.threads(), id);
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
+  sendRestoredUsage(context, stored, view, channel.settings, ownConfig ?? runtime.config);
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
   return openedResponse(view, channel.settings, sources, runtime.env);
 }
@@ -169,6 +172,7 @@ export async function threadFork(
   const stored = await requireStored(threads, thread.id);
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
+  sendRestoredUsage(context, stored, view, channel.settings, config);
   return openedResponse(
     view,
     channel.settings,
