@@ -9,6 +9,8 @@
  * Prints: steps and steps/s, p50/p99 per phase, failed steps, try outcomes by kind, items
  * duplicated or lost in the store (each question and each tool output must be in some thread,
  * and no thread may hold one twice), orphan processes, RSS and open fds per process.
+ * Issue 30's shape: SOAK_PROXIES=4 SOAK_CLIENTS=100 SOAK_SECONDS=600 (SOAK_BASELINE_SECONDS sets
+ * the fault-free part; default a third of the run).
  */
 import { mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,11 +20,29 @@ import { postgresBinDir, startPostgres } from "../test/support/postgres.js";
 import { fakeProviderToml, TSCODEX_BIN, withTempDirAndServer, writeResults } from "./support/bench.js";
 import { type ProxyPool, SoakClient, type SoakStats, type StepRecord } from "./support/soak-client.js";
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
-const PROXIES = Math.max(2, Number(process.env.SOAK_PROXIES ?? 3));
-const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 20);
-const KILL_EVERY_S = Number(process.env.SOAK_KILL_EVERY ?? 30);
-const BASELINE_S = SECONDS / 3;
+/** Setting `name` from the environment: a number of at least `min`, else `fallback`; anything else stops the run. */
+function setting(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < min) {
+    console.error(`soak: ${name}=${text} is not a number of at least ${min}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const SECONDS = setting("SOAK_SECONDS", 60, 15);
+const PROXIES = setting("SOAK_PROXIES", 3, 2);
+const CLIENTS = setting("SOAK_CLIENTS", 20, 1);
+const KILL_EVERY_S = setting("SOAK_KILL_EVERY", 30, 1);
+const BASELINE_S = setting("SOAK_BASELINE_SECONDS", SECONDS / 3, 5);
+if (SECONDS - BASELINE_S < 10) {
+  console.error(
+    `soak: SOAK_BASELINE_SECONDS=${BASELINE_S} leaves under 10 s of faults in SOAK_SECONDS=${SECONDS}`,
+  );
+  process.exit(2);
+}
 
 /** The fake model: a question gets a get_weather call, a tool output gets the answer. */
 function answer(request: RecordedRequest) {

@@ -18,7 +18,7 @@
 import { type Config, type LoadOptions, loadConfig } from "./config/load.js";
 import type { ConfigOverride } from "./config/overrides.js";
 import { type QuestionResponders, questionRouter } from "./frontends/common/turn-driver.js";
-import type { HookCallbacks } from "./hooks/index.js";
+import type { HookCallbacks, ThreadStartSource } from "./hooks/index.js";
 import type { UserInputReply } from "./protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 import { clientToolResultSchema } from "./protocol/client-tools-schema.js";
@@ -83,6 +83,15 @@ export interface ThreadOptions {
    * permissionDecisionReason: "no" } }) }`. They answer as a command hook's stdout would.
    */
   hooks?: HookCallbacks;
+}
+
+/** What a new thread is started with: ThreadOptions, and why its session starts. */
+export interface StartThreadOptions extends ThreadOptions {
+  /**
+   * SessionStart hooks' `source`: "clear" when this thread replaces one the user cleared
+   * (Codex's `/clear`); default "startup".
+   */
+  sessionStartSource?: ThreadStartSource;
 }
 
 /** Answers one elicitation_request event. */
@@ -174,7 +183,7 @@ export class Tscodex {
   constructor(private readonly options: TscodexOptions = {}) {}
 
   /** Throws at once when `options.cwd` is not an existing directory (given as an absolute path). */
-  startThread(options: ThreadOptions = {}): AgentThread {
+  startThread(options: StartThreadOptions = {}): AgentThread {
     const cwdProblem =
       options.cwd === undefined ? undefined : workingDirectoryProblemSync(options.cwd, "cwd");
     if (cwdProblem) throw new Error(cwdProblem);
@@ -228,7 +237,7 @@ export class Tscodex {
   }
 
   private openOptions(
-    options: Omit<ThreadOptions, "onApproval" | "onUserInput" | "onElicitation" | "tools">,
+    options: Omit<StartThreadOptions, "onApproval" | "onUserInput" | "onElicitation" | "tools">,
     defaultCwd = true,
   ): OpenThreadOptions {
     return {

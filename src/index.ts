@@ -8,13 +8,20 @@ export {
   type LibraryTool,
   type LibraryToolContext,
   type RunOptions,
+  type StartThreadOptions,
   type ThreadOptions,
   Tscodex,
   type TscodexOptions,
   type UserInputHandler,
 } from "./agent.js";
 export { type Config, loadConfig } from "./config/load.js";
-export type { HookCallback, HookCallbacks, HookEventName, HookInput } from "./hooks/index.js";
+export type {
+  HookCallback,
+  HookCallbacks,
+  HookEventName,
+  HookInput,
+  ThreadStartSource,
+} from "./hooks/index.js";
 export type { AgentStatus, UserInputReply, UserInputResponse, UserQuestion } from "./protocol/agents.js";
 export type { ClientToolContentItem, ClientToolResult, ClientToolSpec } from "./protocol/client-tools.js";
 export type {

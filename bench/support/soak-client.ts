@@ -189,7 +189,8 @@ export class SoakClient {
         if (key && Math.random() < REPLAY_SHARE) await this.replay(body, key, result);
         return result.response;
       }
-      this.count(kind);
+      // A streamed step has no key: the takeover that answers a keyed retry cannot apply to it.
+      this.count(key ? kind : `${kind} (no key)`);
       if (!retryable(result) || performance.now() - started > STEP_DEADLINE_MS) {
         record(false, attempt);
         return null;

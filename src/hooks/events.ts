@@ -45,12 +45,17 @@ export interface TurnFields extends SessionFields {
   permission_mode: PermissionMode;
 }
 
+/** Why a thread's session starts: new, reopened from the store, or new after a `/clear`. */
+export type SessionStartSource = "startup" | "resume" | "clear";
+/** The sources a client may give a new thread (app-server `thread/start`'s `sessionStartSource`). */
+export type ThreadStartSource = Exclude<SessionStartSource, "resume">;
+
 /** What each event's hook gets on stdin (hook_event_name is added by the engine). */
 export interface HookInputs {
   SessionStart: SessionFields & {
     model: string;
     permission_mode: PermissionMode;
-    source: "startup" | "resume" | "clear";
+    source: SessionStartSource;
   };
   UserPromptSubmit: TurnFields & { prompt: string };
   PreToolUse: TurnFields & { tool_name: string; tool_input: unknown; tool_use_id: string };

@@ -20,6 +20,8 @@ export type {
   HookInput,
   HookInputs,
   PermissionMode,
+  SessionStartSource,
+  ThreadStartSource,
 } from "./events.js";
 export { HOOK_EVENTS } from "./events.js";
 export type { CommandHook } from "./handler.js";

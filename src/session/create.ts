@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
 import { buildShellEnvironment } from "../exec/environment.js";
-import { type HookCallbacks, loadHooks } from "../hooks/index.js";
+import { type HookCallbacks, loadHooks, type ThreadStartSource } from "../hooks/index.js";
 import { createModelClient } from "../model/client.js";
 import { findModelFamily } from "../model/family.js";
 import type { ClientIdentity, ModelRequestSettings } from "../model/types.js";
@@ -65,6 +65,8 @@ export interface CreateThreadOptions {
   sandboxExtent?: SandboxExtent | undefined;
   /** Skill roots besides Codex's (app-server `skills/extraRoots/set`). */
   skillRoots?: readonly string[] | undefined;
+  /** SessionStart's source for a new thread: "clear" when it replaces one the user cleared. */
+  sessionStartSource?: ThreadStartSource | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -169,21 +171,26 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
-  const thread = new Thread(id, services, {
-    cwd: options.cwd,
-    approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
-    sandboxMode,
-    ...(options.sandboxExtent ?? {
-      networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-      // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
-      writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-      tempRoots: tempRoots(config, env),
-    }),
-    clientTools,
-    clientToolsWin: options.clientToolsWin ?? false,
-    ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
-    ...(options.parkClientCalls ? { parkClientCalls: true } : {}),
-  });
+  const thread = new Thread(
+    id,
+    services,
+    {
+      cwd: options.cwd,
+      approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+      sandboxMode,
+      ...(options.sandboxExtent ?? {
+        networkAccess: config.sandboxWorkspaceWrite.networkAccess,
+        // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
+        writableRoots: config.sandboxWorkspaceWrite.writableRoots,
+        tempRoots: tempRoots(config, env),
+      }),
+      clientTools,
+      clientToolsWin: options.clientToolsWin ?? false,
+      ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
+      ...(options.parkClientCalls ? { parkClientCalls: true } : {}),
+    },
+    { sessionStartSource: options.sessionStartSource },
+  );
   agents?.attach(thread);
   return thread;
 }

@@ -7,7 +7,14 @@
  * their arguments (`{}` when none, the raw text when not JSON) and, after the call, the server's
  * result (`{content, structuredContent}`). Other tools start no tool hooks.
  */
-import type { HookEngine, HookEventName, HookInputs, HookOutcome, PermissionMode } from "../hooks/index.js";
+import type {
+  HookEngine,
+  HookEventName,
+  HookInputs,
+  HookOutcome,
+  PermissionMode,
+  SessionStartSource,
+} from "../hooks/index.js";
 import type { Event, HookRunSummary } from "../protocol/events.js";
 import { developerMessage, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { ApprovalPolicy } from "../protocol/policy.js";
@@ -94,7 +101,7 @@ export class HookPoints {
   }
 
   /** SessionStart: the contexts its hooks give the model. */
-  async sessionStart(source: "startup" | "resume", signal: AbortSignal): Promise<string[]> {
+  async sessionStart(source: SessionStartSource, signal: AbortSignal): Promise<string[]> {
     if (!this.engine.has("SessionStart")) return [];
     const { model, permission_mode } = this.turn("");
     const outcome = await this.run(

@@ -13,7 +13,7 @@ export const NO_CLIENT_OUTPUT = "The client returned no result for this tool cal
  * The outputs to record, in the parked calls' order: the client's output for each pending call
  * (the first one given), a failed note for a call it left out. `ignored`: outputs for no pending call.
  */
-export function parkedOutputs(
+function parkedOutputs(
   parked: ParkedTurn,
   outputs: readonly ResponseItem[],
 ): { items: ResponseItem[]; ignored: string[] } {
@@ -52,7 +52,7 @@ export function unansweredCalls(items: readonly ResponseItem[]): ToolCallItem[] 
 }
 
 /** Failed outputs for every pending call: a new user turn abandons the parked one. */
-export function abandonedOutputs(parked: ParkedTurn): ResponseItem[] {
+function abandonedOutputs(parked: ParkedTurn): ResponseItem[] {
   return parked.calls.map(missingOutput);
 }
 

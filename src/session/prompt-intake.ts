@@ -1,10 +1,12 @@
 /**
  * How a user turn's prompt enters the history: on the thread object's first turn, the load
- * warnings and SessionStart ("startup", or "resume" for a restored thread) with its contexts;
+ * warnings and SessionStart (its source: "startup", "resume" for a restored thread, "clear" for
+ * one a client opened in place of a cleared one) with its contexts;
  * then UserPromptSubmit, which may block the prompt (it then never reaches the model or the
  * history); then the user message, the `<skill>` messages of the skills it mentions as `$name`,
  * and the hooks' additional contexts.
  */
+import type { SessionStartSource } from "../hooks/index.js";
 import { mentionedSkills, skillMessage } from "../prompt/skills.js";
 import type { Event } from "../protocol/events.js";
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
@@ -19,8 +21,8 @@ export class PromptIntake {
     private readonly hooks: HookPoints | null,
     private readonly services: Pick<ThreadServices, "hooks" | "skills">,
     private readonly emit: (event: Event) => void,
-    /** Whether the thread continues a stored one (SessionStart's source). */
-    private readonly restored: () => boolean,
+    /** SessionStart's source, read when the first turn begins (a restore may change it). */
+    private readonly source: () => SessionStartSource,
   ) {}
 
   /** Record turn `turnId`'s prompt; false when a hook blocked it (a warning says why). */
@@ -54,8 +56,7 @@ export class PromptIntake {
       ...(this.services.skills?.loaded.warnings ?? []),
     ];
     for (const message of warnings) this.emit({ type: "warning", message });
-    const source = this.restored() ? "resume" : "startup";
-    const contexts = (await this.hooks?.sessionStart(source, signal)) ?? [];
+    const contexts = (await this.hooks?.sessionStart(this.source(), signal)) ?? [];
     for (const text of contexts) record(developerMessage(text));
   }
 

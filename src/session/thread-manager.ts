@@ -296,6 +296,20 @@ export class ThreadManager implements AgentHost {
     return this.whileHeld(id, () => this.store.rollback(id, numTurns));
   }
 
+  /** How many lines thread `id` has stored (a live one's queued lines stored first); null when absent. */
+  async storedLines(id: string): Promise<number | null> {
+    await this.live.get(id)?.recorder?.flush();
+    return (await this.store.readLines(id))?.length ?? null;
+  }
+
+  /**
+   * Keep the first `lines` lines of thread `id` (it leaves memory; under its lease): undo what a
+   * turn that died with its process left. False when it is not stored.
+   */
+  async truncate(id: string, lines: number): Promise<boolean> {
+    return this.whileHeld(id, () => this.store.truncate(id, lines));
+  }
+
   /**
    * These threads' leases are gone (the store's connection dropped): another process may run
    * them now, so a running turn here ends as failed and the thread leaves memory.

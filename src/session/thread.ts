@@ -10,6 +10,7 @@
  * (turn_continued). A new user turn instead closes it with failed outputs.
  */
 
+import type { SessionStartSource, ThreadStartSource } from "../hooks/index.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
 import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
@@ -58,6 +59,12 @@ export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.
 export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 export { SteerError } from "./steering.js";
 
+/** How a new thread was opened (beyond its settings). */
+export interface ThreadOpening {
+  /** A client opened it in place of one it cleared (Codex's `/clear`): SessionStart says "clear". */
+  sessionStartSource?: ThreadStartSource | undefined;
+}
+
 export class Thread {
   private readonly log = new History();
   private readonly listeners = new ThreadListeners();
@@ -83,7 +90,8 @@ export class Thread {
   /** The thread's hooks; null when it has none. */
   private readonly hooks: HookPoints | null;
   private readonly intake: PromptIntake;
-  private restored = false;
+  /** SessionStart's source: as opened, or "resume" once restored from the store. */
+  private sessionStartSource: SessionStartSource;
   /** The rollout file hooks are told about (`transcript_path`); set by whoever records the thread. */
   transcriptPath: string | null = null;
 
@@ -91,8 +99,10 @@ export class Thread {
     readonly id: string,
     private readonly services: ThreadServices,
     settings: ThreadSettings,
+    opening: ThreadOpening = {},
   ) {
     this.settings = { ...settings };
+    this.sessionStartSource = opening.sessionStartSource ?? "startup";
     this.questions = new ThreadQuestions(
       (event) => this.emit(event),
       services,
@@ -118,7 +128,7 @@ export class Thread {
       this.hooks,
       services,
       (event) => this.emit(event),
-      () => this.restored,
+      () => this.sessionStartSource,
     );
   }
 
@@ -282,7 +292,7 @@ export class Thread {
     this.usage = state.usage;
     this.nextTurn = state.turns;
     this.initialized = state.history.length > 0;
-    this.restored = true;
+    this.sessionStartSource = "resume";
     this.parked = state.parked ? parkedFromHistory(state.history, state.parked) : null;
     this.compaction.lastResponseTokens = state.lastUsage
       ? state.lastUsage.input_tokens + state.lastUsage.output_tokens

@@ -20,6 +20,7 @@ export { RolloutError, type StoredThread } from "./stored-thread.js";
 export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {
   type IdempotencyRecord,
+  type IdempotentWork,
   type ResponseRecord,
   StoreError,
   type StoreKind,

@@ -183,13 +183,22 @@ export class JsonlThreadStore implements ThreadStore {
   async rollback(id: string, numTurns: number): Promise<boolean> {
     const path = await this.exactPath(id);
     if (!path) return false;
-    // Raw text, so the kept lines are not rewritten; written whole, then renamed into place.
     const lines = (await readFile(path, "utf8")).split("\n").filter((line) => line.trim() !== "");
     const starts = lines.filter(isTurnStart).length;
     const kept = keepTurns(lines, Math.max(0, starts - numTurns));
-    const draft = `${path}.rollback`;
-    await writeFile(draft, `${kept.join("\n")}\n`);
-    await rename(draft, path);
+    await rewrite(path, kept);
+    return true;
+  }
+
+  async truncate(id: string, lines: number): Promise<boolean> {
+    const path = await this.exactPath(id);
+    if (!path) return false;
+    const { parseRollout } = await import("./rollout-reader.js");
+    const raw = (await readFile(path, "utf8")).split("\n").filter((line) => line.trim() !== "");
+    // Counted as readLines counts: a line that does not parse (a torn write) is not one, and goes.
+    const valid = raw.filter((line) => parseRollout(line).lines.length === 1);
+    const kept = valid.slice(0, Math.max(1, Math.floor(lines)));
+    if (kept.length < raw.length) await rewrite(path, kept);
     return true;
   }
 
@@ -416,6 +425,13 @@ function readOrNull(path: string): Promise<StoredThread | null> {
 
 /** The lines before turn number `turns + 1` starts. */
 /** The lines of the first `turns` turns, and the thread's name and metadata lines after them. */
+/** Replace rollout `path` with `lines` (raw text, so kept lines are not rewritten): written whole, then renamed into place. */
+async function rewrite(path: string, lines: string[]): Promise<void> {
+  const draft = `${path}.rewrite`;
+  await writeFile(draft, `${lines.join("\n")}\n`);
+  await rename(draft, path);
+}
+
 function keepTurns(lines: string[], turns: number): string[] {
   let started = 0;
   const kept: string[] = [];

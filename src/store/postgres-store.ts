@@ -383,14 +383,36 @@ class PostgresThreadStore implements ThreadStore {
           FROM tscodex_threads WHERE id = ${id} AND NOT archived`,
     );
     if (!row) return false;
-    const cut = row.cut;
-    if (cut === null) return true;
-    await this.run(`rolling back thread ${id}`, () =>
-      sql.begin(async (tx) => {
-        // The thread's name and metadata stay: they are about the thread, not its turns.
+    // The thread's name and metadata stay: they are about the thread, not its turns.
+    if (row.cut !== null) await this.dropLines(`rolling back thread ${id}`, id, row.cut, true);
+    return true;
+  }
+
+  async truncate(id: string, lines: number): Promise<boolean> {
+    const keep = Math.max(1, Math.floor(lines));
+    const [row] = await this.run(
+      `truncating thread ${id}`,
+      () => this.sql<{ cut: number | null }[]>`
+        SELECT (SELECT seq FROM tscodex_thread_lines WHERE thread_id = ${id}
+                 ORDER BY seq OFFSET ${keep} LIMIT 1) AS cut
+          FROM tscodex_threads WHERE id = ${id} AND NOT archived`,
+    );
+    if (!row) return false;
+    if (row.cut !== null) await this.dropLines(`truncating thread ${id}`, id, row.cut, false);
+    return true;
+  }
+
+  /**
+   * Delete thread `id`'s lines from seq `cut` on (but its annotations when `keepAnnotations`).
+   * `last_seq` stays: later lines are numbered after every seq ever written.
+   */
+  private async dropLines(what: string, id: string, cut: number, keepAnnotations: boolean): Promise<void> {
+    await this.run(what, () =>
+      this.sql.begin(async (tx) => {
         const gone = await tx`
           DELETE FROM tscodex_thread_lines
-           WHERE thread_id = ${id} AND seq >= ${cut} AND coalesce(event, '') <> ALL(${THREAD_ANNOTATIONS as string[]})`;
+           WHERE thread_id = ${id} AND seq >= ${cut}
+             ${keepAnnotations ? tx`AND coalesce(event, '') <> ALL(${THREAD_ANNOTATIONS as string[]})` : tx``}`;
         if (gone.count === 0) return;
         await tx`
           UPDATE tscodex_threads t
@@ -399,7 +421,6 @@ class PostgresThreadStore implements ThreadStore {
            WHERE t.id = ${id}`;
       }),
     );
-    return true;
   }
 
   async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {

@@ -29,6 +29,15 @@ const idempotencyRecordSchema = z.object({
   result: z.object({ status: z.number().int(), body: z.unknown() }).nullable(),
   created: z.number(),
   expires: z.number(),
+  work: z
+    .object({
+      threadId: z.string(),
+      linesBefore: z.number().int().nonnegative().nullable(),
+      answerId: z.string().nullable(),
+      continues: z.string().nullable(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** The idempotency record in `value`, or null when it is not one. */

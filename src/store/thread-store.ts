@@ -74,7 +74,10 @@ export interface ResponseRecord {
   body: Record<string, unknown>;
   /** The request's input items, with ids (GET /v1/responses/{id}/input_items). */
   input?: Record<string, unknown>[] | undefined;
-  /** The response whose request answered this one's function calls, once one did. */
+  /**
+   * The response whose request continued this one on its own thread (answering its function
+   * calls, or as the thread's next turn), once one did.
+   */
   answeredBy?: string | null | undefined;
   /** ms since the epoch. */
   created: number;
@@ -94,6 +97,25 @@ export interface IdempotencyRecord {
   created: number;
   /** ms since the epoch: after this the key is free again. */
   expires: number;
+  /**
+   * What the request's turn writes, recorded before it writes anything: a retry that takes the
+   * key over after the request's process died finds the stored answer, or undoes the partial turn.
+   */
+  work?: IdempotentWork | null | undefined;
+}
+
+/** The thread a keyed request's turn runs on, and where its answer is stored once it ends. */
+export interface IdempotentWork {
+  threadId: string;
+  /** How many lines the thread had before the turn (ThreadStore.truncate); null: the request made the thread. */
+  linesBefore: number | null;
+  /** The id the answer is stored under once the turn ends (the proxy: a response id), or null. */
+  answerId: string | null;
+  /**
+   * The stored answer whose thread the turn continues (the proxy: the previous response), or
+   * null: undoing the partial turn is only safe while nothing else continued from there.
+   */
+  continues: string | null;
 }
 
 export interface ThreadPage {
@@ -167,6 +189,12 @@ export interface ThreadStore {
   unarchive(id: string): Promise<boolean>;
   /** Drop the last `numTurns` turns of thread `id` (all when it has fewer); false when absent. */
   rollback(id: string, numTurns: number): Promise<boolean>;
+  /**
+   * Keep only the first `lines` lines of thread `id` (as readLines counts them; the metadata line
+   * always stays): what a turn that died with its process left after them goes. The caller holds
+   * the thread's lease. False when the thread is not stored.
+   */
+  truncate(id: string, lines: number): Promise<boolean>;
   /**
    * Remember that thread `threadId`'s parked turn waits for these calls' outputs (made by
    * response `responseId`, when a response made them).

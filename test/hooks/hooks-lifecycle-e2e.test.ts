@@ -1,11 +1,12 @@
 /**
  * The lifecycle hooks beyond a plain exec turn: SubagentStart / SubagentStop around a
- * sub-agent (feature collab), and PreCompact / PostCompact around a compaction.
+ * sub-agent (feature collab), PreCompact / PostCompact around a compaction, and SessionStart's
+ * source as the library's startThread and resumeThread set it.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type HookInput, Tscodex } from "../../src/index.js";
+import { type HookCallbacks, type HookInput, Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { callOutputs, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
@@ -156,5 +157,26 @@ describe("compaction hooks", () => {
     expect(Object.keys(pre ?? {}).sort()).toEqual(keys.sort());
     expect(pre).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", cwd: h.work });
     expect(post).toMatchObject({ hook_event_name: "PostCompact", trigger: "auto", turn_id: pre?.turn_id });
+  });
+});
+
+describe("SessionStart source through the library", () => {
+  it("startThread's sessionStartSource reaches SessionStart; a resumed thread says resume", async () => {
+    h.server.enqueue(turn(message("one")), turn(message("two")), turn(message("three")));
+    const sources: string[] = [];
+    const hooks: HookCallbacks = {
+      SessionStart: (input) => {
+        sources.push(input.source);
+      },
+    };
+    const agent = new Tscodex({ home: h.home, env: h.libraryEnv() });
+    const cleared = agent.startThread({ cwd: h.work, sessionStartSource: "clear", hooks });
+    await cleared.run("hi");
+    await agent.startThread({ cwd: h.work, hooks }).run("hi");
+    await agent.close();
+    const again = new Tscodex({ home: h.home, env: h.libraryEnv() });
+    await again.resumeThread(cleared.id, { hooks }).run("again");
+    await again.close();
+    expect(sources).toEqual(["clear", "startup", "resume"]);
   });
 });

@@ -1,25 +1,28 @@
 /**
  * Idempotency-Key on the proxy (issue 30): a retry with the same key and body gets the stored
  * answer and runs nothing; another body is a 422; a retry while the first runs is a 409; a retry
- * after the first process was SIGKILLed takes the key over on another process of the same store.
+ * after the first process was SIGKILLed takes the key over on another process of the same store
+ * (leaving no stray thread); a keyed request whose client hung up runs on for its retry.
  */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { delay, message, turn } from "../support/fake-model-server.js";
-import { useProxyHarness } from "../support/proxy-harness.js";
+import { delay, failed, functionCall, message, turn } from "../support/fake-model-server.js";
+import { waitFor } from "../support/processes.js";
+import { type KeyedAnswer, postKeyed, useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
 
-async function post(url: string, path: string, body: object, key: string | null) {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key === null ? {} : { "idempotency-key": key }) },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    replayed: response.headers.get("idempotent-replayed"),
-    body: (await response.json()) as Record<string, unknown> & { error?: { code?: string } },
-  };
+const LOOKUP = {
+  type: "function",
+  name: "lookup",
+  description: "Look a key up.",
+  parameters: { type: "object", properties: { key: { type: "string" } } },
+};
+
+async function rollouts(): Promise<string[]> {
+  const dir = join(h.home, "sessions");
+  return (await readdir(dir, { recursive: true })).filter((name) => name.endsWith(".jsonl"));
 }
 
 describe("proxy Idempotency-Key", () => {
@@ -27,29 +30,29 @@ describe("proxy Idempotency-Key", () => {
     const proxy = await h.startProxy();
     h.model.enqueue(turn(message("once")), turn(message("chat once")));
     const body = { model: "m", input: "do it once" };
-    const first = await post(proxy.url, "/responses", body, "key-a");
+    const first = await postKeyed(proxy.url, "/responses", body, "key-a");
     expect(first.status).toBe(200);
     expect(first.replayed).toBeNull();
-    const again = await post(proxy.url, "/responses", body, "key-a");
+    const again = await postKeyed(proxy.url, "/responses", body, "key-a");
     expect(again.status).toBe(200);
     expect(again.replayed).toBe("true");
     expect(again.body).toEqual(first.body);
     expect(h.model.requests).toHaveLength(1);
 
-    const other = await post(proxy.url, "/responses", { ...body, input: "something else" }, "key-a");
+    const other = await postKeyed(proxy.url, "/responses", { ...body, input: "something else" }, "key-a");
     expect(other.status).toBe(422);
     expect(other.body.error?.code).toBe("idempotency_key_reused");
     // The key is per route and body: the same key on chat with a chat body is another request.
     const chatBody = { model: "m", messages: [{ role: "user", content: "hi" }] };
-    const chat = await post(proxy.url, "/chat/completions", chatBody, "key-c");
-    const chatAgain = await post(proxy.url, "/chat/completions", chatBody, "key-c");
+    const chat = await postKeyed(proxy.url, "/chat/completions", chatBody, "key-c");
+    const chatAgain = await postKeyed(proxy.url, "/chat/completions", chatBody, "key-c");
     expect(chatAgain.body).toEqual(chat.body);
     expect(chatAgain.replayed).toBe("true");
     expect(h.model.requests).toHaveLength(2);
     // A request without a key is never deduplicated.
     h.model.enqueue(turn(message("twice")), turn(message("twice")));
-    await post(proxy.url, "/responses", body, null);
-    await post(proxy.url, "/responses", body, null);
+    await postKeyed(proxy.url, "/responses", body, null);
+    await postKeyed(proxy.url, "/responses", body, null);
     expect(h.model.requests).toHaveLength(4);
   });
 
@@ -57,21 +60,26 @@ describe("proxy Idempotency-Key", () => {
     const proxy = await h.startProxy();
     h.model.enqueue(turn(delay(1_500), message("slow")));
     const body = { model: "m", input: "slow one" };
-    const running = post(proxy.url, "/responses", body, "key-slow");
+    const running = postKeyed(proxy.url, "/responses", body, "key-slow");
     await h.model.waitForRequests(1, 10_000);
-    const meanwhile = await post(proxy.url, "/responses", body, "key-slow");
+    const meanwhile = await postKeyed(proxy.url, "/responses", body, "key-slow");
     expect(meanwhile.status).toBe(409);
     expect(meanwhile.body.error?.code).toBe("idempotency_key_in_use");
     expect((await running).status).toBe(200);
 
-    const bad = await post(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
+    const bad = await postKeyed(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
     expect(bad.status).toBe(400);
     h.model.enqueue(turn(message("fixed")));
-    const fixed = await post(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
+    const fixed = await postKeyed(proxy.url, "/responses", { model: "m", input: 42 }, "key-bad");
     expect(fixed.status).toBe(400);
     expect(fixed.replayed).toBeNull();
 
-    const stream = await post(proxy.url, "/responses", { model: "m", input: "x", stream: true }, "key-s");
+    const stream = await postKeyed(
+      proxy.url,
+      "/responses",
+      { model: "m", input: "x", stream: true },
+      "key-s",
+    );
     expect(stream.status).toBe(400);
     expect(stream.body.error?.code).toBe("idempotency_key_with_stream");
   });
@@ -80,7 +88,7 @@ describe("proxy Idempotency-Key", () => {
     const doomed = await h.startProxy();
     h.model.enqueue(turn(delay(60_000), message("never delivered")), turn(message("second try")));
     const body = { model: "m", input: "survive a crash" };
-    const lost = post(doomed.url, "/responses", body, "key-crash").catch((error: unknown) => error);
+    const lost = postKeyed(doomed.url, "/responses", body, "key-crash").catch((error: unknown) => error);
     await h.model.waitForRequests(1, 10_000);
     const exited = new Promise((resolve) => doomed.child.once("exit", resolve));
     doomed.child.kill("SIGKILL");
@@ -88,14 +96,96 @@ describe("proxy Idempotency-Key", () => {
     expect(await lost).toBeInstanceOf(Error);
 
     const survivor = await h.startProxy();
-    const retry = await post(survivor.url, "/responses", body, "key-crash");
+    const retry = await postKeyed(survivor.url, "/responses", body, "key-crash");
     expect(retry.status).toBe(200);
     expect(
       (retry.body as { output?: { content?: { text?: string }[] }[] }).output?.[0]?.content?.[0]?.text,
     ).toBe("second try");
-    const replay = await post(survivor.url, "/responses", body, "key-crash");
+    const replay = await postKeyed(survivor.url, "/responses", body, "key-crash");
     expect(replay.replayed).toBe("true");
     expect(replay.body).toEqual(retry.body);
+    expect(h.model.requests).toHaveLength(2);
+    // The dead attempt's thread went with the takeover: the retry's is the only one.
+    expect(await rollouts()).toHaveLength(1);
+  });
+
+  it("a keyed request that failed after its turn wrote is undone: the retry runs it again on the same thread, each item once", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(
+      turn(functionCall("lookup", { key: "c" }, "call_c")),
+      turn(failed("model exploded", "invalid_prompt")),
+      turn(message("chat answer")),
+    );
+    const tools = [{ type: "function", function: { name: "lookup", parameters: LOOKUP.parameters } }];
+    const question = { role: "user", content: "look up c" };
+    const asked = await postKeyed(
+      proxy.url,
+      "/chat/completions",
+      { model: "m", messages: [question], tools },
+      null,
+    );
+    expect(asked.status).toBe(200);
+    const calls = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "call_c", type: "function", function: { name: "lookup", arguments: '{"key":"c"}' } },
+      ],
+    };
+    const body = {
+      model: "m",
+      tools,
+      messages: [question, calls, { role: "tool", tool_call_id: "call_c", content: "42" }],
+    };
+    const failedOnce = await postKeyed(proxy.url, "/chat/completions", body, "key-fail");
+    expect(failedOnce.status).toBe(500);
+    const retry = await postKeyed(proxy.url, "/chat/completions", body, "key-fail");
+    expect(retry.status).toBe(200);
+    expect(retry.replayed).toBeNull();
+    expect(JSON.stringify(retry.body)).toContain("chat answer");
+    // The failed turn's output was taken back: the parked turn continued again, on its thread.
+    expect(await rollouts()).toHaveLength(1);
+    const rollout = await readFile(join(h.home, "sessions", (await rollouts())[0] ?? ""), "utf8");
+    expect(rollout.split('"type":"function_call_output","call_id":"call_c"')).toHaveLength(2);
+  });
+
+  it("a keyed tool output whose client dropped the connection runs on; its retry waits for it and gets its answer", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(
+      turn(functionCall("lookup", { key: "k" }, "call_k")),
+      turn(delay(1_000), message("the answer")),
+    );
+    const parked = await postKeyed(
+      proxy.url,
+      "/responses",
+      { model: "m", input: "look up k", tools: [LOOKUP] },
+      null,
+    );
+    const body = {
+      model: "m",
+      previous_response_id: parked.body.id,
+      input: [{ type: "function_call_output", call_id: "call_k", output: "42" }],
+    };
+    const hangUp = new AbortController();
+    const dropped = fetch(`${proxy.url}/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": "key-drop" },
+      body: JSON.stringify(body),
+      signal: hangUp.signal,
+    }).catch((error: unknown) => error);
+    await h.model.waitForRequests(2, 10_000);
+    hangUp.abort();
+    expect(await dropped).toBeInstanceOf(Error);
+    let retry: KeyedAnswer | undefined;
+    await waitFor(async () => {
+      retry = await postKeyed(proxy.url, "/responses", body, "key-drop");
+      return retry.body.error?.code !== "idempotency_key_in_use";
+    }, 10_000);
+    if (!retry) throw new Error("no retry");
+    expect(retry.status).toBe(200);
+    expect(retry.replayed).toBe("true");
+    expect(JSON.stringify(retry.body.output)).toContain("the answer");
+    expect(retry.body.status).toBe("completed");
     expect(h.model.requests).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The proxy prunes its parked-call index (issue 30): an entry older than both the parked-call
- * and the retry windows goes at startup (then hourly), a newer one stays.
+ * and the retry windows goes at startup (then hourly), a newer one stays; so do expired
+ * idempotency keys.
  */
 
 import { createHash } from "node:crypto";
@@ -29,5 +30,24 @@ describe("proxy pruning", () => {
     await h.startProxy(["--parked-ttl", "600", "--idempotency-ttl", "900"]);
     await waitFor(() => !existsSync(old));
     expect(existsSync(fresh)).toBe(true);
+  });
+
+  it("drops expired idempotency keys at startup and keeps live ones", async () => {
+    const dir = join(h.home, "proxy", "idempotency-keys");
+    await mkdir(dir, { recursive: true });
+    const now = Date.now();
+    const key = async (name: string, expires: number) => {
+      const path = join(dir, `${name}.json`);
+      await writeFile(
+        path,
+        JSON.stringify({ key: name, fingerprint: "f", result: null, created: now, expires }),
+      );
+      return path;
+    };
+    const expired = await key("expired", now - 1);
+    const live = await key("live", now + 3_600_000);
+    await h.startProxy();
+    await waitFor(() => !existsSync(expired));
+    expect(existsSync(live)).toBe(true);
   });
 });

@@ -107,3 +107,35 @@ export async function spawnProxy(
       new OpenAI({ baseURL: proxy.url, apiKey: opts.apiKey ?? "unused", maxRetries: opts.maxRetries ?? 0 }),
   };
 }
+
+/** A proxy's JSON answer as a keyed-request test reads it. */
+export interface KeyedAnswer {
+  status: number;
+  /** The `Idempotent-Replayed` header (null when absent). */
+  replayed: string | null;
+  body: Record<string, unknown> & {
+    id?: string;
+    status?: string;
+    output?: { type?: string }[];
+    error?: { code?: string; message?: string };
+  };
+}
+
+/** POST `body` as JSON to `${url}${path}`, with `Idempotency-Key: key` unless key is null. */
+export async function postKeyed(
+  url: string,
+  path: string,
+  body: object,
+  key: string | null,
+): Promise<KeyedAnswer> {
+  const response = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key === null ? {} : { "idempotency-key": key }) },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    replayed: response.headers.get("idempotent-replayed"),
+    body: (await response.json()) as KeyedAnswer["body"],
+  };
+}

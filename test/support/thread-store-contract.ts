@@ -426,6 +426,30 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.rollback(threadId(99), 1)).toBe(false);
     });
 
+    it("truncates a thread to its first lines, as readLines counts them; continuing appends after them", async () => {
+      const id = threadId(72);
+      await storeThread(store, metaOf(id), 1);
+      const kept = (await store.readLines(id))?.length ?? 0;
+      // What a turn that died with its process left: a second turn, half written.
+      const dying = await store.append(id);
+      for (const event of turnEvents(2).slice(0, 4)) dying.recordEvent(event);
+      await dying.close();
+      const before = await store.version(id);
+      expect(await store.truncate(id, kept)).toBe(true);
+      expect(await store.readLines(id)).toHaveLength(kept);
+      expect(await store.read(id)).toMatchObject({ turns: 1, history: historyOfTurns(1, 1) });
+      expect(await store.version(id)).not.toBe(before);
+      expect(await store.truncate(id, kept)).toBe(true); // nothing more to drop
+      const writer = await store.append(id);
+      for (const event of turnEvents(2)) writer.recordEvent(event);
+      await writer.close();
+      expect((await store.read(id))?.history).toEqual(historyOfTurns(1, 2));
+      // The metadata line always stays.
+      expect(await store.truncate(id, 0)).toBe(true);
+      expect(await store.read(id)).toMatchObject({ turns: 0, history: [], meta: { id } });
+      expect(await store.truncate(threadId(98), 1)).toBe(false);
+    });
+
     it("indexes the calls a parked turn waits for", async () => {
       const [a, b] = [threadId(81), threadId(82)];
       await storeThread(store, metaOf(a), 1);
@@ -473,6 +497,10 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
         await store.claimIdempotencyKey({ ...old, fingerprint: "new", expires: now + 60_000 }),
       ).toBeNull();
       await store.saveIdempotencyKey({ ...old, key: "key-old-2" });
+      // Where a running request's turn writes is kept with its key (a takeover reads it).
+      const work = { threadId: threadId(5), linesBefore: 12, answerId: "resp_w", continues: null };
+      await store.saveIdempotencyKey({ ...record, key: "key-work", work });
+      expect((await store.claimIdempotencyKey({ ...record, key: "key-work" }))?.work).toEqual(work);
       expect(await store.pruneIdempotencyKeys(now)).toBe(1);
       expect((await store.claimIdempotencyKey({ ...record, fingerprint: "f5" }))?.fingerprint).toBe("f4");
     });

@@ -91,6 +91,11 @@ export class TmuxTerminal {
     return this.tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-t", this.name);
   }
 
+  /** What has scrolled off the top of the screen (the terminal's scrollback), as text. */
+  async scrollback(): Promise<string> {
+    return this.tmux("capture-pane", "-p", "-S", "-", "-E", "-1", "-t", this.name);
+  }
+
   /** Polls the screen until `test` holds; throws with the last screen after `timeoutMs`. */
   async waitFor(test: string | RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
     const matches =

@@ -62,14 +62,14 @@ export function createApp(options: ProxyOptions): Hono {
   const background = new BackgroundTurns();
   app.get("/v1/models", (c) => c.json(modelList(options.config)));
   app.post("/v1/responses", (c) =>
-    idempotent(c, options, "responses", () => handleResponses(c, options, background)),
+    idempotent(c, options, "responses", (keyed) => handleResponses(c, options, background, keyed)),
   );
   app.post("/v1/responses/:id/cancel", (c) => cancelResponse(c, options, background));
   app.get("/v1/responses/:id", (c) => getResponse(c, options, background));
   app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
   app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));
   app.post("/v1/chat/completions", (c) =>
-    idempotent(c, options, "chat/completions", () => handleChat(c, options)),
+    idempotent(c, options, "chat/completions", (keyed) => handleChat(c, options, keyed)),
   );
 
   app.notFound((c) => {

@@ -17,13 +17,20 @@ import { errorMessage } from "../../util/errors.js";
 import { agentWorkLine } from "./agent-work.js";
 import { fromChatRequest } from "./conversation.js";
 import { internalError } from "./errors.js";
+import type { KeyedRequest } from "./idempotency.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { chatRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
 
-export async function handleChat(c: Context, options: ProxyOptions): Promise<Response> {
+export async function handleChat(
+  c: Context,
+  options: ProxyOptions,
+  keyed: KeyedRequest | null = null,
+): Promise<Response> {
   const body = await readBody(c, chatRequestSchema);
-  const run = await beginTurn(options, fromChatRequest(body), null, c.req.raw.signal);
+  // A keyed turn outlives a dropped connection: its client comes back with the key for the answer.
+  const signal = keyed ? new AbortController().signal : c.req.raw.signal;
+  const run = await beginTurn(options, fromChatRequest(body), null, signal, { keyed });
   const head = {
     id: `chatcmpl-${randomBytes(12).toString("hex")}`,
     created: Math.floor(Date.now() / 1000),

@@ -9,6 +9,7 @@ import { errorMessage } from "../../util/errors.js";
 import type { BackgroundTurns } from "./background.js";
 import { fromResponsesRequest } from "./conversation.js";
 import { ApiError } from "./errors.js";
+import type { KeyedRequest } from "./idempotency.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { inputItemsOf } from "./responses-stored.js";
@@ -19,6 +20,7 @@ export async function handleResponses(
   c: Context,
   options: ProxyOptions,
   background: BackgroundTurns,
+  keyed: KeyedRequest | null = null,
 ): Promise<Response> {
   const body = await readBody(c, responsesRequestSchema);
   if (body.background && body.stream)
@@ -29,14 +31,13 @@ export async function handleResponses(
   const conversation = fromResponsesRequest(body);
   // A background turn outlives its request: only a cancel ends it.
   const detached = body.background ? background.recorder() : null;
+  // So does a keyed one: its client comes back with the key for the answer (idempotency.ts).
+  const signal = detached?.entry.abort.signal ?? (keyed ? new AbortController().signal : c.req.raw.signal);
   const input = inputItemsOf(body.input);
-  const run = await beginTurn(
-    options,
-    conversation,
-    body.previous_response_id ?? null,
-    detached?.entry.abort.signal ?? c.req.raw.signal,
-    { input },
-  );
+  const run = await beginTurn(options, conversation, body.previous_response_id ?? null, signal, {
+    input,
+    keyed,
+  });
   const base: ResponseBase = {
     id: run.responseId,
     model: body.model ?? options.config.model,

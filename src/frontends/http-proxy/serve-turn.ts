@@ -11,6 +11,7 @@ import { errorMessage } from "../../util/errors.js";
 import { questionRouter } from "../common/turn-driver.js";
 import type { Conversation } from "./conversation.js";
 import type { ConcurrencyLimit } from "./guards.js";
+import type { KeyedRequest } from "./idempotency.js";
 import { PROXY_RESPONDERS } from "./questions.js";
 import { extendTranscript } from "./transcript.js";
 import { commitResponse, responseId, startTurn, type TurnOptions } from "./turns.js";
@@ -37,18 +38,27 @@ export async function beginTurn(
   conversation: Conversation,
   previousResponseId: string | null,
   signal: AbortSignal,
-  stored: { input?: Record<string, unknown>[] } = {},
+  stored: { input?: Record<string, unknown>[]; keyed?: KeyedRequest | null } = {},
 ): Promise<TurnRun> {
   const release = options.limit.acquire();
   let started: Awaited<ReturnType<typeof startTurn>>;
+  let id = "";
   try {
-    started = await startTurn(options.turns, conversation, previousResponseId, signal);
+    started = await startTurn(options.turns, conversation, previousResponseId, signal, async (held) => {
+      id = responseId(held.thread.id);
+      // Under an Idempotency-Key, the key learns where this turn writes before it writes.
+      await stored.keyed?.started({
+        threadId: held.thread.id,
+        linesBefore: held.fresh ? null : await options.turns.threads.storedLines(held.thread.id),
+        answerId: id,
+        continues: held.answers?.id ?? null,
+      });
+    });
   } catch (error) {
     release();
     throw error;
   }
   const { thread, stream } = started;
-  const id = responseId(thread.id);
   return {
     threadId: thread.id,
     responseId: id,

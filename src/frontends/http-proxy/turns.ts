@@ -33,7 +33,19 @@ export interface StartedTurn {
   stream: EventStream<Event, TurnResult>;
   /** The fingerprint of the conversation the client has seen, before this response (transcript.ts). */
   transcript: string;
-  /** The stored response whose parked calls this turn answers, if it continues one. */
+  /**
+   * The stored response this turn continues on its own thread (answering its parked calls, or as
+   * the thread's next turn); null on a new thread or a fork.
+   */
+  answers: ResponseRecord | null;
+}
+
+/** The thread a request's turn is about to run on, held, before the turn writes anything to it. */
+export interface HeldThread {
+  thread: Thread;
+  /** The request made the thread (a new one, or a fork): no one else knows it yet. */
+  fresh: boolean;
+  /** As StartedTurn.answers. */
   answers: ResponseRecord | null;
 }
 
@@ -58,8 +70,18 @@ export async function startTurn(
   conversation: Conversation,
   previousResponseId: string | null,
   signal: AbortSignal,
+  beforeTurn: (held: HeldThread) => Promise<void> = async () => {},
 ): Promise<StartedTurn> {
   const plan = planTurn(conversation.entries);
+  // A failure here (the store gone) leaves the thread as it was, and free.
+  const ready = async (held: HeldThread) => {
+    try {
+      await beforeTurn(held);
+    } catch (error) {
+      await options.threads.release(held.thread.id).catch(() => {});
+      throw error;
+    }
+  };
   const overrides: TurnOverrides = {
     clientTools: conversation.tools,
     signal,
@@ -72,10 +94,12 @@ export async function startTurn(
   if (previousResponseId !== null) {
     const previous = await storedResponse(options, previousResponseId);
     const transcript = extendTranscript(previous.transcript, conversation.entries);
-    const thread = await threadAt(options, previous, plan.kind);
+    const { thread, forked } = await threadAt(options, previous, plan.kind);
     if (plan.kind === "user") {
+      const answers = forked ? null : previous;
+      await ready({ thread, fresh: forked, answers });
       const stream = thread.runStreamed({ text: plan.text, images: plan.images }, overrides);
-      return { thread, stream, transcript, answers: null };
+      return { thread, stream, transcript, answers };
     }
     const parked = thread.parkedTurn;
     const callIds = plan.outputs.map((output) => output.callId);
@@ -87,6 +111,7 @@ export async function startTurn(
       );
     }
     await refuseExpired(options, thread, parked);
+    await ready({ thread, fresh: false, answers: previous });
     const stream = thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
     return { thread, stream, transcript, answers: previous };
   }
@@ -98,6 +123,7 @@ export async function startTurn(
       extendTranscript(EMPTY_TRANSCRIPT, plan.history),
     );
     if (found) {
+      await ready({ thread: found.thread, fresh: false, answers: found.record });
       const stream = found.thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
       return { thread: found.thread, stream, transcript, answers: found.record };
     }
@@ -114,6 +140,7 @@ export async function startTurn(
       ? { developerInstructions: conversation.instructions.join("\n\n") }
       : {}),
   });
+  await ready({ thread, fresh: true, answers: null });
   await thread.importHistory(toHistoryItems(plan.history));
   const stream =
     plan.kind === "user"
@@ -135,8 +162,11 @@ export async function commitResponse(
   const { store } = options.threads;
   await store.saveResponse(record);
   if (callIds.length > 0) await store.indexParkedCalls(record.threadId, callIds, record.id);
-  // A later try with the same outputs is told which response already answered them.
-  if (answers) await store.saveResponse({ ...answers, answeredBy: record.id });
+  if (!answers) return;
+  // A later try with the same outputs is told which response already answered them. Read again:
+  // the record may have changed since the turn began (a background response's final state).
+  const latest = (await store.readResponse(answers.id)) ?? answers;
+  await store.saveResponse({ ...latest, answeredBy: record.id });
 }
 
 /** The stored response `id` names; 404 `previous_response_not_found` when it was never issued. */
@@ -164,7 +194,7 @@ async function threadAt(
   options: TurnOptions,
   previous: ResponseRecord,
   next: TurnPlan["kind"],
-): Promise<Thread> {
+): Promise<{ thread: Thread; forked: boolean }> {
   const gone = ": its thread is no longer stored";
   let thread: Thread;
   try {
@@ -177,7 +207,7 @@ async function threadAt(
   const latest =
     turns === previous.turns &&
     (previous.parkedTurnId === null ? parked === null : parked?.turnId === previous.parkedTurnId);
-  if (latest) return thread;
+  if (latest) return { thread, forked: false };
   await options.threads.release(thread.id);
   if (previous.parkedTurnId !== null)
     throw new ApiError(
@@ -192,7 +222,8 @@ async function threadAt(
   if (next === "outputs")
     throw ApiError.invalid(`Response '${previous.id}' has no pending function call.`, "input");
   try {
-    return await options.threads.fork(previous.threadId, { turns: previous.turns }, reopening(options));
+    const fork = await options.threads.fork(previous.threadId, { turns: previous.turns }, reopening(options));
+    return { thread: fork, forked: true };
   } catch (error) {
     throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);
   }

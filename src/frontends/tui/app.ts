@@ -155,11 +155,22 @@ export class TuiApp {
     if (this.options.prompt && this.thread) await this.submit(this.options.prompt);
   }
 
-  /** thread/start with the CLI's settings; clears the screen. */
-  async newThread(): Promise<void> {
+  /**
+   * thread/start with the CLI's settings; clears the transcript. `clear` (/clear) also wipes the
+   * terminal, scrollback included (as Codex's /clear), and starts the thread with
+   * `sessionStartSource: "clear"` so its SessionStart hooks know why it began.
+   */
+  async newThread(options: { clear?: boolean } = {}): Promise<void> {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
-    const opened = await this.rpc("thread/start", { cwd, model, approvalPolicy, sandbox });
+    const opened = await this.rpc("thread/start", {
+      cwd,
+      model,
+      approvalPolicy,
+      sandbox,
+      ...(options.clear ? { sessionStartSource: "clear" } : {}),
+    });
     this.transcript.clear();
+    if (options.clear) this.screen.invalidate(this.screen.rows);
     this.setThread(opened);
   }
 

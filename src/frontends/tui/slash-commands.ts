@@ -1,5 +1,6 @@
 /**
- * Codex's slash commands, each done with app-server requests: a new or resumed thread, the
+ * Codex's slash commands, each done with app-server requests: a new or resumed thread (or a new
+ * one on a cleared terminal, whose SessionStart hooks hear source "clear"), the
  * model and approval settings (applied from the next turn on), the status, the turn's diff,
  * compaction, a review, the MCP servers, an AGENTS.md written by a turn, and quitting. Without
  * an argument /model, /approvals and /resume open a picker (the server's `model/list`, the four
@@ -22,7 +23,8 @@ export interface SlashHost {
   readonly cwd: string;
   rpc(method: string, params: Params): Promise<Params>;
   openPicker(picker: Picker): void;
-  newThread(): Promise<void>;
+  /** thread/start; `clear` also wipes the terminal and tells the server the thread replaces a cleared one. */
+  newThread(options?: { clear?: boolean }): Promise<void>;
   resumeThread(which: string): Promise<void>;
   submit(text: string): Promise<void>;
   quit(code?: number): void;
@@ -39,6 +41,7 @@ const DIFF_SCRIPT =
 
 export const SLASH_COMMANDS: Record<string, string> = {
   "/new": "start a new thread",
+  "/clear": "clear the terminal and start a new thread",
   "/resume": "pick a stored thread to resume (or /resume ID)",
   "/model": "pick the model (or /model NAME)",
   "/approvals": "pick the approval policy (or /approvals untrusted|on-failure|on-request|never)",
@@ -65,6 +68,14 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
       case "/new":
         await app.newThread();
         t.notice("new thread started");
+        return;
+      case "/clear":
+        // As Codex: not while a turn runs (its output would land on the cleared screen).
+        if (t.runningTurnId) {
+          t.notice("/clear is disabled while a turn runs: wait for it or press Esc", "warn");
+          return;
+        }
+        await app.newThread({ clear: true });
         return;
       case "/resume":
         if (arg) await app.resumeThread(arg);

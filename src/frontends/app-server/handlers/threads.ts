@@ -116,6 +116,7 @@ export async function openNewThread(params: ParamsOf<"thread/start">, context: H
   const options = {
     cwd: process.cwd(),
     ...openOptions(params, config, tools, context.runtime.skillExtraRoots),
+    ...(params.sessionStartSource ? { sessionStartSource: params.sessionStartSource } : {}),
   };
   const threads = await context.runtime.threads();
   const thread = await opening(() => threads.start(options));

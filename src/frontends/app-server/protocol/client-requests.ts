@@ -59,6 +59,8 @@ const threadStartParams = lazy(() =>
     ...threadSettingsParams,
     dynamicTools: dynamicTools(),
     experimentalRawEvents: z.boolean().optional(),
+    /** Codex's ThreadStartSource: "clear" when the thread replaces one the user cleared. */
+    sessionStartSource: z.enum(["startup", "clear"]).nullish(),
   }),
 );
 

@@ -1,0 +1,252 @@
+/**
+ * The proxy as a service on a real PostgreSQL store, several processes sharing it (issue 30).
+ * Idempotency-Key takeover: a keyed request whose process was SIGKILLed mid-request is taken over
+ * by its retry on another process, which gets the answer; the thread holds each item once and no
+ * stray thread is left. Another request (another key, or none) for calls that were answered still
+ * gets 409 naming the answer. Stored responses through the openai SDK: retrieve and input items
+ * from another process, delete, background polled to its end and cancelled.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { writeFakeConfig } from "../support/cli.js";
+import {
+  delay,
+  type FakeModelServer,
+  functionCall,
+  hang,
+  message,
+  startFakeModelServer,
+  turn,
+} from "../support/fake-model-server.js";
+import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
+import { waitFor } from "../support/processes.js";
+import {
+  type KeyedAnswer as Answer,
+  type ProxyProcess,
+  postKeyed,
+  spawnProxy,
+} from "../support/proxy-harness.js";
+import { type TempDir, tmpdir } from "../support/tmpdir.js";
+import { WEATHER } from "../support/weather-tool.js";
+
+const skip = noPostgres("the proxy idempotency takeover tests");
+
+let cluster: PostgresCluster | undefined;
+let model: FakeModelServer;
+let url = "";
+let db = "";
+const dirs: TempDir[] = [];
+const proxies: ProxyProcess[] = [];
+
+beforeAll(async () => {
+  model = await startFakeModelServer();
+  if (!skip) cluster = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await model?.close();
+  await cluster?.stop();
+});
+beforeEach(async () => {
+  model.reset();
+  if (!cluster) return;
+  url = await cluster.createDatabase();
+  db = url.slice(url.lastIndexOf("/") + 1);
+});
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
+  await Promise.all(dirs.splice(0).map((dir) => dir.cleanup()));
+});
+
+/** A proxy "machine": its own home and work dir; only the database is shared. */
+async function proxyOnStore(): Promise<ProxyProcess> {
+  const home = await tmpdir("tscodex-idem-home-");
+  const work = await tmpdir("tscodex-idem-work-");
+  dirs.push(home, work);
+  await writeFakeConfig(home.path, { baseUrl: model.url });
+  const proxy = await spawnProxy(home.path, work.path, [], { TSCODEX_STORE_URL: url, FAKE_KEY: "sk-test" });
+  proxies.push(proxy);
+  return proxy;
+}
+
+function psql(sql: string): string {
+  if (!cluster) throw new Error("no cluster");
+  return cluster.psql(sql, db).trim();
+}
+
+/** Stored lines of every thread that match a condition on the line's payload. */
+function countLines(where: string): number {
+  return Number(psql(`SELECT count(*) FROM tscodex_thread_lines WHERE ${where}`));
+}
+
+const outputLines = (callId: string) =>
+  countLines(
+    `type = 'response_item' AND payload->>'type' = 'function_call_output' AND payload->>'call_id' = '${callId}'`,
+  );
+const userLines = (text: string) =>
+  countLines(`type = 'response_item' AND payload->>'role' = 'user' AND payload::text LIKE '%${text}%'`);
+const threads = () => Number(psql("SELECT count(*) FROM tscodex_threads"));
+
+function post(proxy: ProxyProcess, body: object, key: string | null): Promise<Answer> {
+  return postKeyed(proxy.url, "/responses", body, key);
+}
+
+/**
+ * The retry a client makes: again while the answer is "still running" (the dead process's
+ * connection, and with it its leases, may take the database a moment to drop).
+ */
+async function retry(proxy: ProxyProcess, body: object, key: string): Promise<Answer> {
+  let answer: Answer | undefined;
+  await waitFor(async () => {
+    answer = await post(proxy, body, key);
+    return !(answer.status === 409 && answer.body.error?.code === "idempotency_key_in_use");
+  }, 15_000);
+  return answer as Answer;
+}
+
+async function kill(proxy: ProxyProcess): Promise<void> {
+  const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
+  proxy.child.kill("SIGKILL");
+  await exited;
+}
+
+function text(answer: Answer): string {
+  return JSON.stringify(answer.body.output ?? []);
+}
+
+describe.skipIf(skip)("Idempotency-Key takeover across proxy processes", () => {
+  it("a keyed tool output whose process was killed mid-turn (outputs stored, model streaming): the retry elsewhere answers it, each item once", async () => {
+    const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(
+      turn(functionCall("get_weather", { city: "Rome" }, "call_r1")),
+      turn(hang()),
+      turn(message("Rome is 28C.")),
+    );
+    const question = await post(doomed, { model: "m", input: "Weather in Rome?", tools: [WEATHER] }, "q-1");
+    expect(question.status).toBe(200);
+    const answerBody = {
+      model: "m",
+      previous_response_id: question.body.id,
+      input: [{ type: "function_call_output", call_id: "call_r1", output: "28C" }],
+      tools: [WEATHER],
+    };
+    const lost = post(doomed, answerBody, "a-1").catch((error: unknown) => error);
+    // Killed once its turn has stored the output and the model is answering: stored, not replied.
+    await model.waitForRequests(2, 10_000);
+    await waitFor(() => outputLines("call_r1") === 1, 10_000);
+    await kill(doomed);
+    expect(await lost).toBeInstanceOf(Error);
+
+    const answer = await retry(other, answerBody, "a-1");
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(text(answer)).toContain("Rome is 28C.");
+    // The model saw the output once: the dead attempt's partial turn was undone, not repeated.
+    const input = (model.requests[2]?.input ?? []) as { type?: string }[];
+    expect(input.filter((item) => item.type === "function_call_output")).toHaveLength(1);
+    expect(outputLines("call_r1")).toBe(1);
+    expect(userLines("Weather in Rome?")).toBe(1);
+    expect(threads()).toBe(1);
+
+    const replay = await post(other, answerBody, "a-1");
+    expect(replay.replayed).toBe("true");
+    expect(replay.body).toEqual(answer.body);
+    // Another request for the answered call (another key, or none) is told who answered it.
+    for (const key of ["a-other", null]) {
+      const conflict = await post(other, answerBody, key);
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.error?.code).toBe("function_call_already_answered");
+      expect(conflict.body.error?.message).toContain(String(answer.body.id));
+    }
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("a keyed tool output whose process died after storing its response, before its key got the answer: the retry elsewhere returns that response", async () => {
+    const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(
+      turn(functionCall("get_weather", { city: "Oslo" }, "call_o1")),
+      turn(message("Oslo is -5C.")),
+    );
+    const question = await post(doomed, { model: "m", input: "Weather in Oslo?", tools: [WEATHER] }, "q-2");
+    const answerBody = {
+      model: "m",
+      previous_response_id: question.body.id,
+      input: [{ type: "function_call_output", call_id: "call_o1", output: "-5C" }],
+      tools: [WEATHER],
+    };
+    const first = await post(doomed, answerBody, "a-2");
+    expect(first.status).toBe(200);
+    await kill(doomed);
+    // The state a SIGKILL between storing the response and storing the key's answer leaves.
+    psql(
+      `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = 'a-2'`,
+    );
+
+    const answer = await retry(other, answerBody, "a-2");
+    expect(answer.status).toBe(200);
+    expect(answer.replayed).toBe("true");
+    expect(answer.body).toEqual(first.body);
+    expect(model.requests).toHaveLength(2);
+    expect(outputLines("call_o1")).toBe(1);
+    const stored = psql(
+      "SELECT record::jsonb->'result'->'body'->>'id' FROM tscodex_idempotency_keys WHERE key = 'a-2'",
+    );
+    expect(stored).toBe(first.body.id);
+  });
+
+  it("a keyed first request whose process was killed mid-turn: the retry elsewhere answers on one thread, no stray one", async () => {
+    const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(hang()), turn(message("Lima is 19C.")));
+    const body = { model: "m", input: "Weather in Lima?" };
+    const lost = post(doomed, body, "q-3").catch((error: unknown) => error);
+    await model.waitForRequests(1, 10_000);
+    await waitFor(() => userLines("Weather in Lima?") === 1, 10_000);
+    await kill(doomed);
+    expect(await lost).toBeInstanceOf(Error);
+
+    const answer = await retry(other, body, "q-3");
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(text(answer)).toContain("Lima is 19C.");
+    expect(threads()).toBe(1);
+    expect(userLines("Weather in Lima?")).toBe(1);
+    const threadOfAnswer = String(answer.body.id).split("_")[1];
+    expect(psql("SELECT id FROM tscodex_threads")).toBe(threadOfAnswer);
+  });
+});
+
+describe.skipIf(skip)("stored responses through the openai SDK on PostgreSQL", () => {
+  it("retrieve and input items from another process, delete; background polled to its end elsewhere, and cancelled", async () => {
+    const [one, two] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(message("stored answer")));
+    const created = await one.client().responses.create({ model: "m", input: "keep this" });
+    expect(await two.client().responses.retrieve(created.id)).toEqual(created);
+    const items = await two.client().responses.inputItems.list(created.id);
+    expect(JSON.stringify(items.data)).toContain("keep this");
+    await two.client().responses.delete(created.id);
+    const gone = await one
+      .client()
+      .responses.retrieve(created.id)
+      .catch((error: unknown) => error);
+    expect(gone).toMatchObject({ status: 404 });
+
+    model.enqueue(turn(delay(300), message("done in the background")));
+    const started = await one.client().responses.create({ model: "m", input: "later", background: true });
+    expect(started.status).toBe("in_progress");
+    let polled = await two.client().responses.retrieve(started.id);
+    await waitFor(async () => {
+      polled = await two.client().responses.retrieve(started.id);
+      return polled.status !== "in_progress";
+    }, 10_000);
+    expect(polled.status).toBe("completed");
+    expect(polled.output_text).toBe("done in the background");
+
+    model.enqueue(turn(hang()));
+    const long = await one.client().responses.create({ model: "m", input: "forever", background: true });
+    await model.waitForRequests(3, 10_000);
+    // Another process cannot end it (the turn runs here); the one running it can.
+    const elsewhere = await two
+      .client()
+      .responses.cancel(long.id)
+      .catch((error: unknown) => error);
+    expect(elsewhere).toMatchObject({ status: 409, code: "response_running_elsewhere" });
+    expect((await one.client().responses.cancel(long.id)).status).toBe("cancelled");
+    expect((await two.client().responses.retrieve(long.id)).status).toBe("cancelled");
+  });
+});
