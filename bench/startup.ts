@@ -409,6 +409,9 @@ async function main(): Promise<void> {
       ]),
     });
     console.log(CODEX_SETUP_NOTE);
+    console.log(
+      "tscodex and the floor start as plain `node` (no flags); exec then sets V8's --no-opt --no-sparkplug --semi-space-growth-factor=1 at run time (src/frontends/cli/load-exec.ts)",
+    );
     if (!codex89) console.log(codexNotFound("0.89"));
     if (!codex169) console.log(codexNotFound("0.169"));
     const raw = Object.fromEntries([...results].map(([group, map]) => [group, Object.fromEntries(map)]));

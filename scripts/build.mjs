@@ -1,8 +1,9 @@
 // Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
 // `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -40,7 +41,7 @@ const builtData = {
     }));
   },
 };
-await build({
+const bundled = await build({
   entryPoints: { cli: "src/frontends/cli/main.ts", index: "src/index.ts" },
   outdir: "dist",
   bundle: true,
@@ -60,7 +61,25 @@ await build({
   logLevel: "warning",
   plugins: [...plugins, builtData],
   banner,
+  write: false,
+  metafile: true,
 });
+await Promise.all(
+  bundled.outputFiles.map(async (file) => {
+    await mkdir(dirname(file.path), { recursive: true });
+    const output = bundled.metafile.outputs[relative(process.cwd(), file.path)];
+    if (!output) throw new Error(`${file.path}: not in esbuild's metafile`);
+    const imported = new Set(
+      (output?.imports ?? [])
+        .filter((entry) => entry.kind === "import-statement" && isBuiltin(entry.path))
+        .map((entry) => entry.path),
+    );
+    await writeFile(
+      file.path,
+      file.path.endsWith(".js") ? lighterStart(file.text, imported, file.path) : file.contents,
+    );
+  }),
+);
 
 /** What built-data embeds, computed once from the sources (tools and zod schemas). */
 async function computeAtBuild() {
@@ -129,4 +148,39 @@ function onlyEnglishZodMessages() {
       }));
     },
   };
+}
+
+/**
+ * What each loaded bundle file costs at start-up beyond its code (issue 26: a one-turn exec's
+ * peak RSS): the banner's `require` is kept only where the file uses `require`, and Node's
+ * builtins are taken with process.getBuiltinModule() instead of an ES import (Node builds an ES
+ * facade for each builtin an ES module imports). The builtin object is the same either way, and
+ * ES imports are hoisted, so declaring them first changes no order. The declarations go on line
+ * 1 (the banner's line) and each import statement becomes spaces of its own length, so the
+ * source maps' lines and columns stay true. `imported` (from the metafile) is the builtins the
+ * file imports by statement: each must have been rewritten.
+ */
+function lighterStart(text, imported, path) {
+  if (!text.startsWith(banner.js)) return text;
+  const declarations = [];
+  const rewritten = new Set();
+  // An import statement of the minified output starts a line or follows `;` or `}`.
+  const statement = /(?<=^|[;}\n])import\s*(?:([\w$]+)\s*|\{([^}]*)\})from\s*"([^"]*)";/g;
+  const body = text.slice(banner.js.length).replace(statement, (whole, defaultName, named, id) => {
+    if (!isBuiltin(id)) return whole;
+    const module = `process.getBuiltinModule(${JSON.stringify(id)})`;
+    if (defaultName) declarations.push(`const ${defaultName}=${module};`);
+    else {
+      const bindings = named.split(",").map((binding) => binding.trim().replace(/\s+as\s+/, ":"));
+      declarations.push(`const{${bindings.filter((binding) => binding !== "").join(",")}}=${module};`);
+    }
+    rewritten.add(id);
+    return " ".repeat(whole.length);
+  });
+  const missed = [...imported].filter((id) => !rewritten.has(id));
+  if (missed.length > 0) throw new Error(`${path}: builtin imports not rewritten: ${missed.join(", ")}`);
+  const head = /\brequire\b/.test(body)
+    ? 'const require=process.getBuiltinModule("node:module").createRequire(import.meta.url);'
+    : "";
+  return `${head}${declarations.join("")}${body}`;
 }

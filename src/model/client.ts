@@ -13,7 +13,6 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../util/errors.js";
-import { buildChatRequest, mapChatStream } from "./chat.js";
 import {
   abortedError,
   type HttpResponse,
@@ -49,9 +48,16 @@ interface Wire {
   map(messages: AsyncIterable<SseMessage>): AsyncGenerator<ResponseEvent>;
 }
 
-const WIRES: Record<ModelClientConfig["provider"]["wireApi"], Wire> = {
-  responses: { build: buildResponsesRequest, map: mapResponsesStream },
-  chat: { build: buildChatRequest, map: mapChatStream },
+/**
+ * Each wire by its `wire_api`. Chat Completions loads when a provider uses it: a turn on the
+ * Responses wire never parses it (issue 26: what a one-turn exec loads is its peak RSS).
+ */
+const WIRES: Record<ModelClientConfig["provider"]["wireApi"], () => Promise<Wire>> = {
+  responses: async () => ({ build: buildResponsesRequest, map: mapResponsesStream }),
+  chat: async () => {
+    const { buildChatRequest, mapChatStream } = await import("./chat.js");
+    return { build: buildChatRequest, map: mapChatStream };
+  },
 };
 
 /** Errors no retry can fix: the same request would fail the same way. */
@@ -67,22 +73,24 @@ const MAX_BACKOFF_MS = 20_000;
 
 /** Builds a client for one provider and model. Cheap: no connection is opened until `stream`. */
 export function createModelClient(options: ModelClientOptions): ModelClient {
-  const wire = WIRES[options.provider.wireApi];
-  if (!wire) throw new ModelError(`unknown wire_api: ${String(options.provider.wireApi)}`, "config");
+  const loadWire = WIRES[options.provider.wireApi];
+  if (!loadWire) throw new ModelError(`unknown wire_api: ${String(options.provider.wireApi)}`, "config");
   const baseMs = options.retryBaseMs ?? envRetryBase() ?? DEFAULT_RETRY_BASE_MS;
   return {
-    stream: (prompt, streamOptions = {}) => streamWithRetries(wire, options, baseMs, prompt, streamOptions),
+    stream: (prompt, streamOptions = {}) =>
+      streamWithRetries(loadWire, options, baseMs, prompt, streamOptions),
   };
 }
 
 async function* streamWithRetries(
-  wire: Wire,
+  loadWire: () => Promise<Wire>,
   config: ModelClientConfig,
   baseMs: number,
   prompt: Prompt,
   options: StreamOptions,
 ): AsyncGenerator<ResponseEvent> {
   const { provider } = config;
+  const wire = await loadWire();
   const request = wire.build(prompt, config);
   const budgetMs = provider.streamMaxDurationMs;
   const deadline = Date.now() + budgetMs;

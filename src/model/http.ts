@@ -1,8 +1,9 @@
 /**
  * The model client's HTTP transport: one streamed POST with node:http/https.
  * Not the global fetch: a cold streamed POST costs about half the time and memory this way
- * (DESIGN.md). The http/https modules are imported on first use so that importing src/model
- * stays cheap for front-ends that never call a model.
+ * (DESIGN.md). The http/https modules are taken on first use so that importing src/model stays
+ * cheap for front-ends that never call a model, with process.getBuiltinModule: an ES import()
+ * of a builtin makes Node build an ES facade of it (issue 26: start-up RSS).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { ClientIdentity, ProviderInfo } from "./types.js";
@@ -34,11 +35,11 @@ let httpsRequest: RequestFn | undefined;
 
 async function requestFor(url: URL): Promise<RequestFn> {
   if (url.protocol === "https:") {
-    httpsRequest ??= (await import("node:https")).request;
+    httpsRequest ??= process.getBuiltinModule("node:https").request;
     return httpsRequest;
   }
   if (url.protocol === "http:") {
-    httpRequest ??= (await import("node:http")).request;
+    httpRequest ??= process.getBuiltinModule("node:http").request;
     return httpRequest;
   }
   throw new ModelError(`unsupported URL scheme in ${url.href}`, "config");

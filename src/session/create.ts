@@ -23,8 +23,7 @@ import { buildTurnTools } from "../tools/tool-set.js";
 import { toolName } from "../tools/types.js";
 import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
-import { AgentControl, type AgentHost } from "./agent-control.js";
-import { loadAgentProfile } from "./agent-profiles.js";
+import type { AgentHost } from "./agent-control.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
 import type { SandboxExtent } from "./settings.js";
@@ -80,9 +79,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   const mcp = options.noInternalTools ? null : await startMcpServers(config, options.cwd, env);
   const agents =
     config.features.collab === true && options.agents
-      ? new AgentControl(options.agents.host, options.agents.depth, config.agentLimits, (name) =>
-          loadAgentProfile(config, name),
-        )
+      ? await loadAgentControl(config, options.agents)
       : undefined;
   const allowed = options.allowedTools ? new Set(options.allowedTools) : null;
   const memories = await listMemories(config.home, options.cwd);
@@ -230,4 +227,21 @@ export function requestSettings(
     include: ["reasoning.encrypted_content"],
     ...(verbosity ? { textVerbosity: verbosity } : {}),
   };
+}
+
+/**
+ * Sub-agent control, loaded only when the collab feature is on: a thread without it never parses
+ * it (issue 26: what a one-turn exec loads is its peak RSS).
+ */
+async function loadAgentControl(
+  config: Config,
+  agents: NonNullable<CreateThreadOptions["agents"]>,
+): Promise<import("./agent-control.js").AgentControl> {
+  const [{ AgentControl }, { loadAgentProfile }] = await Promise.all([
+    import("./agent-control.js"),
+    import("./agent-profiles.js"),
+  ]);
+  return new AgentControl(agents.host, agents.depth, config.agentLimits, (name) =>
+    loadAgentProfile(config, name),
+  );
 }

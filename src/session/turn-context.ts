@@ -2,7 +2,7 @@
  * What a turn's tools run with (TurnContext): the thread's policies and roots, its shell
  * environment, its resources, the turn's question functions and hooks, and the event sink.
  */
-import { TurnDiffTracker } from "../apply-patch/index.js";
+import { LazyTurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { Event } from "../protocol/events.js";
 import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
@@ -49,7 +49,7 @@ export function buildTurnContext(
           permissionHook: (question: PermissionQuestion) => hooks.permission(turnId, question, signal),
         }
       : {}),
-    diffTracker: new TurnDiffTracker(),
+    diffTracker: new LazyTurnDiff(),
     emit: sources.emit,
     wantsOutputDeltas: sources.wantsOutputDeltas,
   };

@@ -3,7 +3,7 @@
  * (what runs). A handler prepares each call: it validates and plans it, states what it would
  * change (`approval`), and returns how to run it; the router and the policy layer decide.
  */
-import type { TurnDiffTracker } from "../apply-patch/turn-diff.js";
+import type { TurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
@@ -68,7 +68,7 @@ export interface TurnContext {
    */
   requestElicitation(server: string, request: ElicitationRequest): Promise<ElicitationResult>;
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
-  readonly diffTracker: TurnDiffTracker;
+  readonly diffTracker: TurnDiff;
   emit(event: Event): void;
   /**
    * Whether anyone listens for `exec_command_output_delta` (absent: assume so). Commands skip

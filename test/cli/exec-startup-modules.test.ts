@@ -28,7 +28,8 @@ async function loadedBundleFiles(prompt: string): Promise<{ files: string[]; zod
   expect(result.stderr).not.toContain("Error");
   expect(result.code).toBe(0);
   const urls = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-  const files = [...new Set(urls.map((url) => fileURLToPath(url)))]
+  // The log also names builtins an ES import loads (node:...): only files are looked at here.
+  const files = [...new Set(urls.filter((url) => url.startsWith("file:")).map((url) => fileURLToPath(url)))]
     .filter((path) => path.startsWith(DIST))
     .map((path) => path.slice(DIST.length));
   const zod: string[] = [];

@@ -5,19 +5,37 @@
  * built CLI with the module-log loader hook; the packages of the loaded files are checked.
  * The app-server validates every request, initialize included, with its zod schemas
  * (app-server/protocol/), so zod is needed there from the first request: only commander and the
- * MCP SDK are held back. The last case shows the check finds a package when it is loaded
+ * MCP SDK are held back; and initialize needs only its own schema, not the method table's. The last case shows the check finds a package when it is loaded
  * (commander, for a command only the parser knows).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { StdioAppClient } from "../support/app-server-client.js";
 import { CLI_PATH } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
 import { loadedModules, moduleLogEnv } from "../support/module-log.js";
 
 const LAZY_PACKAGES = ["zod", "commander", "@modelcontextprotocol/sdk"];
+
+const PROTOCOL = "src/frontends/app-server/protocol";
+/** The schemas of the methods other than initialize (and the wire vocabulary they share). */
+const METHOD_TABLE = [`${PROTOCOL}/client-requests.ts`, `${PROTOCOL}/common.ts`];
+/** The schemas of what the server asks its client (approvals, client tools): needed with a thread. */
+const SERVER_REQUESTS = `${PROTOCOL}/server-messages.ts`;
+
+/**
+ * Code a one-turn exec on the Responses wire with no tool call and no --json never runs, loaded
+ * when first needed (issue 26: what a one-turn exec loads is its peak RSS).
+ */
+const LAZY_ON_EXEC = [
+  "src/apply-patch/turn-diff.ts",
+  "src/model/chat.ts",
+  "src/session/agent-control.ts",
+  "src/frontends/cli/exec-json.ts",
+];
 
 /**
  * The servers load their runtime in the background right after the handshake (by design; the
@@ -46,8 +64,12 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.exec(["say hello"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("hello there");
-    const { packages } = await loadedModules(log);
+    const { packages, sources, esBuiltins } = await loadedModules(log);
     expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
+    expect(sources).toContain("src/session/thread.ts");
+    expect(LAZY_ON_EXEC.filter((source) => sources.has(source))).toEqual([]);
+    // Builtins come from process.getBuiltinModule (scripts/build.mjs), not ES imports.
+    expect([...esBuiltins]).toEqual([]);
   });
 
   it("bare mcp-server answering initialize and tools/list", async () => {
@@ -125,9 +147,35 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.cli(["app-server"], { stdin, env: { ...moduleLogEnv(log), ...NO_PRELOAD } });
     expect(result.stderr).not.toContain("Error");
     expect(responses(result.stdout).get(1)?.result).toMatchObject({ userAgent: expect.any(String) });
-    const { packages } = await loadedModules(log);
+    const { packages, sources } = await loadedModules(log);
     const heldBack = LAZY_PACKAGES.filter((name) => name !== "zod");
     expect(heldBack.filter((name) => packages.has(name))).toEqual([]);
+    // initialize is checked with its own schema: the other methods' schemas, the thread/turn/item
+    // vocabulary they share and the schemas of the server's questions are not even loaded.
+    expect(sources.has(`${PROTOCOL}/initialize-request.ts`)).toBe(true);
+    expect([...METHOD_TABLE, SERVER_REQUESTS].filter((source) => sources.has(source))).toEqual([]);
+  });
+
+  it("app-server loads the other methods' schemas for the first other request", async () => {
+    const log = join(h.home, "modules.log");
+    const client = new StdioAppClient({
+      home: h.home,
+      cwd: h.work,
+      env: { ...moduleLogEnv(log), ...NO_PRELOAD },
+    });
+    try {
+      expect((await client.initialize()).result).toMatchObject({ userAgent: expect.any(String) });
+      const unknown = await client.request("no/such/method", {});
+      expect(unknown.error?.code).toBe(-32601);
+      expect(unknown.error?.message).toMatch(
+        /^Method not found: unknown variant `no\/such\/method`, expected one of `initialize`, `thread\/start`, /,
+      );
+      expect((await client.request("thread/loaded/list", {})).result).toEqual({ data: [], nextCursor: null });
+    } finally {
+      await client.close();
+    }
+    const { sources } = await loadedModules(log);
+    expect(METHOD_TABLE.filter((source) => !sources.has(source))).toEqual([]);
   });
 
   it("finds commander when a command needs the parser", async () => {

@@ -15,11 +15,22 @@ export function moduleLogEnv(log: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${pathToFileURL(REGISTER).href}`, TSCODEX_MODULE_LOG: log };
 }
 
-/** The bundle files (relative to dist/) and the npm packages a logged run loaded. */
-export async function loadedModules(log: string): Promise<{ files: string[]; packages: Set<string> }> {
+/**
+ * What a logged run loaded: the bundle files (relative to dist/), the npm packages, the
+ * project's source files bundled into those files (`src/...`, from the source maps) and the
+ * builtins loaded by an ES import (`node:fs`; process.getBuiltinModule() does not show).
+ */
+export async function loadedModules(log: string): Promise<{
+  files: string[];
+  packages: Set<string>;
+  sources: Set<string>;
+  esBuiltins: Set<string>;
+}> {
   const urls = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-  const paths = [...new Set(urls.map((url) => fileURLToPath(url)))];
+  const esBuiltins = new Set(urls.filter((url) => url.startsWith("node:")));
+  const paths = [...new Set(urls.filter((url) => url.startsWith("file:")).map((url) => fileURLToPath(url)))];
   const packages = new Set<string>();
+  const sources = new Set<string>();
   const files: string[] = [];
   for (const path of paths) {
     const external = packageOf(path);
@@ -30,9 +41,11 @@ export async function loadedModules(log: string): Promise<{ files: string[]; pac
     for (const source of map.sources) {
       const bundled = packageOf(source);
       if (bundled) packages.add(bundled);
+      const own = /(?:^|\/)(src\/.*)$/.exec(source)?.[1];
+      if (own && !bundled) sources.add(own);
     }
   }
-  return { files, packages };
+  return { files, packages, sources, esBuiltins };
 }
 
 function packageOf(path: string): string | undefined {

@@ -3,6 +3,7 @@
  * (server → client requests with a bounded wait), and know whether it is still there. The
  * session implements it; the channel and the server-request helpers only see this.
  */
+import type { z } from "zod";
 import type {
   ServerRequestMethod,
   ServerRequestParams,
@@ -39,6 +40,8 @@ export interface ClientLink {
   request<M extends ServerRequestMethod>(
     method: M,
     params: ServerRequestParams<M>,
+    /** What the answer must fit (the method's result schema; server-requests.ts has them). */
+    result: z.ZodType<ServerRequestResult<M>>,
     timeoutMs: number,
   ): PendingRequest<ServerRequestResult<M>>;
 }

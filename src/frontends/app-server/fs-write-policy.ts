@@ -12,9 +12,17 @@ import { pathsOutside, realWritableRoots } from "../../policy/patch-paths.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { serverSandboxPolicy } from "./server-sandbox.js";
 
-/** Throws -32600 naming the rule when `method` may not write `paths` (absolute). */
-export async function checkWritable(method: string, paths: readonly string[], config: Config): Promise<void> {
-  const policy = serverSandboxPolicy(null, process.cwd(), config);
+/**
+ * Throws -32600 naming the rule when `method` may not write `paths` (absolute); `env`: the
+ * server's environment (its $TMPDIR is a writable root).
+ */
+export async function checkWritable(
+  method: string,
+  paths: readonly string[],
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const policy = serverSandboxPolicy(null, process.cwd(), config, env);
   if (policy.mode === "danger-full-access") return;
   if (policy.mode === "read-only")
     throw RpcError.invalidRequest(

@@ -19,7 +19,7 @@ import type { OpenThreadOptions, ThreadManager } from "../../session/thread-mana
 import { ThreadBusyError } from "../../store/index.js";
 import { encodeNotification, RpcError } from "./protocol/jsonrpc.js";
 import type { SkillRootWatcher } from "./skill-watch.js";
-import { type ChannelHost, ThreadChannel } from "./thread-channel.js";
+import type { ChannelHost, ThreadChannel } from "./thread-channel.js";
 import { checkThreadId } from "./thread-id.js";
 import { TurnKeys } from "./turn-keys.js";
 
@@ -50,9 +50,20 @@ export interface Connection {
 export const ORIGINATOR = "tscodex_app_server";
 export const SOURCE = "app-server";
 
+/** The agent core, the thread store and the thread channels (notifications, questions). */
+function loadThreadModules() {
+  return Promise.all([
+    import("../../session/thread-manager.js"),
+    import("../../store/index.js"),
+    import("./thread-channel.js"),
+  ]);
+}
+
 export class AppServerRuntime implements ChannelHost {
   private readonly channels = new Map<string, ThreadChannel>();
   private manager: Promise<ThreadManager> | null = null;
+  /** Set with the manager: a channel serves a thread, and there are threads only once it is loaded. */
+  private channelClass: typeof ThreadChannel | null = null;
   /** `skills/extraRoots/set`: skill roots besides Codex's, for skills/list and threads opened from now on. */
   skillExtraRoots: readonly string[] = [];
   private readonly connections = new Set<Connection>();
@@ -77,23 +88,32 @@ export class AppServerRuntime implements ChannelHost {
 
   /**
    * The threads of this process. Loaded on first use: the agent core (model client, tools,
-   * policy) is most of the code, and `initialize` should not wait for it.
+   * policy) is most of the code, and `initialize` should not wait for it; nor for the thread
+   * channels (notifications, questions to the client and their schemas).
    */
   threads(): Promise<ThreadManager> {
-    this.manager ??= Promise.all([
-      import("../../session/thread-manager.js"),
-      import("../../store/index.js"),
-    ]).then(async ([{ ThreadManager }, { openThreadStore }]) => {
-      const store = await openThreadStore(this.current);
-      return new ThreadManager({
-        config: this.current,
-        store,
-        source: SOURCE,
-        originator: ORIGINATOR,
-        env: this.env,
-      });
-    });
+    this.manager ??= loadThreadModules().then(
+      async ([{ ThreadManager }, { openThreadStore }, { ThreadChannel }]) => {
+        this.channelClass = ThreadChannel;
+        const store = await openThreadStore(this.current);
+        return new ThreadManager({
+          config: this.current,
+          store,
+          source: SOURCE,
+          originator: ORIGINATOR,
+          env: this.env,
+        });
+      },
+    );
     return this.manager;
+  }
+
+  /**
+   * Load the code threads() needs without opening the store or starting anything: the background
+   * load after the handshake, so a client's first thread/start does not wait for the modules.
+   */
+  preloadThreads(): Promise<unknown> {
+    return loadThreadModules();
   }
 
   /** The server's configuration (config.toml + the CLI's -c), as last loaded. */
@@ -201,12 +221,14 @@ export class AppServerRuntime implements ChannelHost {
     return this.current.appServerReconnectGraceMs ?? DEFAULT_RECONNECT_GRACE_MS;
   }
 
-  /** Serve `thread` (just started or loaded): its channel, created or re-bound. */
+  /** Serve `thread` (just started or loaded by threads()): its channel, created or re-bound. */
   adopt(thread: Thread): ThreadChannel {
     void this.watchSkillsOf(thread.cwd);
     let channel = this.channels.get(thread.id);
     if (!channel) {
-      channel = new ThreadChannel(thread.id, this);
+      if (!this.channelClass)
+        throw new Error(`thread ${thread.id} did not come from this runtime's threads()`);
+      channel = new this.channelClass(thread.id, this);
       this.channels.set(thread.id, channel);
     }
     channel.bind(thread);

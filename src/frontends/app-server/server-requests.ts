@@ -15,6 +15,7 @@
  * gives the thread each answer; undefined leaves a question to the thread's own bound.
  */
 
+import type { z } from "zod";
 import type { UserInputReply } from "../../protocol/agents.js";
 import { type ClientToolResult, failedClientResult } from "../../protocol/client-tools.js";
 import type {
@@ -27,7 +28,12 @@ import { shellQuote } from "../../util/shell-quote.js";
 import type { QuestionResponders } from "../common/turn-driver.js";
 import type { ClientLink, PendingRequest } from "./client-link.js";
 import { commandActions, proposedAmendment } from "./command-actions.js";
-import type { ServerRequestResult } from "./protocol/server-messages.js";
+import {
+  type ServerRequestMethod,
+  type ServerRequestParams,
+  type ServerRequestResult,
+  serverRequests,
+} from "./protocol/server-messages.js";
 import { parsedCommand } from "./v1/event-msg.js";
 
 /** The bounds questions wait within. */
@@ -59,6 +65,18 @@ export interface QuestionChannel {
   showDeclined(callId: string, cancel: boolean): void;
   /** Whether turn `turnId` was started by a v1 client (its questions are v1 requests). */
   legacyTurn(turnId: string): boolean;
+}
+
+/** Ask `owner` `method`; the answer is checked against the method's result schema. */
+function ask<M extends ServerRequestMethod>(
+  owner: ClientLink,
+  method: M,
+  params: ServerRequestParams<M>,
+  timeoutMs: number,
+): PendingRequest<ServerRequestResult<M>> {
+  // Each method's result schema parses to ServerRequestResult<M>; the table lookup loses that link.
+  const result = serverRequests[method].result as unknown as z.ZodType<ServerRequestResult<M>>;
+  return owner.request(method, params, result, timeoutMs);
 }
 
 /** What applies when an approval gets no usable answer. */
@@ -99,68 +117,95 @@ export function clientResponders(host: QuestionHost, channel: QuestionChannel): 
   };
 }
 
-async function decide(
+/**
+ * How one protocol version asks for an approval and reads the answer: v2's
+ * item/commandExecution/requestApproval and item/fileChange/requestApproval, or (a turn a v1
+ * client started) execCommandApproval and applyPatchApproval.
+ */
+interface ApprovalWire<Exec extends ServerRequestMethod, Patch extends ServerRequestMethod> {
+  exec: Exec;
+  execParams(channel: QuestionChannel, event: EventOf<"exec_approval_request">): ServerRequestParams<Exec>;
+  patch: Patch;
+  patchParams(
+    channel: QuestionChannel,
+    event: EventOf<"apply_patch_approval_request">,
+  ): ServerRequestParams<Patch>;
+  /** The core's decision from the client's answer. */
+  decision(answer: ServerRequestResult<Exec | Patch>): ReviewDecision;
+}
+
+const V2_APPROVALS: ApprovalWire<"item/commandExecution/requestApproval", "item/fileChange/requestApproval"> =
+  {
+    exec: "item/commandExecution/requestApproval",
+    execParams: (channel, event) => ({
+      ...v2Common(channel, event),
+      command: shellQuote(event.command),
+      cwd: event.cwd,
+      commandActions: commandActions(event.command),
+      proposedExecpolicyAmendment: proposedAmendment(event.command),
+    }),
+    patch: "item/fileChange/requestApproval",
+    patchParams: (channel, event) => ({ ...v2Common(channel, event), grantRoot: event.grant_root }),
+    decision: (answer) => reviewDecision(answer.decision),
+  };
+
+function v2Common(channel: QuestionChannel, event: ApprovalRequestEvent) {
+  return { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
+}
+
+/** v1 answers with the core's decisions; an execpolicy amendment is taken as "for this session". */
+const V1_APPROVALS: ApprovalWire<"execCommandApproval", "applyPatchApproval"> = {
+  exec: "execCommandApproval",
+  execParams: (channel, event) => ({
+    ...v1Common(channel, event),
+    command: event.command,
+    cwd: event.cwd,
+    parsedCmd: parsedCommand(event.command),
+  }),
+  patch: "applyPatchApproval",
+  patchParams: (channel, event) => ({
+    ...v1Common(channel, event),
+    fileChanges: event.changes,
+    grantRoot: event.grant_root,
+  }),
+  decision: ({ decision }) => (typeof decision === "object" ? "approved_for_session" : decision),
+};
+
+function v1Common(channel: QuestionChannel, event: ApprovalRequestEvent) {
+  return { conversationId: channel.id, callId: event.call_id, reason: event.reason };
+}
+
+/** Ask the turn's client for an approval, in the protocol version that started the turn. */
+function decide(
   host: QuestionHost,
   channel: QuestionChannel,
   owner: ClientLink | null,
   event: ApprovalRequestEvent,
 ): Promise<ReviewDecision | null> {
-  if (!owner) return DECLARED_APPROVAL;
-  if (channel.legacyTurn(event.turn_id)) return decideLegacy(host, channel, owner, event);
-  const common = { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
-  const pending =
+  if (!owner) return Promise.resolve(DECLARED_APPROVAL);
+  return channel.legacyTurn(event.turn_id)
+    ? askApproval(host, channel, owner, event, V1_APPROVALS)
+    : askApproval(host, channel, owner, event, V2_APPROVALS);
+}
+
+async function askApproval<Exec extends ServerRequestMethod, Patch extends ServerRequestMethod>(
+  host: QuestionHost,
+  channel: QuestionChannel,
+  owner: ClientLink,
+  event: ApprovalRequestEvent,
+  wire: ApprovalWire<Exec, Patch>,
+): Promise<ReviewDecision | null> {
+  const pending: PendingRequest<ServerRequestResult<Exec | Patch>> =
     event.type === "exec_approval_request"
-      ? owner.request(
-          "item/commandExecution/requestApproval",
-          {
-            ...common,
-            command: shellQuote(event.command),
-            cwd: event.cwd,
-            commandActions: commandActions(event.command),
-            proposedExecpolicyAmendment: proposedAmendment(event.command),
-          },
-          host.approvalBoundMs(),
-        )
-      : owner.request(
-          "item/fileChange/requestApproval",
-          { ...common, grantRoot: event.grant_root },
-          host.approvalBoundMs(),
-        );
+      ? ask(owner, wire.exec, wire.execParams(channel, event), host.approvalBoundMs())
+      : ask(owner, wire.patch, wire.patchParams(channel, event), host.approvalBoundMs());
   channel.track(event.turn_id, event.call_id, pending, "waitingOnApproval");
   const outcome = await pending.outcome;
   // The turn is over (interrupted, or its client left and it is being interrupted): the core
   // answers the question itself (abort), so there is nothing left to say.
   if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
   if (outcome.kind !== "result") return DECLARED_APPROVAL;
-  return reviewDecision(outcome.value.decision);
-}
-
-/** The v1 form of the question: execCommandApproval / applyPatchApproval, answered with the core's decisions. */
-async function decideLegacy(
-  host: QuestionHost,
-  channel: QuestionChannel,
-  owner: ClientLink,
-  event: ApprovalRequestEvent,
-): Promise<ReviewDecision | null> {
-  const common = { conversationId: channel.id, callId: event.call_id, reason: event.reason };
-  const pending =
-    event.type === "exec_approval_request"
-      ? owner.request(
-          "execCommandApproval",
-          { ...common, command: event.command, cwd: event.cwd, parsedCmd: parsedCommand(event.command) },
-          host.approvalBoundMs(),
-        )
-      : owner.request(
-          "applyPatchApproval",
-          { ...common, fileChanges: event.changes, grantRoot: event.grant_root },
-          host.approvalBoundMs(),
-        );
-  channel.track(event.turn_id, event.call_id, pending, "waitingOnApproval");
-  const outcome = await pending.outcome;
-  if (outcome.kind === "cancelled" || outcome.kind === "closed") return null;
-  if (outcome.kind !== "result") return DECLARED_APPROVAL;
-  const decision = outcome.value.decision;
-  return typeof decision === "object" ? "approved_for_session" : decision;
+  return wire.decision(outcome.value);
 }
 
 async function toolResult(
@@ -170,7 +215,8 @@ async function toolResult(
   event: EventOf<"client_tool_call_request">,
 ): Promise<ClientToolResult | null> {
   if (!owner) return failedClientResult(`no client is connected to run ${event.tool}`);
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "item/tool/call",
     {
       threadId: channel.id,
@@ -205,7 +251,8 @@ async function userReply(
   event: EventOf<"request_user_input">,
 ): Promise<UserInputReply | undefined> {
   if (!owner) return null;
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "item/tool/requestUserInput",
     {
       threadId: channel.id,
@@ -234,7 +281,8 @@ async function elicitationResult(
 ): Promise<ElicitationResult | undefined> {
   if (!owner) return { action: "decline" };
   const { request } = event;
-  const pending = owner.request(
+  const pending = ask(
+    owner,
     "mcpServer/elicitation/request",
     {
       threadId: channel.id,

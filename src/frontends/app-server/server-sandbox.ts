@@ -9,11 +9,15 @@ import type { Config } from "../../config/load.js";
 import type { SandboxPolicy as CoreSandboxPolicy } from "../../policy/sandbox/index.js";
 import type { SandboxPolicy } from "./protocol/common.js";
 
-/** `policy` (else config's sandbox_mode) in the sandbox runtime's terms, rooted at `cwd`. */
+/**
+ * `policy` (else config's sandbox_mode) in the sandbox runtime's terms, rooted at `cwd`; `env`:
+ * the server's environment (its $TMPDIR).
+ */
 export function serverSandboxPolicy(
   policy: SandboxPolicy | null | undefined,
   cwd: string,
   config: Config,
+  env: NodeJS.ProcessEnv,
 ): CoreSandboxPolicy {
   const type = policy?.type ?? modeType(config.sandboxMode);
   const allowUnixSockets = config.sandboxAllowUnixSockets;
@@ -25,7 +29,7 @@ export function serverSandboxPolicy(
   const sww = config.sandboxWorkspaceWrite;
   const roots = [cwd, ...(own?.writableRoots ?? sww.writableRoots).map((root) => resolve(root))];
   if (!(own?.excludeSlashTmp ?? sww.excludeSlashTmp)) roots.push("/tmp");
-  const tmpdir = process.env.TMPDIR;
+  const tmpdir = env.TMPDIR;
   if (!(own?.excludeTmpdirEnvVar ?? sww.excludeTmpdirEnvVar) && tmpdir) roots.push(resolve(tmpdir));
   return {
     mode: "workspace-write",

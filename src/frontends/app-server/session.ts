@@ -13,19 +13,13 @@ import type { ClientInfo, HandlerContext, SessionHandle } from "./handlers/conte
 import { initialize } from "./handlers/initialize.js";
 import { notProvidedMessage } from "./not-provided.js";
 import { parseParams } from "./params.js";
-import {
-  CLIENT_METHODS,
-  type ClientMethod,
-  clientRequests,
-  isClientMethod,
-  type ParamsOf,
-} from "./protocol/client-requests.js";
+import type { ClientMethod, ParamsOf } from "./protocol/client-requests.js";
+import { initializeRequest } from "./protocol/initialize-request.js";
 import { ErrorCode, RpcError } from "./protocol/jsonrpc.js";
-import {
-  type ServerRequestMethod,
-  type ServerRequestParams,
-  type ServerRequestResult,
-  serverRequests,
+import type {
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
 } from "./protocol/server-messages.js";
 import { type MessageSink, type Reply, RpcPeer } from "./rpc-peer.js";
 import type { AppServerRuntime } from "./runtime.js";
@@ -84,11 +78,10 @@ export class ClientSession implements SessionHandle {
   request<M extends ServerRequestMethod>(
     method: M,
     params: ServerRequestParams<M>,
+    result: z.ZodType<ServerRequestResult<M>>,
     timeoutMs: number,
   ): PendingRequest<ServerRequestResult<M>> {
-    // Each method's result schema parses to ServerRequestResult<M>; the table lookup loses that link.
-    const schema = serverRequests[method].result as unknown as z.ZodType<ServerRequestResult<M>>;
-    return this.peer.request(method, params, schema, timeoutMs);
+    return this.peer.request(method, params, result, timeoutMs);
   }
 
   /** Receive `channel`'s notifications (idempotent). */
@@ -114,22 +107,20 @@ export class ClientSession implements SessionHandle {
   }
 
   private async dispatch(method: string, rawParams: unknown): Promise<Reply> {
-    if (!isClientMethod(method)) {
-      const notProvided = notProvidedMessage(method);
-      if (notProvided) throw new RpcError(ErrorCode.MethodNotFound, notProvided);
-      const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");
-      throw new RpcError(
-        ErrorCode.MethodNotFound,
-        `Method not found: unknown variant \`${method}\`, expected one of ${known}`,
-      );
-    }
-    if (method === "initialize" && this.initialized) throw RpcError.invalidRequest("Already initialized");
-    if (method !== "initialize" && !this.initialized) throw RpcError.invalidRequest("Not initialized");
+    // The handshake as it stood when the request arrived decides, not as it stands once the
+    // method table has loaded: a request sent before initialize is refused even if initialize
+    // was answered meanwhile. initialize itself waits for nothing.
+    const initialized = this.initialized;
+    const paramsSchema =
+      method === "initialize" ? initializeRequest.params() : await tableParamsSchema(method);
+    if (method === "initialize" && initialized) throw RpcError.invalidRequest("Already initialized");
+    if (method !== "initialize" && !initialized) throw RpcError.invalidRequest("Not initialized");
     const afters: (() => void)[] = [];
     const context: HandlerContext = { runtime: this.runtime, session: this, after: (a) => afters.push(a) };
-    const result = await run(method, rawParams, context);
+    const params = parseParams(paramsSchema, rawParams);
+    const result = await run(method as ClientMethod, params, context);
     // The handshake is answered: load the rest while the client gets ready for its first call.
-    if (method === "initialize" && preloadEnabled()) afters.push(loadHandlersSoon);
+    if (method === "initialize" && preloadEnabled()) afters.push(() => loadSoon(this.runtime));
     return {
       result,
       after: () => {
@@ -142,32 +133,55 @@ export class ClientSession implements SessionHandle {
 type AnyHandler = (params: unknown, context: HandlerContext) => Promise<unknown>;
 
 /**
- * The other handlers (and the agent core below them) load after the handshake: in the background
- * once `initialize` is answered, or at the first other request if that comes first.
+ * The other handlers (and the agent core below them) and the table of the other methods load
+ * after the handshake: in the background once `initialize` is answered, or at the first other
+ * request if that comes first. A method's params schema is built at its first use (method-spec.ts).
  */
-let loading: Promise<typeof import("./handlers/index.js")> | null = null;
+let loadingHandlers: Promise<typeof import("./handlers/index.js")> | null = null;
+let loadingTable: Promise<typeof import("./protocol/client-requests.js")> | null = null;
 
 const loadHandlers = () => {
-  loading ??= import("./handlers/index.js");
-  return loading;
+  loadingHandlers ??= import("./handlers/index.js");
+  return loadingHandlers;
+};
+
+const loadTable = () => {
+  loadingTable ??= import("./protocol/client-requests.js");
+  return loadingTable;
 };
 
 /**
- * Starts loading the handlers after the reply just written has gone out (setImmediate: after
- * the pending I/O callbacks), so the load never delays the handshake it follows. A failure is
- * not reported here: the first request that needs the handlers awaits the same promise.
+ * Starts loading the handlers, the method table and the thread modules after the reply just
+ * written has gone out (setImmediate: after the pending I/O callbacks), so the load never delays
+ * the handshake it follows. A failure is not reported here: the first request that needs them
+ * awaits the same import.
  */
-function loadHandlersSoon(): void {
-  setImmediate(() => void loadHandlers().catch(() => {}));
+function loadSoon(runtime: AppServerRuntime): void {
+  setImmediate(() => {
+    loadTable().catch(() => {});
+    loadHandlers().catch(() => {});
+    runtime.preloadThreads().catch(() => {});
+  });
 }
 
-/** Validate `raw` for `method` and run its handler. */
-async function run<M extends ClientMethod>(
-  method: M,
-  raw: unknown,
-  context: HandlerContext,
-): Promise<unknown> {
-  const params = parseParams(clientRequests[method].params, raw);
+/**
+ * The schema a method other than initialize checks its params with (loading the method table),
+ * or -32601 for a method we do not serve, in Codex's words, naming every method.
+ */
+async function tableParamsSchema(method: string): Promise<z.ZodType> {
+  const { CLIENT_METHODS, clientRequests, isClientMethod } = await loadTable();
+  if (isClientMethod(method)) return clientRequests[method].params();
+  const notProvided = notProvidedMessage(method);
+  if (notProvided) throw new RpcError(ErrorCode.MethodNotFound, notProvided);
+  const known = CLIENT_METHODS.map((name) => `\`${name}\``).join(", ");
+  throw new RpcError(
+    ErrorCode.MethodNotFound,
+    `Method not found: unknown variant \`${method}\`, expected one of ${known}`,
+  );
+}
+
+/** Run `method`'s handler with its validated params. */
+async function run(method: ClientMethod, params: unknown, context: HandlerContext): Promise<unknown> {
   if (method === "initialize") return initialize(params as ParamsOf<"initialize">, context);
   const handler = (await loadHandlers()).handlers[method] as AnyHandler;
   return handler(params, context);

@@ -27,6 +27,8 @@ import type { TurnKeys } from "./turn-keys.js";
 
 /** What a channel needs from the runtime: the question bounds, and to be forgotten when its thread ends. */
 export interface ChannelHost extends QuestionHost {
+  /** The server's environment (the threads' $TMPDIR). */
+  readonly env: NodeJS.ProcessEnv;
   released(channel: ThreadChannel): void;
   /** turn/start's keys: told how each keyed turn ended. */
   readonly turnKeys: TurnKeys;
@@ -235,9 +237,9 @@ export class ThreadChannel {
    */
   override(overrides: TurnOverrides): void {
     const thread = this.requireThread();
-    const before = JSON.stringify(threadSettingsOf(thread.effectiveSettings));
+    const before = JSON.stringify(threadSettingsOf(thread.effectiveSettings, this.host.env));
     thread.overrideSettings(overrides);
-    const threadSettings = threadSettingsOf(thread.effectiveSettings);
+    const threadSettings = threadSettingsOf(thread.effectiveSettings, this.host.env);
     if (JSON.stringify(threadSettings) === before) return;
     this.broadcast([{ method: "thread/settings/updated", params: { threadId: this.id, threadSettings } }]);
   }

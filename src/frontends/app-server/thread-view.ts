@@ -139,6 +139,7 @@ export function openedResponse(
   thread: ThreadWire,
   settings: EffectiveSettings,
   instructionSources: string[],
+  env: NodeJS.ProcessEnv,
 ): ThreadOpenedResponse {
   return {
     thread,
@@ -151,7 +152,7 @@ export function openedResponse(
     instructionSources,
     approvalPolicy: settings.approvalPolicy,
     approvalsReviewer: "user",
-    sandbox: sandboxPolicyOf(settings),
+    sandbox: sandboxPolicyOf(settings, env),
     activePermissionProfile: null,
     reasoningEffort: effortOf(settings.effort),
     multiAgentMode: "explicitRequestOnly",
@@ -159,7 +160,7 @@ export function openedResponse(
 }
 
 /** What a thread runs with as 0.169's ThreadSettings (`thread/settings/updated`). */
-export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWire {
+export function threadSettingsOf(settings: EffectiveSettings, env: NodeJS.ProcessEnv): ThreadSettingsWire {
   const effort = effortOf(settings.effort);
   return {
     approvalPolicy: settings.approvalPolicy,
@@ -175,7 +176,7 @@ export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWir
     cwd: settings.cwd,
     model: settings.model,
     modelProvider: settings.provider,
-    sandboxPolicy: sandboxPolicyOf(settings),
+    sandboxPolicy: sandboxPolicyOf(settings, env),
     effort,
   };
 }
@@ -187,9 +188,10 @@ function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"
 
 /**
  * The settings' sandbox as Codex's SandboxPolicy; /tmp or $TMPDIR missing from the temp roots
- * shows as excluded.
+ * shows as excluded. `env`: the server's environment, whose $TMPDIR the threads were given.
  */
-export function sandboxPolicyOf(settings: EffectiveSettings, tmpdir = process.env.TMPDIR): SandboxPolicy {
+export function sandboxPolicyOf(settings: EffectiveSettings, env: NodeJS.ProcessEnv): SandboxPolicy {
+  const tmpdir = env.TMPDIR;
   switch (settings.sandboxMode) {
     case "danger-full-access":
       return { type: "dangerFullAccess" };

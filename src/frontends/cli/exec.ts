@@ -20,7 +20,6 @@ import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
-import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 
 export interface ExecCliOptions {
@@ -203,7 +202,10 @@ export async function runExec(
   }
 
   const renderer = json
-    ? new ExecJsonWriter(process.stdout, process.stderr, { approvalItems: config.execJsonApprovalItems })
+    ? // Only --json needs the JSONL writer (issue 26: what a plain exec loads is its peak RSS).
+      new (await import("./exec-json.js")).ExecJsonWriter(process.stdout, process.stderr, {
+        approvalItems: config.execJsonApprovalItems,
+      })
     : new HumanRenderer(process.stderr, {
         color: wantsColor(options.color),
         statusLine: Boolean(process.stderr.isTTY),

@@ -139,7 +139,7 @@ async function start(
 ): Promise<CommandProcess> {
   const { config, env: serverEnv } = context.runtime;
   const cwd = resolve(params.cwd ?? process.cwd());
-  const policy = serverSandboxPolicy(params.sandboxPolicy, cwd, config);
+  const policy = serverSandboxPolicy(params.sandboxPolicy, cwd, config, serverEnv);
   let argv: string[];
   try {
     argv = (await prepareSandboxedCommand(params.command, cwd, policy, { backend: config.sandboxBackend }))

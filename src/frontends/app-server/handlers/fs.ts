@@ -46,7 +46,7 @@ export async function fsWriteFile(
   context: HandlerContext,
 ): Promise<ResultOf<"fs/writeFile">> {
   const bytes = decodeBase64(params.dataBase64, "dataBase64");
-  await checkWritable("fs/writeFile", [params.path], context.runtime.config);
+  await checkWritable("fs/writeFile", [params.path], context.runtime.config, context.runtime.env);
   await io(writeFile(params.path, bytes));
   return {};
 }
@@ -55,7 +55,7 @@ export async function fsCreateDirectory(
   params: ParamsOf<"fs/createDirectory">,
   context: HandlerContext,
 ): Promise<ResultOf<"fs/createDirectory">> {
-  await checkWritable("fs/createDirectory", [params.path], context.runtime.config);
+  await checkWritable("fs/createDirectory", [params.path], context.runtime.config, context.runtime.env);
   await io(mkdir(params.path, { recursive: params.recursive ?? true }));
   return {};
 }
@@ -97,7 +97,7 @@ export async function fsRemove(
   params: ParamsOf<"fs/remove">,
   context: HandlerContext,
 ): Promise<ResultOf<"fs/remove">> {
-  await checkWritable("fs/remove", [params.path], context.runtime.config);
+  await checkWritable("fs/remove", [params.path], context.runtime.config, context.runtime.env);
   const recursive = params.recursive ?? true;
   const force = params.force ?? true;
   const info = await lstat(params.path).catch((error: NodeJS.ErrnoException) => {
@@ -115,7 +115,7 @@ export async function fsCopy(
   context: HandlerContext,
 ): Promise<ResultOf<"fs/copy">> {
   const { sourcePath, destinationPath } = params;
-  await checkWritable("fs/copy", [destinationPath], context.runtime.config);
+  await checkWritable("fs/copy", [destinationPath], context.runtime.config, context.runtime.env);
   const info = await io(lstat(sourcePath));
   if (info.isDirectory()) {
     if (params.recursive !== true)

@@ -101,7 +101,12 @@ export async function threadStart(
 ): Promise<ResultOf<"thread/start">> {
   const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+  return openedResponse(
+    view,
+    channel.settings,
+    await instructionSources(config, channel.settings.cwd),
+    context.runtime.env,
+  );
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -148,7 +153,7 @@ export async function threadResume(
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   sendRestoredUsage(context, stored, view, channel.settings, ownConfig ?? runtime.config);
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
-  return openedResponse(view, channel.settings, sources);
+  return openedResponse(view, channel.settings, sources, runtime.env);
 }
 
 export async function threadFork(
@@ -169,7 +174,12 @@ export async function threadFork(
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
   sendRestoredUsage(context, stored, view, channel.settings, config);
-  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
+  return openedResponse(
+    view,
+    channel.settings,
+    await instructionSources(config, channel.settings.cwd),
+    context.runtime.env,
+  );
 }
 
 /** Thread `id`'s model and policies as a fork starts from them. */

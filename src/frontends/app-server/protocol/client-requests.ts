@@ -23,11 +23,13 @@ import {
   turn,
   userInput,
 } from "./common.js";
+
 import { fsRequests } from "./fs-requests.js";
 import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
+import { initializeRequest } from "./initialize-request.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
-import { method } from "./method-spec.js";
+import { lazy, method } from "./method-spec.js";
 import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
 import {
   skillsConfigWriteParams,
@@ -48,193 +50,245 @@ import {
 } from "./thread-metadata-requests.js";
 import { legacyClientRequests } from "./v1-requests.js";
 
-const clientInfo = z.object({ name: z.string(), title: z.string().nullish(), version: z.string() });
-
-const initializeParams = z.object({
-  clientInfo,
-  capabilities: z.object({ experimentalApi: z.boolean().optional() }).nullish(),
-});
-const initializeResponse = z.object({
-  userAgent: z.string(),
-  codexHome: z.string(),
-  platformFamily: z.string(),
-  platformOs: z.string(),
-});
-
-const threadId = z.string();
+const threadId = lazy(() => z.string());
 /** Beyond Codex 0.89: client tools (0.169's experimental `dynamicTools`). */
-const dynamicTools = z.array(dynamicToolSpec).nullish();
+const dynamicTools = lazy(() => z.array(dynamicToolSpec).nullish());
 
-const threadStartParams = z.object({
-  ...threadSettingsParams,
-  dynamicTools,
-  experimentalRawEvents: z.boolean().optional(),
-  /** Codex's ThreadStartSource: "clear" when the thread replaces one the user cleared. */
-  sessionStartSource: z.enum(["startup", "clear"]).nullish(),
-});
+const threadStartParams = lazy(() =>
+  z.object({
+    ...threadSettingsParams,
+    dynamicTools: dynamicTools(),
+    experimentalRawEvents: z.boolean().optional(),
+    /** Codex's ThreadStartSource: "clear" when the thread replaces one the user cleared. */
+    sessionStartSource: z.enum(["startup", "clear"]).nullish(),
+  }),
+);
 
-const threadResumeParams = z.object({
-  threadId,
-  /** A rollout path; wins over threadId when given. */
-  path: z.string().nullish(),
-  ...threadSettingsParams,
-  /** Beyond Codex: re-declare the client tools (they are kept in the rollout too). */
-  dynamicTools,
-});
+const threadResumeParams = lazy(() =>
+  z.object({
+    threadId: threadId(),
+    /** A rollout path; wins over threadId when given. */
+    path: z.string().nullish(),
+    ...threadSettingsParams,
+    /** Beyond Codex: re-declare the client tools (they are kept in the rollout too). */
+    dynamicTools: dynamicTools(),
+  }),
+);
 
-const threadForkParams = z.object({ threadId, path: z.string().nullish(), ...threadSettingsParams });
+const threadForkParams = lazy(() =>
+  z.object({ threadId: threadId(), path: z.string().nullish(), ...threadSettingsParams }),
+);
 
-const paging = { cursor: z.string().nullish(), limit: z.number().int().nonnegative().nullish() };
+const paging = lazy(() => ({
+  cursor: z.string().nullish(),
+  limit: z.number().int().nonnegative().nullish(),
+}));
 
-const threadListParams = z.object({
-  ...paging,
-  archived: z.boolean().nullish(),
-  modelProviders: z.array(z.string()).nullish(),
-  sortKey: z.enum(["created_at", "updated_at"]).nullish(),
-});
-const threadListResponse = z.object({ data: z.array(thread), nextCursor: z.string().nullable() });
+const threadListParams = lazy(() =>
+  z.object({
+    ...paging(),
+    archived: z.boolean().nullish(),
+    modelProviders: z.array(z.string()).nullish(),
+    sortKey: z.enum(["created_at", "updated_at"]).nullish(),
+  }),
+);
+const threadListResponse = lazy(() => z.object({ data: z.array(thread), nextCursor: z.string().nullable() }));
 
-const threadLoadedListResponse = z.object({ data: z.array(z.string()), nextCursor: z.string().nullable() });
+const threadLoadedListResponse = lazy(() =>
+  z.object({ data: z.array(z.string()), nextCursor: z.string().nullable() }),
+);
 
-const threadReadParams = z.object({ threadId, includeTurns: z.boolean().optional() });
-const threadOnly = z.object({ thread });
+const threadReadParams = lazy(() => z.object({ threadId: threadId(), includeTurns: z.boolean().optional() }));
+const threadOnly = lazy(() => z.object({ thread }));
 
-const threadRollbackParams = z.object({ threadId, numTurns: z.number().int().nonnegative() });
+const threadRollbackParams = lazy(() =>
+  z.object({ threadId: threadId(), numTurns: z.number().int().nonnegative() }),
+);
 
-const turnStartParams = z.object({
-  threadId,
-  input: z.array(userInput),
-  cwd: z.string().nullish(),
-  approvalPolicy: askForApproval.nullish(),
-  sandboxPolicy: sandboxPolicy.nullish(),
-  model: z.string().nullish(),
-  effort: reasoningEffort.nullish(),
-  summary: reasoningSummary.nullish(),
-  /** JSON Schema the final message must match. */
-  outputSchema: z.record(z.string(), z.unknown()).nullish(),
-  /** Plan or default mode from this turn on; its model and effort win over the fields above. */
-  collaborationMode: collaborationModeParam.nullish(),
-  /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
-  dynamicTools,
-  /** 0.169: the client's id for this input; tscodex makes a resent turn/start with it start no second turn. */
-  clientUserMessageId: z.string().min(1).max(255).nullish(),
-});
-const turnOnly = z.object({ turn });
+const turnStartParams = lazy(() =>
+  z.object({
+    threadId: threadId(),
+    input: z.array(userInput),
+    cwd: z.string().nullish(),
+    approvalPolicy: askForApproval.nullish(),
+    sandboxPolicy: sandboxPolicy.nullish(),
+    model: z.string().nullish(),
+    effort: reasoningEffort.nullish(),
+    summary: reasoningSummary.nullish(),
+    /** JSON Schema the final message must match. */
+    outputSchema: z.record(z.string(), z.unknown()).nullish(),
+    /** Plan or default mode from this turn on; its model and effort win over the fields above. */
+    collaborationMode: collaborationModeParam().nullish(),
+    /** Beyond Codex: replaces the thread's client tools from this turn on (`[]` clears them). */
+    dynamicTools: dynamicTools(),
+    /** 0.169: the client's id for this input; tscodex makes a resent turn/start with it start no second turn. */
+    clientUserMessageId: z.string().min(1).max(255).nullish(),
+  }),
+);
+const turnOnly = lazy(() => z.object({ turn }));
 
-const turnInterruptParams = z.object({ threadId, turnId: z.string() });
+const turnInterruptParams = lazy(() => z.object({ threadId: threadId(), turnId: z.string() }));
 
 /** turn/steer: input for the running turn, which must be `expectedTurnId`. */
-const turnSteerParams = z.object({
-  threadId,
-  expectedTurnId: z.string(),
-  input: z.array(userInput),
-  clientUserMessageId: z.string().nullish(),
-  additionalContext: z.record(z.string(), z.unknown()).nullish(),
-  responsesapiClientMetadata: z.record(z.string(), z.string()).nullish(),
-  responsesapiClientMetadataPatch: z.record(z.string(), z.string()).nullish(),
-});
+const turnSteerParams = lazy(() =>
+  z.object({
+    threadId: threadId(),
+    expectedTurnId: z.string(),
+    input: z.array(userInput),
+    clientUserMessageId: z.string().nullish(),
+    additionalContext: z.record(z.string(), z.unknown()).nullish(),
+    responsesapiClientMetadata: z.record(z.string(), z.string()).nullish(),
+    responsesapiClientMetadataPatch: z.record(z.string(), z.string()).nullish(),
+  }),
+);
 
-const reasoningEffortOption = z.object({ reasoningEffort, description: z.string() });
-const model = z
-  .object({
-    id: z.string(),
-    model: z.string(),
-    displayName: z.string(),
-    description: z.string(),
-    supportedReasoningEfforts: z.array(reasoningEffortOption),
-    defaultReasoningEffort: reasoningEffort,
-    isDefault: z.boolean(),
-  })
-  .meta({ id: "Model" });
-const modelListResponse = z.object({ data: z.array(model), nextCursor: z.string().nullable() });
+const reasoningEffortOption = lazy(() => z.object({ reasoningEffort, description: z.string() }));
+const model = lazy(() =>
+  z
+    .object({
+      id: z.string(),
+      model: z.string(),
+      displayName: z.string(),
+      description: z.string(),
+      supportedReasoningEfforts: z.array(reasoningEffortOption()),
+      defaultReasoningEffort: reasoningEffort,
+      isDefault: z.boolean(),
+    })
+    .meta({ id: "Model" }),
+);
+const modelListResponse = lazy(() => z.object({ data: z.array(model()), nextCursor: z.string().nullable() }));
 
-const mcpTool = z.object({
-  name: z.string(),
-  title: z.string().nullish(),
-  description: z.string().nullish(),
-  inputSchema: z.unknown(),
-});
-const mcpServerStatus = z
-  .object({
+const mcpTool = lazy(() =>
+  z.object({
     name: z.string(),
-    tools: z.record(z.string(), mcpTool),
-    resources: z.array(z.record(z.string(), z.unknown())),
-    resourceTemplates: z.array(z.record(z.string(), z.unknown())),
-    authStatus: z.enum(["unsupported", "notLoggedIn", "bearerToken", "oAuth"]),
-  })
-  .meta({ id: "McpServerStatus" });
-const mcpServerStatusResponse = z.object({
-  data: z.array(mcpServerStatus),
-  nextCursor: z.string().nullable(),
-});
+    title: z.string().nullish(),
+    description: z.string().nullish(),
+    inputSchema: z.unknown(),
+  }),
+);
+const mcpServerStatus = lazy(() =>
+  z
+    .object({
+      name: z.string(),
+      tools: z.record(z.string(), mcpTool()),
+      resources: z.array(z.record(z.string(), z.unknown())),
+      resourceTemplates: z.array(z.record(z.string(), z.unknown())),
+      authStatus: z.enum(["unsupported", "notLoggedIn", "bearerToken", "oAuth"]),
+    })
+    .meta({ id: "McpServerStatus" }),
+);
+const mcpServerStatusResponse = lazy(() =>
+  z.object({
+    data: z.array(mcpServerStatus()),
+    nextCursor: z.string().nullable(),
+  }),
+);
 
-const layerMetadata = z
-  .object({
-    name: z.object({ type: z.literal("user"), file: z.string() }),
+const layerMetadata = lazy(() =>
+  z
+    .object({
+      name: z.object({ type: z.literal("user"), file: z.string() }),
+      version: z.string(),
+    })
+    .meta({ id: "ConfigLayerMetadata" }),
+);
+const configReadParams = lazy(() =>
+  z.object({ cwd: z.string().nullish(), includeLayers: z.boolean().optional() }),
+);
+const configReadResponse = lazy(() =>
+  z.object({
+    config: z.record(z.string(), z.unknown()),
+    origins: z.record(z.string(), layerMetadata()),
+    layers: z.array(layerMetadata().extend({ config: z.unknown() })).nullish(),
+  }),
+);
+
+const mergeStrategy = lazy(() => z.enum(["replace", "upsert"]).meta({ id: "MergeStrategy" }));
+const configEdit = lazy(() =>
+  z.object({ keyPath: z.string().min(1), value: z.unknown(), mergeStrategy: mergeStrategy() }),
+);
+const configValueWriteParams = lazy(() =>
+  configEdit().extend({
+    filePath: z.string().nullish(),
+    expectedVersion: z.string().nullish(),
+  }),
+);
+const configBatchWriteParams = lazy(() =>
+  z.object({
+    edits: z.array(configEdit()),
+    filePath: z.string().nullish(),
+    expectedVersion: z.string().nullish(),
+  }),
+);
+const configWriteResponse = lazy(() =>
+  z.object({
+    status: z.enum(["ok", "okOverridden"]),
     version: z.string(),
-  })
-  .meta({ id: "ConfigLayerMetadata" });
-const configReadParams = z.object({ cwd: z.string().nullish(), includeLayers: z.boolean().optional() });
-const configReadResponse = z.object({
-  config: z.record(z.string(), z.unknown()),
-  origins: z.record(z.string(), layerMetadata),
-  layers: z.array(layerMetadata.extend({ config: z.unknown() })).nullish(),
-});
+    filePath: z.string(),
+    overriddenMetadata: z.unknown().nullable(),
+  }),
+);
 
-const mergeStrategy = z.enum(["replace", "upsert"]).meta({ id: "MergeStrategy" });
-const configEdit = z.object({ keyPath: z.string().min(1), value: z.unknown(), mergeStrategy });
-const configValueWriteParams = configEdit.extend({
-  filePath: z.string().nullish(),
-  expectedVersion: z.string().nullish(),
-});
-const configBatchWriteParams = z.object({
-  edits: z.array(configEdit),
-  filePath: z.string().nullish(),
-  expectedVersion: z.string().nullish(),
-});
-const configWriteResponse = z.object({
-  status: z.enum(["ok", "okOverridden"]),
-  version: z.string(),
-  filePath: z.string(),
-  overriddenMetadata: z.unknown().nullable(),
-});
+const empty = lazy(() => z.object({}));
 
-const empty = z.object({});
-
-const threadTurnsListParams = z.object({
-  threadId,
-  ...paging,
-  sortDirection: z.enum(["asc", "desc"]).nullish(),
-  itemsView: z.enum(["notLoaded", "summary", "full"]).nullish(),
-});
-const threadTurnsListResponse = z.object({
-  data: z.array(turn.extend({ itemsView: z.enum(["notLoaded", "summary", "full"]).optional() })),
-  nextCursor: z.string().nullable(),
-  backwardsCursor: z.string().nullable(),
-});
+const threadTurnsListParams = lazy(() =>
+  z.object({
+    threadId: threadId(),
+    ...paging(),
+    sortDirection: z.enum(["asc", "desc"]).nullish(),
+    itemsView: z.enum(["notLoaded", "summary", "full"]).nullish(),
+  }),
+);
+const threadTurnsListResponse = lazy(() =>
+  z.object({
+    data: z.array(turn.extend({ itemsView: z.enum(["notLoaded", "summary", "full"]).optional() })),
+    nextCursor: z.string().nullable(),
+    backwardsCursor: z.string().nullable(),
+  }),
+);
 
 /** Every client request the server answers, by method name. */
 export const clientRequests = {
-  initialize: method(initializeParams, initializeResponse, "InitializeParams", "InitializeResponse", "v1"),
-  "thread/start": method(threadStartParams, threadOpenedResponse, "ThreadStartParams", "ThreadStartResponse"),
+  initialize: initializeRequest,
+  "thread/start": method(
+    threadStartParams,
+    () => threadOpenedResponse,
+    "ThreadStartParams",
+    "ThreadStartResponse",
+  ),
   "thread/resume": method(
     threadResumeParams,
-    threadOpenedResponse,
+    () => threadOpenedResponse,
     "ThreadResumeParams",
     "ThreadResumeResponse",
   ),
-  "thread/fork": method(threadForkParams, threadOpenedResponse, "ThreadForkParams", "ThreadForkResponse"),
-  "thread/archive": method(z.object({ threadId }), empty, "ThreadArchiveParams", "ThreadArchiveResponse"),
+  "thread/fork": method(
+    threadForkParams,
+    () => threadOpenedResponse,
+    "ThreadForkParams",
+    "ThreadForkResponse",
+  ),
+  "thread/archive": method(
+    () => z.object({ threadId: threadId() }),
+    empty,
+    "ThreadArchiveParams",
+    "ThreadArchiveResponse",
+  ),
   "thread/rollback": method(
     threadRollbackParams,
     threadOnly,
     "ThreadRollbackParams",
     "ThreadRollbackResponse",
   ),
-  "thread/delete": method(z.object({ threadId }), empty, "ThreadDeleteParams", "ThreadDeleteResponse"),
+  "thread/delete": method(
+    () => z.object({ threadId: threadId() }),
+    empty,
+    "ThreadDeleteParams",
+    "ThreadDeleteResponse",
+  ),
   "thread/unsubscribe": method(
-    z.object({ threadId }),
-    z.object({ status: z.enum(["notLoaded", "notSubscribed", "unsubscribed"]) }),
+    () => z.object({ threadId: threadId() }),
+    () => z.object({ status: z.enum(["notLoaded", "notSubscribed", "unsubscribed"]) }),
     "ThreadUnsubscribeParams",
     "ThreadUnsubscribeResponse",
   ),
@@ -246,7 +300,7 @@ export const clientRequests = {
   ),
   "thread/list": method(threadListParams, threadListResponse, "ThreadListParams", "ThreadListResponse"),
   "thread/loaded/list": method(
-    z.object(paging),
+    () => z.object(paging()),
     threadLoadedListResponse,
     "ThreadLoadedListParams",
     "ThreadLoadedListResponse",
@@ -256,25 +310,26 @@ export const clientRequests = {
   "turn/interrupt": method(turnInterruptParams, empty, "TurnInterruptParams", "TurnInterruptResponse"),
   "turn/steer": method(
     turnSteerParams,
-    z.object({ turnId: z.string() }),
+    () => z.object({ turnId: z.string() }),
     "TurnSteerParams",
     "TurnSteerResponse",
   ),
-  "model/list": method(z.object(paging), modelListResponse, "ModelListParams", "ModelListResponse"),
+  "model/list": method(() => z.object(paging()), modelListResponse, "ModelListParams", "ModelListResponse"),
   "mcpServerStatus/list": method(
-    z.object(paging),
+    () => z.object(paging()),
     mcpServerStatusResponse,
     "ListMcpServerStatusParams",
     "ListMcpServerStatusResponse",
   ),
   "config/mcpServer/reload": method(empty, empty, null, "McpServerRefreshResponse"),
   "mcpServer/oauth/login": method(
-    z.object({
-      name: z.string(),
-      scopes: z.array(z.string()).nullish(),
-      timeoutSecs: z.number().int().positive().nullish(),
-    }),
-    z.object({ authorizationUrl: z.string() }),
+    () =>
+      z.object({
+        name: z.string(),
+        scopes: z.array(z.string()).nullish(),
+        timeoutSecs: z.number().int().positive().nullish(),
+      }),
+    () => z.object({ authorizationUrl: z.string() }),
     "McpServerOauthLoginParams",
     "McpServerOauthLoginResponse",
   ),
@@ -313,7 +368,7 @@ export const clientRequests = {
     "ThreadMetadataUpdateResponse",
   ),
   "thread/unarchive": method(
-    z.object({ threadId }),
+    () => z.object({ threadId: threadId() }),
     threadOnlyResponse,
     "ThreadUnarchiveParams",
     "ThreadUnarchiveResponse",
@@ -344,7 +399,7 @@ export const clientRequests = {
     "ThreadCompactStartResponse",
   ),
   "collaborationMode/list": method(
-    z.object({}),
+    () => z.object({}),
     collaborationModeListResponse,
     "CollaborationModeListParams",
     "CollaborationModeListResponse",
@@ -363,8 +418,8 @@ export const clientRequests = {
 };
 
 export type ClientMethod = keyof typeof clientRequests;
-export type ParamsOf<M extends ClientMethod> = z.output<(typeof clientRequests)[M]["params"]>;
-export type ResultOf<M extends ClientMethod> = z.input<(typeof clientRequests)[M]["result"]>;
+export type ParamsOf<M extends ClientMethod> = z.output<ReturnType<(typeof clientRequests)[M]["params"]>>;
+export type ResultOf<M extends ClientMethod> = z.input<ReturnType<(typeof clientRequests)[M]["result"]>>;
 
 export const CLIENT_METHODS = Object.keys(clientRequests) as ClientMethod[];
 

@@ -5,41 +5,50 @@
  */
 import { z } from "zod";
 import { reasoningEffort } from "./common.js";
+import { lazy } from "./method-spec.js";
 
-export const modeKind = z.enum(["plan", "default"]).meta({ id: "ModeKind" });
+export const modeKind = lazy(() => z.enum(["plan", "default"]).meta({ id: "ModeKind" }));
 
-const modeSettings = z.object({
-  model: z.string(),
-  reasoning_effort: reasoningEffort.nullish(),
-  developer_instructions: z.string().nullish(),
-});
+const modeSettings = lazy(() =>
+  z.object({
+    model: z.string(),
+    reasoning_effort: reasoningEffort.nullish(),
+    developer_instructions: z.string().nullish(),
+  }),
+);
 
 /** 0.169: `{mode, settings: {model, reasoning_effort?, developer_instructions?}}`. */
-const collaborationMode169 = z.object({ mode: modeKind, settings: modeSettings });
+const collaborationMode169 = lazy(() => z.object({ mode: modeKind(), settings: modeSettings() }));
 /** 0.89: the settings beside the mode. */
-const collaborationMode089 = modeSettings.extend({ mode: modeKind });
+const collaborationMode089 = lazy(() => modeSettings().extend({ mode: modeKind() }));
 
 /** turn/start's mode, read into one shape. */
-export const collaborationModeParam = z
-  .union([collaborationMode169, collaborationMode089])
-  .transform((value) => ("settings" in value ? value : { mode: value.mode, settings: value }));
-export type CollaborationModeParam = z.output<typeof collaborationModeParam>;
+export const collaborationModeParam = lazy(() =>
+  z
+    .union([collaborationMode169(), collaborationMode089()])
+    .transform((value) => ("settings" in value ? value : { mode: value.mode, settings: value })),
+);
+export type CollaborationModeParam = z.output<ReturnType<typeof collaborationModeParam>>;
 
-const collaborationModeMask = z
-  .object({
-    name: z.string(),
-    mode: modeKind.nullable(),
-    model: z.string().nullable(),
-    reasoning_effort: reasoningEffort.nullable(),
-  })
-  .meta({ id: "CollaborationModeMask" });
+const collaborationModeMask = lazy(() =>
+  z
+    .object({
+      name: z.string(),
+      mode: modeKind().nullable(),
+      model: z.string().nullable(),
+      reasoning_effort: reasoningEffort.nullable(),
+    })
+    .meta({ id: "CollaborationModeMask" }),
+);
 
-export const collaborationModeListResponse = z.object({ data: z.array(collaborationModeMask) });
+export const collaborationModeListResponse = lazy(() => z.object({ data: z.array(collaborationModeMask()) }));
 
-export const threadShellCommandParams = z.object({
-  threadId: z.string(),
-  /** A script for the user's shell, run as a turn of its own. */
-  command: z.string(),
-  /** Kill it after this long (default: the shell tool's timeout). */
-  timeoutMs: z.number().int().positive().nullish(),
-});
+export const threadShellCommandParams = lazy(() =>
+  z.object({
+    threadId: z.string(),
+    /** A script for the user's shell, run as a turn of its own. */
+    command: z.string(),
+    /** Kill it after this long (default: the shell tool's timeout). */
+    timeoutMs: z.number().int().positive().nullish(),
+  }),
+);

@@ -39,11 +39,10 @@ export function protocolSchemas(): Map<string, Record<string, unknown>> {
 
   const requests: z.ZodType[] = [];
   for (const [method, spec] of Object.entries(clientRequests)) {
-    if (spec.paramsName) add(`${spec.dir}/${spec.paramsName}.json`, spec.params, "input");
-    add(`${spec.dir}/${spec.resultName}.json`, spec.result, "output");
-    requests.push(
-      z.object({ jsonrpc: acceptedVersion, id: requestId, method: z.literal(method), params: spec.params }),
-    );
+    const params = spec.params();
+    if (spec.paramsName) add(`${spec.dir}/${spec.paramsName}.json`, params, "input");
+    add(`${spec.dir}/${spec.resultName}.json`, spec.result(), "output");
+    requests.push(z.object({ jsonrpc: acceptedVersion, id: requestId, method: z.literal(method), params }));
   }
   add("ClientRequest.json", z.union(requests), "input");
   add(

@@ -5,147 +5,183 @@
  * (server startup progress, warnings about the configuration).
  */
 import { z } from "zod";
-import { method } from "./method-spec.js";
+import { lazy, method } from "./method-spec.js";
 
-const jsonObject = z.record(z.string(), z.unknown());
+const jsonObject = lazy(() => z.record(z.string(), z.unknown()));
 
-export const mcpServerToolCallParams = z.object({
-  threadId: z.string(),
-  server: z.string(),
-  tool: z.string(),
-  /** The tool's arguments: a JSON object (null or absent: none). */
-  arguments: jsonObject.nullish(),
-  _meta: z.unknown().optional(),
-});
+export const mcpServerToolCallParams = lazy(() =>
+  z.object({
+    threadId: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    /** The tool's arguments: a JSON object (null or absent: none). */
+    arguments: jsonObject().nullish(),
+    _meta: z.unknown().optional(),
+  }),
+);
 
 /** The server's CallToolResult, passed on as it answered. */
-export const mcpServerToolCallResponse = z.object({
-  content: z.array(z.unknown()),
-  structuredContent: z.unknown().optional(),
-  isError: z.boolean().nullish(),
-  _meta: z.unknown().optional(),
-});
+export const mcpServerToolCallResponse = lazy(() =>
+  z.object({
+    content: z.array(z.unknown()),
+    structuredContent: z.unknown().optional(),
+    isError: z.boolean().nullish(),
+    _meta: z.unknown().optional(),
+  }),
+);
 
-export const mcpResourceReadParams = z.object({
-  /** The thread whose servers to ask; absent: the server as the configuration declares it. */
-  threadId: z.string().nullish(),
-  server: z.string(),
-  uri: z.string(),
-});
+export const mcpResourceReadParams = lazy(() =>
+  z.object({
+    /** The thread whose servers to ask; absent: the server as the configuration declares it. */
+    threadId: z.string().nullish(),
+    server: z.string(),
+    uri: z.string(),
+  }),
+);
 
-const resourceContent = z
-  .union([
-    z.object({
-      uri: z.string(),
-      mimeType: z.string().nullish(),
-      text: z.string(),
-      _meta: z.unknown().optional(),
-    }),
-    z.object({
-      uri: z.string(),
-      mimeType: z.string().nullish(),
-      blob: z.string(),
-      _meta: z.unknown().optional(),
-    }),
-  ])
-  .meta({ id: "ResourceContent" });
+const resourceContent = lazy(() =>
+  z
+    .union([
+      z.object({
+        uri: z.string(),
+        mimeType: z.string().nullish(),
+        text: z.string(),
+        _meta: z.unknown().optional(),
+      }),
+      z.object({
+        uri: z.string(),
+        mimeType: z.string().nullish(),
+        blob: z.string(),
+        _meta: z.unknown().optional(),
+      }),
+    ])
+    .meta({ id: "ResourceContent" }),
+);
 
-export const mcpResourceReadResponse = z.object({ contents: z.array(resourceContent) });
+export const mcpResourceReadResponse = lazy(() => z.object({ contents: z.array(resourceContent()) }));
 
-const gatewayAuth = z
-  .union([
-    z.object({ mode: z.literal("none") }),
-    z.object({ mode: z.literal("environmentVariable"), envKey: z.string() }),
-    z.object({ mode: z.literal("externallyConfigured"), envKey: z.string().nullish() }),
-  ])
-  .meta({ id: "GatewayAuth" });
+const gatewayAuth = lazy(() =>
+  z
+    .union([
+      z.object({ mode: z.literal("none") }),
+      z.object({ mode: z.literal("environmentVariable"), envKey: z.string() }),
+      z.object({ mode: z.literal("externallyConfigured"), envKey: z.string().nullish() }),
+    ])
+    .meta({ id: "GatewayAuth" }),
+);
 
-const providerSettings = z
-  .union([
-    z.object({ type: z.literal("openai") }),
-    z.object({ type: z.literal("customGateway"), auth: gatewayAuth }),
-  ])
-  .meta({ id: "ProviderSettings" });
+const providerSettings = lazy(() =>
+  z
+    .union([
+      z.object({ type: z.literal("openai") }),
+      z.object({ type: z.literal("customGateway"), auth: gatewayAuth() }),
+    ])
+    .meta({ id: "ProviderSettings" }),
+);
 
-const modelProviderSummary = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    baseUrl: z.string().nullish(),
-    settings: providerSettings,
-    canEdit: z.boolean(),
-  })
-  .meta({ id: "ModelProviderSummary" });
+const modelProviderSummary = lazy(() =>
+  z
+    .object({
+      id: z.string(),
+      name: z.string(),
+      baseUrl: z.string().nullish(),
+      settings: providerSettings(),
+      canEdit: z.boolean(),
+    })
+    .meta({ id: "ModelProviderSummary" }),
+);
 
-export const modelProviderListResponse = z.object({
-  data: z.array(modelProviderSummary),
-  defaultProviderId: z.string(),
-  canChangeDefault: z.boolean(),
-});
+export const modelProviderListResponse = lazy(() =>
+  z.object({
+    data: z.array(modelProviderSummary()),
+    defaultProviderId: z.string(),
+    canChangeDefault: z.boolean(),
+  }),
+);
 
-export const modelProviderCapabilitiesResponse = z.object({
-  webSearch: z.boolean(),
-  imageGeneration: z.boolean(),
-});
+export const modelProviderCapabilitiesResponse = lazy(() =>
+  z.object({
+    webSearch: z.boolean(),
+    imageGeneration: z.boolean(),
+  }),
+);
 
 /** tscodex enforces no managed requirements (requirements.toml): always null. */
-export const configRequirementsReadResponse = z.object({ requirements: z.null() });
+export const configRequirementsReadResponse = lazy(() => z.object({ requirements: z.null() }));
 
-export const experimentalFeatureStage = z
-  .enum(["beta", "underDevelopment", "stable", "deprecated", "removed"])
-  .meta({ id: "ExperimentalFeatureStage" });
+export const experimentalFeatureStage = lazy(() =>
+  z
+    .enum(["beta", "underDevelopment", "stable", "deprecated", "removed"])
+    .meta({ id: "ExperimentalFeatureStage" }),
+);
 
-const experimentalFeature = z
-  .object({
-    name: z.string(),
-    stage: experimentalFeatureStage,
-    displayName: z.string().nullish(),
-    description: z.string().nullish(),
-    announcement: z.string().nullish(),
-    enabled: z.boolean(),
-    defaultEnabled: z.boolean(),
-  })
-  .meta({ id: "ExperimentalFeature" });
+const experimentalFeature = lazy(() =>
+  z
+    .object({
+      name: z.string(),
+      stage: experimentalFeatureStage(),
+      displayName: z.string().nullish(),
+      description: z.string().nullish(),
+      announcement: z.string().nullish(),
+      enabled: z.boolean(),
+      defaultEnabled: z.boolean(),
+    })
+    .meta({ id: "ExperimentalFeature" }),
+);
 
-export const experimentalFeatureListParams = z.object({
-  cursor: z.string().nullish(),
-  limit: z.number().int().nonnegative().nullish(),
-  threadId: z.string().nullish(),
-});
+export const experimentalFeatureListParams = lazy(() =>
+  z.object({
+    cursor: z.string().nullish(),
+    limit: z.number().int().nonnegative().nullish(),
+    threadId: z.string().nullish(),
+  }),
+);
 
-export const experimentalFeatureListResponse = z.object({
-  data: z.array(experimentalFeature),
-  nextCursor: z.string().nullable(),
-});
+export const experimentalFeatureListResponse = lazy(() =>
+  z.object({
+    data: z.array(experimentalFeature()),
+    nextCursor: z.string().nullable(),
+  }),
+);
 
 /** `mcpServer/startupStatus/updated`: one configured server of a thread changed state. */
-export const mcpServerStatusUpdated = z.object({
-  threadId: z.string().nullish(),
-  name: z.string(),
-  status: z.enum(["starting", "ready", "failed", "cancelled"]),
-  error: z.string().nullish(),
-});
+export const mcpServerStatusUpdated = lazy(() =>
+  z.object({
+    threadId: z.string().nullish(),
+    name: z.string(),
+    status: z.enum(["starting", "ready", "failed", "cancelled"]),
+    error: z.string().nullish(),
+  }),
+);
 
-export const warningNotification = z.object({ threadId: z.string().nullish(), message: z.string() });
+export const warningNotification = lazy(() =>
+  z.object({ threadId: z.string().nullish(), message: z.string() }),
+);
 
-const textPosition = z.object({
-  line: z.number().int().nonnegative(),
-  column: z.number().int().nonnegative(),
-});
+const textPosition = lazy(() =>
+  z.object({
+    line: z.number().int().nonnegative(),
+    column: z.number().int().nonnegative(),
+  }),
+);
 
-export const configWarningNotification = z.object({
-  summary: z.string(),
-  details: z.string().nullish(),
-  path: z.string().nullish(),
-  range: z.object({ start: textPosition, end: textPosition }).nullish(),
-});
+export const configWarningNotification = lazy(() =>
+  z.object({
+    summary: z.string(),
+    details: z.string().nullish(),
+    path: z.string().nullish(),
+    range: z.object({ start: textPosition(), end: textPosition() }).nullish(),
+  }),
+);
 
-export const deprecationNoticeNotification = z.object({
-  summary: z.string(),
-  details: z.string().nullish(),
-});
+export const deprecationNoticeNotification = lazy(() =>
+  z.object({
+    summary: z.string(),
+    details: z.string().nullish(),
+  }),
+);
 
-const empty = z.object({});
+const empty = lazy(() => z.object({}));
 
 /** The client requests above, for the method table (client-requests.ts). */
 export const mcpConfigRequests = {
@@ -191,10 +227,10 @@ export const mcpConfigRequests = {
 /** The notifications above, for the notification table (server-messages.ts). */
 export const mcpConfigNotifications = {
   "mcpServer/startupStatus/updated": {
-    params: mcpServerStatusUpdated,
+    params: mcpServerStatusUpdated(),
     name: "McpServerStatusUpdatedNotification",
   },
-  warning: { params: warningNotification, name: "WarningNotification" },
-  configWarning: { params: configWarningNotification, name: "ConfigWarningNotification" },
-  deprecationNotice: { params: deprecationNoticeNotification, name: "DeprecationNoticeNotification" },
+  warning: { params: warningNotification(), name: "WarningNotification" },
+  configWarning: { params: configWarningNotification(), name: "ConfigWarningNotification" },
+  deprecationNotice: { params: deprecationNoticeNotification(), name: "DeprecationNoticeNotification" },
 };

@@ -5,25 +5,30 @@
  */
 import { z } from "zod";
 import { turn } from "./common.js";
+import { lazy } from "./method-spec.js";
 
-const threadId = z.string();
+const threadId = lazy(() => z.string());
 
-export const reviewTarget = z
-  .discriminatedUnion("type", [
-    z.object({ type: z.literal("uncommittedChanges") }),
-    z.object({ type: z.literal("baseBranch"), branch: z.string() }),
-    z.object({ type: z.literal("commit"), sha: z.string(), title: z.string().nullish() }),
-    z.object({ type: z.literal("custom"), instructions: z.string() }),
-  ])
-  .meta({ id: "ReviewTarget" });
-export type ReviewTargetWire = z.infer<typeof reviewTarget>;
+export const reviewTarget = lazy(() =>
+  z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("uncommittedChanges") }),
+      z.object({ type: z.literal("baseBranch"), branch: z.string() }),
+      z.object({ type: z.literal("commit"), sha: z.string(), title: z.string().nullish() }),
+      z.object({ type: z.literal("custom"), instructions: z.string() }),
+    ])
+    .meta({ id: "ReviewTarget" }),
+);
+export type ReviewTargetWire = z.infer<ReturnType<typeof reviewTarget>>;
 
-export const reviewStartParams = z.object({
-  threadId,
-  target: reviewTarget,
-  delivery: z.enum(["inline"]).nullish(),
-});
+export const reviewStartParams = lazy(() =>
+  z.object({
+    threadId: threadId(),
+    target: reviewTarget(),
+    delivery: z.enum(["inline"]).nullish(),
+  }),
+);
 
-export const reviewStartResponse = z.object({ turn, reviewThreadId: z.string() });
+export const reviewStartResponse = lazy(() => z.object({ turn, reviewThreadId: z.string() }));
 
-export const threadCompactStartParams = z.object({ threadId });
+export const threadCompactStartParams = lazy(() => z.object({ threadId: threadId() }));

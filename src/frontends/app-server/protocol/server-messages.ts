@@ -96,11 +96,11 @@ export const serverNotifications = {
     "McpToolCallProgressNotification",
   ),
   "hook/started": notification(
-    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary() }),
     "HookStartedNotification",
   ),
   "hook/completed": notification(
-    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary }),
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), run: hookRunSummary() }),
     "HookCompletedNotification",
   ),
   /** The skills a thread would find changed (a skills/config/write or skills/extraRoots/set). */

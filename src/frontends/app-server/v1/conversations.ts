@@ -46,7 +46,7 @@ export async function newConversation(
   return {
     conversationId: view.id,
     model: settings.model,
-    reasoningEffort: openedResponse(view, settings, []).reasoningEffort,
+    reasoningEffort: openedResponse(view, settings, [], context.runtime.env).reasoningEffort,
     rolloutPath: path,
   };
 }
