@@ -138,9 +138,7 @@ export class BackgroundTurns {
         // next reader finds it orphaned once the lease below is free).
         const record = await store.readResponse(run.responseId).catch(() => null);
         if (record && isRunning(record))
-          await store
-            .saveResponse(failed(record, `The response failed: ${errorMessage(error)}`))
-            .catch(() => {});
+          await endFailed(options, record, `The response failed: ${errorMessage(error)}`).catch(() => {});
       })
       .finally(async () => {
         await lease?.release().catch(() => {});
@@ -184,8 +182,25 @@ function isRunning(record: ResponseRecord): boolean {
   return record.body.status === "in_progress" || record.body.status === "queued";
 }
 
-function failed(record: ResponseRecord, message: string): ResponseRecord {
-  return { ...record, body: { ...record.body, status: "failed", error: { code: "server_error", message } } };
+/**
+ * Store running response `record` as `failed`. Its turn ends where the thread stands (a cut-off
+ * turn counts, as a failed one does), so a request continuing from it continues that thread
+ * rather than a fork of its start.
+ */
+async function endFailed(
+  options: ProxyOptions,
+  record: ResponseRecord,
+  message: string,
+): Promise<ResponseRecord> {
+  const store = options.turns.threads.store;
+  const thread = await store.read(record.threadId).catch(() => null);
+  const ended: ResponseRecord = {
+    ...record,
+    turns: thread?.turns ?? record.turns,
+    body: { ...record.body, status: "failed", error: { code: "server_error", message } },
+  };
+  await store.saveResponse(ended);
+  return ended;
 }
 
 /**
@@ -211,16 +226,12 @@ export async function settleOrphan(
     // Read again under the lease: its owner may have stored the final state and let go meanwhile.
     const latest = await store.readResponse(record.id);
     if (!latest || !isRunning(latest)) return latest ?? record;
-    // Its turn ends where the thread stands (the cut-off turn counts, as a failed one does), so
-    // a request continuing from it continues that thread rather than a fork of its start.
-    const thread = await store.read(latest.threadId).catch(() => null);
-    const orphan = failed(
-      { ...latest, turns: thread?.turns ?? latest.turns },
+    return await endFailed(
+      options,
+      latest,
       "The proxy process running this background response stopped (or lost the store) before " +
         "its result was stored; the response did not complete. Send the request again.",
     );
-    await store.saveResponse(orphan);
-    return orphan;
   } finally {
     await lease.release().catch(() => {});
   }
