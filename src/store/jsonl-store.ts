@@ -47,6 +47,8 @@ export class JsonlThreadStore implements ThreadStore {
    * of every rollout (resume, version, read and append each look the thread up).
    */
   private readonly known = new Map<string, string>();
+  /** The proxy's record directories made so far: a record write need not make its directory again. */
+  private readonly made = new Set<string>();
 
   constructor(
     private readonly home: string,
@@ -203,8 +205,7 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {
-    const dir = parkedCallsDir(this.home);
-    await mkdir(dir, { recursive: true });
+    const dir = await this.madeDir(parkedCallsDir(this.home));
     // Line 1: the thread; line 2: the response that made the call.
     const text = responseId ? `${threadId}\n${responseId}` : threadId;
     await Promise.all(callIds.map((id) => writeFile(join(dir, fileNameOf(id)), text)));
@@ -225,8 +226,7 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async saveResponse(record: ResponseRecord): Promise<void> {
-    const dir = responsesDir(this.home);
-    await mkdir(dir, { recursive: true });
+    const dir = await this.madeDir(responsesDir(this.home));
     // Written aside and renamed: a reader never sees half a record.
     const path = join(dir, `${fileNameOf(record.id)}.json`);
     const temporary = `${path}.${process.pid}.tmp`;
@@ -294,9 +294,15 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   private async idempotencyPath(key: string): Promise<string> {
-    const dir = idempotencyDir(this.home);
-    await mkdir(dir, { recursive: true });
-    return join(dir, `${fileNameOf(key)}.json`);
+    return join(await this.madeDir(idempotencyDir(this.home)), `${fileNameOf(key)}.json`);
+  }
+
+  private async madeDir(dir: string): Promise<string> {
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    return dir;
   }
 
   private async readIdempotencyKey(path: string): Promise<IdempotencyRecord | null> {
