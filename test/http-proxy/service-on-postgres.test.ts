@@ -4,7 +4,9 @@
  * by its retry on another process, which gets the answer; the thread holds each item once and no
  * stray thread is left. Another request (another key, or none) for calls that were answered still
  * gets 409 naming the answer. Stored responses through the openai SDK: retrieve and input items
- * from another process, delete, background polled to its end and cancelled.
+ * from another process, delete, background polled to its end and cancelled; a background response
+ * whose process was SIGKILLed mid-run ends as failed for a retrieve, a streamed GET and a cancel
+ * on another process (its owner's lease went with it), instead of staying in_progress.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { writeFakeConfig } from "../support/cli.js";
@@ -248,5 +250,63 @@ describe.skipIf(skip)("stored responses through the openai SDK on PostgreSQL", (
     expect(elsewhere).toMatchObject({ status: 409, code: "response_running_elsewhere" });
     expect((await one.client().responses.cancel(long.id)).status).toBe("cancelled");
     expect((await two.client().responses.retrieve(long.id)).status).toBe("cancelled");
+  });
+
+  it("a background response whose process was killed mid-run: retrieve, a streamed GET and cancel on another process end it as failed", async () => {
+    const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(hang()), turn(hang()), turn(hang()));
+    const started = await Promise.all(
+      ["polled", "streamed", "cancelled"].map((input) =>
+        doomed.client().responses.create({ model: "m", input, background: true }),
+      ),
+    );
+    await model.waitForRequests(3, 10_000);
+    await kill(doomed);
+    const [polledId, streamedId, cancelledId] = started.map((response) => response.id) as [
+      string,
+      string,
+      string,
+    ];
+    const failedWithReason = {
+      status: "failed",
+      error: {
+        code: "server_error",
+        message: expect.stringContaining("process running this background response stopped"),
+      },
+    };
+
+    // Polled: in_progress only until the database has dropped the dead process's connection.
+    let polled = await other.client().responses.retrieve(polledId);
+    await waitFor(async () => {
+      polled = await other.client().responses.retrieve(polledId);
+      return polled.status !== "in_progress";
+    }, 10_000);
+    expect(polled).toMatchObject(failedWithReason);
+    // Continuing from it continues its thread (where the cut-off turn left it), not a fork.
+    model.enqueue(turn(message("picked up")));
+    const next = await other
+      .client()
+      .responses.create({ model: "m", input: "again", previous_response_id: polledId });
+    expect(next.output_text).toBe("picked up");
+    expect(next.id.split("_")[1]).toBe(polledId.split("_")[1]);
+
+    // Streamed: its final event, then the stream ends.
+    const events: { type: string; response?: unknown }[] = [];
+    await waitFor(async () => {
+      const stream = await other
+        .client()
+        .responses.retrieve(streamedId, { stream: true, starting_after: 0 })
+        .catch((error: unknown) => error);
+      if (stream instanceof Error) return false;
+      for await (const event of stream as AsyncIterable<{ type: string; response?: unknown }>)
+        events.push(event);
+      return true;
+    }, 10_000);
+    expect(events.map((event) => event.type)).toEqual(["response.failed"]);
+    expect(events[0]?.response).toMatchObject(failedWithReason);
+
+    // Cancelled: it had already ended when its process stopped, so it stays failed (no 409).
+    expect(await other.client().responses.cancel(cancelledId)).toMatchObject(failedWithReason);
+    expect(await other.client().responses.retrieve(cancelledId)).toMatchObject(failedWithReason);
   });
 });

@@ -2,7 +2,8 @@
  * Stored responses through the openai SDK (issue 30): `responses.retrieve` from another proxy
  * process on the same store, `inputItems.list` (order, paging), `delete` (the id then names
  * nothing, also for previous_response_id), the 409 that names the response that already
- * answered a tool call, and `background: true` (polled to its end; `cancel`).
+ * answered a tool call, and `background: true` (polled to its end; `cancel`; one whose process
+ * was SIGKILLed ends as failed for another process on the same JSONL store).
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
@@ -148,5 +149,23 @@ describe("proxy stored responses", () => {
     for await (const event of replay) types.push(event.type);
     expect(types).toEqual(["response.completed"]);
     expect((await client.responses.retrieve(started.id)).status).toBe("cancelled");
+  });
+
+  it("a background response whose process was killed mid-run ends as failed for another process on the same home", async () => {
+    const doomed = await h.startProxy();
+    const other = await h.startProxy();
+    h.model.enqueue(turn(message("partial"), hang()));
+    const started = await doomed.client().responses.create({ model: "m", input: "orphan", background: true });
+    await h.model.waitForRequests(1, 10_000);
+    const exited = new Promise((resolve) => doomed.child.once("exit", resolve));
+    doomed.child.kill("SIGKILL");
+    await exited;
+    // The lease file names a process that is gone: the response is an orphan at once.
+    const retrieved = await other.client().responses.retrieve(started.id);
+    expect(retrieved).toMatchObject({ status: "failed", error: { code: "server_error" } });
+    const types: string[] = [];
+    for await (const event of await other.client().responses.retrieve(started.id, { stream: true }))
+      types.push(event.type);
+    expect(types).toEqual(["response.failed"]);
   });
 });

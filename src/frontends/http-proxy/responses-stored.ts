@@ -1,7 +1,8 @@
 /**
  * The stored side of /v1/responses: GET /v1/responses/{id} (the response as it was sent; with
  * `stream=true` its Responses SSE events after `starting_after`, live while a background turn of
- * this process runs, else its final event),
+ * this process runs, else its final event; a background response whose process died is ended as
+ * `failed` first: background.ts),
  * GET /v1/responses/{id}/input_items (the request's input, OpenAI's list shape and paging:
  * `order` desc by default, `after`, `limit` 1-100), DELETE /v1/responses/{id} (the id stops
  * naming anything; the thread stays). Any proxy process on the same store answers.
@@ -9,7 +10,7 @@
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
 import type { ResponseRecord } from "../../store/index.js";
-import type { BackgroundTurns } from "./background.js";
+import { type BackgroundTurns, settleOrphan } from "./background.js";
 import { ApiError } from "./errors.js";
 import type { ProxyOptions } from "./request.js";
 import { itemId } from "./responses-output.js";
@@ -20,7 +21,8 @@ export async function getResponse(
   options: ProxyOptions,
   background: BackgroundTurns,
 ): Promise<Response> {
-  if (c.req.query("stream") !== "true") return c.json((await recordOf(c, options)).body);
+  if (c.req.query("stream") !== "true")
+    return c.json((await settleOrphan(options, background, await recordOf(c, options))).body);
   const afterText = c.req.query("starting_after") ?? "-1";
   const after = Number(afterText);
   if (!Number.isInteger(after))
@@ -32,7 +34,7 @@ export async function getResponse(
   let events = background.follow(id, after);
   if (!events) {
     // Not running here: its stored final state is the whole stream.
-    const record = await recordOf(c, options);
+    const record = await settleOrphan(options, background, await recordOf(c, options));
     if (record.body.status === "in_progress" || record.body.status === "queued")
       throw new ApiError(
         409,
