@@ -95,15 +95,14 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async read(id: string, options: { archived?: boolean } = {}): Promise<StoredThread | null> {
+    // The path found before is read straight away; gone (moved by another process), it is looked up.
+    const key = knownKey(id, options.archived ?? false);
+    const known = this.known.get(key);
+    const stored = known ? await readIfThere(known) : null;
+    if (stored) return stored;
+    this.known.delete(key);
     const path = await this.exactPath(id, options.archived);
-    if (!path) return null;
-    try {
-      return await readRolloutFile(path);
-    } catch (error) {
-      // Deleted or archived between the lookup and the read.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
+    return path ? readIfThere(path) : null;
   }
 
   async readLines(id: string, options: { fromTurn?: number } = {}): Promise<RolloutLine[] | null> {
@@ -114,10 +113,13 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async version(id: string): Promise<number | null> {
+    // Rollouts only grow (rollback rewrites them while nothing holds the thread). The path found
+    // before is tried first: its stat is both the check that it is still there and the answer.
+    const known = this.known.get(knownKey(id, false));
+    const size = known ? await sizeOf(known) : null;
+    if (size !== null) return size;
     const path = await this.exactPath(id);
-    if (!path) return null;
-    // Rollouts only grow (rollback rewrites them while nothing holds the thread).
-    return (await stat(path).catch(() => null))?.size ?? null;
+    return path ? sizeOf(path) : null;
   }
 
   async list(query: ThreadQuery = {}): Promise<ThreadPage> {
@@ -422,6 +424,23 @@ function cursorPosition(cursor: string | null | undefined): number {
   const position = Number(cursor);
   if (!Number.isSafeInteger(position) || position < 0) throw new StoreError(`invalid cursor: ${cursor}`);
   return position;
+}
+
+/** Rollout `path` replayed; null when it is not there (deleted or archived meanwhile). */
+async function readIfThere(path: string): Promise<StoredThread | null> {
+  try {
+    return await readRolloutFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function sizeOf(path: string): Promise<number | null> {
+  return stat(path).then(
+    (info) => info.size,
+    () => null,
+  );
 }
 
 function readOrNull(path: string): Promise<StoredThread | null> {
