@@ -139,6 +139,8 @@ export interface ThreadWriter {
   readonly threadId: string;
   /** The rollout file, or null when the store is not a file. */
   readonly path: string | null;
+  /** How many lines this writer has stored so far (whole batches that succeeded). */
+  readonly linesStored: number;
   /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
   attach(source: EventSource): () => void;
   recordEvent(event: Event): void;

@@ -163,10 +163,15 @@ export async function commitResponse(
   await store.saveResponse(record);
   if (callIds.length > 0) await store.indexParkedCalls(record.threadId, callIds, record.id);
   if (!answers) return;
-  // A later try with the same outputs is told which response already answered them. Read again:
-  // the record may have changed since the turn began (a background response's final state).
-  const latest = (await store.readResponse(answers.id)) ?? answers;
+  // A later try with the same outputs is told which response already answered them. A record
+  // still running when the turn began (a background response) may have changed since: read again.
+  const latest = settled(answers) ? answers : ((await store.readResponse(answers.id)) ?? answers);
   await store.saveResponse({ ...latest, answeredBy: record.id });
+}
+
+/** A response whose body is final (not a background one still running): the copy in hand is current. */
+function settled(record: ResponseRecord): boolean {
+  return record.body.status !== "in_progress" && record.body.status !== "queued";
 }
 
 /** The stored response `id` names; 404 `previous_response_not_found` when it was never issued. */
