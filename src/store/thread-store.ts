@@ -83,6 +83,11 @@ export interface ResponseRecord {
   created: number;
 }
 
+/** A background response still running: its stored copy may change until its turn ends. */
+export function responseRunning(record: ResponseRecord): boolean {
+  return record.body.status === "in_progress" || record.body.status === "queued";
+}
+
 /**
  * An `Idempotency-Key` the proxy has seen: the request it came with (a fingerprint of route and
  * body) and, once answered, the answer to replay to a retry.

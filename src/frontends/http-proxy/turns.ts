@@ -12,7 +12,12 @@ import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
-import { type ResponseRecord, StoreUnavailableError, ThreadBusyError } from "../../store/index.js";
+import {
+  type ResponseRecord,
+  responseRunning,
+  StoreUnavailableError,
+  ThreadBusyError,
+} from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
 import { type Conversation, planTurn, type TurnPlan, toHistoryItems } from "./conversation.js";
@@ -165,13 +170,8 @@ export async function commitResponse(
   if (!answers) return;
   // A later try with the same outputs is told which response already answered them. A record
   // still running when the turn began (a background response) may have changed since: read again.
-  const latest = settled(answers) ? answers : ((await store.readResponse(answers.id)) ?? answers);
+  const latest = responseRunning(answers) ? ((await store.readResponse(answers.id)) ?? answers) : answers;
   await store.saveResponse({ ...latest, answeredBy: record.id });
-}
-
-/** A response whose body is final (not a background one still running): the copy in hand is current. */
-function settled(record: ResponseRecord): boolean {
-  return record.body.status !== "in_progress" && record.body.status !== "queued";
 }
 
 /** The stored response `id` names; 404 `previous_response_not_found` when it was never issued. */
