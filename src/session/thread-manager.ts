@@ -108,6 +108,8 @@ interface LiveThread {
   thread: Thread;
   recorder: ThreadWriter | null;
   lease: ThreadLease | null;
+  /** Lines stored when it was opened from the store (the recorder counts what it adds); null when made here. */
+  linesAtOpen: number | null;
   meta: SessionMeta;
   turns: number;
   lastTurn: LastTurn;
@@ -296,9 +298,17 @@ export class ThreadManager implements AgentHost {
     return this.whileHeld(id, () => this.store.rollback(id, numTurns));
   }
 
-  /** How many lines thread `id` has stored (a live one's queued lines stored first); null when absent. */
+  /**
+   * How many lines thread `id` has stored (a live one's queued lines stored first); null when
+   * absent. A live thread opened from the store is counted without reading it: the lines it was
+   * opened with plus those its writer stored since (it holds the lease, so no one else appends).
+   */
   async storedLines(id: string): Promise<number | null> {
-    await this.live.get(id)?.recorder?.flush();
+    const live = this.live.get(id);
+    if (live?.recorder) {
+      await live.recorder.flush();
+      if (live.linesAtOpen !== null) return live.linesAtOpen + live.recorder.linesStored;
+    }
     return (await this.store.readLines(id))?.length ?? null;
   }
 
@@ -427,6 +437,7 @@ export class ThreadManager implements AgentHost {
       thread,
       recorder,
       lease,
+      linesAtOpen: stored?.lines.length ?? null,
       meta,
       turns: stored?.turns ?? 0,
       lastTurn: stored ? storedLastTurn(stored) : { state: "idle", error: null },

@@ -59,12 +59,6 @@ export type { ForwardedAnswer, ParkedTurn, TurnResult, TurnStatus } from "./ops.
 export type { EffectiveSettings, ThreadSettings, TurnOverrides, UserInput } from "./settings.js";
 export { SteerError } from "./steering.js";
 
-/** How a new thread was opened (beyond its settings). */
-export interface ThreadOpening {
-  /** A client opened it in place of one it cleared (Codex's `/clear`): SessionStart says "clear". */
-  sessionStartSource?: ThreadStartSource | undefined;
-}
-
 export class Thread {
   private readonly log = new History();
   private readonly listeners = new ThreadListeners();
@@ -99,7 +93,8 @@ export class Thread {
     readonly id: string,
     private readonly services: ThreadServices,
     settings: ThreadSettings,
-    opening: ThreadOpening = {},
+    /** "clear": a client opened it in place of one it cleared (Codex's `/clear`). */
+    opening: { sessionStartSource?: ThreadStartSource | undefined } = {},
   ) {
     this.settings = { ...settings };
     this.sessionStartSource = opening.sessionStartSource ?? "startup";
@@ -124,12 +119,7 @@ export class Thread {
     const emit = (event: Event) => this.emit(event);
     const subject = { log: this.log, hooks: this.hooks, services, emit };
     this.compaction = new ThreadCompaction(subject, () => String(Math.max(0, this.nextTurn - 1)));
-    this.intake = new PromptIntake(
-      this.hooks,
-      services,
-      (event) => this.emit(event),
-      () => this.sessionStartSource,
-    );
+    this.intake = new PromptIntake(this.hooks, services, emit, () => this.sessionStartSource);
   }
 
   /** SubagentStart for a child this thread's turn `turnId` started (agent-control.ts): the child's contexts. */
@@ -387,10 +377,7 @@ export class Thread {
     this.submit({ type: "elicitation_answer", id, result });
   }
 
-  /**
-   * Emit an event of this thread from outside a turn's tool call (its sub-agents' lifecycle).
-   * Listeners see it like any other event of the thread.
-   */
+  /** Emit an event of this thread from outside a turn's tool call (its sub-agents' lifecycle). */
   publish(event: Event): void {
     this.emit(event);
   }

@@ -22,6 +22,7 @@ export {
   type IdempotencyRecord,
   type IdempotentWork,
   type ResponseRecord,
+  responseRunning,
   StoreError,
   type StoreKind,
   StoreUnavailableError,

@@ -47,6 +47,8 @@ export class JsonlThreadStore implements ThreadStore {
    * of every rollout (resume, version, read and append each look the thread up).
    */
   private readonly known = new Map<string, string>();
+  /** The proxy's record directories made so far: a record write need not make its directory again. */
+  private readonly made = new Set<string>();
 
   constructor(
     private readonly home: string,
@@ -93,15 +95,14 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async read(id: string, options: { archived?: boolean } = {}): Promise<StoredThread | null> {
+    // The path found before is read straight away; gone (moved by another process), it is looked up.
+    const key = knownKey(id, options.archived ?? false);
+    const known = this.known.get(key);
+    const stored = known ? await readIfThere(known) : null;
+    if (stored) return stored;
+    this.known.delete(key);
     const path = await this.exactPath(id, options.archived);
-    if (!path) return null;
-    try {
-      return await readRolloutFile(path);
-    } catch (error) {
-      // Deleted or archived between the lookup and the read.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
+    return path ? readIfThere(path) : null;
   }
 
   async readLines(id: string, options: { fromTurn?: number } = {}): Promise<RolloutLine[] | null> {
@@ -112,10 +113,13 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async version(id: string): Promise<number | null> {
+    // Rollouts only grow (rollback rewrites them while nothing holds the thread). The path found
+    // before is tried first: its stat is both the check that it is still there and the answer.
+    const known = this.known.get(knownKey(id, false));
+    const size = known ? await sizeOf(known) : null;
+    if (size !== null) return size;
     const path = await this.exactPath(id);
-    if (!path) return null;
-    // Rollouts only grow (rollback rewrites them while nothing holds the thread).
-    return (await stat(path).catch(() => null))?.size ?? null;
+    return path ? sizeOf(path) : null;
   }
 
   async list(query: ThreadQuery = {}): Promise<ThreadPage> {
@@ -203,8 +207,7 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async indexParkedCalls(threadId: string, callIds: readonly string[], responseId?: string): Promise<void> {
-    const dir = parkedCallsDir(this.home);
-    await mkdir(dir, { recursive: true });
+    const dir = await this.madeDir(parkedCallsDir(this.home));
     // Line 1: the thread; line 2: the response that made the call.
     const text = responseId ? `${threadId}\n${responseId}` : threadId;
     await Promise.all(callIds.map((id) => writeFile(join(dir, fileNameOf(id)), text)));
@@ -225,8 +228,7 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async saveResponse(record: ResponseRecord): Promise<void> {
-    const dir = responsesDir(this.home);
-    await mkdir(dir, { recursive: true });
+    const dir = await this.madeDir(responsesDir(this.home));
     // Written aside and renamed: a reader never sees half a record.
     const path = join(dir, `${fileNameOf(record.id)}.json`);
     const temporary = `${path}.${process.pid}.tmp`;
@@ -294,9 +296,15 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   private async idempotencyPath(key: string): Promise<string> {
-    const dir = idempotencyDir(this.home);
-    await mkdir(dir, { recursive: true });
-    return join(dir, `${fileNameOf(key)}.json`);
+    return join(await this.madeDir(idempotencyDir(this.home)), `${fileNameOf(key)}.json`);
+  }
+
+  private async madeDir(dir: string): Promise<string> {
+    if (!this.made.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      this.made.add(dir);
+    }
+    return dir;
   }
 
   private async readIdempotencyKey(path: string): Promise<IdempotencyRecord | null> {
@@ -416,6 +424,23 @@ function cursorPosition(cursor: string | null | undefined): number {
   const position = Number(cursor);
   if (!Number.isSafeInteger(position) || position < 0) throw new StoreError(`invalid cursor: ${cursor}`);
   return position;
+}
+
+/** Rollout `path` replayed; null when it is not there (deleted or archived meanwhile). */
+async function readIfThere(path: string): Promise<StoredThread | null> {
+  try {
+    return await readRolloutFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function sizeOf(path: string): Promise<number | null> {
+  return stat(path).then(
+    (info) => info.size,
+    () => null,
+  );
 }
 
 function readOrNull(path: string): Promise<StoredThread | null> {

@@ -17,6 +17,8 @@ export abstract class LineWriter implements ThreadWriter {
   private scheduled = false;
   private failure: Error | null = null;
   private closed = false;
+  /** Lines this writer has stored (batches that succeeded). */
+  private stored = 0;
 
   protected constructor(
     readonly threadId: string,
@@ -28,6 +30,10 @@ export abstract class LineWriter implements ThreadWriter {
   protected abstract store(lines: RolloutLine[]): Promise<void>;
   /** Let go of what the writer holds (a file handle…), after the last batch. */
   protected abstract release(): Promise<void>;
+
+  get linesStored(): number {
+    return this.stored;
+  }
 
   attach(source: EventSource): () => void {
     // Output deltas are never stored: asking for none spares the thread copying them.
@@ -73,6 +79,7 @@ export abstract class LineWriter implements ThreadWriter {
     this.pending = [];
     try {
       await this.store(lines);
+      this.stored += lines.length;
     } catch (error) {
       // Later lines are not stored after a failed batch: the thread's lines stay in order.
       this.failure = error instanceof Error ? error : new Error(String(error));

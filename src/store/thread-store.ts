@@ -83,6 +83,11 @@ export interface ResponseRecord {
   created: number;
 }
 
+/** A background response still running: its stored copy may change until its turn ends. */
+export function responseRunning(record: ResponseRecord): boolean {
+  return record.body.status === "in_progress" || record.body.status === "queued";
+}
+
 /**
  * An `Idempotency-Key` the proxy has seen: the request it came with (a fingerprint of route and
  * body) and, once answered, the answer to replay to a retry.
@@ -139,6 +144,8 @@ export interface ThreadWriter {
   readonly threadId: string;
   /** The rollout file, or null when the store is not a file. */
   readonly path: string | null;
+  /** How many lines this writer has stored so far (whole batches that succeeded). */
+  readonly linesStored: number;
   /** Record the items and key events of `source` until it is closed; returns the unsubscribe. */
   attach(source: EventSource): () => void;
   recordEvent(event: Event): void;

@@ -3,11 +3,15 @@
  * manager (another process's view), expired from memory after the TTL, forked, deleted; and the
  * library's resumeThread / forkThread / listThreads on top of it.
  */
+
+import { appendFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { ThreadManager } from "../../src/session/thread-manager.js";
+import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
+import type { RolloutLine } from "../../src/store/rollout.js";
 import { findRollout } from "../../src/store/rollout-store.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { delay, message, turn, usage } from "../support/fake-model-server.js";
@@ -97,6 +101,41 @@ describe("ThreadManager", () => {
     await thread.run({ text: "x" });
     expect(threads.peek(thread.id)).toBe(thread);
     await threads.close();
+  });
+
+  it("counts a held thread's stored lines as the store does, without reading the thread again", async () => {
+    const first = await manager();
+    const thread = await first.start({ cwd: h.work });
+    h.server.enqueue(turn(message("one")));
+    await thread.run({ text: "first" });
+    await first.close();
+    // A torn last line (a crash mid-write) is no line: the count skips it, as readLines does.
+    const path = await findRollout(h.home, thread.id);
+    if (!path) throw new Error("no rollout");
+    await appendFile(path, '{"timestamp":"2026-01-01T00:00:00Z","type":"response_it');
+
+    let reads = 0;
+    class CountingStore extends JsonlThreadStore {
+      override readLines(id: string, options?: { fromTurn?: number }): Promise<RolloutLine[] | null> {
+        reads += 1;
+        return super.readLines(id, options);
+      }
+    }
+    const store = new CountingStore(h.home);
+    const config = await loadConfig({ home: h.home, env: env() });
+    const second = new ThreadManager({ config, source: "test", originator: "test", env: env(), store });
+    const resumed = await second.resume(thread.id);
+    const atOpen = await second.storedLines(thread.id);
+    expect(reads).toBe(0);
+    expect(atOpen).toBe((await store.readLines(thread.id))?.length);
+    reads = 0;
+    h.server.enqueue(turn(message("two")));
+    await resumed.run({ text: "second" });
+    const afterTurn = await second.storedLines(thread.id);
+    expect(reads).toBe(0);
+    expect(afterTurn).toBe((await store.readLines(thread.id))?.length);
+    expect(afterTurn).toBeGreaterThan(atOpen ?? Number.POSITIVE_INFINITY);
+    await second.close();
   });
 
   it("forks and deletes", async () => {

@@ -12,7 +12,12 @@
  * run again: its turn may have run commands or tools already, and the request is not kept.
  */
 import type { Context } from "hono";
-import { type ResponseRecord, ThreadBusyError, type ThreadLease } from "../../store/index.js";
+import {
+  type ResponseRecord,
+  responseRunning,
+  ThreadBusyError,
+  type ThreadLease,
+} from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { ApiError } from "./errors.js";
 import type { ProxyOptions } from "./request.js";
@@ -137,7 +142,7 @@ export class BackgroundTurns {
         // Its final state could not be stored: say why, if the store takes it now (else the
         // next reader finds it orphaned once the lease below is free).
         const record = await store.readResponse(run.responseId).catch(() => null);
-        if (record && isRunning(record))
+        if (record && responseRunning(record))
           await endFailed(options, record, `The response failed: ${errorMessage(error)}`).catch(() => {});
       })
       .finally(async () => {
@@ -178,10 +183,6 @@ function ownerLease(id: string): string {
   return `background-${id}`;
 }
 
-function isRunning(record: ResponseRecord): boolean {
-  return record.body.status === "in_progress" || record.body.status === "queued";
-}
-
 /**
  * Store running response `record` as `failed`. Its turn ends where the thread stands (a cut-off
  * turn counts, as a failed one does), so a request continuing from it continues that thread
@@ -213,7 +214,7 @@ export async function settleOrphan(
   background: BackgroundTurns,
   record: ResponseRecord,
 ): Promise<ResponseRecord> {
-  if (!isRunning(record) || background.runs(record.id)) return record;
+  if (!responseRunning(record) || background.runs(record.id)) return record;
   const store = options.turns.threads.store;
   let lease: ThreadLease;
   try {
@@ -225,7 +226,7 @@ export async function settleOrphan(
   try {
     // Read again under the lease: its owner may have stored the final state and let go meanwhile.
     const latest = await store.readResponse(record.id);
-    if (!latest || !isRunning(latest)) return latest ?? record;
+    if (!latest || !responseRunning(latest)) return latest ?? record;
     return await endFailed(
       options,
       latest,
@@ -259,7 +260,7 @@ export async function cancelResponse(c: Context, options: ProxyOptions, backgrou
       null,
       "not_background",
     );
-  if (isRunning(record))
+  if (responseRunning(record))
     throw new ApiError(
       409,
       `Response '${id}' runs on another proxy process: cancel it there (or wait for it to finish).`,

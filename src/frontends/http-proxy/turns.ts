@@ -12,7 +12,12 @@ import { randomBytes } from "node:crypto";
 import type { Event } from "../../protocol/events.js";
 import type { ParkedTurn, Thread, TurnOverrides, TurnResult } from "../../session/thread.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
-import { type ResponseRecord, StoreUnavailableError, ThreadBusyError } from "../../store/index.js";
+import {
+  type ResponseRecord,
+  responseRunning,
+  StoreUnavailableError,
+  ThreadBusyError,
+} from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
 import { type Conversation, planTurn, type TurnPlan, toHistoryItems } from "./conversation.js";
@@ -163,9 +168,9 @@ export async function commitResponse(
   await store.saveResponse(record);
   if (callIds.length > 0) await store.indexParkedCalls(record.threadId, callIds, record.id);
   if (!answers) return;
-  // A later try with the same outputs is told which response already answered them. Read again:
-  // the record may have changed since the turn began (a background response's final state).
-  const latest = (await store.readResponse(answers.id)) ?? answers;
+  // A later try with the same outputs is told which response already answered them. A record
+  // still running when the turn began (a background response) may have changed since: read again.
+  const latest = responseRunning(answers) ? ((await store.readResponse(answers.id)) ?? answers) : answers;
   await store.saveResponse({ ...latest, answeredBy: record.id });
 }
 
