@@ -5,9 +5,9 @@
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
  *
  * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
- * (early-answers.ts) from this module alone. Once the handshake is over (tools/list answered, or
- * shortly after initialize), the modules of the MCP SDK server and of the runtime load in the
- * background (nothing is opened: no store, no thread), so the first call finds them loaded. The first other message opens the runtime (threads,
+ * (early-answers.ts) from this module alone. Once initialize is answered, the modules of the MCP
+ * SDK server and of the runtime load in the background (nothing is opened: no store, no thread),
+ * so the first call finds them loaded or loading. The first other message opens the runtime (threads,
  * tools) and the SDK server; that server is then told the client's `initialize` again (its reply
  * dropped) so it knows the client's capabilities, and every later line goes to it.
  */
@@ -59,9 +59,6 @@ export async function serveStdio(
 
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
-
-/** How long after answering `initialize` the runtime's modules start loading if no tools/list came. */
-const PRELOAD_DELAY_MS = 100;
 
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
@@ -161,8 +158,7 @@ export class StdioFront {
       this.heard.push(value as Record<string, unknown>);
     if (answer.kind === "reply") {
       const written = this.write(answer.reply);
-      if (answer.method === "initialize") void written.then(() => this.loadInBackground(PRELOAD_DELAY_MS));
-      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
     }
     return true;
   }
@@ -171,19 +167,20 @@ export class StdioFront {
   private preloadTimer: NodeJS.Timeout | undefined;
 
   /**
-   * Loads the SDK server's and the runtime's modules in the background once the handshake is
-   * over: after the `tools/list` reply is written, or `delayMs` after the `initialize` reply
-   * (a host asks for tools/list at once, and the load would hold its answer up by tens of ms).
-   * Errors are left to the first call, which imports the same modules and reports what fails.
+   * Loads the SDK server's and the runtime's modules in the background as soon as the
+   * `initialize` reply is written: a host calls right after tools/list, and every millisecond
+   * the load starts earlier is one its first call does not wait (tools/list, answered from this
+   * module, is read between the load's file reads). Errors are left to the first call, which
+   * imports the same modules and reports what fails.
    */
-  private loadInBackground(delayMs: number): void {
+  private loadInBackground(): void {
     if (!preloadEnabled()) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
       this.preloading = Promise.all([import("./server.js"), import("./stdio-framing.js"), this.preload()]);
       this.preloading.catch(() => {});
-    }, delayMs);
+    }, 0);
     this.preloadTimer.unref();
   }
 
