@@ -131,6 +131,8 @@ export async function startPostgres(options: ClusterOptions = {}): Promise<Postg
     execFileSync(join(bin, "psql"), ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", url(db), "-c", sql], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
+      // The soak's store check reads every line of a 10-minute run (over the 1 MiB default).
+      maxBuffer: 256 * 1024 * 1024,
     });
 
   try {
