@@ -3,7 +3,8 @@
  * how it ended), other params are refused, a start that failed frees the key, keys expire.
  */
 import { describe, expect, it } from "vitest";
-import { TURN_KEY_TTL_MS, TurnKeys } from "../../src/frontends/app-server/turn-keys.js";
+import { TurnKeys } from "../../src/frontends/app-server/turn-keys.js";
+import { KEY_TTL_MS } from "../../src/frontends/common/keyed-requests.js";
 
 const params = { threadId: "t1", input: [{ type: "text", text: "go" }] };
 
@@ -39,7 +40,7 @@ describe("TurnKeys", () => {
     const keys = new TurnKeys(() => now);
     const first = keys.claim("t1", "k", params);
     if (first.kind === "new") first.started("0");
-    now += TURN_KEY_TTL_MS + 1;
+    now += KEY_TTL_MS + 1;
     expect(keys.claim("t1", "k", params).kind).toBe("new");
   });
 });

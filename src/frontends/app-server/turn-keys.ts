@@ -4,14 +4,13 @@
  * the same key and the same params (a client whose connection dropped) starts nothing and is
  * answered with that turn as it is now; the same key with other params is refused. Keys are per
  * thread, so a key names nothing on a thread the caller did not name. Kept by this process for
- * `TURN_KEY_TTL_MS` (at most `MAX_TURN_KEYS`, oldest dropped first), and in the thread store
+ * `KEY_TTL_MS` (at most `MAX_TURN_KEYS`, oldest dropped first), and in the thread store
  * (handlers/keyed-turn-start.ts) for a restarted server or another process on the same store.
  */
-import { fingerprintOf } from "../common/keyed-requests.js";
+import { fingerprintOf, KEY_TTL_MS } from "../common/keyed-requests.js";
 import type { Turn, TurnError } from "./protocol/common.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 
-export const TURN_KEY_TTL_MS = 24 * 60 * 60_000;
 export const MAX_TURN_KEYS = 10_000;
 
 export type TurnState = Pick<Turn, "status" | "error">;
@@ -56,7 +55,7 @@ export class TurnKeys {
     });
     // A resend awaiting a start that failed gets the failure; nobody else awaits it.
     turnId.catch(() => {});
-    const entry: KeyEntry = { fingerprint, turnId, ended: null, expires: this.now() + TURN_KEY_TTL_MS };
+    const entry: KeyEntry = { fingerprint, turnId, ended: null, expires: this.now() + KEY_TTL_MS };
     this.entries.set(id, entry);
     return {
       kind: "new",

@@ -39,14 +39,7 @@ export async function runKeyed<T>(
   const { store, key, fingerprint } = request;
   const lease = await holdKey(store, key);
   try {
-    const now = Date.now();
-    const record: IdempotencyRecord = {
-      key,
-      fingerprint,
-      result: null,
-      created: now,
-      expires: now + request.ttlMs,
-    };
+    const record = newKeyRecord(key, fingerprint, request.ttlMs);
     const existing = await store.claimIdempotencyKey(record);
     if (existing) {
       if (existing.fingerprint !== fingerprint)
@@ -73,6 +66,15 @@ export async function runKeyed<T>(
   }
 }
 
+/** How long a key and its answer are kept unless a server is told otherwise (Stripe's 24 h). */
+export const KEY_TTL_MS = 24 * 60 * 60_000;
+
+/** A key's first record: claimed now, no result yet, kept `ttlMs`. */
+export function newKeyRecord(key: string, fingerprint: string, ttlMs: number): IdempotencyRecord {
+  const now = Date.now();
+  return { key, fingerprint, result: null, created: now, expires: now + ttlMs };
+}
+
 const pruned = new WeakSet<ThreadStore>();
 
 /** Remove `store`'s expired keys, once per process and store (servers call it at their first keyed request). */
@@ -87,7 +89,8 @@ export function fingerprintOf(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-async function holdKey(store: ThreadStore, key: string) {
+/** The lease that lets one request at a time, across processes, run under `key`; KeyInUseError when held. */
+export async function holdKey(store: ThreadStore, key: string) {
   try {
     return await store.leases.acquire(`idempotency-${fingerprintOf(key).slice(0, 40)}`);
   } catch (error) {

@@ -15,7 +15,6 @@
  * runs again (if the store is down, the retry does the undoing). Streaming requests take no key
  * (a stream cannot be replayed): 400.
  */
-import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import {
   type IdempotencyRecord,
@@ -24,6 +23,12 @@ import {
   type ThreadLease,
 } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
+import {
+  fingerprintOf,
+  holdKey as holdSharedKey,
+  KeyInUseError,
+  newKeyRecord,
+} from "../common/keyed-requests.js";
 import { ApiError } from "./errors.js";
 import type { ProxyOptions } from "./request.js";
 
@@ -57,18 +62,11 @@ export async function idempotent(
       "stream",
       "idempotency_key_with_stream",
     );
-  const fingerprint = sha256(`${route}\n${text}`);
+  const fingerprint = fingerprintOf(`${route}\n${text}`);
   const store = options.turns.threads.store;
   const lease = await holdKey(options, key);
   try {
-    const now = Date.now();
-    let record: IdempotencyRecord = {
-      key,
-      fingerprint,
-      result: null,
-      created: now,
-      expires: now + options.idempotencyTtlMs,
-    };
+    let record = newKeyRecord(key, fingerprint, options.idempotencyTtlMs);
     const existing = await store.claimIdempotencyKey(record);
     if (existing) {
       if (existing.fingerprint !== fingerprint)
@@ -187,9 +185,9 @@ async function markAnswered(options: ProxyOptions, work: IdempotentWork): Promis
 /** The key's lease: held by the process running its request; 409 while another holds it. */
 async function holdKey(options: ProxyOptions, key: string): Promise<ThreadLease> {
   try {
-    return await options.turns.threads.store.leases.acquire(`idempotency-${sha256(key).slice(0, 40)}`);
+    return await holdSharedKey(options.turns.threads.store, key);
   } catch (error) {
-    if (!(error instanceof ThreadBusyError)) throw error;
+    if (!(error instanceof KeyInUseError)) throw error;
     throw new ApiError(
       409,
       "A request with this Idempotency-Key is still running; retry once it has finished.",
@@ -207,8 +205,4 @@ function asksToStream(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

@@ -11,13 +11,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ThreadStore } from "../../store/index.js";
 import {
   fingerprintOf,
+  KEY_TTL_MS,
   KeyInUseError,
   KeyReusedError,
   pruneExpiredKeysOnce,
   runKeyed,
 } from "../common/keyed-requests.js";
 
-export const KEY_TTL_MS = 24 * 60 * 60_000;
 /** The `_meta` field of a tools/call that carries its key. */
 export const IDEMPOTENCY_META_KEY = "tscodex/idempotencyKey";
 const MAX_KEY_LENGTH = 255;

@@ -8,12 +8,12 @@
  */
 import type { IdempotencyRecord, ThreadStore } from "../../../store/index.js";
 import { errorMessage } from "../../../util/errors.js";
-import { pruneExpiredKeysOnce } from "../../common/keyed-requests.js";
+import { KEY_TTL_MS, newKeyRecord, pruneExpiredKeysOnce } from "../../common/keyed-requests.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { liveView, requireStored } from "../thread-files.js";
 import { storedThreadView } from "../thread-view.js";
-import { keyReused, TURN_KEY_TTL_MS, type TurnState } from "../turn-keys.js";
+import { keyReused, type TurnState } from "../turn-keys.js";
 import type { HandlerContext } from "./context.js";
 
 /** Start the turn of `params` under `key` with `start` (which returns its id), once. */
@@ -34,14 +34,7 @@ export async function keyedTurnStart(
   }
   const { store } = await runtime.threads();
   pruneExpiredKeysOnce(store);
-  const now = Date.now();
-  const record: IdempotencyRecord = {
-    key: `app-server:${params.threadId}:${key}`,
-    fingerprint: claim.fingerprint,
-    result: null,
-    created: now,
-    expires: now + TURN_KEY_TTL_MS,
-  };
+  const record = newKeyRecord(`app-server:${params.threadId}:${key}`, claim.fingerprint, KEY_TTL_MS);
   let turnId: string;
   let claimed = false;
   try {
