@@ -4,8 +4,9 @@
  * and so does `toISOString()` in Node 20 (its V8 works out the local time for every date string).
  * A one-turn `exec` needs only ISO timestamps and the local date of its rollout's file name. So:
  * ISO strings from UTC getters; and for local time, read the zone the way glibc does (TZ, else
- * /etc/localtime), parse its TZif file (RFC 8536), and apply UTC getters to `ms + offset`. A zone we cannot read (no file, a bare POSIX rule such as "EST5EDT", a damaged
- * file, leap-second "right/" zones) falls back to V8's getters: correct, only costlier.
+ * /etc/localtime), parse its TZif file (RFC 8536), and apply UTC getters to `ms + offset`. A
+ * zone we cannot read (no file, a bare POSIX rule such as "EST5EDT", a damaged file, leap-second
+ * "right/" zones) falls back to V8's getters: correct, only costlier.
  */
 import { readFileSync } from "node:fs";
 
