@@ -35,6 +35,12 @@ const LAZY_ON_EXEC = [
   "src/model/chat.ts",
   "src/session/agent-control.ts",
   "src/frontends/cli/exec-json.ts",
+  // Approval decisions and the sandbox: a thread's policy loads on its first mutating call.
+  "src/policy/gate.ts",
+  "src/policy/orchestrator.ts",
+  "src/policy/approval.ts",
+  "src/policy/safe-commands.ts",
+  "src/policy/sandbox/prepare.ts",
 ];
 
 /**
