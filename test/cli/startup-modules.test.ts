@@ -41,6 +41,11 @@ const LAZY_ON_EXEC = [
   "src/policy/approval.ts",
   "src/policy/safe-commands.ts",
   "src/policy/sandbox/prepare.ts",
+  // Running hooks (and the process runner hook commands use): with the first hook that runs.
+  "src/hooks/run.ts",
+  "src/hooks/command.ts",
+  "src/exec/spawn.ts",
+  "src/exec/head-tail-buffer.ts",
 ];
 
 /**
