@@ -6,9 +6,9 @@
 import { errorMessage } from "../util/errors.js";
 import { type ReadAnswer, readCommandAnswer, readOutput } from "./answers.js";
 import { runCommandHook } from "./command.js";
-import { type HookOutcome, type HookRunContext, NO_OUTCOME } from "./engine.js";
 import type { HookAnswer, HookEventName, HookInputs } from "./events.js";
 import type { CallbackHook, CommandHook, Hook } from "./handler.js";
+import { type HookOutcome, type HookRunContext, NO_OUTCOME } from "./outcome.js";
 import { completedSummary, hookRunId, runningSummary } from "./run-summary.js";
 
 /** Run `runnable` (trusted, matched) for `event` and fold their answers. */
