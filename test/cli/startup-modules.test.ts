@@ -46,6 +46,10 @@ const LAZY_ON_EXEC = [
   "src/hooks/command.ts",
   "src/exec/spawn.ts",
   "src/exec/head-tail-buffer.ts",
+  // With the first MCP server, the first SKILL.md.
+  "src/tools/mcp.ts",
+  "src/mcp/render.ts",
+  "src/prompt/skill-front-matter.ts",
 ];
 
 /**
