@@ -24,7 +24,7 @@ import {
   type ThreadWriter,
 } from "../store/thread-store.js";
 import { uuidv7 } from "../util/ids.js";
-import { isoTimestamp } from "../util/local-time.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
 import type { Thread, TurnStatus } from "./thread.js";

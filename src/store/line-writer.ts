@@ -3,7 +3,7 @@
  * tick go out as one batch; batches never overlap; a failed batch never breaks the thread.
  */
 import type { Event } from "../protocol/events.js";
-import { isoTimestamp } from "../util/local-time.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import { type EventSource, type LineType, lineOfEvent, type PayloadOf, type RolloutLine } from "./rollout.js";
 import type { ThreadWriter, WriterOptions } from "./thread-store.js";
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isoTimestamp } from "../util/local-time.js";
+import { isoTimestamp } from "../util/iso-time.js";
 
 /** A held claim on one thread. */
 export interface ThreadLease {

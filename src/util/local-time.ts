@@ -1,9 +1,8 @@
 /**
- * Time without V8's local-time machinery. The first `getHours()`/`getTimezoneOffset()` in a
- * process makes V8 load ICU's time-zone data from the node binary (~0.5 MB of resident memory),
- * and so does `toISOString()` in Node 20 (its V8 works out the local time for every date string).
- * A one-turn `exec` needs only ISO timestamps and the local date of its rollout's file name. So:
- * ISO strings from UTC getters; and for local time, read the zone the way glibc does (TZ, else
+ * Local time without V8's local-time functions. The first `getHours()`/`getTimezoneOffset()` in a
+ * process makes V8 load ICU's time-zone data from the node binary (~0.5 MB of resident memory;
+ * toISOString() does too in Node 20, hence util/iso-time.ts). A one-turn `exec` needs local time
+ * only for its rollout's file name. So: read the zone the way glibc does (TZ, else
  * /etc/localtime), parse its TZif file (RFC 8536), and apply UTC getters to `ms + offset`. A
  * zone we cannot read (no file, a bare POSIX rule such as "EST5EDT", a damaged file, leap-second
  * "right/" zones) falls back to V8's getters: correct, only costlier.
@@ -32,17 +31,6 @@ export function localDateParts(ms: number): LocalDateParts {
     minutes: local.getUTCMinutes(),
     seconds: local.getUTCSeconds(),
   };
-}
-
-/** `new Date(ms).toISOString()`, without the ICU load (above); outside years 0-9999, toISOString's own. */
-export function isoTimestamp(ms: number = Date.now()): string {
-  const d = new Date(ms);
-  const year = d.getUTCFullYear();
-  if (!(year >= 0 && year <= 9999)) return d.toISOString();
-  const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-  const date = `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
-  return `${date}T${time}Z`;
 }
 
 /** Seconds local time is ahead of UTC at `ms` (New York in winter: -18000). Never throws. */

@@ -37,6 +37,21 @@ const LAZY_ON_EXEC = [
   "src/model/chat.ts",
   "src/session/agent-control.ts",
   "src/frontends/cli/exec-json.ts",
+  // Approval decisions and the sandbox: a thread's policy loads on its first mutating call.
+  "src/policy/gate.ts",
+  "src/policy/orchestrator.ts",
+  "src/policy/approval.ts",
+  "src/policy/safe-commands.ts",
+  "src/policy/sandbox/prepare.ts",
+  // Running hooks (and the process runner hook commands use): with the first hook that runs.
+  "src/hooks/run.ts",
+  "src/hooks/command.ts",
+  "src/exec/spawn.ts",
+  "src/exec/head-tail-buffer.ts",
+  // With the first MCP server, the first SKILL.md.
+  "src/tools/mcp.ts",
+  "src/mcp/render.ts",
+  "src/prompt/skill-front-matter.ts",
 ];
 
 /**
@@ -190,7 +205,7 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
 });
 
 describe("start-up leaves V8's time-zone data unloaded", () => {
-  // Local getters and toISOString() load ICU's zone data (0.5 MB of peak RSS): src/util/local-time.ts.
+  // Local getters and toISOString() load ICU's zone data (0.5 MB of peak RSS): src/util/local-time.ts, iso-time.ts.
   it("one-turn exec calls no Date method that loads it", async () => {
     h.server.enqueue(turn(message("hello there")));
     const log = join(h.home, "date-calls.log");

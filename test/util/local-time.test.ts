@@ -3,7 +3,6 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  isoTimestamp,
   localDateParts,
   localOffsetSeconds,
   parsePosixRule,
@@ -266,21 +265,5 @@ describe("falling back to V8's getters", () => {
     expect(zonePath("Europe/../../x", ZONEINFO)).toBeNull();
     expect(zonePath(":America/New_York", ZONEINFO)).toBe(`${ZONEINFO}/America/New_York`);
     expect(zonePath(undefined, ZONEINFO)).toBe("/etc/localtime");
-  });
-});
-
-describe("isoTimestamp", () => {
-  it("writes what toISOString writes", () => {
-    const samples = [0, -1, 1, Date.UTC(1969, 11, 31, 23, 59, 59, 999), Date.UTC(2000, 1, 29, 12, 3, 4, 5)];
-    for (let ms = Date.UTC(-3, 0, 1); ms < Date.UTC(10_002, 0, 1); ms += 997 * 24 * HOUR_MS + 7_654_321)
-      samples.push(ms);
-    samples.push(
-      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
-      Date.UTC(10_000, 0, 1),
-      Date.parse("0000-01-01T00:00:00Z") - 1,
-      Date.parse("0000-01-01T00:00:00Z"),
-    );
-    for (const ms of samples) expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
-    expect(() => isoTimestamp(Number.NaN)).toThrow(RangeError);
   });
 });
