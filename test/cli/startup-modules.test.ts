@@ -10,7 +10,9 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { StdioAppClient } from "../support/app-server-client.js";
 import { CLI_PATH } from "../support/cli.js";
@@ -71,6 +73,8 @@ function responses(stdout: string): Map<unknown, Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   return new Map(parsed.filter((m) => "id" in m).map((m) => [m.id, m]));
 }
+
+const DATE_CALLS = fileURLToPath(new URL("../fixtures/date-calls/preload.cjs", import.meta.url));
 
 describe("start-up loads no zod, commander or MCP SDK", () => {
   it("one-turn exec", async () => {
@@ -197,5 +201,19 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.cli(["sessions", "list"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect((await loadedModules(log)).packages.has("commander")).toBe(true);
+  });
+});
+
+describe("start-up leaves V8's time-zone data unloaded", () => {
+  // Local getters and toISOString() load ICU's zone data (0.5 MB of peak RSS): src/util/local-time.ts, iso-time.ts.
+  it("one-turn exec calls no Date method that loads it", async () => {
+    h.server.enqueue(turn(message("hello there")));
+    const log = join(h.home, "date-calls.log");
+    const env = { NODE_OPTIONS: `--require=${DATE_CALLS}`, TSCODEX_DATE_LOG: log };
+    const result = await h.exec(["say hello"], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("hello there");
+    const calls = await readFile(log, "utf8").catch(() => "");
+    expect(calls).toBe("");
   });
 });
