@@ -26,7 +26,7 @@ const output = {
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
 const bundlePlugins = [...plugins, builtData(computed)];
-await build({
+const cli = await build({
   input: { cli: "src/frontends/cli/main.ts" },
   platform: "node",
   external,
@@ -40,7 +40,7 @@ await build({
     ...output,
   },
 });
-await build({
+const library = await build({
   input: { index: "src/index.ts" },
   platform: "node",
   external,
@@ -48,6 +48,12 @@ await build({
   logLevel: "warn",
   output: { dir: "dist", format: "esm", chunkFileNames: "chunks/[name]-[hash].js", ...output },
 });
+// charset "ascii" leaves non-ASCII in what it may not escape (a tagged template's raw text).
+for (const chunk of [...cli.output, ...library.output]) {
+  if (chunk.type === "chunk" && /[^\p{ASCII}]/u.test(chunk.code)) {
+    throw new Error(`dist/${chunk.fileName}: non-ASCII characters left in the bundle`);
+  }
+}
 
 /**
  * Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
