@@ -26,28 +26,23 @@ const output = {
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
 const bundlePlugins = [...plugins, builtData(computed)];
-const cli = await build({
-  input: { cli: "src/frontends/cli/main.ts" },
-  platform: "node",
-  external,
-  plugins: bundlePlugins,
-  logLevel: "warn",
-  output: {
-    dir: "dist",
-    format: "cjs",
-    entryFileNames: "[name].cjs",
-    chunkFileNames: "chunks/[name]-[hash].cjs",
-    ...output,
-  },
-});
-const library = await build({
-  input: { index: "src/index.ts" },
-  platform: "node",
-  external,
-  plugins: bundlePlugins,
-  logLevel: "warn",
-  output: { dir: "dist", format: "esm", chunkFileNames: "chunks/[name]-[hash].js", ...output },
-});
+const bundle = (input, format) =>
+  build({
+    input,
+    platform: "node",
+    external,
+    plugins: bundlePlugins,
+    logLevel: "warn",
+    output: { dir: "dist", ...output, ...format },
+  });
+const cli = await bundle(
+  { cli: "src/frontends/cli/main.ts" },
+  { format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "chunks/[name]-[hash].cjs" },
+);
+const library = await bundle(
+  { index: "src/index.ts" },
+  { format: "esm", chunkFileNames: "chunks/[name]-[hash].js" },
+);
 // charset "ascii" leaves non-ASCII in what it may not escape (a tagged template's raw text).
 for (const chunk of [...cli.output, ...library.output]) {
   if (chunk.type === "chunk" && /[^\p{ASCII}]/u.test(chunk.code)) {
