@@ -35,6 +35,21 @@ const LAZY_ON_EXEC = [
   "src/model/chat.ts",
   "src/session/agent-control.ts",
   "src/frontends/cli/exec-json.ts",
+  // Approval decisions and the sandbox: a thread's policy loads on its first mutating call.
+  "src/policy/gate.ts",
+  "src/policy/orchestrator.ts",
+  "src/policy/approval.ts",
+  "src/policy/safe-commands.ts",
+  "src/policy/sandbox/prepare.ts",
+  // Running hooks (and the process runner hook commands use): with the first hook that runs.
+  "src/hooks/run.ts",
+  "src/hooks/command.ts",
+  "src/exec/spawn.ts",
+  "src/exec/head-tail-buffer.ts",
+  // With the first MCP server, the first SKILL.md.
+  "src/tools/mcp.ts",
+  "src/mcp/render.ts",
+  "src/prompt/skill-front-matter.ts",
 ];
 
 /**
