@@ -15,7 +15,7 @@ const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
 /** Environment that makes the CLI log the modules it loads to `log`. */
 export function moduleLogEnv(log: string): Record<string, string> {
   return {
-    NODE_OPTIONS: `--require=${PRELOAD} --import=${pathToFileURL(REGISTER).href}`,
+    NODE_OPTIONS: `--require="${PRELOAD}" --import=${pathToFileURL(REGISTER).href}`,
     TSCODEX_MODULE_LOG: log,
   };
 }
