@@ -83,12 +83,12 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.exec(["say hello"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("hello there");
-    const { packages, sources, esBuiltins } = await loadedModules(log);
+    const { packages, sources, esModules } = await loadedModules(log);
     expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
     expect(sources).toContain("src/session/thread.ts");
     expect(LAZY_ON_EXEC.filter((source) => sources.has(source))).toEqual([]);
-    // Builtins come from process.getBuiltinModule (scripts/build.mjs), not ES imports.
-    expect([...esBuiltins]).toEqual([]);
+    // The CLI is CommonJS (scripts/build.mjs): no ES module, no builtin by an ES import.
+    expect([...esModules]).toEqual([]);
   });
 
   it("bare mcp-server answering initialize and tools/list", async () => {

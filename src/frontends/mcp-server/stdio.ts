@@ -178,10 +178,27 @@ export class StdioFront {
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
-      this.preloading = Promise.all([import("./server.js"), import("./stdio-framing.js"), this.preload()]);
+      this.preloading = this.loadInSteps([
+        () => import("./stdio-framing.js"),
+        () => import("./server.js"),
+        () => this.preload(),
+      ]);
       this.preloading.catch(() => {});
     }, 0);
     this.preloadTimer.unref();
+  }
+
+  /**
+   * The bundle is CommonJS: each import runs its modules in one synchronous block, so the steps
+   * run one by one with the input read in between (a host's tools/list waits for one step, not
+   * for the whole load).
+   */
+  private async loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
+    for (const step of steps) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed || this.full || this.loading) return;
+      await step();
+    }
   }
 
   private answerOversized(oversized: OversizedLine): boolean {
