@@ -26,9 +26,10 @@ const output = {
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
 const bundlePlugins = [...plugins, builtData(computed)];
-const bundle = (input, format) =>
+const bundle = (input, format, inputOptions = {}) =>
   build({
     input,
+    ...inputOptions,
     platform: "node",
     external,
     plugins: bundlePlugins,
@@ -37,12 +38,20 @@ const bundle = (input, format) =>
   });
 const cli = await bundle(
   { cli: "src/frontends/cli/main.ts" },
-  { format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "chunks/[name]-[hash].cjs" },
+  {
+    format: "cjs",
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "chunks/[name]-[hash].cjs",
+    ...startPathGroups(),
+  },
+  // Chunks may export more than their modules did (startPathGroups' includeDependenciesRecursively).
+  { preserveEntrySignatures: "allow-extension" },
 );
 const library = await bundle(
   { index: "src/index.ts" },
   { format: "esm", chunkFileNames: "chunks/[name]-[hash].js" },
 );
+assertAcyclicChunks(cli.output.filter((chunk) => chunk.type === "chunk"));
 // charset "ascii" leaves non-ASCII in what it may not escape (a tagged template's raw text).
 for (const chunk of [...cli.output, ...library.output]) {
   if (chunk.type === "chunk" && /[^\p{ASCII}]/u.test(chunk.code)) {
@@ -82,6 +91,69 @@ function builtData(computed) {
       }
     },
   };
+}
+
+/**
+ * Fewer, larger chunks where a start-up loads many modules together (issue 26: a one-turn exec
+ * loaded 33 files; each file costs V8 more than the same code inside a bigger one):
+ * - `config`: what loading config.toml needs (the static imports of config/load.ts), which every
+ *   command but --version loads first;
+ * - `core`: what a thread needs (the static imports of session/thread-manager.ts), less what any
+ *   command other than exec loads before its first thread, so that a server's handshake loads no
+ *   more than before.
+ * Groups take only the modules named here (includeDependenciesRecursively: false, so a server's
+ * handshake code is not pulled into them); the chunk graph must then stay acyclic, which
+ * assertAcyclicChunks checks.
+ */
+function startPathGroups() {
+  const source = (path) => fileURLToPath(new URL(`../src/${path}`, import.meta.url));
+  /** The modules `starts` import statically, transitively, not entering `stop`. */
+  const staticImports = (context, starts, stop = new Set()) => {
+    const seen = new Set();
+    const pending = [...starts];
+    while (pending.length > 0) {
+      const id = pending.pop();
+      if (seen.has(id) || stop.has(id)) continue;
+      seen.add(id);
+      pending.push(...(context.getModuleInfo(id)?.importedIds ?? []));
+    }
+    return seen;
+  };
+  let groupOf;
+  const group = (id, context) => {
+    if (!groupOf) {
+      const main = source("frontends/cli/main.ts");
+      const commands = context.getModuleInfo(main)?.dynamicallyImportedIds ?? [];
+      const beforeAThread = staticImports(context, [
+        main,
+        ...commands.filter((id) => id !== source("frontends/cli/load-exec.ts")),
+      ]);
+      const core = staticImports(context, [source("session/thread-manager.ts")], beforeAThread);
+      const config = staticImports(context, [source("config/load.ts")], staticImports(context, [main]));
+      groupOf = new Map([...[...core].map((id) => [id, "core"]), ...[...config].map((id) => [id, "config"])]);
+    }
+    return groupOf.get(id) ?? null;
+  };
+  return {
+    codeSplitting: {
+      includeDependenciesRecursively: false,
+      groups: [{ name: group, debugName: "start-path" }],
+    },
+  };
+}
+
+/** Fails the build when one CommonJS chunk requires another that (transitively) requires it. */
+function assertAcyclicChunks(chunks) {
+  const byName = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
+  const state = new Map();
+  const visit = (name, path) => {
+    if (state.get(name) === "done") return;
+    if (state.get(name) === "open") throw new Error(`circular chunks: ${[...path, name].join(" -> ")}`);
+    state.set(name, "open");
+    for (const imported of byName.get(name)?.imports ?? []) visit(imported, [...path, name]);
+    state.set(name, "done");
+  };
+  for (const name of byName.keys()) visit(name, []);
 }
 
 /** What built-data embeds, computed once from the sources (tools and zod schemas). */

@@ -43,6 +43,10 @@ describe("exec start-up", () => {
     expect(files.some((file) => /^chunks\/exec-/.test(file))).toBe(true);
     expect(h.server.requests[0]?.toolNames).toEqual(expect.arrayContaining(["shell_command", "apply_patch"]));
     expect(zod).toEqual([]);
+    // config.toml's loader and a thread's core come as one chunk each (scripts/build.mjs,
+    // startPathGroups): 15 files here, 33 before the build grouped them.
+    expect(files.filter((file) => /^chunks\/(core|config)-/.test(file))).toHaveLength(2);
+    expect(files.length).toBeLessThanOrEqual(18);
   });
 
   it("loads a tool's module, and zod with it, when the model calls the tool", async () => {
