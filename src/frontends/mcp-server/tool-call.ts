@@ -1,0 +1,60 @@
+/**
+ * One tools/call as both stdio paths run it: the SDK server's (server.ts) and the stdio server's
+ * own first call (stdio-quick-call.ts). The context a tool gets (progress, raw notifications,
+ * elicitation, cancellation) and the rule that a throwing tool answers an isError result. No
+ * zod and no SDK here.
+ */
+import { errorMessage } from "../../util/errors.js";
+import type { ServerToolResult } from "./results.js";
+import type { ServerRuntime, ServerTool, ServerToolContext } from "./server-tool.js";
+
+/** What the connection gives one call. */
+export interface CallChannel {
+  runtime: ServerRuntime;
+  signal: AbortSignal;
+  requestId: string | number;
+  /** The call's `_meta.progressToken`, if the client gave one. */
+  progressToken?: string | number | undefined;
+  /** Sends a notification tied to the call (dropped once the call is cancelled). */
+  notify(method: string, params: Record<string, unknown>): void;
+  /** Present when the client declared elicitation. */
+  elicit?: ServerToolContext["elicit"];
+}
+
+/** The tool context of one call over `channel`. */
+export function toolContext(channel: CallChannel): ServerToolContext {
+  const { runtime, signal, requestId, progressToken, notify, elicit } = channel;
+  let progress = 0;
+  return {
+    runtime,
+    signal,
+    requestId,
+    progress(message) {
+      if (progressToken === undefined) return;
+      progress += 1;
+      notify("notifications/progress", { progressToken, progress, message });
+    },
+    notify,
+    ...(elicit ? { elicit } : {}),
+  };
+}
+
+/** A tool's result as the wire carries it (the SDK's result type has an index signature). */
+export type CallResult = ServerToolResult & { [key: string]: unknown };
+
+/** Run a tool; a throw (a bug) becomes an isError result, never a dead request or server. */
+export async function callTool(
+  tool: Pick<ServerTool, "name" | "handle">,
+  args: Record<string, unknown>,
+  context: ServerToolContext,
+): Promise<CallResult> {
+  try {
+    return { ...(await tool.handle(args, context)) };
+  } catch (error) {
+    return errorResult(`Internal error in ${tool.name}: ${errorMessage(error)}`);
+  }
+}
+
+export function errorResult(text: string): CallResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
