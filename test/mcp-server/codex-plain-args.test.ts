@@ -74,8 +74,8 @@ describe("plainCodexArgs", () => {
 });
 
 describe("plainCodexCall", () => {
-  const call = (message: Record<string, unknown>, capabilities: unknown = {}) =>
-    plainCodexCall({ jsonrpc: "2.0", id: 7, method: "tools/call", ...message }, capabilities);
+  const call = (message: Record<string, unknown>) =>
+    plainCodexCall({ jsonrpc: "2.0", id: 7, method: "tools/call", ...message });
 
   it("takes a plain codex call, with or without a progress token", () => {
     expect(call({ params: { name: "codex", arguments: { prompt: "hi" } } })).toEqual({
@@ -91,7 +91,6 @@ describe("plainCodexCall", () => {
     const plain = { name: "codex", arguments: { prompt: "hi" } };
     expect(call({ params: { ...plain, name: "codex-reply" } })).toBeNull();
     expect(call({ params: { name: "codex" } })).toBeNull();
-    expect(call({ params: plain }, { elicitation: {} })).toBeNull();
     expect(call({ params: { ...plain, _meta: { "idempotency-key": "k" } } })).toBeNull();
     expect(call({ params: { ...plain, _meta: { progressToken: 1.5 } } })).toBeNull();
     expect(call({ params: { ...plain, task: {} } })).toBeNull();

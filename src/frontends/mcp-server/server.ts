@@ -15,11 +15,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { IDEMPOTENCY_META_KEY } from "./keyed-calls.js";
 import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
-import type { ServerRuntime, ServerSettings } from "./server-tool.js";
-import { callTool, errorResult, toolContext } from "./tool-call.js";
+import type { ServerRuntime } from "./server-tool.js";
+import { callTool, elicitationParams, elicitTimeout, errorResult, toolContext } from "./tool-call.js";
 import { listEntry } from "./tool-list.js";
 
 /**
@@ -74,16 +73,9 @@ export function createMcpServer(runtime: ServerRuntime): Server {
       },
       ...(server.getClientCapabilities()?.elicitation
         ? {
-            elicit: ({ message, meta, requestedSchema }) =>
+            elicit: (request) =>
               extra.sendRequest(
-                {
-                  method: "elicitation/create",
-                  params: {
-                    message,
-                    requestedSchema: requestedSchema ?? { type: "object", properties: {} },
-                    ...meta,
-                  },
-                },
+                { method: "elicitation/create", params: elicitationParams(request) },
                 elicitAnswer,
                 { timeout: elicitTimeout(runtime.settings) },
               ),
@@ -101,13 +93,4 @@ export function createMcpServer(runtime: ServerRuntime): Server {
     return {};
   });
   return server;
-}
-
-/**
- * The thread denies an unanswered question after the same bound; ours ends a little earlier
- * so the declared outcome is answered by us, not raced by the thread's own timer.
- */
-function elicitTimeout(settings: ServerSettings): number {
-  const bound = settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-  return Math.max(1, bound - Math.min(250, bound / 10));
 }

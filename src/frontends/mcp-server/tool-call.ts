@@ -4,9 +4,10 @@
  * elicitation, cancellation) and the rule that a throwing tool answers an isError result. No
  * zod and no SDK here.
  */
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { errorMessage } from "../../util/errors.js";
 import type { ServerToolResult } from "./results.js";
-import type { ServerRuntime, ServerTool, ServerToolContext } from "./server-tool.js";
+import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
 
 /** What the connection gives one call. */
 export interface CallChannel {
@@ -57,4 +58,21 @@ export async function callTool(
 
 export function errorResult(text: string): CallResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * The thread denies an unanswered question after the same bound; ours ends a little earlier
+ * so the declared outcome is answered by us, not raced by the thread's own timer.
+ */
+export function elicitTimeout(settings: ServerSettings): number {
+  const bound = settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  return Math.max(1, bound - Math.min(250, bound / 10));
+}
+
+/** The params of the elicitation/create a tool's `elicit` request sends. */
+export function elicitationParams(
+  request: Parameters<NonNullable<ServerToolContext["elicit"]>>[0],
+): Record<string, unknown> {
+  const { message, meta, requestedSchema } = request;
+  return { message, requestedSchema: requestedSchema ?? { type: "object", properties: {} }, ...meta };
 }
