@@ -14,8 +14,6 @@ import type { KeyedCalls } from "./keyed-calls.js";
 import type { PageStore } from "./pagination.js";
 import { plainError, type ServerToolResult } from "./results.js";
 
-export { loadSettingsConfig } from "./settings-config.js";
-
 /** JSON Schema as sent in tools/list. */
 export type JsonSchemaObject = { type: "object"; [key: string]: unknown };
 
