@@ -64,6 +64,9 @@ export async function serveStdio(
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
 
+/** How long after initialize the background load waits for a tools/list to answer first. */
+const LIST_GRACE_MS = 20;
+
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
 
@@ -194,7 +197,10 @@ export class StdioFront {
       this.heard.push(value as Record<string, unknown>);
     if (answer.kind === "reply") {
       const written = this.write(answer.reply);
-      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
+      // A host lists the tools right after initialize: the load starts once that is answered
+      // (it would hold the answer up), or a little after initialize if no list comes.
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground(LIST_GRACE_MS));
+      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
     }
     return true;
   }
@@ -346,8 +352,8 @@ export class StdioFront {
    * compete with a first call that does not need them. Errors are left to the first call, which
    * imports the same modules and reports what fails.
    */
-  private loadInBackground(): void {
-    if (!preloadEnabled()) return;
+  private loadInBackground(delayMs: number): void {
+    if (!preloadEnabled() || this.preloading) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
@@ -363,7 +369,7 @@ export class StdioFront {
           return Promise.all([import("./server.js"), import("./stdio-framing.js"), import("./tools.js")]);
         });
       this.preloading.catch(() => {});
-    }, 0);
+    }, delayMs);
     this.preloadTimer.unref();
   }
 
