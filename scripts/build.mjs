@@ -1,85 +1,88 @@
-// Bundles the CLI and the library with esbuild. One bundle with lazily loaded chunks keeps
-// `tscodex exec` start-up close to Node's own: few files to resolve, little code to parse.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { isBuiltin } from "node:module";
+// Bundles the CLI and the library with rolldown. The CLI is CommonJS split into lazily loaded
+// chunks (dist/cli.cjs, dist/chunks/*.cjs): a one-turn `tscodex exec` then starts close to Node's
+// own, with no ES module loader (each ES module costs more resident memory than the same code
+// as CommonJS) and only the chunks it needs parsed. The library (dist/index.js) stays ESM for
+// its importers.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build } from "rolldown";
 
+/** Native or lazily optional packages stay outside the bundle. */
+const external = ["@lydell/node-pty", "@vscode/ripgrep"];
 const plugins = [withoutAjv(), onlyEnglishZodMessages()];
-const banner = {
-  // Bundled CommonJS dependencies may call require().
-  js: "import { createRequire as __tscodexRequire } from 'node:module'; const require = __tscodexRequire(import.meta.url);",
+/**
+ * V8 keeps every loaded source in the heap: without comments and whitespace it is ~30% smaller,
+ * and with non-ASCII characters escaped it stays one byte a character (one `…` in a chunk makes
+ * the whole chunk two-byte). Names stay, so stack traces stay readable.
+ */
+const output = {
+  minify: { compress: true, mangle: false, codegen: { removeWhitespace: true } },
+  charset: "ascii",
+  sourcemap: true,
 };
 
 await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
 const computed = await computeAtBuild();
-// Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
-// (BUILT_TOOL_LIST in mcp-server/tool-list.ts), config.toml's schema as JSON Schema (config/validate.ts) and the
-// built-in tools' specs (tools/registry.ts loads a tool's module on its first call).
-const builtData = {
-  name: "built-data",
-  setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /mcp-server[\\/]tool-list\.ts$/ }, async (args) => {
-      const source = await readFile(args.path, "utf8");
-      const line = /^const BUILT_TOOL_LIST: .* = undefined;$/m;
-      if (!line.test(source)) throw new Error(`${args.path}: no BUILT_TOOL_LIST line to fill in`);
-      const contents = source.replace(
-        line,
-        () => `const BUILT_TOOL_LIST = ${JSON.stringify(computed.toolList)};`,
-      );
-      return { contents, loader: "ts" };
-    });
-    pluginBuild.onLoad({ filter: /config[\\/]built-config-schema\.ts$/ }, () => ({
-      contents: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
-      loader: "js",
-    }));
-    pluginBuild.onLoad({ filter: /tools[\\/]built-tool-specs\.ts$/ }, () => ({
-      contents: `const specs = ${JSON.stringify(computed.toolSpecs)};\nexport function builtToolSpecs() { return specs; }`,
-      loader: "js",
-    }));
-  },
-};
-const bundled = await build({
-  entryPoints: { cli: "src/frontends/cli/main.ts", index: "src/index.ts" },
-  outdir: "dist",
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  sourcemap: "linked",
-  // Without comments and whitespace the loaded source is ~30% smaller, and V8 keeps every
-  // loaded source in the heap (twice the size when one non-ASCII character, such as a dash in
-  // a comment, makes it two-byte). Names stay, so stack traces stay readable.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  chunkNames: "chunks/[name]-[hash]",
-  // Native or lazily optional packages stay outside the bundle.
-  external: ["@lydell/node-pty", "@vscode/ripgrep"],
-  logLevel: "warning",
-  plugins: [...plugins, builtData],
-  banner,
-  write: false,
-  metafile: true,
-});
-await Promise.all(
-  bundled.outputFiles.map(async (file) => {
-    await mkdir(dirname(file.path), { recursive: true });
-    const output = bundled.metafile.outputs[relative(process.cwd(), file.path)];
-    if (!output) throw new Error(`${file.path}: not in esbuild's metafile`);
-    const imported = new Set(
-      (output?.imports ?? [])
-        .filter((entry) => entry.kind === "import-statement" && isBuiltin(entry.path))
-        .map((entry) => entry.path),
-    );
-    await writeFile(
-      file.path,
-      file.path.endsWith(".js") ? lighterStart(file.text, imported, file.path) : file.contents,
-    );
-  }),
+const bundlePlugins = [...plugins, builtData(computed)];
+const bundle = (input, format) =>
+  build({
+    input,
+    platform: "node",
+    external,
+    plugins: bundlePlugins,
+    logLevel: "warn",
+    output: { dir: "dist", ...output, ...format },
+  });
+const cli = await bundle(
+  { cli: "src/frontends/cli/main.ts" },
+  { format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "chunks/[name]-[hash].cjs" },
 );
+const library = await bundle(
+  { index: "src/index.ts" },
+  { format: "esm", chunkFileNames: "chunks/[name]-[hash].js" },
+);
+// charset "ascii" leaves non-ASCII in what it may not escape (a tagged template's raw text).
+for (const chunk of [...cli.output, ...library.output]) {
+  if (chunk.type === "chunk" && /[^\p{ASCII}]/u.test(chunk.code)) {
+    throw new Error(`dist/${chunk.fileName}: non-ASCII characters left in the bundle`);
+  }
+}
+
+/**
+ * Data the bundle carries instead of computing it at start-up: the stdio MCP server's tools/list
+ * (BUILT_TOOL_LIST in mcp-server/tool-list.ts), config.toml's schema as JSON Schema
+ * (config/validate.ts) and the built-in tools' specs (tools/registry.ts loads a tool's module on
+ * its first call).
+ */
+function builtData(computed) {
+  return {
+    name: "built-data",
+    async load(id) {
+      if (/mcp-server[\\/]tool-list\.ts$/.test(id)) {
+        const source = await readFile(id, "utf8");
+        const line = /^const BUILT_TOOL_LIST: .* = undefined;$/m;
+        if (!line.test(source)) throw new Error(`${id}: no BUILT_TOOL_LIST line to fill in`);
+        const code = source.replace(
+          line,
+          () => `const BUILT_TOOL_LIST = ${JSON.stringify(computed.toolList)};`,
+        );
+        return { code, moduleType: "ts" };
+      }
+      if (/config[\\/]built-config-schema\.ts$/.test(id)) {
+        return {
+          code: `export const builtConfigSchema = ${JSON.stringify(computed.configSchema)};`,
+          moduleType: "js",
+        };
+      }
+      if (/tools[\\/]built-tool-specs\.ts$/.test(id)) {
+        const code = `const specs = ${JSON.stringify(computed.toolSpecs)};\nexport function builtToolSpecs() { return specs; }`;
+        return { code, moduleType: "js" };
+      }
+    },
+  };
+}
 
 /** What built-data embeds, computed once from the sources (tools and zod schemas). */
 async function computeAtBuild() {
@@ -92,22 +95,25 @@ async function computeAtBuild() {
     "export const configSchema = configJsonSchema();",
     "export const toolSpecs = await computeToolSpecs();",
   ].join("\n");
+  const entry = "\0tscodex-computed";
   const dir = await mkdtemp(join(tmpdir(), "tscodex-build-"));
   try {
-    const outfile = join(dir, "tool-list.mjs");
     await build({
-      stdin: { contents: source, resolveDir: fileURLToPath(new URL("..", import.meta.url)), loader: "ts" },
-      outfile,
-      bundle: true,
-      format: "esm",
+      input: entry,
       platform: "node",
-      target: "node20",
-      external: ["@lydell/node-pty", "@vscode/ripgrep"],
-      logLevel: "warning",
-      plugins,
-      banner,
+      external,
+      plugins: [
+        ...plugins,
+        {
+          name: "computed-entry",
+          resolveId: (id) => (id === entry ? entry : undefined),
+          load: (id) => (id === entry ? { code: source, moduleType: "ts" } : undefined),
+        },
+      ],
+      logLevel: "warn",
+      output: { file: join(dir, "computed.mjs"), format: "esm", codeSplitting: false },
     });
-    const { toolList, configSchema, toolSpecs } = await import(pathToFileURL(outfile).href);
+    const { toolList, configSchema, toolSpecs } = await import(pathToFileURL(join(dir, "computed.mjs")).href);
     return { toolList, configSchema, toolSpecs };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -122,10 +128,9 @@ function withoutAjv() {
   const stub = fileURLToPath(new URL("../src/mcp/ajv-provider-stub.ts", import.meta.url));
   return {
     name: "without-ajv",
-    setup(pluginBuild) {
-      pluginBuild.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
-        args.importer.includes("@modelcontextprotocol") ? { path: stub } : undefined,
-      );
+    resolveId(source, importer) {
+      if (/validation\/ajv-provider\.js$/.test(source) && importer?.includes("@modelcontextprotocol"))
+        return stub;
     },
   };
 }
@@ -135,52 +140,14 @@ function withoutAjv() {
  * at every start of every command. tscodex only uses the English messages zod sets by default.
  */
 function onlyEnglishZodMessages() {
+  const locales = "\0zod-english-locales";
   return {
     name: "only-english-zod-messages",
-    setup(pluginBuild) {
-      pluginBuild.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-        args.importer.includes("zod/v4/") ? { path: args.path, namespace: "zod-locales" } : undefined,
-      );
-      pluginBuild.onLoad({ filter: /.*/, namespace: "zod-locales" }, () => ({
-        contents: 'export { default as en } from "zod/v4/locales/en.js";',
-        resolveDir: process.cwd(),
-        loader: "js",
-      }));
+    resolveId(source, importer) {
+      if (/\/locales\/index\.js$/.test(source) && importer?.includes("zod/v4/")) return locales;
+    },
+    load(id) {
+      if (id === locales) return 'export { default as en } from "zod/v4/locales/en.js";';
     },
   };
-}
-
-/**
- * What each loaded bundle file costs at start-up beyond its code (issue 26: a one-turn exec's
- * peak RSS): the banner's `require` is kept only where the file uses `require`, and Node's
- * builtins are taken with process.getBuiltinModule() instead of an ES import (Node builds an ES
- * facade for each builtin an ES module imports). The builtin object is the same either way, and
- * ES imports are hoisted, so declaring them first changes no order. The declarations go on line
- * 1 (the banner's line) and each import statement becomes spaces of its own length, so the
- * source maps' lines and columns stay true. `imported` (from the metafile) is the builtins the
- * file imports by statement: each must have been rewritten.
- */
-function lighterStart(text, imported, path) {
-  if (!text.startsWith(banner.js)) return text;
-  const declarations = [];
-  const rewritten = new Set();
-  // An import statement of the minified output starts a line or follows `;` or `}`.
-  const statement = /(?<=^|[;}\n])import\s*(?:([\w$]+)\s*|\{([^}]*)\})from\s*"([^"]*)";/g;
-  const body = text.slice(banner.js.length).replace(statement, (whole, defaultName, named, id) => {
-    if (!isBuiltin(id)) return whole;
-    const module = `process.getBuiltinModule(${JSON.stringify(id)})`;
-    if (defaultName) declarations.push(`const ${defaultName}=${module};`);
-    else {
-      const bindings = named.split(",").map((binding) => binding.trim().replace(/\s+as\s+/, ":"));
-      declarations.push(`const{${bindings.filter((binding) => binding !== "").join(",")}}=${module};`);
-    }
-    rewritten.add(id);
-    return " ".repeat(whole.length);
-  });
-  const missed = [...imported].filter((id) => !rewritten.has(id));
-  if (missed.length > 0) throw new Error(`${path}: builtin imports not rewritten: ${missed.join(", ")}`);
-  const head = /\brequire\b/.test(body)
-    ? 'const require=process.getBuiltinModule("node:module").createRequire(import.meta.url);'
-    : "";
-  return `${head}${declarations.join("")}${body}`;
 }

@@ -11,8 +11,7 @@ import type { HookCallbacks } from "./events.js";
 import type { CallbackHook, Hook } from "./handler.js";
 import { type HookSourceOptions, loadHookSources } from "./sources.js";
 
-export type { HookOutcome, HookRunContext } from "./engine.js";
-export { HookEngine, NO_OUTCOME } from "./engine.js";
+export { HookEngine } from "./engine.js";
 export type {
   HookCallback,
   HookCallbacks,
@@ -25,6 +24,8 @@ export type {
 } from "./events.js";
 export { HOOK_EVENTS } from "./events.js";
 export type { CommandHook } from "./handler.js";
+export type { HookOutcome, HookRunContext } from "./outcome.js";
+export { NO_OUTCOME } from "./outcome.js";
 export { loadHookSources } from "./sources.js";
 
 /** The engine for a thread: the configured hooks of its layers, plus the program's callbacks. */

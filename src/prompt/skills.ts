@@ -13,7 +13,6 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitRootOf } from "../config/layers.js";
 import type { SkillSetting } from "../config/load.js";
-import { parseSkillFrontMatter } from "./skill-front-matter.js";
 
 export interface Skill {
   name: string;
@@ -77,6 +76,8 @@ export async function loadSkills(input: SkillRootsInput): Promise<LoadedSkills> 
       const path = join(root, dir, "SKILL.md");
       const text = await readSkillFile(path);
       if (text === null) continue;
+      // The parser loads with the first SKILL.md: a thread with no skills never parses it.
+      const { parseSkillFrontMatter } = await import("./skill-front-matter.js");
       try {
         const { name, description } = parseSkillFrontMatter(text, dir);
         if (seen.has(name)) continue;

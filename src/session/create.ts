@@ -16,7 +16,6 @@ import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { mcpStartup } from "../tools/mcp.js";
 import { buildToolDefinitions, memoryTool } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
@@ -93,7 +92,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
           tools: config.tools,
           features: config.features,
           shellPath,
-          mcpResources: () => mcp,
+          mcpResources: () => mcp?.manager ?? null,
           collab: agents,
         })
   )
@@ -149,7 +148,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     provider: config.provider.id,
     reasoningEffort: config.reasoningEffort,
     gate: options.gate ?? policy.gate,
-    ...(mcp ? { mcp: mcpStartup(mcp) } : {}),
+    ...(mcp ? { mcp: mcp.startup } : {}),
     requestSettings: (choice) =>
       requestSettings(config, choice.model ?? model, { effort: choice.effort, summary: choice.summary }),
     baseInstructions: options.baseInstructions ?? config.baseInstructions ?? (await loadBaseInstructions()),
@@ -192,12 +191,19 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   return thread;
 }
 
-/** The enabled `[mcp_servers.*]`, starting; null when there are none (the SDK is never loaded). */
+/**
+ * The enabled `[mcp_servers.*]`, starting, and the thread's view of them; null when there are
+ * none (neither the SDK nor the MCP tool adapter is loaded).
+ */
 async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessEnv) {
   const servers = enabledMcpServers(config.mcpServers);
   if (servers.length === 0) return null;
-  const { McpClientManager } = await import("../mcp/client-manager.js");
-  return McpClientManager.start(servers, { env, cwd, home: config.home });
+  const [{ McpClientManager }, { mcpStartup }] = await Promise.all([
+    import("../mcp/client-manager.js"),
+    import("../tools/mcp.js"),
+  ]);
+  const manager = McpClientManager.start(servers, { env, cwd, home: config.home });
+  return { manager, startup: mcpStartup(manager) };
 }
 
 /** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */

@@ -24,6 +24,7 @@ import {
   type ThreadWriter,
 } from "../store/thread-store.js";
 import { uuidv7 } from "../util/ids.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
 import type { Thread, TurnStatus } from "./thread.js";
@@ -465,7 +466,7 @@ export class ThreadManager implements AgentHost {
     const instructions = options.baseInstructions ?? config.baseInstructions;
     return {
       id: thread.id,
-      created: new Date().toISOString(),
+      created: isoTimestamp(),
       cwd: thread.cwd,
       model: options.model ?? config.model,
       provider: config.provider.id,

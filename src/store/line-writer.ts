@@ -3,6 +3,7 @@
  * tick go out as one batch; batches never overlap; a failed batch never breaks the thread.
  */
 import type { Event } from "../protocol/events.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import { type EventSource, type LineType, lineOfEvent, type PayloadOf, type RolloutLine } from "./rollout.js";
 import type { ThreadWriter, WriterOptions } from "./thread-store.js";
 
@@ -46,7 +47,7 @@ export abstract class LineWriter implements ThreadWriter {
   }
 
   write<T extends LineType>(type: T, payload: PayloadOf<T>): void {
-    this.writeLine({ timestamp: new Date().toISOString(), type, payload } as RolloutLine);
+    this.writeLine({ timestamp: isoTimestamp(), type, payload } as RolloutLine);
   }
 
   writeLine(line: RolloutLine): void {

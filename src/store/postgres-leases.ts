@@ -25,6 +25,7 @@
  */
 import { hostname } from "node:os";
 import type { Sql } from "postgres";
+import { isoTimestamp } from "../util/iso-time.js";
 import { bounded, type Db, isTimeout, isTransient, withRetries } from "./postgres-writer.js";
 import {
   type AcquireOptions,
@@ -172,7 +173,7 @@ export class PostgresThreadLeases implements ThreadLeases {
     this.mine.set(threadId, "pending");
     let lease: PostgresLease | null = null;
     try {
-      const since = new Date().toISOString();
+      const since = isoTimestamp();
       // Tries are bounded here rather than by withRetries: a try that times out must drop the connection.
       // Nor abandoned when the store recovers: a lock taken by an abandoned try would be nobody's.
       const db = { sql: this.db.sql, retry: { ...this.db.retry, attemptTimeoutMs: 0 } };
@@ -334,7 +335,7 @@ export class PostgresThreadLeases implements ThreadLeases {
         const sql = this.connection();
         try {
           const holder = await this.onConnection(
-            () => this.lock(sql, lease.threadId, new Date().toISOString()),
+            () => this.lock(sql, lease.threadId, isoTimestamp()),
             RETAKE_TRY_MS,
           );
           this.db.recovery?.recovered();

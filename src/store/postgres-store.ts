@@ -11,6 +11,7 @@
 import type { Row, Sql } from "postgres";
 import { z } from "zod";
 import { uuidv7 } from "../util/ids.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import { redactUrl } from "../util/redact-url.js";
 import { LEASE_RETAKE_MS, PostgresThreadLeases } from "./postgres-leases.js";
 import { migrate } from "./postgres-schema.js";
@@ -163,7 +164,7 @@ class PostgresThreadStore implements ThreadStore {
   }
 
   async create(meta: SessionMeta, options: WriterOptions = {}): Promise<ThreadWriter> {
-    const line: RolloutLine = { timestamp: new Date().toISOString(), type: "session_meta", payload: meta };
+    const line: RolloutLine = { timestamp: isoTimestamp(), type: "session_meta", payload: meta };
     await this.run(`creating thread ${meta.id}`, () => insertThread(this.sql, meta, line));
     return this.writer(meta.id, 1, options);
   }
@@ -326,7 +327,7 @@ class PostgresThreadStore implements ThreadStore {
     const [metaLine] = validateLines([{ timestamp: row.ts, type: row.type, payload: row.payload }]).lines;
     if (metaLine?.type !== "session_meta") throw new StoreError(`thread ${id} has no valid metadata line`);
     const newId = options.newId ?? uuidv7();
-    const now = new Date().toISOString();
+    const now = isoTimestamp();
     const meta: SessionMeta = {
       ...metaLine.payload,
       id: newId,

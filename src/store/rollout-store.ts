@@ -6,6 +6,7 @@
 import { open, readdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { uuidv7 } from "../util/ids.js";
+import { isoTimestamp } from "../util/iso-time.js";
 import { sessionsDir } from "./rollout.js";
 import { RolloutRecorder } from "./rollout-recorder.js";
 import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
@@ -59,7 +60,7 @@ export async function forkRollout(
   if (!path) throw new RolloutError(`no stored thread with id ${id}`);
   const stored = await readRolloutFile(path);
   const newId = options.newId ?? uuidv7();
-  const meta = { ...stored.meta, id: newId, created: new Date().toISOString(), forked_from: stored.meta.id };
+  const meta = { ...stored.meta, id: newId, created: isoTimestamp(), forked_from: stored.meta.id };
   const recorder = await RolloutRecorder.create(home, meta);
   try {
     const kept = linesUpToTurn(stored.lines, options.turns ?? Number.POSITIVE_INFINITY);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { Event } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import { localDateParts } from "../util/local-time.js";
 
 /** The first line of every rollout. */
 export interface SessionMeta {
@@ -88,11 +89,16 @@ export type RolloutLine =
 export type LineType = RolloutLine["type"];
 export type PayloadOf<T extends LineType> = Extract<RolloutLine, { type: T }>["payload"];
 
-/** `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl` (local date, as Codex). */
+/**
+ * `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl` (local date, as Codex). Local time
+ * comes from the zone file, not Date's getHours() & co.: their first use loads V8's ICU zone data,
+ * 0.5 MB of a one-turn exec's peak RSS (util/local-time.ts).
+ */
 export function rolloutPath(home: string, id: string, created: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
-  const [y, m, d] = [String(created.getFullYear()), pad(created.getMonth() + 1), pad(created.getDate())];
-  const time = `${y}-${m}-${d}T${pad(created.getHours())}-${pad(created.getMinutes())}-${pad(created.getSeconds())}`;
+  const local = localDateParts(created.getTime());
+  const [y, m, d] = [String(local.year), pad(local.month), pad(local.day)];
+  const time = `${y}-${m}-${d}T${pad(local.hours)}-${pad(local.minutes)}-${pad(local.seconds)}`;
   return join(sessionsDir(home), y, m, d, `rollout-${time}-${id}.jsonl`);
 }
 

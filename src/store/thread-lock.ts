@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { isoTimestamp } from "../util/iso-time.js";
 
 /** A held claim on one thread. */
 export interface ThreadLease {
@@ -97,7 +98,7 @@ export class FileThreadLeases implements ThreadLeases {
       pid: process.pid,
       host: hostname(),
       start: startTime(process.pid),
-      since: new Date().toISOString(),
+      since: isoTimestamp(),
     };
     // Written whole, then linked into place: link fails if the lock exists, and never shows half a file.
     const draft = `${path}.${randomUUID()}.tmp`;

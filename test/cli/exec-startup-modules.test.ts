@@ -1,37 +1,31 @@
 /**
  * What `tscodex exec` loads (issue 16): a turn the model answers with a message loads no zod
  * (~5 MB of resident memory), and a tool's module (with zod) loads on the tool's first call.
- * The built CLI runs against the fake model server with a loader hook recording every module
- * file it loads (test/fixtures/module-log); a loaded bundle chunk is zod's when it holds zod's
+ * The built CLI runs against the fake model server recording every module file it loads
+ * (test/support/module-log.ts); a loaded bundle chunk is zod's when it holds zod's
  * code. The tool-call case shows the check does find zod when it is loaded.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { loadedModules, moduleLogEnv } from "../support/module-log.js";
 
-const REGISTER = fileURLToPath(new URL("../fixtures/module-log/register.mjs", import.meta.url));
 const DIST = fileURLToPath(new URL("../../dist/", import.meta.url));
 /** zod's sources (named in unminified bundles) or its core type's name (kept by a minifier). */
-const ZOD_CODE = /node_modules\/zod\/|["']\$ZodType["']/;
+const ZOD_CODE = /node_modules\/zod\/|(["'`])\$ZodType\1/;
 
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access"] });
 
 /** Runs exec on `prompt`; the bundle files it loaded (relative to dist/) and which hold zod. */
 async function loadedBundleFiles(prompt: string): Promise<{ files: string[]; zod: string[] }> {
   const log = join(h.home, "modules.log");
-  const result = await h.exec([prompt], {
-    env: { NODE_OPTIONS: `--import=${pathToFileURL(REGISTER).href}`, TSCODEX_MODULE_LOG: log },
-  });
+  const result = await h.exec([prompt], { env: moduleLogEnv(log) });
   expect(result.stderr).not.toContain("Error");
   expect(result.code).toBe(0);
-  const urls = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
-  // The log also names builtins an ES import loads (node:...): only files are looked at here.
-  const files = [...new Set(urls.filter((url) => url.startsWith("file:")).map((url) => fileURLToPath(url)))]
-    .filter((path) => path.startsWith(DIST))
-    .map((path) => path.slice(DIST.length));
+  const { files } = await loadedModules(log);
   const zod: string[] = [];
   for (const file of files) {
     if (ZOD_CODE.test(await readFile(join(DIST, file), "utf8"))) zod.push(file);
@@ -45,7 +39,7 @@ describe("exec start-up", () => {
     const { files, zod } = await loadedBundleFiles("say hello");
     expect(h.server.requests).toHaveLength(1);
     // The bundle ran (entry, exec command) and still offered every default tool.
-    expect(files).toContain("cli.js");
+    expect(files).toContain("cli.cjs");
     expect(files.some((file) => /^chunks\/exec-/.test(file))).toBe(true);
     expect(h.server.requests[0]?.toolNames).toEqual(expect.arrayContaining(["shell_command", "apply_patch"]));
     expect(zod).toEqual([]);

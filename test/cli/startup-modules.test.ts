@@ -10,7 +10,9 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { StdioAppClient } from "../support/app-server-client.js";
 import { CLI_PATH } from "../support/cli.js";
@@ -35,6 +37,21 @@ const LAZY_ON_EXEC = [
   "src/model/chat.ts",
   "src/session/agent-control.ts",
   "src/frontends/cli/exec-json.ts",
+  // Approval decisions and the sandbox: a thread's policy loads on its first mutating call.
+  "src/policy/gate.ts",
+  "src/policy/orchestrator.ts",
+  "src/policy/approval.ts",
+  "src/policy/safe-commands.ts",
+  "src/policy/sandbox/prepare.ts",
+  // Running hooks (and the process runner hook commands use): with the first hook that runs.
+  "src/hooks/run.ts",
+  "src/hooks/command.ts",
+  "src/exec/spawn.ts",
+  "src/exec/head-tail-buffer.ts",
+  // With the first MCP server, the first SKILL.md.
+  "src/tools/mcp.ts",
+  "src/mcp/render.ts",
+  "src/prompt/skill-front-matter.ts",
 ];
 
 /**
@@ -57,6 +74,8 @@ function responses(stdout: string): Map<unknown, Record<string, unknown>> {
   return new Map(parsed.filter((m) => "id" in m).map((m) => [m.id, m]));
 }
 
+const DATE_CALLS = fileURLToPath(new URL("../fixtures/date-calls/preload.cjs", import.meta.url));
+
 describe("start-up loads no zod, commander or MCP SDK", () => {
   it("one-turn exec", async () => {
     h.server.enqueue(turn(message("hello there")));
@@ -64,12 +83,12 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.exec(["say hello"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("hello there");
-    const { packages, sources, esBuiltins } = await loadedModules(log);
+    const { packages, sources, esModules } = await loadedModules(log);
     expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
     expect(sources).toContain("src/session/thread.ts");
     expect(LAZY_ON_EXEC.filter((source) => sources.has(source))).toEqual([]);
-    // Builtins come from process.getBuiltinModule (scripts/build.mjs), not ES imports.
-    expect([...esBuiltins]).toEqual([]);
+    // The CLI is CommonJS (scripts/build.mjs): no ES module, no builtin by an ES import.
+    expect([...esModules]).toEqual([]);
   });
 
   it("bare mcp-server answering initialize and tools/list", async () => {
@@ -240,5 +259,19 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     const result = await h.cli(["sessions", "list"], { env: moduleLogEnv(log) });
     expect(result.code).toBe(0);
     expect((await loadedModules(log)).packages.has("commander")).toBe(true);
+  });
+});
+
+describe("start-up leaves V8's time-zone data unloaded", () => {
+  // Local getters and toISOString() load ICU's zone data (0.5 MB of peak RSS): src/util/local-time.ts, iso-time.ts.
+  it("one-turn exec calls no Date method that loads it", async () => {
+    h.server.enqueue(turn(message("hello there")));
+    const log = join(h.home, "date-calls.log");
+    const env = { NODE_OPTIONS: `--require=${DATE_CALLS}`, TSCODEX_DATE_LOG: log };
+    const result = await h.exec(["say hello"], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("hello there");
+    const calls = await readFile(log, "utf8").catch(() => "");
+    expect(calls).toBe("");
   });
 });

@@ -175,6 +175,24 @@ describe("rollout store", () => {
     );
   });
 
+  it("names the file in the machine's local time, as Codex does", () => {
+    const tz = process.env.TZ;
+    try {
+      const instant = new Date(Date.UTC(2025, 11, 31, 20, 30, 15));
+      process.env.TZ = "Pacific/Kiritimati"; // UTC+14: already the next year
+      expect(rolloutPath("/h", "x", instant)).toBe(
+        "/h/sessions/2026/01/01/rollout-2026-01-01T10-30-15-x.jsonl",
+      );
+      process.env.TZ = "America/New_York";
+      expect(rolloutPath("/h", "x", instant)).toBe(
+        "/h/sessions/2025/12/31/rollout-2025-12-31T15-30-15-x.jsonl",
+      );
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it("cuts lines before the (N+1)th turn", async () => {
     const recorder = await recordThread(3);
     const { lines } = parseRollout(await readFile(recorder.path, "utf8"));

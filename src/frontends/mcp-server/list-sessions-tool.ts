@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import type { ThreadSummary } from "../../store/index.js";
+import { isoTimestamp } from "../../util/iso-time.js";
 import { clampPageSize, sessionTtlMs } from "./pagination.js";
 import { fail, ok, type ServerToolResult, type Structured } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
@@ -78,7 +79,7 @@ async function listSessions(
       createdAt: summary.created,
       lastUsedAt: summary.updated,
       // A running thread's idle clock restarts when its turn ends.
-      expiresAt: live ? new Date(Math.max(lastUsed, running ? Date.now() : 0) + ttl).toISOString() : null,
+      expiresAt: live ? isoTimestamp(Math.max(lastUsed, running ? Date.now() : 0) + ttl) : null,
       loaded: live !== undefined,
       cwd: summary.cwd,
       model: summary.model,

@@ -55,16 +55,14 @@ export interface PlainCallChannel {
   ask?(method: string, params: Json, timeoutMs: number): Promise<unknown>;
 }
 
-/** Runs `call` on `runtime`; notifications go out until the call is cancelled. */
+/** Runs `call` on the runtime (opening meanwhile); notifications go out until the call is cancelled. */
 export async function runPlainCodexCall(
   call: PlainCodexCall,
-  runtime: ServerRuntime,
+  opening: Promise<ServerRuntime>,
   { signal, send, ask }: PlainCallChannel,
 ): Promise<CallResult> {
-  const [{ handleCodex }, { callTool, elicitationParams, elicitTimeout, toolContext }] = await Promise.all([
-    import("./codex-run.js"),
-    import("./tool-call.js"),
-  ]);
+  const [{ handleCodex }, { callTool, elicitationParams, elicitTimeout, toolContext }, runtime] =
+    await Promise.all([import("./codex-run.js"), import("./tool-call.js"), opening]);
   const context = toolContext({
     runtime,
     signal,

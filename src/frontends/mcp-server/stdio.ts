@@ -29,7 +29,7 @@ import {
   type RequestId,
 } from "./line-splitter.js";
 import type { ServerRuntime } from "./server-tool.js";
-import { type PlainCodexCall, plainCodexCall } from "./stdio-quick-call.js";
+import { type PlainCodexCall, plainCodexCall, runPlainCodexCall } from "./stdio-quick-call.js";
 import { defaultToolList, type ListedTool } from "./tool-list.js";
 
 /**
@@ -63,9 +63,6 @@ export async function serveStdio(
 
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
-
-/** How long after initialize the background load waits for a tools/list to answer first. */
-const LIST_GRACE_MS = 20;
 
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
@@ -197,10 +194,7 @@ export class StdioFront {
       this.heard.push(value as Record<string, unknown>);
     if (answer.kind === "reply") {
       const written = this.write(answer.reply);
-      // A host lists the tools right after initialize: the load starts once that is answered
-      // (it would hold the answer up), or a little after initialize if no list comes.
-      if (answer.method === "initialize") void written.then(() => this.loadInBackground(LIST_GRACE_MS));
-      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
     }
     return true;
   }
@@ -224,11 +218,7 @@ export class StdioFront {
       ...(elicitation ? { ask: this.ask } : {}),
     };
     (async () => {
-      const [{ runPlainCodexCall }, runtime] = await Promise.all([
-        import("./stdio-quick-call.js"),
-        this.openRuntime(),
-      ]);
-      const result = await runPlainCodexCall(call, runtime, channel);
+      const result = await runPlainCodexCall(call, this.openRuntime(), channel);
       // The SDK server's key order: result, jsonrpc, id.
       if (!controller.signal.aborted) await this.write({ result, jsonrpc: "2.0", id: call.id });
     })()
@@ -348,28 +338,27 @@ export class StdioFront {
    * Loads the runtime's modules in the background as soon as the `initialize` reply is written:
    * a host calls right after tools/list, and every millisecond the load starts earlier is one its
    * first call does not wait (tools/list, answered from this module, is read between the load's
-   * file reads). The SDK server's modules (and zod) follow once no call runs here, so they never
+   * steps). The SDK server's modules (and zod) follow once no call runs here, so they never
    * compete with a first call that does not need them. Errors are left to the first call, which
    * imports the same modules and reports what fails.
    */
-  private loadInBackground(delayMs: number): void {
-    if (!preloadEnabled() || this.preloading) return;
+  private loadInBackground(): void {
+    if (!preloadEnabled()) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
-      this.preloading = Promise.all([
-        this.preload(),
-        import("./stdio-quick-call.js"),
-        import("./codex-run.js"),
-        import("./tool-call.js"),
-      ])
-        .then(() => this.noPlainCalls())
-        .then(() => {
-          if (this.closed || this.full || this.loading) return;
-          return Promise.all([import("./server.js"), import("./stdio-framing.js"), import("./tools.js")]);
-        });
+      this.preloading = this.loadInSteps([
+        () => this.preload(),
+        () => import("./codex-run.js"),
+        () => import("./tool-call.js"),
+        // The SDK server's modules (and zod) wait for the running calls: they would slow them.
+        () => this.noPlainCalls(),
+        () => import("./stdio-framing.js"),
+        () => import("./server.js"),
+        () => import("./tools.js"),
+      ]);
       this.preloading.catch(() => {});
-    }, delayMs);
+    }, 0);
     this.preloadTimer.unref();
   }
 
@@ -382,6 +371,19 @@ export class StdioFront {
         resolve();
       };
     });
+  }
+
+  /**
+   * The bundle is CommonJS: each import runs its modules in one synchronous block, so the steps
+   * run one by one with the input read in between (a host's tools/list waits for one step, not
+   * for the whole load).
+   */
+  private async loadInSteps(steps: (() => Promise<unknown>)[]): Promise<void> {
+    for (const step of steps) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed || this.full || this.loading) return;
+      await step();
+    }
   }
 
   private answerOversized(oversized: OversizedLine): boolean {

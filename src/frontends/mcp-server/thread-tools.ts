@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { emptyUsage } from "../../protocol/items.js";
+import { isoTimestamp } from "../../util/iso-time.js";
 import type { Page } from "./pagination.js";
 import { fail, ok, resultText, type ServerToolResult } from "./results.js";
 import type { ServerToolContext } from "./server-tool.js";
@@ -137,7 +138,7 @@ async function sessionStats(
   const { live, stored } = found;
   const state = stateOf(found, context.runtime);
   const meta = live?.meta ?? stored?.meta;
-  const lastUsedAt = live ? new Date(live.lastActive).toISOString() : stored?.updated;
+  const lastUsedAt = live ? isoTimestamp(live.lastActive) : stored?.updated;
   const stats = {
     threadId: found.id,
     live: live !== null,

@@ -6,6 +6,7 @@
  * again from the store, with the caller following it.
  */
 import { checkResponseItems } from "../../../store/index.js";
+import { isoTimestamp } from "../../../util/iso-time.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import { liveView, requireStored, rollbackThread } from "../thread-files.js";
@@ -85,7 +86,7 @@ export async function threadInjectItems(
   // A live thread's history is in memory: it leaves, and loads again with the new items.
   const wasLive = threads.peek(id) !== undefined;
   if (wasLive) await threads.release(id);
-  const timestamp = new Date().toISOString();
+  const timestamp = isoTimestamp();
   const lines = checked.items.map((payload) => ({ timestamp, type: "response_item" as const, payload }));
   if (!(await threads.appendLines(id, lines))) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) context.session.follow(await runtime.open(id));

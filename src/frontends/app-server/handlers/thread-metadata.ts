@@ -5,6 +5,7 @@
  * followers hear of a new name (`thread/name/updated`) and of an unarchive (`thread/unarchived`).
  */
 import { type RolloutEvent, ThreadBusyError, type ThreadMetadataUpdate } from "../../../store/index.js";
+import { isoTimestamp } from "../../../util/iso-time.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import { liveView, requireStored } from "../thread-files.js";
@@ -16,7 +17,7 @@ import { tellThreadClients } from "./thread-lifecycle.js";
 /** Append `event` to thread `id` (live or stored, not archived), or Codex's "thread not found". */
 async function record(context: HandlerContext, id: string, event: RolloutEvent): Promise<void> {
   const threads = await context.runtime.threads();
-  const line = { timestamp: new Date().toISOString(), type: "event" as const, payload: event };
+  const line = { timestamp: isoTimestamp(), type: "event" as const, payload: event };
   let stored: boolean;
   try {
     stored = await threads.appendLines(id, [line]);

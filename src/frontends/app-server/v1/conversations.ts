@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { SteerError } from "../../../session/thread.js";
+import { isoTimestamp } from "../../../util/iso-time.js";
 import type { HandlerContext } from "../handlers/context.js";
 import { storedPage } from "../handlers/thread-queries.js";
 import { openNewThread, threadResume } from "../handlers/threads.js";
@@ -90,7 +91,7 @@ export async function listConversations(
         path: view.path ?? "",
         preview: view.preview,
         timestamp: stored.meta.created,
-        updatedAt: new Date(view.updatedAt * 1000).toISOString(),
+        updatedAt: isoTimestamp(view.updatedAt * 1000),
         modelProvider: view.modelProvider,
         cwd: view.cwd,
         cliVersion: view.cliVersion,
