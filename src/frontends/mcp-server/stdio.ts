@@ -64,6 +64,9 @@ export async function serveStdio(
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
 
+/** How long after initialize the background load waits for a tools/list to answer first. */
+const LIST_GRACE_MS = 20;
+
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
 
@@ -194,7 +197,11 @@ export class StdioFront {
       this.heard.push(value as Record<string, unknown>);
     if (answer.kind === "reply") {
       const written = this.write(answer.reply);
-      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
+      // A host lists the tools right after initialize: the load starts once that is answered (its
+      // first step, the runtime, would hold the answer up), or a little after initialize if no
+      // list comes.
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground(LIST_GRACE_MS));
+      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
     }
     return true;
   }
@@ -335,15 +342,14 @@ export class StdioFront {
   private preloadTimer: NodeJS.Timeout | undefined;
 
   /**
-   * Loads the runtime's modules in the background as soon as the `initialize` reply is written:
-   * a host calls right after tools/list, and every millisecond the load starts earlier is one its
-   * first call does not wait (tools/list, answered from this module, is read between the load's
-   * steps). The SDK server's modules (and zod) follow once no call runs here, so they never
+   * Loads the runtime's modules in the background as soon as the handshake is answered: a host
+   * calls right after tools/list, and every millisecond the load starts earlier is one its first
+   * call does not wait (later lines are read between the load's steps). The SDK server's modules (and zod) follow once no call runs here, so they never
    * compete with a first call that does not need them. Errors are left to the first call, which
    * imports the same modules and reports what fails.
    */
-  private loadInBackground(): void {
-    if (!preloadEnabled()) return;
+  private loadInBackground(delayMs: number): void {
+    if (!preloadEnabled() || this.preloading) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
@@ -358,7 +364,7 @@ export class StdioFront {
         () => import("./tools.js"),
       ]);
       this.preloading.catch(() => {});
-    }, 0);
+    }, delayMs);
     this.preloadTimer.unref();
   }
 
