@@ -61,6 +61,17 @@ const LAZY_ON_EXEC = [
  */
 const NO_PRELOAD = { TSCODEX_PRELOAD: "0" };
 
+/** An MCP host's initialize and initialized, as stdio lines' messages. */
+const HANDSHAKE = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+];
+
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access"] });
 
 const jsonLines = (...messages: object[]) => messages.map((m) => `${JSON.stringify(m)}\n`).join("");
@@ -122,21 +133,7 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     });
     const closed = once(child, "close");
     try {
-      child.stdin.write(
-        jsonLines(
-          {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-06-18",
-              capabilities: {},
-              clientInfo: { name: "t", version: "1" },
-            },
-          },
-          { jsonrpc: "2.0", method: "notifications/initialized" },
-        ),
-      );
+      child.stdin.write(jsonLines(...HANDSHAKE));
       let stdout = "";
       child.stdout.setEncoding("utf8");
       for await (const chunk of child.stdout) {
@@ -175,17 +172,7 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     try {
       child.stdin.write(
         jsonLines(
-          {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-06-18",
-              capabilities: {},
-              clientInfo: { name: "t", version: "1" },
-            },
-          },
-          { jsonrpc: "2.0", method: "notifications/initialized" },
+          ...HANDSHAKE,
           { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
           {
             jsonrpc: "2.0",
