@@ -5,9 +5,9 @@
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
  *
  * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
- * (early-answers.ts) from this module alone. Once initialize is answered, the runtime's modules
- * load in the background (nothing is opened: no store, no thread), then, once no call is
- * running, those of the MCP SDK server. A plain `codex` call that comes before the SDK server is
+ * (early-answers.ts) from this module alone. Once the handshake is answered (tools/list, or a
+ * moment after initialize), the runtime's modules load in the background (nothing is opened: no
+ * store, no thread), then, once no call is running, those of the MCP SDK server. A plain `codex` call that comes before the SDK server is
  * needed runs without it (stdio-quick-call.ts): zod and the SDK's schemas stay off the path of a
  * host's first call. The first other message opens the SDK server (over the same runtime); that
  * server is then told the client's `initialize` again (its reply dropped) so it knows the
