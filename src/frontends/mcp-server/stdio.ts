@@ -26,10 +26,10 @@ import {
   LineSplitter,
   type OversizedLine,
   oversizedReply,
-  type RequestId,
 } from "./line-splitter.js";
 import type { ServerRuntime } from "./server-tool.js";
 import { type PlainCodexCall, plainCodexCall, runPlainCodexCall } from "./stdio-quick-call.js";
+import { ServerRequests } from "./stdio-requests.js";
 import { defaultToolList, type ListedTool } from "./tool-list.js";
 
 /**
@@ -87,15 +87,8 @@ export class StdioFront {
   private readonly plainCalls = new Map<string | number, AbortController>();
   /** The SDK server's background load, waiting for the running calls to end. */
   private afterCalls: (() => void) | null = null;
-  /**
-   * Server-to-client requests share one id space, whoever sends them: `ask` numbers its own and
-   * the SDK server's requests are renumbered on the way out (and their answers back on the way in).
-   */
-  private nextRequestId = 0;
-  /** Answers awaited by `ask`, by request id. */
-  private readonly asked = new Map<RequestId, (reply: Record<string, unknown>) => void>();
-  /** The SDK server's requests in flight: wire id → the SDK's own id. */
-  private readonly sdkIds = new Map<RequestId, RequestId>();
+  /** Server-to-client requests, the SDK server's and those of the calls run here. */
+  private readonly requests = new ServerRequests((message) => this.write(message));
 
   constructor(
     private readonly input: Readable,
@@ -135,7 +128,7 @@ export class StdioFront {
     if (this.input.listenerCount("data") === 0) this.input.pause();
     // As the SDK server does for its own calls when its connection closes.
     for (const controller of this.plainCalls.values()) controller.abort();
-    for (const answer of this.asked.values()) answer({ error: { message: "Connection closed" } });
+    this.requests.close();
     await this.loading?.catch(() => {});
     if (this.full) await this.full.server.close().catch(() => {});
     const runtime = await this.runtime?.catch(() => null);
@@ -151,7 +144,7 @@ export class StdioFront {
     if (this.closed) return;
     if ("line" in item) {
       if (this.cancelsPlainCall(item.line)) return;
-      const routed = this.routeAnswer(item.line);
+      const routed = this.requests.route(item.line);
       if (routed === null) return;
       item = { line: routed };
     }
@@ -222,7 +215,7 @@ export class StdioFront {
     const channel = {
       signal: controller.signal,
       send: (message: object) => void this.write(message),
-      ...(elicitation ? { ask: this.ask } : {}),
+      ...(elicitation ? { ask: this.requests.ask } : {}),
     };
     (async () => {
       const result = await runPlainCodexCall(call, this.openRuntime(), channel);
@@ -261,81 +254,6 @@ export class StdioFront {
     if (!controller) return false;
     controller.abort(reason);
     return true;
-  }
-
-  /**
-   * Sends a request for a call run here; resolves with its result, rejects with its error, or
-   * after `timeoutMs` tells the client it is cancelled and rejects, as the SDK's requests do.
-   */
-  private readonly ask = (method: string, params: Record<string, unknown>, timeoutMs: number) => {
-    const id = this.nextRequestId++;
-    return new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.asked.delete(id);
-        const reason = `McpError: MCP error -32001: Request timed out`;
-        void this.write({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason },
-        });
-        reject(new Error("Request timed out"));
-      }, timeoutMs);
-      this.asked.set(id, (reply) => {
-        clearTimeout(timer);
-        this.asked.delete(id);
-        if ("result" in reply) resolve(reply.result);
-        else reject(new Error(String((reply.error as { message?: unknown } | undefined)?.message)));
-      });
-      // The SDK's key order: method, params, jsonrpc, id.
-      void this.write({ method, params, jsonrpc: "2.0", id });
-    });
-  };
-
-  /**
-   * The client's answer to a server request: one to `ask` is taken here (null: nothing more to
-   * do with the line); one to the SDK server gets the SDK's id back. Any other line is unchanged.
-   */
-  private routeAnswer(line: string): string | null {
-    if (this.asked.size === 0 && this.sdkIds.size === 0) return line;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return line;
-    }
-    if (typeof value !== "object" || value === null || "method" in value || !("id" in value)) return line;
-    const reply = value as Record<string, unknown>;
-    const id = reply.id as RequestId;
-    const answer = this.asked.get(id);
-    if (answer) {
-      // A malformed answer is dropped, as the SDK server drops it (the request then times out).
-      if (wellFormedAnswer(reply)) answer(reply);
-      return null;
-    }
-    const sdkId = this.sdkIds.get(id);
-    if (sdkId === undefined) return line;
-    this.sdkIds.delete(id);
-    return JSON.stringify({ ...reply, id: sdkId });
-  }
-
-  /** A message of the SDK server on its way out: its requests take the next wire id. */
-  private fromSdk(message: object): object {
-    const outgoing = message as Record<string, unknown>;
-    if (typeof outgoing.method !== "string") return message;
-    if ("id" in outgoing) {
-      const id = this.nextRequestId++;
-      this.sdkIds.set(id, outgoing.id as RequestId);
-      return { ...outgoing, id };
-    }
-    const params = outgoing.params as { requestId?: unknown } | undefined;
-    if (outgoing.method !== "notifications/cancelled" || params?.requestId === undefined) return message;
-    // The SDK gave up on one of its requests (a timeout): name it by its wire id.
-    for (const [wire, sdk] of this.sdkIds)
-      if (sdk === params.requestId) {
-        this.sdkIds.delete(wire);
-        return { ...outgoing, params: { ...params, requestId: wire } };
-      }
-    return message;
   }
 
   private preloading: Promise<unknown> | null = null;
@@ -407,7 +325,7 @@ export class StdioFront {
       }),
     ]);
     const transport = new FrontTransport(
-      (message) => this.write(this.fromSdk(message)),
+      (message) => this.write(this.requests.fromSdk(message)),
       framing.classifyLine,
     );
     const server = createMcpServer(runtime);
@@ -445,19 +363,6 @@ export class StdioFront {
       else this.output.once("drain", resolve);
     });
   }
-}
-
-/** A JSON-RPC response the SDK would accept: an object result, or an error with a code and message. */
-function wellFormedAnswer(reply: Record<string, unknown>): boolean {
-  if (reply.jsonrpc !== "2.0") return false;
-  const { result, error } = reply as { result?: unknown; error?: { code?: unknown; message?: unknown } };
-  if ("result" in reply) return typeof result === "object" && result !== null && !Array.isArray(result);
-  return (
-    typeof error === "object" &&
-    error !== null &&
-    Number.isSafeInteger(error.code) &&
-    typeof error.message === "string"
-  );
 }
 
 /** The SDK server's side of the connection: StdioFront feeds it lines and carries its replies. */
