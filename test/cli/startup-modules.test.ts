@@ -61,6 +61,17 @@ const LAZY_ON_EXEC = [
  */
 const NO_PRELOAD = { TSCODEX_PRELOAD: "0" };
 
+/** An MCP host's initialize and initialized, as stdio lines' messages. */
+const HANDSHAKE = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+];
+
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access"] });
 
 const jsonLines = (...messages: object[]) => messages.map((m) => `${JSON.stringify(m)}\n`).join("");
@@ -122,21 +133,7 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     });
     const closed = once(child, "close");
     try {
-      child.stdin.write(
-        jsonLines(
-          {
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-06-18",
-              capabilities: {},
-              clientInfo: { name: "t", version: "1" },
-            },
-          },
-          { jsonrpc: "2.0", method: "notifications/initialized" },
-        ),
-      );
+      child.stdin.write(jsonLines(...HANDSHAKE));
       let stdout = "";
       child.stdout.setEncoding("utf8");
       for await (const chunk of child.stdout) {
@@ -153,6 +150,54 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
       child.stdin.end();
       await closed;
     }
+  });
+
+  it("mcp-server's first plain codex call, at once after tools/list", async () => {
+    h.server.enqueue(turn(message("first call done")));
+    const log = join(h.home, "modules.log");
+    const child = spawn(process.execPath, [CLI_PATH, "mcp-server"], {
+      cwd: h.work,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: h.home,
+        TSCODEX_HOME: h.home,
+        FAKE_KEY: "sk-test",
+        ...moduleLogEnv(log),
+        ...NO_PRELOAD,
+      },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const closed = once(child, "close");
+    let stdout = "";
+    try {
+      child.stdin.write(
+        jsonLines(
+          ...HANDSHAKE,
+          { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+          {
+            jsonrpc: "2.0",
+            id: 3,
+            method: "tools/call",
+            params: { name: "codex", arguments: { prompt: "go", "approval-policy": "never" } },
+          },
+        ),
+      );
+      child.stdout.setEncoding("utf8");
+      for await (const chunk of child.stdout) {
+        stdout += chunk as string;
+        if (responses(stdout).has(3)) break;
+      }
+    } finally {
+      child.stdin.end();
+      await closed;
+    }
+    const reply = responses(stdout).get(3)?.result as { content: { text: string }[]; isError?: boolean };
+    expect(reply.isError).toBeUndefined();
+    expect(reply.content[0]?.text).toContain("first call done");
+    // The call runs on the runtime alone: neither zod nor the MCP SDK server is on its path.
+    const { packages, sources } = await loadedModules(log);
+    expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
+    expect(sources).toContain("src/frontends/mcp-server/codex-run.ts");
   });
 
   it("bare app-server answering initialize", async () => {

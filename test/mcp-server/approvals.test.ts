@@ -64,6 +64,29 @@ describe("approvals via elicitation", () => {
     expect(typeof asked[0]?.codex_event_id).toBe("string");
   });
 
+  it("asks on one connection from a first codex call and from a later codex-reply", async () => {
+    // The stdio server runs the plain first call itself and codex-reply through the MCP SDK
+    // server: their questions share the connection's request ids.
+    const ids: unknown[] = [];
+    const { client } = await h.connect({
+      onElicit: (params) => {
+        ids.push(params.codex_call_id);
+        return { action: "accept", content: {} };
+      },
+    });
+    enqueueTouch("first.txt");
+    const first = await callTool(client, "codex", untrusted());
+    expect(first.text).toBe("done");
+    h.model.enqueue(
+      turn(functionCall("shell_command", { command: "touch second.txt" }, "call_2")),
+      turn(message("done again")),
+    );
+    const second = await callTool(client, "codex-reply", { prompt: "again", threadId: first.threadId });
+    expect(second.text).toBe("done again");
+    expect(ids).toEqual(["call_1", "call_2"]);
+    expect(existsSync(join(h.work, "first.txt")) && existsSync(join(h.work, "second.txt"))).toBe(true);
+  });
+
   it("does not run a declined command and tells the model", async () => {
     const { client } = await h.connect({ onElicit: () => ({ action: "decline" }) });
     enqueueTouch("denied.txt");

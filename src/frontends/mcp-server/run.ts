@@ -44,6 +44,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
   }
   const runtime = await open();
   try {
+    await runtime.loadTools();
     const { serveHttp } = await import("./http.js");
     return await listenUntil(
       NAME,

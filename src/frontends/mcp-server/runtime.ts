@@ -3,6 +3,9 @@
  * its tools keep (session aliases, background tasks, result pages). Every connection of the
  * server shares it (stdio has one, Streamable HTTP one per session); another server in the same
  * process has its own and sees none of it.
+ *
+ * Opening it loads no tool definitions (their zod schemas): `loadTools` does, before anything
+ * reads `tools`. The stdio server's first `codex` call runs without them (stdio-quick-call.ts).
  */
 import type { Config } from "../../config/load.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
@@ -13,16 +16,17 @@ import { KeyedCalls } from "./keyed-calls.js";
 import { PageStore } from "./pagination.js";
 import { loadServerConfig, type RuntimeOptions, type ServerConfig } from "./server-config.js";
 import type { ServerRuntime, ServerSettings, ServerTool } from "./server-tool.js";
-import { serverTools } from "./tools.js";
 
 export type { RuntimeOptions } from "./server-config.js";
 
 /** Load config and open the thread manager (threads persist in the configured store). */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<ServerRuntime> {
-  return openRuntime(await loadServerConfig(options), options);
+  const runtime = await openRuntime(await loadServerConfig(options), options);
+  await runtime.loadTools();
+  return runtime;
 }
 
-/** The runtime over an already loaded config (server-config.ts), as createRuntime makes it. */
+/** The runtime over an already loaded config (server-config.ts); its tools are not loaded yet. */
 export async function openRuntime(
   { config, overrides }: ServerConfig,
   options: RuntimeOptions = {},
@@ -49,15 +53,23 @@ export function assembleRuntime(parts: {
   config: Config;
   threads: ThreadManager;
   settings: ServerSettings;
-  /** Default: every tool (tools.ts). */
+  /** Default: every tool (tools.ts), loaded by `loadTools`. */
   tools?: readonly ServerTool[];
 }): ServerRuntime {
   const { config, threads, settings } = parts;
+  let tools = parts.tools;
   return {
     config,
     threads,
     settings,
-    tools: parts.tools ?? serverTools(),
+    get tools() {
+      if (!tools) throw new Error("the MCP server's tools were read before loadTools()");
+      return tools;
+    },
+    async loadTools() {
+      tools ??= (await import("./tools.js")).serverTools();
+      return tools;
+    },
     aliases: new Map(),
     tasks: new BackgroundTasks(),
     pages: new PageStore(),

@@ -7,7 +7,7 @@
  * gets in its context.
  */
 import { z } from "zod";
-import { type Config, loadConfig } from "../../config/load.js";
+import type { Config } from "../../config/load.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import type { BackgroundTasks } from "./background.js";
 import type { KeyedCalls } from "./keyed-calls.js";
@@ -23,8 +23,10 @@ export interface ServerRuntime {
   config: Config;
   threads: ThreadManager;
   settings: ServerSettings;
-  /** Every tool the server serves, in tools/list order (listTools and help read it). */
-  tools: readonly ServerTool[];
+  /** Every tool the server serves, in tools/list order (listTools and help read it); read only after `loadTools`. */
+  readonly tools: readonly ServerTool[];
+  /** Loads the tools' definitions (zod schemas) once; `tools` is readable after. */
+  loadTools(): Promise<readonly ServerTool[]>;
   /**
    * Client-chosen session names (the CLI wrappers' `sessionId`, which need not be a UUID) →
    * thread ids. In memory: a restarted server continues threads by their real id.
@@ -132,26 +134,6 @@ export function invalidArguments(name: string, error: z.ZodError): string {
     .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
     .join("; ");
   return `Invalid arguments for ${name}: ${detail}`;
-}
-
-/**
- * The configuration of `settings` (home, profile, the CLI's -c overrides); a call's own
- * `overrides` apply after the server's, and its `profile` replaces the server's. With `cwd`,
- * that project's trusted `.codex/config.toml` layers apply too (project-trust.ts).
- */
-export function loadSettingsConfig(
-  settings: ServerSettings,
-  overrides: Record<string, unknown> = {},
-  profile: string | undefined = settings.profile,
-  cwd?: string,
-): Promise<Config> {
-  const merged = { ...settings.configOverrides, ...overrides };
-  return loadConfig({
-    ...(cwd ? { cwd } : {}),
-    ...(settings.home ? { home: settings.home } : {}),
-    ...(profile ? { profile } : {}),
-    overrides: Object.entries(merged).map(([key, value]) => ({ path: key.split("."), value })),
-  });
 }
 
 /** JSON schema of a zod object for tools/list (no `$schema`, no ±2^53 integer bounds). */

@@ -9,18 +9,16 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   LoggingLevelSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
-import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
-import { errorMessage } from "../../util/errors.js";
 import { IDEMPOTENCY_META_KEY } from "./keyed-calls.js";
 import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
-import type { ServerRuntime, ServerSettings, ServerTool, ServerToolContext } from "./server-tool.js";
+import type { ServerRuntime } from "./server-tool.js";
+import { callTool, elicitationParams, elicitTimeout, errorResult, toolContext } from "./tool-call.js";
 import { listEntry } from "./tool-list.js";
 
 /**
@@ -65,43 +63,25 @@ export function createMcpServer(runtime: ServerRuntime): Server {
         `Missing arguments for ${name} tool-call; the \`${required[0]}\` field is required.`,
       );
 
-    const progressToken = _meta?.progressToken;
-    let progress = 0;
-    const context: ServerToolContext = {
+    const context = toolContext({
       runtime,
       signal: extra.signal,
       requestId: extra.requestId,
-      progress(message) {
-        if (progressToken === undefined) return;
-        progress += 1;
-        extra
-          .sendNotification({
-            method: "notifications/progress",
-            params: { progressToken, progress, message },
-          })
-          .catch(() => {});
-      },
+      progressToken: _meta?.progressToken,
       notify(method, params) {
         extra.sendNotification({ method, params }).catch(() => {});
       },
       ...(server.getClientCapabilities()?.elicitation
         ? {
-            elicit: ({ message, meta, requestedSchema }) =>
+            elicit: (request) =>
               extra.sendRequest(
-                {
-                  method: "elicitation/create",
-                  params: {
-                    message,
-                    requestedSchema: requestedSchema ?? { type: "object", properties: {} },
-                    ...meta,
-                  },
-                },
+                { method: "elicitation/create", params: elicitationParams(request) },
                 elicitAnswer,
                 { timeout: elicitTimeout(runtime.settings) },
               ),
           }
         : {}),
-    };
+    });
     // A resent call names the first with an Idempotency-Key header (HTTP) or in its `_meta`.
     const key = extra.requestInfo?.headers["idempotency-key"] ?? _meta?.[IDEMPOTENCY_META_KEY];
     if (typeof key === "string")
@@ -113,31 +93,4 @@ export function createMcpServer(runtime: ServerRuntime): Server {
     return {};
   });
   return server;
-}
-
-/**
- * The thread denies an unanswered question after the same bound; ours ends a little earlier
- * so the declared outcome is answered by us, not raced by the thread's own timer.
- */
-function elicitTimeout(settings: ServerSettings): number {
-  const bound = settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-  return Math.max(1, bound - Math.min(250, bound / 10));
-}
-
-/** Run a tool; a throw (a bug) becomes an isError result, never a dead request or server. */
-async function callTool(
-  tool: ServerTool,
-  args: Record<string, unknown>,
-  context: ServerToolContext,
-): Promise<CallToolResult> {
-  try {
-    // Spread: the SDK's result type has an index signature our interface does not.
-    return { ...(await tool.handle(args, context)) };
-  } catch (error) {
-    return errorResult(`Internal error in ${tool.name}: ${errorMessage(error)}`);
-  }
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
 }

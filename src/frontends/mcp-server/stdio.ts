@@ -5,11 +5,13 @@
  * `mcp_server.max_message_bytes` is answered and skipped instead of ending the server.
  *
  * Start-up is lazy: `initialize`, `ping` and `tools/list` get their early answers
- * (early-answers.ts) from this module alone. Once initialize is answered, the modules of the MCP
- * SDK server and of the runtime load in the background (nothing is opened: no store, no thread),
- * so the first call finds them loaded or loading. The first other message opens the runtime (threads,
- * tools) and the SDK server; that server is then told the client's `initialize` again (its reply
- * dropped) so it knows the client's capabilities, and every later line goes to it.
+ * (early-answers.ts) from this module alone. Once the handshake is answered (tools/list, or a
+ * moment after initialize), the runtime's modules load in the background (nothing is opened: no
+ * store, no thread), then, once no call is running, those of the MCP SDK server. A plain `codex` call that comes before the SDK server is
+ * needed runs without it (stdio-quick-call.ts): zod and the SDK's schemas stay off the path of a
+ * host's first call. The first other message opens the SDK server (over the same runtime); that
+ * server is then told the client's `initialize` again (its reply dropped) so it knows the
+ * client's capabilities, and every later line goes to it.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -26,6 +28,8 @@ import {
   oversizedReply,
 } from "./line-splitter.js";
 import type { ServerRuntime } from "./server-tool.js";
+import { type PlainCodexCall, plainCodexCall, runPlainCodexCall } from "./stdio-quick-call.js";
+import { ServerRequests } from "./stdio-requests.js";
 import { defaultToolList, type ListedTool } from "./tool-list.js";
 
 /**
@@ -60,6 +64,9 @@ export async function serveStdio(
 /** A line still to be handled, in arrival order: its JSON (or the parse failure), or an oversized line. */
 type Pending = { line: string } | { oversized: OversizedLine };
 
+/** How long after initialize the background load waits for a tools/list to answer first. */
+const LIST_GRACE_MS = 20;
+
 /** The id the replayed `initialize` carries; its reply is ours to drop. */
 const REPLAY_ID = "tscodex-stdio-replayed-initialize";
 
@@ -74,6 +81,14 @@ export class StdioFront {
   private full: { server: Server; transport: FrontTransport; runtime: ServerRuntime } | null = null;
   private loading: Promise<void> | null = null;
   private closed = false;
+  /** The runtime, opened once for the calls run here and for the SDK server. */
+  private runtime: Promise<ServerRuntime> | null = null;
+  /** `codex` calls run here (without the SDK server), by request id, until answered. */
+  private readonly plainCalls = new Map<string | number, AbortController>();
+  /** The SDK server's background load, waiting for the running calls to end. */
+  private afterCalls: (() => void) | null = null;
+  /** Server-to-client requests, the SDK server's and those of the calls run here. */
+  private readonly requests = new ServerRequests((message) => this.write(message));
 
   constructor(
     private readonly input: Readable,
@@ -111,15 +126,28 @@ export class StdioFront {
     this.input.off("error", this.onInputError);
     clearTimeout(this.preloadTimer);
     if (this.input.listenerCount("data") === 0) this.input.pause();
+    // As the SDK server does for its own calls when its connection closes.
+    for (const controller of this.plainCalls.values()) controller.abort();
+    this.requests.close();
     await this.loading?.catch(() => {});
-    if (this.full) {
-      await this.full.server.close().catch(() => {});
-      await this.full.runtime.close();
-    }
+    if (this.full) await this.full.server.close().catch(() => {});
+    const runtime = await this.runtime?.catch(() => null);
+    await runtime?.close();
+  }
+
+  private openRuntime(): Promise<ServerRuntime> {
+    this.runtime ??= this.open();
+    return this.runtime;
   }
 
   private take(item: Pending): void {
     if (this.closed) return;
+    if ("line" in item) {
+      if (this.cancelsPlainCall(item.line)) return;
+      const routed = this.requests.route(item.line);
+      if (routed === null) return;
+      item = { line: routed };
+    }
     if (this.queue) {
       this.queue.push(item);
       return;
@@ -153,13 +181,78 @@ export class StdioFront {
       return true;
     }
     const answer: EarlyAnswer | null = earlyAnswer(value, this.tools);
-    if (!answer) return false;
+    if (!answer) {
+      const call = plainCodexCall(value);
+      if (call) this.runPlainCall(call);
+      return call !== null;
+    }
     if (answer.method === "initialize" || answer.method === "notifications/initialized")
       this.heard.push(value as Record<string, unknown>);
     if (answer.kind === "reply") {
       const written = this.write(answer.reply);
-      if (answer.method === "initialize") void written.then(() => this.loadInBackground());
+      // A host lists the tools right after initialize: the load starts once that is answered (its
+      // first step, the runtime, would hold the answer up), or a little after initialize if no
+      // list comes.
+      if (answer.method === "initialize") void written.then(() => this.loadInBackground(LIST_GRACE_MS));
+      if (answer.method === "tools/list") void written.then(() => this.loadInBackground(0));
     }
+    return true;
+  }
+
+  /** The capabilities the client's (early-answered) initialize declared. */
+  private clientCapabilities(): unknown {
+    const initialize = this.heard.find((message) => message.method === "initialize");
+    return (initialize?.params as { capabilities?: unknown } | undefined)?.capabilities;
+  }
+
+  /** Runs a plain `codex` call here; its answer is written unless the client cancelled it. */
+  private runPlainCall(call: PlainCodexCall): void {
+    const controller = new AbortController();
+    this.plainCalls.set(call.id, controller);
+    const capabilities = this.clientCapabilities();
+    const elicitation =
+      typeof capabilities === "object" && capabilities !== null && "elicitation" in capabilities;
+    const channel = {
+      signal: controller.signal,
+      send: (message: object) => void this.write(message),
+      ...(elicitation ? { ask: this.requests.ask } : {}),
+    };
+    (async () => {
+      const result = await runPlainCodexCall(call, this.openRuntime(), channel);
+      // The SDK server's key order: result, jsonrpc, id.
+      if (!controller.signal.aborted) await this.write({ result, jsonrpc: "2.0", id: call.id });
+    })()
+      .catch((error: unknown) => {
+        process.stderr.write(`tscodex mcp-server: cannot start serving: ${errorMessage(error)}\n`);
+        this.onclose?.();
+      })
+      .finally(() => {
+        if (this.plainCalls.get(call.id) === controller) this.plainCalls.delete(call.id);
+        if (this.plainCalls.size === 0) this.afterCalls?.();
+      });
+  }
+
+  /** notifications/cancelled for a call run here: aborts it (nothing is answered, as the SDK does). */
+  private cancelsPlainCall(line: string): boolean {
+    if (this.plainCalls.size === 0 || !line.includes("notifications/cancelled")) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return false;
+    }
+    const { method, params } = (value ?? {}) as {
+      method?: unknown;
+      params?: { requestId?: unknown; reason?: unknown };
+    };
+    if (method !== "notifications/cancelled" || typeof params !== "object" || params === null) return false;
+    const { requestId, reason } = params;
+    const controller =
+      typeof requestId === "string" || typeof requestId === "number"
+        ? this.plainCalls.get(requestId)
+        : undefined;
+    if (!controller) return false;
+    controller.abort(reason);
     return true;
   }
 
@@ -167,25 +260,41 @@ export class StdioFront {
   private preloadTimer: NodeJS.Timeout | undefined;
 
   /**
-   * Loads the SDK server's and the runtime's modules in the background as soon as the
-   * `initialize` reply is written: a host calls right after tools/list, and every millisecond
-   * the load starts earlier is one its first call does not wait (tools/list, answered from this
-   * module, is read between the load's file reads). Errors are left to the first call, which
+   * Loads the runtime's modules in the background as soon as the handshake is answered: a host
+   * calls right after tools/list, and every millisecond the load starts earlier is one its first
+   * call does not wait (later lines are read between the load's steps). The SDK server's modules (and zod) follow once no call runs here, so they never
+   * compete with a first call that does not need them. Errors are left to the first call, which
    * imports the same modules and reports what fails.
    */
-  private loadInBackground(): void {
-    if (!preloadEnabled()) return;
+  private loadInBackground(delayMs: number): void {
+    if (!preloadEnabled() || this.preloading) return;
     clearTimeout(this.preloadTimer);
     this.preloadTimer = setTimeout(() => {
       if (this.closed || this.full || this.loading || this.preloading) return;
       this.preloading = this.loadInSteps([
+        () => this.preload(),
+        () => import("./codex-run.js"),
+        () => import("./tool-call.js"),
+        // The SDK server's modules (and zod) wait for the running calls: they would slow them.
+        () => this.noPlainCalls(),
         () => import("./stdio-framing.js"),
         () => import("./server.js"),
-        () => this.preload(),
+        () => import("./tools.js"),
       ]);
       this.preloading.catch(() => {});
-    }, 0);
+    }, delayMs);
     this.preloadTimer.unref();
+  }
+
+  /** Resolves when no call runs here. */
+  private noPlainCalls(): Promise<void> {
+    if (this.plainCalls.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.afterCalls = () => {
+        this.afterCalls = null;
+        resolve();
+      };
+    });
   }
 
   /**
@@ -210,9 +319,15 @@ export class StdioFront {
     const [{ createMcpServer }, framing, runtime] = await Promise.all([
       import("./server.js"),
       import("./stdio-framing.js"),
-      this.open(),
+      this.openRuntime().then(async (runtime) => {
+        await runtime.loadTools();
+        return runtime;
+      }),
     ]);
-    const transport = new FrontTransport((message) => this.write(message), framing.classifyLine);
+    const transport = new FrontTransport(
+      (message) => this.write(this.requests.fromSdk(message)),
+      framing.classifyLine,
+    );
     const server = createMcpServer(runtime);
     server.onclose = () => this.onclose?.();
     this.full = { server, transport, runtime };
