@@ -34,6 +34,10 @@ const bundle = (input, format, inputOptions = {}) =>
     external,
     plugins: bundlePlugins,
     logLevel: "warn",
+    // A lazy import() of a module that shares a chunk with a static importer still defers that
+    // chunk (open-store.ts loading the JSONL store defers a thread's core); rolldown only means
+    // the module gets no chunk of its own, which startPathGroups wants.
+    checks: { ineffectiveDynamicImport: false },
     output: { dir: "dist", ...output, ...format },
   });
 const cli = await bundle(
