@@ -410,7 +410,7 @@ async function main(): Promise<void> {
     });
     console.log(CODEX_SETUP_NOTE);
     console.log(
-      "tscodex and the floor start as plain `node` (no flags); exec then sets V8's --no-opt --no-sparkplug --semi-space-growth-factor=1 at run time (src/frontends/cli/load-exec.ts)",
+      "tscodex and the floor start as plain `node` (no flags); exec then sets V8's --no-opt --no-sparkplug --semi-space-growth-factor=1 at run time and collects garbage once its code is loaded (src/frontends/cli/load-exec.ts)",
     );
     if (!codex89) console.log(codexNotFound("0.89"));
     if (!codex169) console.log(codexNotFound("0.169"));
