@@ -105,6 +105,13 @@ async function retry(proxy: ProxyProcess, body: object, key: string): Promise<An
   return answer as Answer;
 }
 
+/** The state a SIGKILL between storing the response and storing the key's answer leaves. */
+function forgetAnswer(key: string): void {
+  psql(
+    `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = '${key}'`,
+  );
+}
+
 async function kill(proxy: ProxyProcess): Promise<void> {
   const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
   proxy.child.kill("SIGKILL");
@@ -177,10 +184,7 @@ describe.skipIf(skip)("Idempotency-Key takeover across proxy processes", () => {
     const first = await post(doomed, answerBody, "a-2");
     expect(first.status).toBe(200);
     await kill(doomed);
-    // The state a SIGKILL between storing the response and storing the key's answer leaves.
-    psql(
-      `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = 'a-2'`,
-    );
+    forgetAnswer("a-2");
 
     const answer = await retry(other, answerBody, "a-2");
     expect(answer.status).toBe(200);
@@ -262,10 +266,7 @@ describe.skipIf(skip)(
       const failedOnce = await post(first, body, "r-1");
       expect(failedOnce.status).toBe(200);
       expect(failedOnce.body.status).toBe("failed");
-      // The state a SIGKILL between storing the response and storing the key's answer leaves.
-      psql(
-        `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = 'r-1'`,
-      );
+      forgetAnswer("r-1");
       const taken = await post(other, body, "r-1");
       expect(taken.status).toBe(200);
       expect(taken.replayed).toBe("true");
