@@ -74,6 +74,8 @@ export interface ResponseRecord {
   transcript: string;
   /** The response object as it was sent. */
   body: Record<string, unknown>;
+  /** The HTTP status `body` was sent with when not 200: a failed chat completion's `{"error"}`. */
+  status?: number | undefined;
   /** The request's input items, with ids (GET /v1/responses/{id}/input_items). */
   input?: Record<string, unknown>[] | undefined;
   /**
