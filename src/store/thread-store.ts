@@ -51,6 +51,8 @@ export interface ThreadQuery {
   providers?: readonly string[];
   /** Only threads recorded with this `source` ("exec", "proxy", …). */
   source?: string;
+  /** Only threads started in one of these directories (absolute paths, compared exactly). */
+  cwds?: readonly string[];
 }
 
 /**
