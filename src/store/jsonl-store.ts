@@ -127,7 +127,8 @@ export class JsonlThreadStore implements ThreadStore {
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     const accept = (stored: StoredThread) =>
       (!query.providers?.length || query.providers.includes(stored.meta.provider)) &&
-      (query.source === undefined || stored.meta.source === query.source);
+      (query.source === undefined || stored.meta.source === query.source) &&
+      (!query.cwds?.length || query.cwds.includes(stored.meta.cwd));
     let position = cursorPosition(query.cursor);
     if (query.sort === "updated") {
       // Update times are inside the files: read them all, then sort.

@@ -274,6 +274,7 @@ class PostgresThreadStore implements ThreadStore {
          WHERE archived = ${query.archived ?? false}
            ${query.providers ? sql`AND provider = ANY(${[...query.providers]}::text[])` : sql``}
            ${query.source !== undefined ? sql`AND source = ${query.source}` : sql``}
+           ${query.cwds?.length ? sql`AND meta->>'cwd' = ANY(${[...query.cwds]}::text[])` : sql``}
            ${after ? sql`AND (${column}, id) < (${new Date(after[0])}, ${after[1]})` : sql``}
          ORDER BY ${column} DESC, id DESC
          ${limit === null ? sql`` : sql`LIMIT ${limit + 1}`}`,

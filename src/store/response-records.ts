@@ -12,6 +12,7 @@ const responseRecordSchema = z.object({
   parkedTurnId: z.string().nullable(),
   transcript: z.string(),
   body: z.record(z.string(), z.unknown()),
+  status: z.number().int().optional(),
   input: z.array(z.record(z.string(), z.unknown())).optional(),
   answeredBy: z.string().nullable().optional(),
   created: z.number(),

@@ -51,6 +51,8 @@ export interface ThreadQuery {
   providers?: readonly string[];
   /** Only threads recorded with this `source` ("exec", "proxy", …). */
   source?: string;
+  /** Only threads started in one of these directories (absolute paths, compared exactly). */
+  cwds?: readonly string[];
 }
 
 /**
@@ -72,6 +74,8 @@ export interface ResponseRecord {
   transcript: string;
   /** The response object as it was sent. */
   body: Record<string, unknown>;
+  /** The HTTP status `body` was sent with when not 200: a failed chat completion's `{"error"}`. */
+  status?: number | undefined;
   /** The request's input items, with ids (GET /v1/responses/{id}/input_items). */
   input?: Record<string, unknown>[] | undefined;
   /**

@@ -13,6 +13,7 @@ import { writeFakeConfig } from "../support/cli.js";
 import {
   delay,
   type FakeModelServer,
+  failed,
   functionCall,
   hang,
   message,
@@ -104,6 +105,13 @@ async function retry(proxy: ProxyProcess, body: object, key: string): Promise<An
   return answer as Answer;
 }
 
+/** The state a SIGKILL between storing the response and storing the key's answer leaves. */
+function forgetAnswer(key: string): void {
+  psql(
+    `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = '${key}'`,
+  );
+}
+
 async function kill(proxy: ProxyProcess): Promise<void> {
   const exited = new Promise((resolve) => proxy.child.once("exit", resolve));
   proxy.child.kill("SIGKILL");
@@ -176,10 +184,7 @@ describe.skipIf(skip)("Idempotency-Key takeover across proxy processes", () => {
     const first = await post(doomed, answerBody, "a-2");
     expect(first.status).toBe(200);
     await kill(doomed);
-    // The state a SIGKILL between storing the response and storing the key's answer leaves.
-    psql(
-      `UPDATE tscodex_idempotency_keys SET record = jsonb_set(record::jsonb, '{result}', 'null')::json WHERE key = 'a-2'`,
-    );
+    forgetAnswer("a-2");
 
     const answer = await retry(other, answerBody, "a-2");
     expect(answer.status).toBe(200);
@@ -212,6 +217,90 @@ describe.skipIf(skip)("Idempotency-Key takeover across proxy processes", () => {
     expect(psql("SELECT id FROM tscodex_threads")).toBe(threadOfAnswer);
   });
 });
+
+describe.skipIf(skip)(
+  "Idempotency-Key takeover of failed requests and of a request killed as it named its thread",
+  () => {
+    /** Freeing a failed request's key fails at its first step, undoing its stored response. */
+    function refuseDeletingResponses(): void {
+      psql(
+        "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'store down'; END $$",
+      );
+      psql(
+        "CREATE TRIGGER refuse_delete BEFORE DELETE ON tscodex_responses FOR EACH ROW EXECUTE FUNCTION refuse()",
+      );
+    }
+
+    it("a keyed chat completion that failed and whose key kept naming its stored failure: the retry elsewhere gets the same 500, then the key is free", async () => {
+      const [first, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+      model.enqueue(turn(failed("model exploded", "invalid_prompt")), turn(message("Paris is 12C.")));
+      const body = { model: "m", messages: [{ role: "user", content: "Weather in Paris?" }] };
+      // The state a store outage (or a SIGKILL) while the failed request frees its key leaves.
+      refuseDeletingResponses();
+      const failedOnce = await postKeyed(first.url, "/chat/completions", body, "c-1");
+      expect(failedOnce.status).toBe(500);
+      expect(failedOnce.body.error?.message).toContain("model exploded");
+      psql("DROP TRIGGER refuse_delete ON tscodex_responses");
+      expect(
+        psql("SELECT record::jsonb->'work'->>'answerId' FROM tscodex_idempotency_keys WHERE key = 'c-1'"),
+      ).not.toBe("");
+
+      const taken = await postKeyed(other.url, "/chat/completions", body, "c-1");
+      expect(taken.status, JSON.stringify(taken.body)).toBe(500);
+      expect(taken.replayed).toBe("true");
+      expect(taken.body).toEqual(failedOnce.body);
+      expect(model.requests).toHaveLength(1);
+      // Freed as the failed request would have freed it: its thread undone, the next retry runs.
+      expect(threads()).toBe(0);
+      const again = await postKeyed(other.url, "/chat/completions", body, "c-1");
+      expect(again.status).toBe(200);
+      expect(again.replayed).toBeNull();
+      expect(JSON.stringify(again.body)).toContain("Paris is 12C.");
+      expect(threads()).toBe(1);
+    });
+
+    it("a keyed response that failed is answered 200 as failed, by its retry elsewhere too", async () => {
+      const [first, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+      model.enqueue(turn(failed("model exploded", "invalid_prompt")));
+      const body = { model: "m", input: "Weather in Bern?" };
+      const failedOnce = await post(first, body, "r-1");
+      expect(failedOnce.status).toBe(200);
+      expect(failedOnce.body.status).toBe("failed");
+      forgetAnswer("r-1");
+      const taken = await post(other, body, "r-1");
+      expect(taken.status).toBe(200);
+      expect(taken.replayed).toBe("true");
+      expect(taken.body).toEqual(failedOnce.body);
+      expect(model.requests).toHaveLength(1);
+    });
+
+    it("a keyed first request whose process was killed as its key was naming the new thread: the retry elsewhere leaves no stray thread", async () => {
+      const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+      model.enqueue(turn(message("Kyiv is 3C.")));
+      // The key's write naming where the turn writes waits in the database until the test ends it.
+      psql(
+        "CREATE FUNCTION park() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(600); RETURN NEW; END $$",
+      );
+      psql(
+        "CREATE TRIGGER park_key BEFORE UPDATE ON tscodex_idempotency_keys FOR EACH ROW EXECUTE FUNCTION park()",
+      );
+      const parked = "FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep'";
+      const body = { model: "m", input: "Weather in Kyiv?" };
+      const lost = post(doomed, body, "q-4").catch((error: unknown) => error);
+      await waitFor(() => psql(`SELECT count(*) ${parked}`) === "1", 10_000);
+      await kill(doomed);
+      psql(`SELECT pg_terminate_backend(pid) ${parked}`);
+      psql("DROP TRIGGER park_key ON tscodex_idempotency_keys");
+      expect(await lost).toBeInstanceOf(Error);
+
+      const answer = await retry(other, body, "q-4");
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(text(answer)).toContain("Kyiv is 3C.");
+      expect(model.requests).toHaveLength(1);
+      expect(psql("SELECT id FROM tscodex_threads")).toBe(String(answer.body.id).split("_")[1]);
+    });
+  },
+);
 
 describe.skipIf(skip)("stored responses through the openai SDK on PostgreSQL", () => {
   it("retrieve and input items from another process, delete; background polled to its end elsewhere, and cancelled", async () => {

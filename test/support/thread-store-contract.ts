@@ -228,6 +228,7 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
             created: `2026-02-0${day}T10:00:00.000Z`,
             provider: i % 2 === 0 ? "openai" : "ollama",
             source: i < 3 ? "exec" : "proxy",
+            cwd: i === 1 || i === 4 ? "/work/other" : "/work/project",
           }),
           1,
         );
@@ -254,6 +255,12 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       const proxy = await store.list({ source: "proxy", providers: ["openai", "ollama"] });
       expect(proxy.threads.map((thread) => thread.meta.id)).toEqual([threadId(35), threadId(34)]);
       expect(proxy.threads.map((thread) => thread.meta.source)).toEqual(["proxy", "proxy"]);
+      // A directory's threads (thread/list's `cwd`); several directories: any of them.
+      const other = await store.list({ cwds: ["/work/other"] });
+      expect(other.threads.map((thread) => thread.meta.id)).toEqual([threadId(35), threadId(32)]);
+      const both = await store.list({ cwds: ["/work/other", "/work/project"], limit: 10 });
+      expect(both.threads).toHaveLength(5);
+      expect((await store.list({ cwds: ["/work"] })).threads).toEqual([]);
 
       // The oldest thread gets a new turn: first when sorted by update.
       const writer = await store.append(threadId(32));

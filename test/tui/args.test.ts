@@ -1,6 +1,6 @@
 /**
  * Which command lines open the terminal UI: none, a prompt, Codex's global flags, `resume`
- * (id or --last); every other top-level command (and unknown flags) goes to the full parser.
+ * (id, --last, --all); every other top-level command (and unknown flags) goes to the full parser.
  */
 import { describe, expect, it } from "vitest";
 import { parseTuiArgs } from "../../src/frontends/tui/args.js";
@@ -36,9 +36,12 @@ describe("parseTuiArgs", () => {
     });
   });
 
-  it("resume takes an id or --last", () => {
+  it("resume takes an id or --last, and --all (every directory's threads)", () => {
     expect(parseTuiArgs(["resume", "--last"])).toMatchObject({ resume: "last" });
     expect(parseTuiArgs(["resume"])).toMatchObject({ resume: "pick" });
+    expect(parseTuiArgs(["resume"])?.all).toBeUndefined();
+    expect(parseTuiArgs(["resume", "--all"])).toMatchObject({ resume: "pick", all: true });
+    expect(parseTuiArgs(["resume", "--last", "--all"])).toMatchObject({ resume: "last", all: true });
     expect(parseTuiArgs(["-m", "o3", "resume", "abc"])).toMatchObject({ resume: "abc", model: "o3" });
   });
 
@@ -50,6 +53,7 @@ describe("parseTuiArgs", () => {
       ["app-server"],
       ["--json"],
       ["-m"],
+      ["--all"],
     ])
       expect(parseTuiArgs(argv)).toBeNull();
   });

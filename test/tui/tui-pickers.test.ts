@@ -1,7 +1,7 @@
 /**
- * The terminal UI's pickers (tmux, fake model): /model lists the server's models (`model/list`)
- * and /resume the stored threads (`thread/list`, with their first prompt and age); Up/Down and
- * Enter pick, Esc cancels. A resumed thread shows its context left at once, from the usage the
+ * The terminal UI's pickers (tmux, fake model): /model lists the server's models (`model/list`),
+ * then the chosen one's reasoning efforts, and /resume the stored threads (`thread/list`, with
+ * their first prompt and age); Up/Down and Enter pick, Esc cancels (or goes back a step). A resumed thread shows its context left at once, from the usage the
  * server restores with thread/resume (before any new turn).
  */
 import { describe, expect, it } from "vitest";
@@ -22,33 +22,78 @@ const command = async (t: TmuxTerminal, text: string) => {
 const contextLeft = (screen: string) => /(\d+)% context left/.exec(screen)?.[1];
 
 describe("pickers in the terminal UI", () => {
-  it("/model: arrows and Enter pick one of the server's models for the next turn; Esc cancels", async () => {
+  it("/model: a model, then its reasoning effort (default marked), for the next turns; Esc goes back", async () => {
     h.server.enqueue(turn(message("first")), turn(message("second")));
     const t = await open(["-a", "never", "hello"]);
     await t.waitFor("first");
     await command(t, "/model");
-    const menu = await t.waitFor(/^› gpt-5\.2-codex \(current\) +the configured default model\n {2}\S+/m);
+    const menu = await t.waitFor(
+      /^Select Model and Effort\n› gpt-5\.2-codex \(current\) +the configured default model\n {2}\S+/m,
+    );
     const next = /^› gpt-5\.2-codex \(current\).*\n {2}(\S+)/m.exec(menu)?.[1] as string;
     expect(next).toMatch(/^gpt-/);
+    const nextRow = new RegExp(`^› ${next.replace(/\./g, "\\.")} `, "m");
     await t.send("Down");
-    await t.waitFor(new RegExp(`^› ${next.replace(/\./g, "\\.")} `, "m"));
+    await t.waitFor(nextRow);
     await t.send("Enter");
-    await t.waitFor(`model set to ${next} (from the next turn)`);
-    const screen = await t.waitFor(`${next} · sandbox`);
-    expect(screen).not.toContain("Select a model");
+    // The model's efforts from model/list, its default marked and selected; nothing is current
+    // (the thread runs another model).
+    const efforts = await t.waitFor(`Select Reasoning Level for ${next}`);
+    expect(efforts).toMatch(
+      /^ {2}Low {15}Fastest answers, least reasoning\n› Medium \(default\) {2}Balanced reasoning and speed\n {2}High {14}More reasoning for harder tasks\n {2}Extra high {8}The most reasoning, for the hardest tasks\n.*Esc back/m,
+    );
+    expect(efforts).not.toContain("(current)");
+    // Esc goes back to the models, where they were left; nothing changed.
+    await t.send("Escape");
+    const back = await t.waitFor("Select Model and Effort");
+    expect(back).toMatch(nextRow);
+    expect(back).toContain("gpt-5.2-codex · sandbox");
+    await t.send("Enter");
+    await t.waitFor(`Select Reasoning Level for ${next}`);
+    await t.send("Down");
+    await t.waitFor(/^› High /m);
+    await t.send("Enter");
+    await t.waitFor(`model set to ${next} with high reasoning effort (from the next turn)`);
+    const screen = await t.waitFor(`${next} high · sandbox`);
+    expect(screen).not.toContain("Select Reasoning Level");
 
-    // Esc leaves the model as it was.
+    // Reopened: the chosen model and effort are current; Esc twice leaves both as they were.
     await command(t, "/model");
     await t.waitFor(new RegExp(`^› ${next.replace(/\./g, "\\.")} \\(current\\)`, "m"));
+    await t.send("Enter");
+    await t.waitFor(/^ {2}Medium \(default\) +Balanced reasoning and speed\n› High \(current\)/m);
+    await t.send("Escape");
+    await t.waitFor("Select Model and Effort");
     await t.send("Up");
     await t.waitFor(/^› gpt-5\.2-codex +the configured default model/m);
     await t.send("Escape");
-    await t.waitFor((s) => !s.includes("Select a model") && s.includes("Ask anything"));
-    expect(await t.capture()).toContain(`${next} · sandbox`);
+    await t.waitFor((s) => !s.includes("Select Model and Effort") && s.includes("Ask anything"));
+    expect(await t.capture()).toContain(`${next} high · sandbox`);
 
     await command(t, "again");
     await t.waitFor("second");
+    expect(h.server.requests[0]?.body.reasoning).toMatchObject({ effort: "medium" });
     expect(h.server.requests[1]?.body.model).toBe(next);
+    expect(h.server.requests[1]?.body.reasoning).toMatchObject({ effort: "high" });
+  });
+
+  it("/model: a model without reasoning efforts is set at once, and the next turn asks for none", async () => {
+    await h.writeConfig({ extra: '[profiles.plain]\nmodel = "gpt-4.1"\n' });
+    h.server.enqueue(turn(message("first")), turn(message("second")));
+    const t = await open(["-a", "never", "hello"]);
+    await t.waitFor("first");
+    await command(t, "/model");
+    await t.waitFor("Select Model and Effort");
+    await t.type("gpt-4.1");
+    await t.waitFor(/^› gpt-4\.1 /m);
+    await t.send("Enter");
+    const screen = await t.waitFor("model set to gpt-4.1 (from the next turn)");
+    expect(screen).not.toContain("Select Reasoning Level");
+    await t.waitFor("gpt-4.1 · sandbox");
+    await command(t, "again");
+    await t.waitFor("second");
+    expect(h.server.requests[1]?.body.model).toBe("gpt-4.1");
+    expect(h.server.requests[1]?.body.reasoning ?? null).toBeNull();
   });
 
   it("/resume: lists the stored threads with prompt and age; Enter reopens one with its context left", async () => {

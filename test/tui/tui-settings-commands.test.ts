@@ -41,14 +41,17 @@ describe("settings and thread commands in the terminal UI", () => {
     const status = await t.waitFor(/^cwd /m);
     expect(status).toMatch(/^thread [0-9a-f-]{36}$/m);
     expect(status).toMatch(/^model gpt-5\.2-codex$/m);
+    expect(status).toMatch(/^reasoning effort the model's default$/m);
     expect(status).toMatch(/^sandbox workspaceWrite$/m);
     expect(status).toMatch(/^approval never$/m);
     expect(status).toContain(`cwd ${h.work}`);
 
     await command(t, "/model");
-    await t.waitFor(/^Select a model\n› gpt-5\.2-codex \(current\)/m);
+    await t.waitFor(/^Select Model and Effort\n› gpt-5\.2-codex \(current\)/m);
     await t.send("Escape");
-    await t.waitFor((screen) => !screen.includes("Select a model") && screen.includes("Ask anything"));
+    await t.waitFor(
+      (screen) => !screen.includes("Select Model and Effort") && screen.includes("Ask anything"),
+    );
     await command(t, "/approvals");
     await t.waitFor(/^Approval policy\n {2}untrusted\n {2}on-failure\n {2}on-request\n› never \(current\)/m);
     await t.send("Escape");

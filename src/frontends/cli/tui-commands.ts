@@ -1,5 +1,5 @@
 /**
- * The terminal UI's entries in the full parser: `tscodex resume [ID] [--last]` and the global
+ * The terminal UI's entries in the full parser: `tscodex resume [ID] [--last] [--all]` and the global
  * `--remote ws://HOST:PORT`, so `--help` lists them. main.ts opens the UI itself on a terminal
  * (without commander); what reaches these actions is stdin or stdout not being a terminal.
  */
@@ -16,6 +16,7 @@ export function registerTuiCommands({ program, setExitCode }: CommandHost): void
     .description("Reopen a stored thread in the interactive UI, its history on screen")
     .argument("[id]", "thread id (default: pick one from a list of the stored threads)")
     .option("--last", "the newest thread")
+    .option("--all", "threads of every directory (default: those started in the current one)")
     .action(() => {
       process.stderr.write(`${NEEDS_TERMINAL}\n`);
       setExitCode(2);

@@ -16,7 +16,7 @@ import type { TurnResult } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { agentWorkLine } from "./agent-work.js";
 import { fromChatRequest } from "./conversation.js";
-import { internalError } from "./errors.js";
+import { ApiError, internalError } from "./errors.js";
 import type { KeyedRequest } from "./idempotency.js";
 import { type ProxyOptions, readBody } from "./request.js";
 import { chatRequestSchema } from "./schemas.js";
@@ -44,6 +44,8 @@ export async function handleChat(
         if (event.type === "agent_message") texts.push(event.message);
       },
       (result) => {
+        const failure = failedTurn(result);
+        if (failure) return failure;
         const toolCalls = toolCallsOf(result);
         return {
           ...head,
@@ -64,11 +66,7 @@ export async function handleChat(
           usage: chatUsage(result.usage),
         };
       },
-      (completion, result) => {
-        if (result.status === "failed" || result.status === "interrupted")
-          throw internalError(result.error ?? "the turn was interrupted");
-        return c.json(completion);
-      },
+      (completion) => c.json(completion),
     );
   }
   c.header("Content-Type", "text/event-stream");
@@ -110,24 +108,26 @@ export async function handleChat(
       for (const change of tracker.push(event)) onItem(change);
     };
     const deliver = async (_summary: unknown, result: TurnResult) => {
-      if (result.status === "failed" || result.status === "interrupted") {
-        send(internalError(result.error ?? "the turn was interrupted").body);
-      } else {
-        const toolCalls = toolCallsOf(result);
-        if (toolCalls.length > 0) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) });
-        chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop");
-        if (body.stream_options?.include_usage)
-          send({ ...head, object: "chat.completion.chunk", choices: [], usage: chatUsage(result.usage) });
-      }
+      const toolCalls = toolCallsOf(result);
+      if (toolCalls.length > 0) chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) });
+      chunk({}, toolCalls.length > 0 ? "tool_calls" : "stop");
+      if (body.stream_options?.include_usage)
+        send({ ...head, object: "chat.completion.chunk", choices: [], usage: chatUsage(result.usage) });
       if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
     };
-    await run
-      .drive(onEvent, () => ({ ...head, object: "chat.completion.chunk" }), deliver)
-      .catch(async (error: unknown) => {
-        send(internalError(errorMessage(error)).body);
-        if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
-      });
+    const finish = (result: TurnResult) => failedTurn(result) ?? { ...head, object: "chat.completion.chunk" };
+    await run.drive(onEvent, finish, deliver).catch(async (error: unknown) => {
+      // A failed turn (its ApiError) or a response that could not be stored.
+      send((error instanceof ApiError ? error : internalError(errorMessage(error))).body);
+      if (!out.aborted) await out.write("data: [DONE]\n\n").catch(() => {});
+    });
   });
+}
+
+/** A failed or interrupted turn's answer (500): stored as it is sent, for a takeover to repeat. */
+function failedTurn(result: TurnResult): ApiError | null {
+  if (result.status !== "failed" && result.status !== "interrupted") return null;
+  return internalError(result.error ?? "the turn was interrupted");
 }
 
 function toolCallsOf(result: TurnResult) {

@@ -5,9 +5,11 @@
  * Keys live in the thread store (so every proxy process on it sees them) until they expire
  * (`--idempotency-ttl`, default 24 h). While a request runs, its process holds the key's lease:
  * a retry meanwhile gets 409. Before its turn writes anything, the key records where (the
- * thread, its length, the response id the answer will be stored under), so a retry after that
+ * thread, its length, the response id the answer will be stored under; a new thread's id before
+ * the thread is made, so no crash leaves one the key does not name), so a retry after that
  * process died (the lease is then free) takes the request over: it answers with the response the
- * dead attempt stored, if it got that far; else it undoes the dead attempt's partial turn (its
+ * dead attempt stored, if it got that far (a failed chat completion: its 500, the key then freed
+ * as that attempt would have freed it); else it undoes the dead attempt's partial turn (its
  * new thread deleted, or the thread cut back to its length) and runs the request again, so the
  * thread holds each item once and no stray thread is left. A keyed turn is not ended by its
  * client going away (as an unkeyed one is): the retry waits for it (409, then the answer).
@@ -16,6 +18,7 @@
  * (a stream cannot be replayed): 400.
  */
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   type IdempotencyRecord,
   type IdempotentWork,
@@ -86,9 +89,14 @@ export async function idempotent(
       record = { ...record, created: existing.created, expires: existing.expires };
       const answer = await takeOver(options, existing.work ?? null);
       if (answer) {
-        await store.saveIdempotencyKey({ ...record, result: { status: 200, body: answer } });
         c.header("Idempotent-Replayed", "true");
-        return c.json(answer, 200);
+        if (answer.status !== 200) {
+          // The dead attempt failed: answered as it was, and its key freed as it would have been.
+          await freeKey(options, { ...record, work: existing.work ?? null });
+          return c.json(answer.body, answer.status as ContentfulStatusCode);
+        }
+        await store.saveIdempotencyKey({ ...record, result: { status: 200, body: answer.body } });
+        return c.json(answer.body, 200);
       }
       await store.saveIdempotencyKey(record);
     }
@@ -118,18 +126,20 @@ export async function idempotent(
 }
 
 /**
- * Take over the request a dead process left under its key: the answer it stored, if it got that
- * far; else null, once its partial turn is undone (the request then runs again from the start).
+ * Take over the request a dead process left under its key: the answer it stored (a failed chat
+ * completion's with its error status), if it got that far; else null, once its partial turn is
+ * undone (the request then runs again from the start).
  */
 async function takeOver(
   options: ProxyOptions,
   work: IdempotentWork | null,
-): Promise<Record<string, unknown> | null> {
+): Promise<{ status: number; body: Record<string, unknown> } | null> {
   if (!work) return null; // it died before its turn wrote anything
   const stored = work.answerId ? await options.turns.threads.store.readResponse(work.answerId) : null;
   if (stored) {
-    await markAnswered(options, work);
-    return stored.body;
+    const status = stored.status ?? 200;
+    if (status === 200) await markAnswered(options, work);
+    return { status, body: stored.body };
   }
   await undo(options, work);
   return null;

@@ -10,6 +10,7 @@ import type { TurnResult } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { questionRouter } from "../common/turn-driver.js";
 import type { Conversation } from "./conversation.js";
+import { ApiError } from "./errors.js";
 import type { ConcurrencyLimit } from "./guards.js";
 import type { KeyedRequest } from "./idempotency.js";
 import { PROXY_RESPONDERS } from "./questions.js";
@@ -23,11 +24,13 @@ export interface TurnRun {
   /**
    * Feeds every event to `onEvent`, releases the thread (rollout flushed), builds the response
    * body with `finish`, stores it, then hands it to `send` (the final event or body); the
-   * concurrency slot is freed once that is done, so a graceful shutdown waits for it.
+   * concurrency slot is freed once that is done, so a graceful shutdown waits for it. When
+   * `finish` gives an ApiError instead (a failed chat completion), that is stored as the answer
+   * (its status and body, which an Idempotency-Key takeover answers with) and thrown.
    */
   drive<T>(
     onEvent: (event: Event) => void,
-    finish: (result: TurnResult) => Record<string, unknown>,
+    finish: (result: TurnResult) => Record<string, unknown> | ApiError,
     send: (body: Record<string, unknown>, result: TurnResult) => T | Promise<T>,
   ): Promise<T>;
 }
@@ -45,11 +48,11 @@ export async function beginTurn(
   let id = "";
   try {
     started = await startTurn(options.turns, conversation, previousResponseId, signal, async (held) => {
-      id = responseId(held.thread.id);
+      id = responseId(held.threadId);
       // Under an Idempotency-Key, the key learns where this turn writes before it writes.
       await stored.keyed?.started({
-        threadId: held.thread.id,
-        linesBefore: held.fresh ? null : await options.turns.threads.storedLines(held.thread.id),
+        threadId: held.threadId,
+        linesBefore: held.fresh ? null : await options.turns.threads.storedLines(held.threadId),
         answerId: id,
         continues: held.answers?.id ?? null,
       });
@@ -79,7 +82,9 @@ export async function beginTurn(
             process.stderr.write(`tscodex proxy: releasing thread ${thread.id}: ${errorMessage(error)}\n`);
           });
         }
-        const body = finish(result);
+        const finished = finish(result);
+        const failure = finished instanceof ApiError ? finished : null;
+        const body = finished instanceof ApiError ? { ...finished.body } : finished;
         const calls = result.pendingCalls.flatMap((call) =>
           call.type === "function_call"
             ? [{ kind: "call" as const, callId: call.call_id, name: call.name, arguments: call.arguments }]
@@ -94,12 +99,14 @@ export async function beginTurn(
             parkedTurnId: result.status === "parked" ? result.turnId : null,
             transcript: extendTranscript(started.transcript, calls),
             body,
+            ...(failure ? { status: failure.status } : {}),
             ...(stored.input ? { input: stored.input } : {}),
             created: Date.now(),
           },
           calls.map((call) => call.callId),
           started.answers,
         );
+        if (failure) throw failure;
         return await send(body, result);
       } finally {
         release();

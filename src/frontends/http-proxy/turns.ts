@@ -20,6 +20,7 @@ import {
 } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import type { EventStream } from "../../util/event-stream.js";
+import { uuidv7 } from "../../util/ids.js";
 import { type Conversation, planTurn, type TurnPlan, toHistoryItems } from "./conversation.js";
 import { ApiError, fromUnexpected } from "./errors.js";
 import { EMPTY_TRANSCRIPT, extendTranscript } from "./transcript.js";
@@ -45,10 +46,13 @@ export interface StartedTurn {
   answers: ResponseRecord | null;
 }
 
-/** The thread a request's turn is about to run on, held, before the turn writes anything to it. */
+/**
+ * The thread a request's turn is about to run on, before the turn writes anything to it: held,
+ * or (fresh) not made yet, so whoever must undo the turn learns its id before it exists.
+ */
 export interface HeldThread {
-  thread: Thread;
-  /** The request made the thread (a new one, or a fork): no one else knows it yet. */
+  threadId: string;
+  /** The request makes the thread (a new one, or a fork): no one else knows it yet. */
   fresh: boolean;
   /** As StartedTurn.answers. */
   answers: ResponseRecord | null;
@@ -83,7 +87,7 @@ export async function startTurn(
     try {
       await beforeTurn(held);
     } catch (error) {
-      await options.threads.release(held.thread.id).catch(() => {});
+      await options.threads.release(held.threadId).catch(() => {});
       throw error;
     }
   };
@@ -99,10 +103,12 @@ export async function startTurn(
   if (previousResponseId !== null) {
     const previous = await storedResponse(options, previousResponseId);
     const transcript = extendTranscript(previous.transcript, conversation.entries);
-    const { thread, forked } = await threadAt(options, previous, plan.kind);
+    const { thread, forked } = await threadAt(options, previous, plan.kind, (id) =>
+      ready({ threadId: id, fresh: true, answers: null }),
+    );
     if (plan.kind === "user") {
       const answers = forked ? null : previous;
-      await ready({ thread, fresh: forked, answers });
+      if (!forked) await ready({ threadId: thread.id, fresh: false, answers });
       const stream = thread.runStreamed({ text: plan.text, images: plan.images }, overrides);
       return { thread, stream, transcript, answers };
     }
@@ -116,7 +122,7 @@ export async function startTurn(
       );
     }
     await refuseExpired(options, thread, parked);
-    await ready({ thread, fresh: false, answers: previous });
+    await ready({ threadId: thread.id, fresh: false, answers: previous });
     const stream = thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
     return { thread, stream, transcript, answers: previous };
   }
@@ -128,24 +134,29 @@ export async function startTurn(
       extendTranscript(EMPTY_TRANSCRIPT, plan.history),
     );
     if (found) {
-      await ready({ thread: found.thread, fresh: false, answers: found.record });
+      await ready({ threadId: found.thread.id, fresh: false, answers: found.record });
       const stream = found.thread.continueStreamed(toHistoryItems(plan.outputs), continuing);
       return { thread: found.thread, stream, transcript, answers: found.record };
     }
   }
   if (plan.kind === "outputs") refuseOrphanOutputs(plan);
-  // Nothing stored matches: the request's own history is the conversation.
-  const thread = await options.threads.start({
-    cwd: options.cwd,
-    clientTools: conversation.tools,
-    clientToolsWin: true,
-    parkClientCalls: true,
-    noInternalTools: options.noInternalTools,
-    ...(conversation.instructions.length > 0
-      ? { developerInstructions: conversation.instructions.join("\n\n") }
-      : {}),
-  });
-  await ready({ thread, fresh: true, answers: null });
+  // Nothing stored matches: the request's own history is the conversation, on a new thread
+  // named (to the Idempotency-Key) before it is made, so no crash leaves a thread no key names.
+  const id = uuidv7();
+  await ready({ threadId: id, fresh: true, answers: null });
+  const thread = await options.threads.start(
+    {
+      cwd: options.cwd,
+      clientTools: conversation.tools,
+      clientToolsWin: true,
+      parkClientCalls: true,
+      noInternalTools: options.noInternalTools,
+      ...(conversation.instructions.length > 0
+        ? { developerInstructions: conversation.instructions.join("\n\n") }
+        : {}),
+    },
+    id,
+  );
   await thread.importHistory(toHistoryItems(plan.history));
   const stream =
     plan.kind === "user"
@@ -199,6 +210,7 @@ async function threadAt(
   options: TurnOptions,
   previous: ResponseRecord,
   next: TurnPlan["kind"],
+  beforeFork: (id: string) => Promise<void>,
 ): Promise<{ thread: Thread; forked: boolean }> {
   const gone = ": its thread is no longer stored";
   let thread: Thread;
@@ -226,8 +238,15 @@ async function threadAt(
     );
   if (next === "outputs")
     throw ApiError.invalid(`Response '${previous.id}' has no pending function call.`, "input");
+  // Named before it is made, as a new thread is (startTurn).
+  const newId = uuidv7();
+  await beforeFork(newId);
   try {
-    const fork = await options.threads.fork(previous.threadId, { turns: previous.turns }, reopening(options));
+    const fork = await options.threads.fork(
+      previous.threadId,
+      { turns: previous.turns, newId },
+      reopening(options),
+    );
     return { thread: fork, forked: true };
   } catch (error) {
     throw busyError(error) ?? storeUnavailable(error) ?? notFound(previous.id, gone);

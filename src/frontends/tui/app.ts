@@ -25,6 +25,8 @@ import { Transcript } from "./transcript.js";
 
 export interface ThreadSettings {
   model?: string | undefined;
+  /** The reasoning effort turn/start asks for (`/model`'s second step); undefined: the server's. */
+  effort?: string | undefined;
   approvalPolicy?: string | undefined;
   sandbox?: string | undefined;
   /** The cwd thread/start asks for; undefined: the server's own (`--remote` without `-C`). */
@@ -41,6 +43,8 @@ export interface AppOptions {
   images?: string[] | undefined;
   /** `resume`: a thread id, or "last" for the most recent one. */
   resume?: string | undefined;
+  /** `resume --all`: the picker and `--last` take threads of every directory, not only the cwd's. */
+  allDirectories?: boolean | undefined;
   input: NodeJS.ReadStream;
   output: NodeJS.WriteStream;
 }
@@ -52,6 +56,8 @@ type Approval = { method: string; params: Params; answer: (decision: string) => 
 export interface ThreadInfo {
   id: string;
   model: string;
+  /** The reasoning effort asked for; null: the model's default. */
+  effort: string | null;
   approvalPolicy: string;
   sandbox: string;
   /** The thread's cwd on the server. */
@@ -109,6 +115,11 @@ export class TuiApp {
   /** The open thread's cwd on the server, else the one asked for. */
   get cwd(): string {
     return this.thread?.cwd ?? this.options.settings.cwd ?? "";
+  }
+
+  /** thread/list's `cwd` for `resume`: the cwd's threads only, unless `--all` (or no cwd known). */
+  get listCwd(): string | undefined {
+    return this.options.allDirectories ? undefined : this.cwd || undefined;
   }
 
   /** The token usage of the open thread, if the server reported one. */
@@ -178,9 +189,10 @@ export class TuiApp {
   async resumeThread(which: string): Promise<void> {
     let threadId = which;
     if (which === "last") {
-      const listed = await this.rpc("thread/list", { limit: 1, sortKey: "updated_at" });
+      const listed = await this.rpc("thread/list", { limit: 1, sortKey: "updated_at", cwd: this.listCwd });
       const first = (listed.data as { id: string }[] | undefined)?.[0];
-      if (!first) throw new Error("no stored thread to resume");
+      if (!first)
+        throw new Error(`no stored thread${this.listCwd ? ` started in ${this.listCwd}` : ""} to resume`);
       threadId = first.id;
     }
     const { model, approvalPolicy, sandbox } = this.options.settings;
@@ -202,9 +214,11 @@ export class TuiApp {
     const thread = opened.thread as { id: string };
     const sandbox = (opened.sandbox as { type?: string } | undefined)?.type ?? "?";
     const cwd = typeof opened.cwd === "string" ? opened.cwd : (this.options.settings.cwd ?? "");
+    const effort = typeof opened.reasoningEffort === "string" ? opened.reasoningEffort : null;
     this.thread = {
       id: thread.id,
       model: String(opened.model ?? "?"),
+      effort: this.options.settings.effort ?? effort,
       approvalPolicy: String(opened.approvalPolicy ?? "?"),
       sandbox,
       cwd,
@@ -242,8 +256,8 @@ export class TuiApp {
         await this.rpc("turn/steer", { threadId: this.thread.id, input, expectedTurnId: running });
         this.transcript.notice(`↳ steered: ${text}`);
       } else {
-        const { model, approvalPolicy } = this.options.settings;
-        await this.rpc("turn/start", { threadId: this.thread.id, input, model, approvalPolicy });
+        const { model, effort, approvalPolicy } = this.options.settings;
+        await this.rpc("turn/start", { threadId: this.thread.id, input, model, effort, approvalPolicy });
       }
     } catch (error) {
       if (running && error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)

@@ -1,6 +1,6 @@
 /**
  * The command line of the terminal UI: `tscodex [OPTIONS] [PROMPT]` and `tscodex resume [ID]
- * [--last]`, with Codex's global flags (`-i/--image` attaches files to the first prompt; `--oss`
+ * [--last] [--all]`, with Codex's global flags (`-i/--image` attaches files to the first prompt; `--oss`
  * picks the local open-source provider and, without `-m`, its default model). Parsed by hand
  * (no commander) so the first screen comes up fast; null when argv names another command, so
  * the full parser takes it.
@@ -9,6 +9,8 @@ export interface TuiArgs {
   prompt?: string;
   /** `resume`: a thread id, "last" (`--last`), or "pick" (no id: the picker of stored threads). */
   resume?: string | undefined;
+  /** `resume --all`: threads of every directory (by default, those of the cwd only). */
+  all?: boolean;
   remote?: string;
   model?: string;
   sandbox?: string;
@@ -65,6 +67,7 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
   const args: TuiArgs = { config: [] };
   const positionals: string[] = [];
   let last = false;
+  let all = false;
   let oss = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -100,6 +103,10 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
       last = true;
       continue;
     }
+    if (arg === "--all") {
+      all = true;
+      continue;
+    }
     if (arg === "--") {
       positionals.push(...argv.slice(i + 1));
       break;
@@ -117,9 +124,10 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
   if (first === "resume") {
     if (rest.length > 1) return null;
     args.resume = last ? "last" : (rest[0] ?? "pick");
+    if (all) args.all = true;
     return args;
   }
-  if (last) return null;
+  if (last || all) return null;
   if (positionals.length > 0) args.prompt = positionals.join(" ");
   return args;
 }

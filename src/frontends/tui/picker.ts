@@ -14,6 +14,8 @@ export interface PickerItem {
   value: string;
   /** Marked "(current)", and selected when the picker opens. */
   current?: boolean | undefined;
+  /** Selected when the picker opens if no item is current (a model's default effort). */
+  preferred?: boolean | undefined;
 }
 
 const VISIBLE_ROWS = 10;
@@ -30,11 +32,11 @@ export class Picker {
     readonly onPick: (value: string) => void | Promise<void>,
     /** Called when Esc closes it. */
     readonly onCancel?: () => void | Promise<void>,
+    /** What the key hint says Esc does. */
+    private readonly escapeDoes = "cancel",
   ) {
-    this.selected = Math.max(
-      0,
-      items.findIndex((item) => item.current),
-    );
+    const current = items.findIndex((item) => item.current);
+    this.selected = Math.max(0, current >= 0 ? current : items.findIndex((item) => item.preferred));
   }
 
   private get shown(): readonly PickerItem[] {
@@ -97,7 +99,7 @@ export class Picker {
       rows.push(wrapLine(row, width)[0] ?? "");
     });
     if (shown.length > VISIBLE_ROWS) rows.push(style.dim(`  ${this.selected + 1}/${shown.length}`));
-    rows.push(style.dim("↑/↓ select · Enter confirm · Esc cancel · type to filter"));
+    rows.push(style.dim(`↑/↓ select · Enter confirm · Esc ${this.escapeDoes} · type to filter`));
     return rows;
   }
 }

@@ -25,6 +25,7 @@ export async function runTui(args: TuiArgs): Promise<number> {
     prompt: args.prompt,
     images: (args.images ?? []).map((image) => resolve(cwd, image)),
     resume: args.resume,
+    allDirectories: args.all ?? false,
     input: process.stdin,
     output: process.stdout,
   });

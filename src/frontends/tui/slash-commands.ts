@@ -1,11 +1,12 @@
 /**
  * Codex's slash commands, each done with app-server requests: a new or resumed thread (or a new
  * one on a cleared terminal, whose SessionStart hooks hear source "clear"), the
- * model and approval settings (applied from the next turn on), the status, the turn's diff,
+ * model (and reasoning effort) and approval settings (applied from the next turn on), the status, the turn's diff,
  * compaction, a review, the MCP servers, an AGENTS.md written by a turn, and quitting. Without
  * an argument /model, /approvals and /resume open a picker (the server's `model/list`, the four
  * policies, the stored threads of `thread/list`).
  */
+import { openModelPicker, setModel } from "./model-picker.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "./rpc-client.js";
 import type { Transcript } from "./transcript.js";
@@ -15,12 +16,24 @@ type Params = Record<string, unknown>;
 /** What the commands need of the app (app.ts implements it). */
 export interface SlashHost {
   readonly transcript: Transcript;
-  thread: { id: string; model: string; approvalPolicy: string; sandbox: string } | null;
+  thread: {
+    id: string;
+    model: string;
+    effort: string | null;
+    approvalPolicy: string;
+    sandbox: string;
+  } | null;
   readonly options: {
-    settings: { model?: string | undefined; approvalPolicy?: string | undefined };
+    settings: {
+      model?: string | undefined;
+      effort?: string | undefined;
+      approvalPolicy?: string | undefined;
+    };
   };
   /** The open thread's cwd on the server. */
   readonly cwd: string;
+  /** The directory whose threads the resume picker lists; undefined: every directory's. */
+  readonly listCwd: string | undefined;
   rpc(method: string, params: Params): Promise<Params>;
   openPicker(picker: Picker): void;
   /** thread/start; `clear` also wipes the terminal and tells the server the thread replaces a cleared one. */
@@ -43,7 +56,7 @@ export const SLASH_COMMANDS: Record<string, string> = {
   "/new": "start a new thread",
   "/clear": "clear the terminal and start a new thread",
   "/resume": "pick a stored thread to resume (or /resume ID)",
-  "/model": "pick the model (or /model NAME)",
+  "/model": "pick the model and its reasoning effort (or /model NAME)",
   "/approvals": "pick the approval policy (or /approvals untrusted|on-failure|on-request|never)",
   "/status": "thread, model, sandbox and approval settings",
   "/diff": "the git diff of the working tree",
@@ -85,7 +98,7 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
         const info = app.thread;
         t.notice(
           info
-            ? `thread ${info.id}\nmodel ${info.model}\nsandbox ${info.sandbox}\napproval ${info.approvalPolicy}\ncwd ${app.cwd}`
+            ? `thread ${info.id}\nmodel ${info.model}\nreasoning effort ${info.effort ?? "the model's default"}\nsandbox ${info.sandbox}\napproval ${info.approvalPolicy}\ncwd ${app.cwd}`
             : "no thread open",
         );
         return;
@@ -162,13 +175,6 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
 const APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"];
 
 // Settings ride on the next turn/start; the status line shows them now.
-function setModel(app: SlashHost, model: string): void {
-  if (!app.thread) return;
-  app.options.settings.model = model;
-  app.thread.model = model;
-  app.transcript.notice(`model set to ${model} (from the next turn)`);
-}
-
 function setApprovalPolicy(app: SlashHost, policy: string): void {
   if (!app.thread) return;
   if (!APPROVAL_POLICIES.includes(policy)) {
@@ -193,51 +199,28 @@ function openApprovalPicker(app: SlashHost): void {
   app.openPicker(new Picker("Approval policy", items, (policy) => setApprovalPolicy(app, policy)));
 }
 
-/** The server's models (model/list) in a picker; a server without model/list: `/model NAME`. */
-async function openModelPicker(app: SlashHost): Promise<void> {
-  const current = app.thread?.model;
-  let listed: Params;
-  try {
-    listed = await app.rpc("model/list", { limit: 100 });
-  } catch (error) {
-    if (!(error instanceof RpcCallError && error.code === METHOD_NOT_FOUND)) throw error;
-    app.transcript.notice(`model ${current ?? "?"}\nthis server does not list its models: /model NAME`);
-    return;
-  }
-  const entries = (listed.data as { model?: unknown; description?: unknown }[] | undefined) ?? [];
-  const items: PickerItem[] = entries.flatMap((entry) => {
-    if (typeof entry.model !== "string") return [];
-    const description = typeof entry.description === "string" ? entry.description : "";
-    // tscodex's descriptions start with the model's name: no need to say it twice.
-    const detail = description.startsWith(`${entry.model}: `)
-      ? description.slice(entry.model.length + 2)
-      : description;
-    return [{ label: entry.model, detail, value: entry.model, current: entry.model === current }];
-  });
-  if (items.length === 0) {
-    app.transcript.notice(`model ${current ?? "?"}\nthe server lists no models: /model NAME`);
-    return;
-  }
-  app.openPicker(new Picker("Select a model", items, (model) => setModel(app, model)));
-}
-
 /**
  * The stored threads (thread/list, most recently updated first) in a picker: preview and age.
+ * As Codex, only those started in the cwd (the server filters on `cwd`), unless `resume --all`,
+ * which lists every directory's and shows each one's cwd.
  * `orElse` (`tscodex resume` with no thread open): what Esc, or no stored thread, does instead.
  */
 export async function openResumePicker(app: SlashHost, orElse?: () => Promise<void>): Promise<void> {
-  const listed = await app.rpc("thread/list", { limit: 50, sortKey: "updated_at" });
+  const cwd = app.listCwd;
+  const listed = await app.rpc("thread/list", { limit: 50, sortKey: "updated_at", cwd });
   const threads =
-    (listed.data as { id?: unknown; preview?: unknown; updatedAt?: unknown }[] | undefined) ?? [];
+    (listed.data as { id?: unknown; preview?: unknown; updatedAt?: unknown; cwd?: unknown }[] | undefined) ??
+    [];
   const now = Date.now();
   const items: PickerItem[] = threads.flatMap((thread) => {
     if (typeof thread.id !== "string") return [];
     const preview = typeof thread.preview === "string" ? thread.preview.split("\n")[0]?.trim() : "";
     const updated = typeof thread.updatedAt === "number" ? ago(now - thread.updatedAt * 1000) : "";
+    const where = cwd === undefined && typeof thread.cwd === "string" ? thread.cwd : "";
     return [
       {
         label: preview || "(no prompt yet)",
-        detail: updated,
+        detail: [updated, where].filter(Boolean).join(" · "),
         value: thread.id,
         current: thread.id === app.thread?.id,
       },
@@ -245,7 +228,11 @@ export async function openResumePicker(app: SlashHost, orElse?: () => Promise<vo
   });
   if (items.length === 0) {
     await orElse?.();
-    app.transcript.notice("no stored thread to resume");
+    app.transcript.notice(
+      cwd === undefined
+        ? "no stored thread to resume"
+        : `no stored thread started in ${cwd} to resume (tscodex resume --all lists every directory's)`,
+    );
     return;
   }
   app.openPicker(new Picker("Resume a thread", items, (id) => app.resumeThread(id), orElse));

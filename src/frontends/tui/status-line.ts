@@ -1,5 +1,5 @@
 /**
- * The status line under the composer: model, sandbox, approval policy, the context window left
+ * The status line under the composer: model (and the reasoning effort asked for), sandbox, approval policy, the context window left
  * (from the server's `thread/tokenUsage/updated`) and the running turn's elapsed time.
  */
 import { type Style, wrapLine } from "./style.js";
@@ -28,7 +28,8 @@ export function contextLeftPercent(usage: TokenUsageView | null): number | null 
 }
 
 export interface StatusView {
-  thread: { model: string; sandbox: string; approvalPolicy: string } | null;
+  /** `effort`: the reasoning effort asked for; null: the model's default (not shown). */
+  thread: { model: string; effort?: string | null; sandbox: string; approvalPolicy: string } | null;
   usage: TokenUsageView | null;
   /** When the running turn started (ms), or null when no turn runs. */
   turnStartedAt: number | null;
@@ -36,7 +37,8 @@ export interface StatusView {
 
 export function statusRow(view: StatusView, style: Style, width: number): string {
   const t = view.thread;
-  const parts = t ? [t.model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
+  const model = t?.effort ? `${t.model} ${t.effort}` : t?.model;
+  const parts = t ? [model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
   const left = contextLeftPercent(view.usage);
   if (left !== null) parts.push(`${left}% context left`);
   if (view.turnStartedAt !== null) {

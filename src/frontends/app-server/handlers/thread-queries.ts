@@ -3,6 +3,7 @@
  * recently updated first), one thread with its turns, and the threads in memory now.
  * Cursors are opaque to clients: here, the position to continue from.
  */
+import { resolve } from "node:path";
 import { StoreError } from "../../../store/index.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -44,11 +45,18 @@ export async function threadList(
     sort: params.sortKey === "updated_at" ? "updated" : "created",
     archived: params.archived ?? false,
     providers: params.modelProviders,
+    cwds: cwdFilter(params.cwd),
   });
   const data = page.threads.map((stored) =>
     storedThreadView(stored, { live: liveView(context.runtime, stored.meta.id) }),
   );
   return { data, nextCursor: page.nextCursor };
+}
+
+/** thread/list's `cwd` (one directory or several) as absolute paths, as threads record theirs. */
+function cwdFilter(cwd: string | string[] | null | undefined): string[] | undefined {
+  if (cwd === null || cwd === undefined) return undefined;
+  return (Array.isArray(cwd) ? cwd : [cwd]).map((dir) => resolve(dir));
 }
 
 /** One page of stored threads (thread/list, v1 listConversations); a bad cursor is -32602. */
@@ -60,6 +68,7 @@ export async function storedPage(
     sort: "created" | "updated";
     archived: boolean;
     providers: string[] | null | undefined;
+    cwds?: string[] | undefined;
   },
 ) {
   const threads = await context.runtime.threads();
@@ -70,6 +79,7 @@ export async function storedPage(
       sort: query.sort,
       archived: query.archived,
       ...(query.providers?.length ? { providers: query.providers } : {}),
+      ...(query.cwds?.length ? { cwds: query.cwds } : {}),
     });
   } catch (error) {
     if (error instanceof StoreError) throw RpcError.invalidParams(`Invalid request: ${error.message}`);

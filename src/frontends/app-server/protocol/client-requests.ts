@@ -90,6 +90,8 @@ const threadListParams = lazy(() =>
     archived: z.boolean().nullish(),
     modelProviders: z.array(z.string()).nullish(),
     sortKey: z.enum(["created_at", "updated_at"]).nullish(),
+    /** 0.169: only threads started in this directory (or one of these). */
+    cwd: z.union([z.string(), z.array(z.string())]).nullish(),
   }),
 );
 const threadListResponse = lazy(() => z.object({ data: z.array(thread), nextCursor: z.string().nullable() }));
