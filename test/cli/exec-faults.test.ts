@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { endStream, functionCall, hang, httpError, message, turn } from "../support/fake-model-server.js";
-import { gone } from "../support/processes.js";
+import { gone, readPid } from "../support/processes.js";
 import { zeroTiming } from "../support/timing.js";
 
 // Unsandboxed: these tests check processes by host pid and write files in cwd (the sandbox
@@ -98,20 +98,15 @@ describe("tscodex exec faults", () => {
   it("Ctrl-C interrupts the running command and the turn, leaving no process behind", async () => {
     const command = "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; wait";
     h.server.enqueue(turn(functionCall("shell_command", { command, timeout_ms: 60_000 }, "call_1")));
-    const pidFile = join(h.work, "bg.pid");
     const result = await h.exec(["go"], {
       onSpawn: (child) => {
-        const poll = setInterval(() => {
-          readFile(pidFile, "utf8").then(
-            (text) => {
-              if (!text.trim()) return;
-              clearInterval(poll);
-              child.kill("SIGINT");
-            },
-            () => {},
-          );
-        }, 20);
-        child.on("close", () => clearInterval(poll));
+        // Exactly one Ctrl-C, once the background sleep runs: a second one makes exec exit at
+        // once with 130 (README). readPid checks one read at a time; reads started on a timer
+        // overlap under load, and each that saw the pid sent another SIGINT.
+        readPid(join(h.work, "bg.pid"), 10_000).then(
+          () => child.kill("SIGINT"),
+          () => child.kill("SIGKILL"),
+        );
       },
     });
     expect(result.code).toBe(1);
