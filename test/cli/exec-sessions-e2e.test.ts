@@ -99,7 +99,8 @@ describe("tscodex exec with unified exec", () => {
       "while true; do echo tick; sleep 0.1; done",
     ].join("; ");
     h.server.enqueue(
-      turn(functionCall("exec_command", { cmd, yield_time_ms: 300 }, "call_1")),
+      // Long enough for a loaded machine's login shell to print its first tick (300 ms was not).
+      turn(functionCall("exec_command", { cmd, yield_time_ms: 1500 }, "call_1")),
       turn(message("Server is up.")),
     );
     const result = await h.exec(["start the dev server"]);
