@@ -9,7 +9,6 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { killProcessGroup } from "./spawn.js";
 
 /**
  * Signals the groups and sessions led by `leaders`; returns the session members it found
@@ -102,12 +101,64 @@ function signalIfMember(pid: number, stat: string, sessions: Set<number>, signal
 }
 
 /** `pid (comm) state ppid pgrp session …`; comm may hold spaces and parentheses. */
-function parseStat(stat: string): { state: string; session: number } | null {
+function parseStat(stat: string): { state: string; parent: number; group: number; session: number } | null {
   const end = stat.lastIndexOf(")");
   if (end === -1) return null;
   const fields = stat.slice(end + 2).split(" ");
   const state = fields[0];
-  const session = Number(fields[3]);
+  const [parent, group, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
   if (!state || !Number.isInteger(session)) return null;
-  return { state, session };
+  return { state, parent, group, session };
+}
+
+/**
+ * Sends `signal` to the process group `pgid` (a detached child's pid). False when the group
+ * is gone (ESRCH) or may not be signalled.
+ */
+export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The running descendants of `root` that left its process group (setsid or setpgid), which a
+ * signal to the group misses. bubblewrap's own init is one: it runs in a session of its own
+ * and dies with bwrap only once it has asked to (PR_SET_PDEATHSIG), so a bwrap killed while it
+ * set up left its init, and the command in it, running. Read synchronously from /proc (empty
+ * where there is none): for the moment a command is killed, not for a hot path.
+ */
+export function straysOf(root: number): number[] {
+  const children = new Map<number, { pid: number; group: number }[]>();
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    if (!isPid(name)) continue;
+    let stat: ReturnType<typeof parseStat> = null;
+    try {
+      stat = parseStat(readFileSync(`/proc/${name}/stat`, "utf8"));
+    } catch {
+      continue;
+    }
+    if (!stat || stat.state === "Z") continue;
+    const siblings = children.get(stat.parent) ?? [];
+    siblings.push({ pid: Number(name), group: stat.group });
+    children.set(stat.parent, siblings);
+  }
+  const strays: number[] = [];
+  const pending = [root];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    for (const child of children.get(pid) ?? []) {
+      if (child.group !== root) strays.push(child.pid);
+      pending.push(child.pid);
+    }
+  }
+  return strays;
 }

@@ -7,7 +7,8 @@
  *
  * Flow: spawn (detached) → data → HeadTailBuffers + onOutput → leader exits → wait for the
  * pipes to close, bounded (a grandchild may hold them open) → result. On timeout or abort:
- * SIGTERM to the group, SIGKILL after a short grace, and a final SIGKILL sweep when done.
+ * SIGTERM to the group, SIGKILL after a short grace, and a final SIGKILL sweep when done;
+ * descendants that left the group (a sandbox's own init, a daemon) get SIGKILL at once.
  *
  * Why SIGTERM first (Codex sends SIGKILL at once): test runners, build tools and servers get
  * a moment to stop their own children and remove temp files. Whatever ignores SIGTERM costs
@@ -19,6 +20,9 @@ import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import { type CapturedText, StreamCaptures } from "./head-tail-buffer.js";
 import { readPipe } from "./pipe-reader.js";
+import { killProcessGroup, straysOf } from "./process-tree.js";
+
+export { killProcessGroup };
 
 export type OutputStream = "stdout" | "stderr";
 
@@ -116,7 +120,13 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
     const kill = (reason: "timeout" | "abort"): void => {
       if (killReason || done) return;
       killReason = reason;
+      // Found before the group is signalled: once their parent is dead they are init's.
+      const strays = child.pid === undefined ? [] : straysOf(child.pid);
       killGroup("SIGTERM");
+      for (const pid of strays) {
+        killProcessGroup(pid, "SIGKILL");
+        killProcess(pid, "SIGKILL");
+      }
       graceTimer = setTimeout(() => killGroup("SIGKILL"), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     };
 
@@ -180,16 +190,11 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
   });
 }
 
-/**
- * Sends `signal` to the process group `pgid` (a detached child's pid). False when the group
- * is gone (ESRCH) or may not be signalled.
- */
-export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+function killProcess(pid: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-pgid, signal);
-    return true;
+    process.kill(pid, signal);
   } catch {
-    return false;
+    // Gone meanwhile.
   }
 }
 

@@ -86,6 +86,20 @@ describe("runCommand", () => {
     expect(await gone(grandchild)).toBe(true);
   });
 
+  it("on abort also kills a descendant that left the group (setsid, as bwrap's own init does)", async () => {
+    const pidfile = join(dir.path, "pid");
+    const controller = new AbortController();
+    // `setsid` in a background job (not a group leader) makes the sleep a session of its own.
+    const running = sh(`setsid sh -c 'echo $$ > ${pidfile}; exec sleep 30' & wait`, 10_000, {
+      signal: controller.signal,
+    });
+    const stray = Number(await waitForFile(pidfile));
+    expect(await alive(stray)).toBe(true);
+    controller.abort();
+    expect((await running).aborted).toBe(true);
+    expect(await gone(stray)).toBe(true);
+  });
+
   it("escalates to SIGKILL for a group that ignores SIGTERM", async () => {
     const started = performance.now();
     const result = await runCommand({
