@@ -9,20 +9,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
+import { alive, gone } from "../support/processes.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
 
 const open = useTmuxTerminal(h);
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("turns in the terminal UI", () => {
   it("shows a command with its exit code and the tail of its output", async () => {
@@ -131,11 +123,12 @@ describe("turns in the terminal UI", () => {
     const pidFile = join(h.work, "sleeper.pid");
     await t.waitFor(() => /\d/.test(fileText(pidFile)));
     const pid = Number((await readFile(pidFile, "utf8")).trim());
-    expect(alive(pid)).toBe(true);
+    expect(await alive(pid)).toBe(true);
     await t.send("Escape");
     const screen = await t.waitFor("■ interrupted");
     expect(screen).toMatch(/sleep 60 .* · interrupted/);
-    expect(alive(pid)).toBe(false);
+    // Killed; a zombie left to init counts as gone, and the kernel may take a moment.
+    expect(await gone(pid)).toBe(true);
   });
 });
 
