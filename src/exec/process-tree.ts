@@ -28,7 +28,7 @@ export async function signalSessions(leaders: readonly number[], signal: NodeJS.
   await Promise.all(
     names.filter(isPid).map(async (name) => {
       const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
-      if (signalIfMember(Number(name), stat, wanted, signal)) members.push(Number(name));
+      if (signalIfMember(Number(name), parseStat(stat), wanted, signal)) members.push(Number(name));
     }),
   );
   return members;
@@ -59,22 +59,7 @@ export function signalSessionsSync(leaders: readonly number[], signal: NodeJS.Si
   if (leaders.length === 0) return;
   for (const leader of leaders) killProcessGroup(leader, signal);
   const wanted = new Set(leaders);
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!isPid(name)) continue;
-    let stat = "";
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    signalIfMember(Number(name), stat, wanted, signal);
-  }
+  for (const { pid, stat } of processStatsSync()) signalIfMember(pid, stat, wanted, signal);
 }
 
 /** The process's state letter from /proc (R, S, Z, …), or null when it is gone. */
@@ -88,9 +73,13 @@ function isPid(name: string): boolean {
 }
 
 /** Signals `pid` if its session is one of `sessions` and it still runs; true if signalled. */
-function signalIfMember(pid: number, stat: string, sessions: Set<number>, signal: NodeJS.Signals): boolean {
-  const parsed = parseStat(stat);
-  if (!parsed || !sessions.has(parsed.session) || parsed.state === "Z") return false;
+function signalIfMember(
+  pid: number,
+  stat: Stat | null,
+  sessions: Set<number>,
+  signal: NodeJS.Signals,
+): boolean {
+  if (!stat || !sessions.has(stat.session) || stat.state === "Z") return false;
   try {
     process.kill(pid, signal);
     return true;
@@ -100,8 +89,15 @@ function signalIfMember(pid: number, stat: string, sessions: Set<number>, signal
   }
 }
 
+interface Stat {
+  state: string;
+  parent: number;
+  group: number;
+  session: number;
+}
+
 /** `pid (comm) state ppid pgrp session …`; comm may hold spaces and parentheses. */
-function parseStat(stat: string): { state: string; parent: number; group: number; session: number } | null {
+function parseStat(stat: string): Stat | null {
   const end = stat.lastIndexOf(")");
   if (end === -1) return null;
   const fields = stat.slice(end + 2).split(" ");
@@ -133,23 +129,10 @@ export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bool
  */
 export function straysOf(root: number): number[] {
   const children = new Map<number, { pid: number; group: number }[]>();
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  for (const name of names) {
-    if (!isPid(name)) continue;
-    let stat: ReturnType<typeof parseStat> = null;
-    try {
-      stat = parseStat(readFileSync(`/proc/${name}/stat`, "utf8"));
-    } catch {
-      continue;
-    }
+  for (const { pid, stat } of processStatsSync()) {
     if (!stat || stat.state === "Z") continue;
     const siblings = children.get(stat.parent) ?? [];
-    siblings.push({ pid: Number(name), group: stat.group });
+    siblings.push({ pid, group: stat.group });
     children.set(stat.parent, siblings);
   }
   const strays: number[] = [];
@@ -161,4 +144,22 @@ export function straysOf(root: number): number[] {
     }
   }
   return strays;
+}
+
+/** Every process's parsed /proc stat, read synchronously (none where /proc is missing). */
+function* processStatsSync(): Generator<{ pid: number; stat: Stat | null }> {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!isPid(name)) continue;
+    try {
+      yield { pid: Number(name), stat: parseStat(readFileSync(`/proc/${name}/stat`, "utf8")) };
+    } catch {
+      // Gone meanwhile.
+    }
+  }
 }
