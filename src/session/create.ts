@@ -167,6 +167,13 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const sandboxMode = options.sandboxMode ?? config.sandboxMode;
+  // Kept whatever the mode: it counts only in workspace-write, which a later turn may choose;
+  // a sub-agent's is its parent's, so a turn naming a mode never widens it past that.
+  const extent: SandboxExtent = options.sandboxExtent ?? {
+    networkAccess: config.sandboxWorkspaceWrite.networkAccess,
+    writableRoots: config.sandboxWorkspaceWrite.writableRoots,
+    tempRoots: tempRoots(config, env),
+  };
   const thread = new Thread(
     id,
     services,
@@ -174,12 +181,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
       sandboxMode,
-      ...(options.sandboxExtent ?? {
-        networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-        // Kept whatever the mode: they count only in workspace-write, which a later turn may choose.
-        writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-        tempRoots: tempRoots(config, env),
-      }),
+      ...extent,
+      configuredExtent: extent,
       clientTools,
       clientToolsWin: options.clientToolsWin ?? false,
       ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),

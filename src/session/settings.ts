@@ -34,6 +34,11 @@ export interface ThreadSettings {
   model?: ModelChoice;
   /** The collaboration mode turns run in (absent: default), until a turn sets another. */
   collaborationMode?: CollaborationMode;
+  /**
+   * The configured workspace-write extent (config's `sandbox_workspace_write`): what a turn that
+   * names a sandbox mode without its own extent gets, instead of an earlier turn's.
+   */
+  configuredExtent?: SandboxExtent;
 }
 
 /** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
@@ -63,7 +68,7 @@ export function effectiveSettings(
     cwd,
     approvalPolicy,
     sandboxMode,
-    networkAccess,
+    networkAccess: sandboxNetwork(sandboxMode, networkAccess),
     writableRoots: [...writableRoots],
     tempRoots: [...(tempRoots ?? ["/tmp"])],
     model: settings.model?.model ?? built.model ?? "",
@@ -114,26 +119,41 @@ export interface TurnOverrides {
   signal?: AbortSignal | undefined;
 }
 
-/** The settings after a turn's overrides (client tools and the output schema are handled apart). */
+/** The overrides that make up a turn's sandbox: one value, replaced whole, never merged by field. */
+const SANDBOX_KEYS = ["sandboxMode", "networkAccess", "writableRoots", "tempRoots"] as const;
+
+function namesSandbox(overrides: TurnOverrides): boolean {
+  return SANDBOX_KEYS.some((key) => overrides[key] !== undefined);
+}
+
+/**
+ * `later` over `earlier` (pending overrides, then a turn's own). A later sandbox replaces the
+ * earlier one whole: `{sandboxMode: "read-only"}` after `{networkAccess: true}` has no network.
+ */
+export function mergeOverrides(earlier: TurnOverrides, later: TurnOverrides | undefined): TurnOverrides {
+  if (!later) return earlier;
+  const base = { ...earlier };
+  if (namesSandbox(later)) for (const key of SANDBOX_KEYS) delete base[key];
+  return { ...base, ...later };
+}
+
+/**
+ * The settings after a turn's overrides (client tools and the output schema are handled apart).
+ * A turn that names any part of the sandbox replaces the whole sandbox, as Codex's per-turn
+ * policy does: what it leaves out comes from the configured extent (no network, no extra roots
+ * without one), never from an earlier turn, so no mode inherits another's network.
+ */
 export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
-  const {
-    approvalPolicy,
-    sandboxMode,
-    networkAccess,
-    writableRoots,
-    tempRoots,
-    cwd,
-    model,
-    effort,
-    summary,
-    collaborationMode,
-  } = overrides;
+  const { approvalPolicy, cwd, model, effort, summary, collaborationMode } = overrides;
   const next: ThreadSettings = { ...settings };
   if (approvalPolicy) next.approvalPolicy = approvalPolicy;
-  if (sandboxMode) next.sandboxMode = sandboxMode;
-  if (networkAccess !== undefined) next.networkAccess = networkAccess;
-  if (writableRoots) next.writableRoots = [...writableRoots];
-  if (tempRoots) next.tempRoots = [...tempRoots];
+  if (namesSandbox(overrides)) {
+    const configured = settings.configuredExtent;
+    next.sandboxMode = overrides.sandboxMode ?? settings.sandboxMode;
+    next.networkAccess = overrides.networkAccess ?? configured?.networkAccess ?? false;
+    next.writableRoots = [...(overrides.writableRoots ?? configured?.writableRoots ?? [])];
+    next.tempRoots = [...(overrides.tempRoots ?? configured?.tempRoots ?? ["/tmp"])];
+  }
   if (cwd) next.cwd = cwd;
   if (collaborationMode) next.collaborationMode = collaborationMode;
   if (model || effort || summary) {
@@ -146,13 +166,22 @@ export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOver
   return next;
 }
 
+/**
+ * Whether commands may reach the network: only workspace-write has a choice; read-only never
+ * (whatever `sandbox_workspace_write.network_access` says), danger-full-access always.
+ */
+export function sandboxNetwork(mode: SandboxMode, networkAccess: boolean): boolean {
+  if (mode === "danger-full-access") return true;
+  return mode === "workspace-write" && networkAccess;
+}
+
 /** What the permissions message and the sandbox see: the writable roots in full. */
 export function permissionsOf(settings: ThreadSettings): PermissionsInput {
   const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = settings;
   return {
     sandboxMode,
     approvalPolicy,
-    networkAccess: sandboxMode === "danger-full-access" ? true : networkAccess,
+    networkAccess: sandboxNetwork(sandboxMode, networkAccess),
     writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
   };
 }

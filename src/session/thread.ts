@@ -45,6 +45,7 @@ import {
   applyTurnOverrides,
   type EffectiveSettings,
   effectiveSettings,
+  mergeOverrides,
   type ThreadSettings,
   type TurnOverrides,
   type UserInput,
@@ -147,7 +148,7 @@ export class Thread {
    */
   overrideSettings(overrides: TurnOverrides): void {
     const { outputSchema: _schema, signal: _signal, ...lasting } = overrides;
-    this.pendingOverrides = { ...this.pendingOverrides, ...lasting };
+    this.pendingOverrides = mergeOverrides(this.pendingOverrides, lasting);
   }
 
   /** The history every request resends, oldest first. */
@@ -532,7 +533,7 @@ export class Thread {
   private takeOverrides(given: TurnOverrides | undefined): TurnOverrides | undefined {
     const pending = this.pendingOverrides;
     this.pendingOverrides = {};
-    return Object.keys(pending).length === 0 ? given : { ...pending, ...given };
+    return Object.keys(pending).length === 0 ? given : mergeOverrides(pending, given);
   }
 
   /**

@@ -42,8 +42,11 @@ export async function prepareSandboxedCommand(
   if (backend === "none") throw new SandboxUnavailableError(await noBackendMessage(policy));
 
   const layout = await resolveLayout(policy);
+  // Only workspace-write may have network: a read-only policy that carries a stale flag (an
+  // earlier turn's, or config's sandbox_workspace_write) still gets none.
+  const networkAccess = policy.mode === "workspace-write" && policy.networkAccess;
   const sockets: SocketRules = {
-    networkAccess: policy.networkAccess,
+    networkAccess,
     allowUnixSockets: policy.allowUnixSockets ?? false,
   };
   if (backend === "bwrap") {
@@ -60,7 +63,7 @@ export async function prepareSandboxedCommand(
       );
     }
     const inner = seccompOnlyArgv(helper, argv, sockets);
-    return { argv: bwrapArgv(status.path, inner, cwd, layout, policy.networkAccess), backend };
+    return { argv: bwrapArgv(status.path, inner, cwd, layout, networkAccess), backend };
   }
   const status = await landlockBackendStatus();
   if (!status.available) {
