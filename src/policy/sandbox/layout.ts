@@ -6,11 +6,11 @@
  * directories are not searched), and the policy's own read-only
  * paths (the tscodex home: its config and rules decide the next run's policy).
  *
- * A workspace root without `.git` gets an empty `.git` directory, bound read-only like any
- * other: neither backend can deny a name that does not exist yet, so this is what keeps a
- * command from making the root a repository (git skips an empty `.git`; see README).
+ * Only existing paths are listed: nothing is made on the host for a missing `.git` (an empty
+ * one left behind made the directory and all below it a repository). The helper's .git guard,
+ * which runs under both backends, refuses every new name `.git` instead.
  */
-import { lstat, mkdir, readdir, realpath } from "node:fs/promises";
+import { mkdir, readdir, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
@@ -49,7 +49,6 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
   // bound every stray clone read-only. A workspace under /tmp is still scanned as itself.
   const temp = new Set((await Promise.all(tempDirs().map((dir) => realpathOrNull(dir)))).filter(isString));
   const workspaceRoots = roots.filter((root) => !temp.has(root));
-  await Promise.all(workspaceRoots.map((root) => placeGitPlaceholder(root)));
   const candidates = await Promise.all([
     ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
     ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
@@ -87,20 +86,6 @@ export async function findGitEntries(root: string): Promise<string[]> {
     queue = next;
   }
   return found;
-}
-
-/**
- * An empty `.git` directory at the top of a workspace root that has none (nothing at all
- * there, not even a dangling link), to be bound read-only. Best effort: a root we cannot
- * write to cannot be written by the command either.
- */
-async function placeGitPlaceholder(root: string): Promise<void> {
-  const path = join(root, GIT_ENTRY);
-  const exists = await lstat(path).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
-  );
-  if (!exists) await mkdir(path).catch(() => undefined);
 }
 
 function tempDirs(): string[] {
