@@ -1,8 +1,8 @@
 /*
  * The .git guard's side of each call (see git-guard.c): read the caller's path(s), refuse a
- * new name `.git`, else make the call for the caller, resolved as the caller would (its cwd,
- * directory fd or root through /proc/PID; /proc/self and /dev/fd as the caller's own), and
- * answer. Never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the caller's memory may change after we read.
+ * new guarded name (`.git`, `.codex`, `.agents`, `.tscodex`: see guarded_names), else make the
+ * call for the caller, resolved as the caller would (its cwd, directory fd or root through
+ * /proc/PID; /proc/self and /dev/fd as the caller's own), and answer. Never SECCOMP_USER_NOTIF_FLAG_CONTINUE: the caller's memory may change after we read.
  */
 #define _GNU_SOURCE
 #include "git-guard-calls.h"
@@ -69,14 +69,30 @@ static int open_proc(const struct call *call, const char *path, int flags) {
   return -ESRCH;
 }
 
-/* The name a path creates: its last component, trailing slashes ignored. */
-static int is_git_name(const char *path) {
+/*
+ * Names no sandboxed command may create, in any case (git finds `.GIT` as `.git` on a
+ * case-insensitive file system, and so would the config loader find `.CODEX`): `.git` (its
+ * config and hooks run on the user's next git command), `.codex` (a project config layer: its
+ * MCP server commands run outside every sandbox in a trusted project), `.agents` (skills) and
+ * `.tscodex` (our home's name). Refused anywhere, not only at a writable root's top: config
+ * layers are read from `.codex/` in every directory between the project root and the cwd (and
+ * skills from `.agents/skills` there), so a nested one is live as soon as a session starts at or
+ * below it; a root's top need not be the project root; and we know neither the roots nor the
+ * next session's cwd. Existing ones are bound read-only (src/policy/sandbox/layout.ts).
+ */
+static const char *const guarded_names[] = {".git", ".codex", ".agents", ".tscodex"};
+
+/* Whether the name a path creates (its last component, trailing slashes ignored) is guarded. */
+static int is_guarded_name(const char *path) {
   size_t end = strlen(path);
   while (end > 0 && path[end - 1] == '/') end--;
   size_t start = end;
   while (start > 0 && path[start - 1] != '/') start--;
-  /* Any case: git finds `.GIT` as `.git` on a case-insensitive file system. */
-  return end - start == 4 && strncasecmp(path + start, ".git", 4) == 0;
+  for (size_t i = 0; i < sizeof guarded_names / sizeof *guarded_names; i++) {
+    size_t len = strlen(guarded_names[i]);
+    if (end - start == len && strncasecmp(path + start, guarded_names[i], len) == 0) return 1;
+  }
+  return 0;
 }
 
 /* A directory of the caller as an O_PATH fd: its root, cwd or fd `dirfd`; or ours, `own_dir`. */
@@ -260,7 +276,7 @@ static int emulate_open(const struct call *call, int dirfd, char *path, int flag
   int own_dir = -1; /* the directory of the last symlink followed */
   int result = -ELOOP;
   for (int hops = 0; hops <= MAX_SYMLINKS; hops++) {
-    if (is_git_name(path)) {
+    if (is_guarded_name(path)) {
       result = -EPERM;
       break;
     }
@@ -370,9 +386,9 @@ static int emulate(const struct call *call, const struct args *args) {
   /* Read from the right process: the call is still waiting, so its pid was not reused. */
   if (!still_waiting(call)) return -ESRCH;
   if (err != 0) return err;
-  if (is_git_name(to)) return -EPERM;
+  if (is_guarded_name(to)) return -EPERM;
   /* RENAME_EXCHANGE gives the old name the new one's file: a name made too. */
-  if (args->kind == RENAME && (args->flags & RENAME_EXCHANGE) && is_git_name(from)) return -EPERM;
+  if (args->kind == RENAME && (args->flags & RENAME_EXCHANGE) && is_guarded_name(from)) return -EPERM;
   /* The caller's umask for what gets a mode (a symlink's is always 0777). */
   if (args->kind == OPEN || args->kind == MKDIR || args->kind == MKNOD) umask(caller_umask(call->pid));
 

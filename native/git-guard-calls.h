@@ -6,8 +6,8 @@
 
 /*
  * Receives the next notification on `listener` into `req` (SECCOMP_IOCTL_NOTIF_RECV), makes the
- * call for the caller unless it creates a name `.git` (EPERM), and answers it (an opened file
- * through SECCOMP_IOCTL_NOTIF_ADDFD). Returns when answered, or at once if the caller is gone.
+ * call for the caller unless it creates a guarded name (`.git`, `.codex`, `.agents`, `.tscodex`,
+ * any case: EPERM), and answers it (an opened file through SECCOMP_IOCTL_NOTIF_ADDFD). Returns when answered, or at once if the caller is gone.
  */
 void git_guard_answer(int listener, struct seccomp_notif *req);
 

@@ -1,17 +1,20 @@
 /*
  * The .git guard: no sandboxed command can give any file a new name `.git` (any case), so it
  * cannot plant a repository whose config (core.fsmonitor, hooks) the user's next git command
- * runs outside the sandbox. Mounts and Landlock only protect inodes that already exist; a name
- * that does not exist yet needs someone who sees the name.
+ * runs outside the sandbox. Nor `.codex`, `.agents` or `.tscodex` (a project config layer,
+ * whose MCP servers a trusted project starts unsandboxed; skills; our home's name): the list,
+ * and why it holds anywhere, is guarded_names in git-guard-calls.c. Mounts and Landlock only
+ * protect inodes that already exist; a name that does not exist yet needs someone who sees the
+ * name (a placeholder made on the host instead would be left there, and make a repository).
  *
  * The command runs under a seccomp filter that hands every name-creating call to us (seccomp
  * user notification): mkdir, mknod, open/creat with O_CREAT, rename, link, symlink (and their
- * *at forms). We copy the path out of the caller's memory, refuse a last component `.git`
- * with EPERM, and otherwise make the call ourselves on our copy, relative to the caller's
- * directory fd, cwd or root (opened through /proc/PID), with the caller's umask, then answer
- * with its result (an opened file goes back with SECCOMP_IOCTL_NOTIF_ADDFD). The caller's
- * call never runs itself, so changing its memory after our check changes nothing (we never
- * answer SECCOMP_USER_NOTIF_FLAG_CONTINUE). openat2 fails with ENOSYS (its flags are in a
+ * *at forms). We copy the path out of the caller's memory, refuse a last component `.git` (or
+ * another guarded name) with EPERM, and otherwise make the call ourselves on our copy, relative
+ * to the caller's directory fd, cwd or root (opened through /proc/PID), with the caller's
+ * umask, then answer with its result (an opened file goes back with SECCOMP_IOCTL_NOTIF_ADDFD).
+ * The caller's call never runs itself, so changing its memory after our check changes nothing
+ * (we never answer SECCOMP_USER_NOTIF_FLAG_CONTINUE). openat2 fails with ENOSYS (its flags are in a
  * struct the filter cannot read; libc falls back to openat), io_uring_setup with EPERM (it
  * creates files without syscalls), and so do btrfs's subvolume and snapshot ioctls (they make
  * directories under any name) and a nested filter that asks for its own listener (which

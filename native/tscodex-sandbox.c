@@ -34,7 +34,8 @@
  *   5. Die with the parent (PR_SET_PDEATHSIG).
  *   6. The .git guard (git-guard.c): fork; the child installs a seccomp user-notification
  *      filter on every name-creating call and execvp's the command; we stay as its supervisor
- *      (and stand-in), making those calls for it and refusing any new name `.git`.
+ *      (and stand-in), making those calls for it and refusing any new name `.git`
+ *      (or `.codex`, `.agents`, `.tscodex`).
  *
  * Exit codes of its own: 120 the kernel has no Landlock; 125 usage or setup error;
  * 126 the command cannot be executed; 127 the command was not found.

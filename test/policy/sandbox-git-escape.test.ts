@@ -1,11 +1,12 @@
 /**
  * Creating a repository where there is none (issue 15 item 3), part of the sandbox escape
  * suite: in a workspace root without `.git`, a sandboxed command can neither `git init` it,
- * nor make `.git` by hand (directory or gitfile), nor move the placeholder tscodex puts there
- * out of the way, under bubblewrap and the Landlock helper; danger-full-access can. The user's
- * next git command there would otherwise run the planted repository's hooks and fsmonitor.
+ * nor make `.git` by hand (directory, gitfile, or a bare repository renamed to it), under
+ * bubblewrap and the Landlock helper; danger-full-access can. The user's next git command there
+ * would otherwise run the planted repository's hooks and fsmonitor. No placeholder is made on
+ * the host for this (issue 37 cause 15: see sandbox-leftovers.test.ts).
  *
- * Below the top, and at the top of $TMPDIR (no placeholder there), the helper's .git guard
+ * At the top, below it, and at the top of $TMPDIR, the helper's .git guard
  * (native/git-guard.c) refuses every new name `.git`, however it is made: mkdir, git init, a
  * gitfile, a symlink, a hard link, a rename, O_CREAT|O_EXCL and renameat2 from a script, or
  * O_CREAT through a dangling symlink.
@@ -30,7 +31,7 @@ const backends = await sandboxBackends();
 
 let base: string;
 let ws: string;
-/** The command's $TMPDIR: a writable root treated as a temp directory (no placeholder). */
+/** The command's $TMPDIR: a writable root treated as a temp directory (not scanned). */
 let tmp: string;
 const savedTmpdir = process.env.TMPDIR;
 
@@ -89,10 +90,7 @@ const attempts = [
   { title: "git init at the workspace's top", script: "git init -q ." },
   { title: "mkdir .git with a config in it", script: "mkdir -p .git && echo '[core]' > .git/config" },
   { title: "writes a gitfile named .git", script: "echo 'gitdir: /var/tmp/planted' > .git" },
-  {
-    title: "moves the placeholder away, then git init",
-    script: "{ mv .git moved || rm -rf .git || rmdir .git; } 2>&1; git init -q .",
-  },
+  { title: "renames a bare repository to .git", script: "git init -q --bare r && mv r .git" },
   { title: "git init through a path with ..", script: "git init -q src/../" },
 ];
 

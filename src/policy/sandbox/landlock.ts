@@ -3,7 +3,7 @@
  * namespace that makes everything but the writable roots read-only (and control dirs inside
  * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets, and the
  * .git guard (native/git-guard.c: a supervisor that makes every name-creating call for the
- * command and refuses any new `.git`). The helper stays as the command's stand-in (same process
+ * command and refuses any new `.git`, `.codex`, `.agents` or `.tscodex`). The helper stays as the command's stand-in (same process
  * group, same exit status or fatal signal); with a PID namespace (native/contain.c) one more
  * stand-in stays outside it.
  */
@@ -37,7 +37,8 @@ export function landlockArgv(
 
 /**
  * The helper inside bwrap, in seccomp-only mode: its seccomp layer (unix sockets when network
- * is off, terminal ioctls) and its .git guard (a supervisor that refuses every new name `.git`).
+ * is off, terminal ioctls) and its .git guard (a supervisor that refuses every new name `.git`,
+ * `.codex`, `.agents` or `.tscodex`).
  */
 export function seccompOnlyArgv(helper: string, argv: readonly string[], sockets: SocketRules): string[] {
   return [helper, "--seccomp-only", ...socketFlags(sockets), "--", ...argv];

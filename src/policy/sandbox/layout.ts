@@ -1,26 +1,35 @@
 /**
  * Which host paths a sandboxed command may write: the policy's writable roots as real paths
  * (symlinks resolved, missing ones dropped, nested ones folded into their parent) and the
- * paths inside them that must stay read-only: the control directories at a root's top (.codex,
- * .tscodex), every `.git` (directory or gitfile) at any depth of a workspace root (the temp
- * directories are not searched), and the policy's own read-only
- * paths (the tscodex home: its config and rules decide the next run's policy).
+ * paths inside them that must stay read-only: the control directories at a root's top (.git,
+ * .codex, .agents, .tscodex, .aws), every `.git`, `.codex`, `.agents` or `.tscodex` (directory,
+ * file or link, any case) at any depth of a workspace root (the temp directories are not
+ * searched), and the policy's own read-only paths (the tscodex home: its config and rules
+ * decide the next run's policy).
  *
- * A workspace root without `.git` gets an empty `.git` directory, bound read-only like any
- * other: neither backend can deny a name that does not exist yet, so this is what keeps a
- * command from making the root a repository (git skips an empty `.git`; see README).
+ * Only existing paths are listed: nothing is made on the host for a missing one (an empty
+ * `.git` left behind made the directory and all below it a repository). The helper's guard,
+ * which runs under both backends, refuses every new name in GUARDED_NAMES instead.
  */
-import { lstat, mkdir, readdir, realpath } from "node:fs/promises";
+import { mkdir, readdir, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import type { SandboxPolicy } from "./types.js";
 
-/** Kept read-only inside writable roots: a command must not plant git hooks or edit our config. */
-export const CONTROL_DIRS = [".git", ".codex", ".tscodex"];
+/**
+ * Names the helper's guard (native/git-guard-calls.c, guarded_names) refuses to create anywhere,
+ * in any case: a repository (hooks, fsmonitor), a project config layer (MCP server commands),
+ * skills, our home. Existing ones are read-only wherever the scan below finds them.
+ */
+export const GUARDED_NAMES = [".git", ".codex", ".agents", ".tscodex"];
 
-/** The repository entry git looks for in every directory. */
-const GIT_ENTRY = ".git";
-/** Directories looked at per writable root for nested `.git` entries (bounds the cost per command). */
+/**
+ * Kept read-only at the top of every writable root (temp directories too) when they exist: the
+ * guarded names, and `.aws` (credentials and credential_process commands), as Codex does.
+ */
+export const CONTROL_DIRS = [...GUARDED_NAMES, ".aws"];
+
+/** Directories looked at per writable root for nested guarded entries (bounds the cost per command). */
 const MAX_SCANNED_DIRS = 5_000;
 /** Not searched for nested repositories: dependency trees, large and never where git runs. */
 const SKIPPED_DIRS = new Set(["node_modules"]);
@@ -32,7 +41,10 @@ export interface SandboxLayout {
   readOnly: string[];
 }
 
-/** Reads the file system (realpath per root, a bounded scan for `.git`); nothing is cached. */
+/**
+ * Reads the file system (realpath per root, a bounded scan for guarded names); nothing is
+ * cached, and nothing is made but a missing read-only path of the policy (the home).
+ */
 export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayout> {
   if (policy.mode !== "workspace-write") return { writable: [], readOnly: [] };
   const roots = unique(
@@ -44,18 +56,17 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
   for (const path of policy.readOnlyPaths ?? []) {
     if (inside(path)) await mkdir(path, { recursive: true }).catch(() => undefined);
   }
-  // Nested repositories are looked for in the workspace roots (cwd, configured roots), not in
-  // the shared temp directories: scanning all of /tmp before every command cost tens of ms and
-  // bound every stray clone read-only. A workspace under /tmp is still scanned as itself.
+  // Nested repositories and config dirs are looked for in the workspace roots (cwd, configured
+  // roots), not in the shared temp directories: scanning all of /tmp before every command cost
+  // tens of ms and bound every stray clone read-only. A workspace under /tmp is still scanned.
   const temp = new Set((await Promise.all(tempDirs().map((dir) => realpathOrNull(dir)))).filter(isString));
   const workspaceRoots = roots.filter((root) => !temp.has(root));
-  await Promise.all(workspaceRoots.map((root) => placeGitPlaceholder(root)));
   const candidates = await Promise.all([
     ...roots.flatMap((root) => CONTROL_DIRS.map((name) => realpathOrNull(join(root, name)))),
     ...(policy.readOnlyPaths ?? []).map((path) => realpathOrNull(path)),
   ]);
   const workspaces = outermost(workspaceRoots);
-  const nested = (await Promise.all(workspaces.map((root) => findGitEntries(root)))).flat();
+  const nested = (await Promise.all(workspaces.map((root) => findGuardedEntries(root)))).flat();
   const nestedReal = await Promise.all(nested.map((path) => realpathOrNull(path)));
   // A path that resolves outside every writable root is read-only already.
   const readOnly = outermost(unique([...candidates, ...nestedReal].filter(isString)).filter(inside));
@@ -63,10 +74,11 @@ export async function resolveLayout(policy: SandboxPolicy): Promise<SandboxLayou
 }
 
 /**
- * Every `.git` entry (directory, gitfile or link) below `root`, breadth first, not descending
- * into `.git` itself, node_modules or links; at most MAX_SCANNED_DIRS directories are read.
+ * Every entry named in GUARDED_NAMES, any case (directory, file or link), below `root`, breadth
+ * first, not descending into such an entry, node_modules or links; at most MAX_SCANNED_DIRS
+ * directories are read.
  */
-export async function findGitEntries(root: string): Promise<string[]> {
+export async function findGuardedEntries(root: string): Promise<string[]> {
   const found: string[] = [];
   let queue = [root];
   let scanned = 0;
@@ -80,27 +92,13 @@ export async function findGitEntries(root: string): Promise<string[]> {
     listings.forEach((entries, i) => {
       const dir = batch[i] as string;
       for (const entry of entries) {
-        if (entry.name === GIT_ENTRY) found.push(join(dir, entry.name));
+        if (GUARDED_NAMES.includes(entry.name.toLowerCase())) found.push(join(dir, entry.name));
         else if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) next.push(join(dir, entry.name));
       }
     });
     queue = next;
   }
   return found;
-}
-
-/**
- * An empty `.git` directory at the top of a workspace root that has none (nothing at all
- * there, not even a dangling link), to be bound read-only. Best effort: a root we cannot
- * write to cannot be written by the command either.
- */
-async function placeGitPlaceholder(root: string): Promise<void> {
-  const path = join(root, GIT_ENTRY);
-  const exists = await lstat(path).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
-  );
-  if (!exists) await mkdir(path).catch(() => undefined);
 }
 
 function tempDirs(): string[] {

@@ -54,12 +54,13 @@ export async function prepareSandboxedCommand(
     if (!status.available) {
       throw new SandboxUnavailableError(`cannot run the ${policy.mode} sandbox: ${status.reason}; ${FIX}`);
     }
-    // The helper runs inside: its .git guard (no new `.git` anywhere) and its seccomp layer
-    // (bwrap's empty network namespace does not stop unix sockets on the host's file system).
+    // The helper runs inside: its .git guard (no new `.git`, `.codex`, `.agents` or `.tscodex`
+    // anywhere; bwrap could only protect a missing one by making it on the host) and its
+    // seccomp layer (bwrap's empty network namespace does not stop unix sockets on the host's file system).
     const helper = await sandboxHelperPath();
     if (!helper) {
       throw new SandboxUnavailableError(
-        `cannot run the ${policy.mode} sandbox: bubblewrap needs the helper inside (native/build/tscodex-sandbox; \`npm run build\` compiles it with cc) to keep commands from creating .git and reaching unix sockets; or choose danger-full-access`,
+        `cannot run the ${policy.mode} sandbox: bubblewrap needs the helper inside (native/build/tscodex-sandbox; \`npm run build\` compiles it with cc) to keep commands from creating .git or .codex and reaching unix sockets; or choose danger-full-access`,
       );
     }
     const inner = seccompOnlyArgv(helper, argv, sockets);
