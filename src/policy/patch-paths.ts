@@ -2,13 +2,14 @@
  * Which of a patch's paths fall outside the writable roots. Both sides are compared as real
  * paths (the patch's paths come resolved from apply-patch's approvalPaths; the roots are
  * resolved here), so neither `..` nor a symlink in the workspace reaches out. As in the
- * sandbox, some paths inside a root stay read-only: control directories at its top (.codex,
- * .tscodex), anything inside or named `.git` at any depth (hooks and config run on the user's
- * next git command), and protected paths (the tscodex home).
+ * sandbox, some paths inside a root stay read-only: anything inside or named `.git`, `.codex`,
+ * `.agents` or `.tscodex` at any depth, in any case (git hooks and config run on the user's next
+ * git command; project config and skills are read from every directory down to the cwd), `.aws`
+ * at a root's top, and protected paths (the tscodex home).
  */
 import { realpath } from "node:fs/promises";
-import { join, resolve, sep } from "node:path";
-import { CONTROL_DIRS, isWithin } from "./sandbox/layout.js";
+import { resolve, sep } from "node:path";
+import { CONTROL_DIRS, GUARDED_NAMES, isWithin } from "./sandbox/layout.js";
 
 /** The roots as real paths; a root that does not exist (yet) is kept as its resolved path. */
 export async function realWritableRoots(roots: readonly string[]): Promise<string[]> {
@@ -36,13 +37,20 @@ export function pathsOutside(
   return paths.filter((raw) => {
     const path = resolve(raw);
     if (protectedPaths.some((protectedPath) => isWithin(path, protectedPath))) return true;
-    return !roots.some((root) => isWritableUnder(path, root));
+    // Every root holding the path must allow it: a workspace under /tmp keeps its own
+    // control directories even though /tmp, a root too, has none there.
+    const holding = roots.filter((root) => isWithin(path, root));
+    return holding.length === 0 || !holding.every((root) => isWritableUnder(path, root));
   });
 }
 
+/** Not a guarded name (.git, .codex, .agents, .tscodex; any case) at any depth, nor a control dir at the top. */
 function isWritableUnder(path: string, root: string): boolean {
-  if (!isWithin(path, root)) return false;
-  if (CONTROL_DIRS.some((name) => isWithin(path, join(root, name)))) return false;
-  const below = path.slice(root.length).split(sep);
-  return !below.includes(".git");
+  const below = path
+    .slice(root.length)
+    .split(sep)
+    .filter((name) => name !== "")
+    .map((name) => name.toLowerCase());
+  if (below.some((name) => GUARDED_NAMES.includes(name))) return false;
+  return below[0] === undefined || !CONTROL_DIRS.includes(below[0]);
 }

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 import { setProjectTrust, useOutsideDir } from "../support/hostile-repo.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing } from "../support/skips.js";
@@ -58,6 +58,26 @@ describe.each(backends)("a command planting .codex/config.toml under $name", ({ 
       expect(existsSync(pwned())).toBe(false);
     },
   );
+});
+
+describe("apply_patch into a control directory (written in-process, outside the sandbox)", () => {
+  const addFile = (path: string) => `*** Begin Patch\n*** Add File: ${path}\n+x = 1\n*** End Patch`;
+  for (const path of [
+    "sub/.codex/config.toml",
+    ".agents/skills/x/SKILL.md",
+    "deep/er/.AGENTS/y",
+    ".tscodex/z",
+  ]) {
+    it(`a patch adding ${path} is refused under workspace-write, and nothing is written`, async () => {
+      await mkdir(join(h.work, "sub"));
+      h.server.enqueue(turn(customToolCall("apply_patch", addFile(path), "patch")), turn(message("done")));
+      const run = await execIn("auto", "patch it");
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.stringify(h.outputs(1).patch)).not.toContain("Success");
+      expect(existsSync(join(h.work, path))).toBe(false);
+      expect(readdirSync(h.work).sort()).toEqual(["sub"]);
+    });
+  }
 });
 
 describe("the control", () => {
