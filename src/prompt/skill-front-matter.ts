@@ -4,6 +4,8 @@
  * characters. A small YAML subset: `key: value` lines, quoted strings, block scalars (`|`, `>`),
  * anything else kept as its literal text (Codex accepted `name: [unclosed` as that string).
  * Problems are thrown with Codex's wording, so the warning names the same reason.
+ * Only the file's start is read (skill-file.ts): a front matter that does not end within it is
+ * refused with a reason of its own.
  */
 
 export const MAX_SKILL_NAME = 64;
@@ -17,9 +19,21 @@ export class SkillFileError extends Error {
   override name = "SkillFileError";
 }
 
-export function parseSkillFrontMatter(text: string, directoryName: string): SkillFrontMatter {
+/**
+ * The front matter of `text`, a SKILL.md or its start. `readBytes` is how much was read when the
+ * file goes on past `text` (undefined: `text` is the whole file).
+ */
+export function parseSkillFrontMatter(
+  text: string,
+  directoryName: string,
+  readBytes?: number,
+): SkillFrontMatter {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  // The last line of a cut read may be cut too: only whole lines count.
+  if (readBytes !== undefined) lines.pop();
   const end = lines.indexOf("---", 1);
+  if (lines[0] === "---" && end < 0 && readBytes !== undefined)
+    throw new SkillFileError(`frontmatter does not end within the first ${readBytes / 1024} KiB`);
   if (lines[0] !== "---" || end < 0) throw new SkillFileError("missing YAML frontmatter delimited by ---");
   const fields = parseFields(lines.slice(1, end));
   const description = fields.get("description");

@@ -5,10 +5,11 @@
  * Codex's `<skills_instructions>` developer message (roots table, one line per skill, never the
  * bodies) within a budget of about 2% of the context window; a `$name` mention in a prompt adds
  * that skill's whole file as Codex's `<skill>` user message. A bad SKILL.md is skipped with one
- * warning naming the file and the reason. A skill turned off in `[[skills.config]]` (by path or
+ * warning naming the file and the reason. Reads are bounded (skill-file.ts): 64 KiB for the front
+ * matter, 1 MiB for a mentioned skill's file. A skill turned off in `[[skills.config]]` (by path or
  * name) is listed as disabled and never reaches the model.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitRootOf } from "../config/layers.js";
@@ -74,12 +75,18 @@ export async function loadSkills(input: SkillRootsInput): Promise<LoadedSkills> 
     );
     for (const dir of dirs.map((entry) => entry.name).sort()) {
       const path = join(root, dir, "SKILL.md");
-      const text = await readSkillFile(path);
-      if (text === null) continue;
-      // The parser loads with the first SKILL.md: a thread with no skills never parses it.
-      const { parseSkillFrontMatter } = await import("./skill-front-matter.js");
+      const info = await stat(path).catch(() => null);
+      if (!info) continue;
+      // The reader and parser load with the first SKILL.md: a thread with no skills never parses it.
+      const { readSkillHead, MAX_FRONT_MATTER_BYTES } = await import("./skill-file.js");
+      const { parseSkillFrontMatter, SkillFileError } = await import("./skill-front-matter.js");
       try {
-        const { name, description } = parseSkillFrontMatter(text, dir);
+        // A FIFO or device is refused unopened; readSkillHead checks again on the open file.
+        if (!info.isFile()) throw new SkillFileError("not a regular file");
+        const head = await readSkillHead(path);
+        if (head === null) continue;
+        const cut = head.complete ? undefined : MAX_FRONT_MATTER_BYTES;
+        const { name, description } = parseSkillFrontMatter(head.text, dir, cut);
         if (seen.has(name)) continue;
         seen.add(name);
         skills.push({ name, description, path, root, enabled: isEnabled(name, path, input.settings) });
@@ -108,12 +115,6 @@ export function enabledSkills(loaded: LoadedSkills): LoadedSkills {
 const isSystem = (skill: Skill) => skill.root.endsWith(join("skills", ".system"));
 function systemFirst(a: Skill, b: Skill): number {
   return Number(isSystem(b)) - Number(isSystem(a));
-}
-
-async function readSkillFile(path: string): Promise<string | null> {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isFile()) return null;
-  return readFile(path, "utf8").catch(() => null);
 }
 
 /** About 4 characters per token: the listing's share of the context window, in characters. */
@@ -167,9 +168,14 @@ export function mentionedSkills(prompt: string, skills: readonly Skill[]): Skill
   return found;
 }
 
-/** Codex's `<skill>` user message: the whole SKILL.md, front matter included. */
+/**
+ * Codex's `<skill>` user message: the whole SKILL.md, front matter included; null when the file
+ * is gone. Throws (SkillFileError, with the reason) when it is not a regular file or is larger
+ * than the 1 MiB a skill may have.
+ */
 export async function skillMessage(skill: Skill): Promise<string | null> {
-  const text = await readSkillFile(skill.path);
+  const { readSkillBody } = await import("./skill-file.js");
+  const text = await readSkillBody(skill.path);
   if (text === null) return null;
   return `<skill>\n<name>${skill.name}</name>\n<path>${skill.path}</path>\n${text}\n</skill>`;
 }

@@ -63,7 +63,18 @@ export class PromptIntake {
   private async skillMessages(prompt: string): Promise<string[]> {
     const skills = this.services.skills?.loaded.skills ?? [];
     if (skills.length === 0 || !prompt.includes("$")) return [];
-    const texts = await Promise.all(mentionedSkills(prompt, skills).map(skillMessage));
+    const texts = await Promise.all(
+      mentionedSkills(prompt, skills).map((skill) =>
+        // A SKILL.md that cannot be injected (too large, not a file) is named, not sent in part.
+        skillMessage(skill).catch((error: unknown) => {
+          this.emit({
+            type: "warning",
+            message: `skill ${skill.name} not loaded: ${(error as Error).message}`,
+          });
+          return null;
+        }),
+      ),
+    );
     return texts.filter((text): text is string => text !== null);
   }
 }

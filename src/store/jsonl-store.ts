@@ -1,8 +1,9 @@
 /**
  * The embedded ThreadStore: one JSONL rollout per thread under `$TSCODEX_HOME/sessions/`, archived
  * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
- * `proxy/parked-calls/`, its response records under `proxy/responses/` and idempotency keys
- * under `proxy/idempotency-keys/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ * `proxy/parked-calls/`, its response records under `proxy/responses/`, idempotency keys
+ * under `proxy/idempotency-keys/` (with `proxy/idempotency-answers/`: the key of each answer id),
+ * and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -255,6 +256,13 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async saveIdempotencyKey(record: IdempotencyRecord): Promise<void> {
+    const answerId = record.work?.answerId;
+    // The answer's index entry first: one left by a crash names a key that does not answer it,
+    // which idempotencyKeysAnswering checks (and pruning removes).
+    if (answerId) {
+      const dir = await this.madeDir(idempotencyAnswersDir(this.home));
+      await writeFile(join(dir, fileNameOf(answerId)), record.key);
+    }
     const path = await this.idempotencyPath(record.key);
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, JSON.stringify(record));
@@ -263,6 +271,11 @@ export class JsonlThreadStore implements ThreadStore {
 
   async dropIdempotencyKey(key: string): Promise<void> {
     await rm(await this.idempotencyPath(key), { force: true });
+  }
+
+  async idempotencyKeysAnswering(answerId: string): Promise<IdempotencyRecord[]> {
+    const record = await this.keyAnswering(answerId, Date.now());
+    return record ? [record] : [];
   }
 
   async pruneIdempotencyKeys(now: number): Promise<number> {
@@ -276,7 +289,25 @@ export class JsonlThreadStore implements ThreadStore {
       await rm(join(dir, name), { force: true });
       pruned += 1;
     }
+    // Index entries whose key is gone, expired or answers something else now.
+    const answers = idempotencyAnswersDir(this.home);
+    for (const name of await readdir(answers).catch(() => [] as string[])) {
+      const key = await readFile(join(answers, name), "utf8").catch(() => null);
+      const record = key === null ? null : await this.readIdempotencyKey(await this.idempotencyPath(key));
+      const answerId = record?.work?.answerId;
+      if (record && answerId && fileNameOf(answerId) === name && record.expires > now) continue;
+      await rm(join(answers, name), { force: true });
+    }
     return pruned;
+  }
+
+  /** The live key whose `work.answerId` is `answerId`, found through its index entry. */
+  private async keyAnswering(answerId: string, now: number): Promise<IdempotencyRecord | null> {
+    const indexPath = join(idempotencyAnswersDir(this.home), fileNameOf(answerId));
+    const key = await readFile(indexPath, "utf8").catch(() => null);
+    if (key === null) return null;
+    const record = await this.readIdempotencyKey(await this.idempotencyPath(key));
+    return record?.work?.answerId === answerId && record.expires > now ? record : null;
   }
 
   async pruneParkedCalls(before: number): Promise<number> {
@@ -405,6 +436,10 @@ function parkedCallsDir(home: string): string {
 
 function idempotencyDir(home: string): string {
   return join(home, "proxy", "idempotency-keys");
+}
+
+function idempotencyAnswersDir(home: string): string {
+  return join(home, "proxy", "idempotency-answers");
 }
 
 function responsesDir(home: string): string {

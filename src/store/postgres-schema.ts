@@ -93,6 +93,15 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX tscodex_idempotency_keys_expires ON tscodex_idempotency_keys (expires);
     `,
   },
+  {
+    version: 3,
+    name: "idempotency keys by the response that answers them",
+    sql: `
+      -- Deleting a response finds the key that would replay it (its record's work.answerId).
+      CREATE INDEX tscodex_idempotency_keys_answer
+        ON tscodex_idempotency_keys ((record->'work'->>'answerId'));
+    `,
+  },
 ];
 
 /** The newest schema version this build knows. */

@@ -498,6 +498,16 @@ class PostgresThreadStore implements ThreadStore {
     );
   }
 
+  async idempotencyKeysAnswering(answerId: string): Promise<IdempotencyRecord[]> {
+    const rows = await this.run(
+      `finding the idempotency key of ${answerId}`,
+      () => this.sql<{ record: string }[]>`
+        SELECT record::text AS record FROM tscodex_idempotency_keys
+         WHERE record->'work'->>'answerId' = ${answerId} AND expires > now()`,
+    );
+    return rows.flatMap((row) => parseIdempotencyRecord(JSON.parse(row.record)) ?? []);
+  }
+
   async pruneIdempotencyKeys(now: number): Promise<number> {
     const rows = await this.run(
       "pruning expired idempotency keys",

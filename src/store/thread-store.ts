@@ -230,6 +230,11 @@ export interface ThreadStore {
   saveIdempotencyKey(record: IdempotencyRecord): Promise<void>;
   /** Forget key `key` (its request failed before it had a result to replay). */
   dropIdempotencyKey(key: string): Promise<void>;
+  /**
+   * The live keys whose request's answer is (to be) stored under `answerId` (their
+   * `work.answerId`): deleting that answer must not leave a key that replays it.
+   */
+  idempotencyKeysAnswering(answerId: string): Promise<IdempotencyRecord[]>;
   /** Remove the keys expired at `now` (ms); returns how many. */
   pruneIdempotencyKeys(now: number): Promise<number>;
   /**

@@ -52,6 +52,7 @@ const LAZY_ON_EXEC = [
   "src/tools/mcp.ts",
   "src/mcp/render.ts",
   "src/prompt/skill-front-matter.ts",
+  "src/prompt/skill-file.ts",
 ];
 
 /**

@@ -3,6 +3,7 @@
  * answer and runs nothing; another body is a 422; a retry while the first runs is a 409; a retry
  * after the first process was SIGKILLed takes the key over on another process of the same store
  * (leaving no stray thread); a keyed request whose client hung up runs on for its retry.
+ * A deleted response is not replayed by its key (issue 37): the retry is a 404 and runs nothing.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -187,5 +188,31 @@ describe("proxy Idempotency-Key", () => {
     expect(JSON.stringify(retry.body.output)).toContain("the answer");
     expect(retry.body.status).toBe("completed");
     expect(h.model.requests).toHaveLength(2);
+  });
+
+  it("a deleted response is not replayed by its key: the retry with the same key and body is a 404 and runs nothing; the key keeps no copy of the answer", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(turn(message("the SECRET-ANSWER-1 text")));
+    const body = { model: "m", input: "answer once" };
+    const first = await postKeyed(proxy.url, "/responses", body, "key-del");
+    expect(first.status).toBe(200);
+    const id = String(first.body.id);
+    const deleted = await fetch(`${proxy.url}/responses/${id}`, { method: "DELETE" });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ id, object: "response", deleted: true });
+
+    const retry = await postKeyed(proxy.url, "/responses", body, "key-del");
+    expect(retry.status).toBe(404);
+    expect(retry.body.error?.code).toBe("response_deleted");
+    expect(retry.body.error?.message).toContain(id);
+    expect(JSON.stringify(retry.body)).not.toContain("SECRET-ANSWER-1");
+    expect(h.model.requests).toHaveLength(1);
+    // The key stays bound to its first body.
+    const other = await postKeyed(proxy.url, "/responses", { ...body, input: "another" }, "key-del");
+    expect(other.status).toBe(422);
+    expect((await fetch(`${proxy.url}/responses/${id}`)).status).toBe(404);
+    const keysDir = join(h.home, "proxy", "idempotency-keys");
+    for (const name of await readdir(keysDir))
+      expect(await readFile(join(keysDir, name), "utf8")).not.toContain("SECRET-ANSWER-1");
   });
 });

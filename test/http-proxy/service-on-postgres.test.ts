@@ -6,7 +6,8 @@
  * gets 409 naming the answer. Stored responses through the openai SDK: retrieve and input items
  * from another process, delete, background polled to its end and cancelled; a background response
  * whose process was SIGKILLed mid-run ends as failed for a retrieve, a streamed GET and a cancel
- * on another process (its owner's lease went with it), instead of staying in_progress.
+ * on another process (its owner's lease went with it), instead of staying in_progress. A deleted
+ * response is not replayed by its key on any process (issue 37): the retry is a 404.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { writeFakeConfig } from "../support/cli.js";
@@ -397,5 +398,56 @@ describe.skipIf(skip)("stored responses through the openai SDK on PostgreSQL", (
     // Cancelled: it had already ended when its process stopped, so it stays failed (no 409).
     expect(await other.client().responses.cancel(cancelledId)).toMatchObject(failedWithReason);
     expect(await other.client().responses.retrieve(cancelledId)).toMatchObject(failedWithReason);
+  });
+});
+
+describe.skipIf(skip)("a deleted response and its Idempotency-Key on PostgreSQL", () => {
+  async function deleteOn(proxy: ProxyProcess, id: string): Promise<void> {
+    const response = await fetch(`${proxy.url}/responses/${id}`, { method: "DELETE" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ id, object: "response", deleted: true });
+  }
+
+  async function expectDeletedOn(proxies: ProxyProcess[], body: object, key: string, id: string) {
+    for (const proxy of proxies) {
+      const again = await post(proxy, body, key);
+      expect(again.status, JSON.stringify(again.body)).toBe(404);
+      expect(again.body.error?.code).toBe("response_deleted");
+      expect(again.body.error?.message).toContain(id);
+      expect((await fetch(`${proxy.url}/responses/${id}`)).status).toBe(404);
+    }
+  }
+
+  it("deleted on one process: the same key and body on either is a 404 that runs nothing; the key row keeps no copy", async () => {
+    const [one, two] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(message("SECRET-ANSWER-2 here")));
+    const body = { model: "m", input: "answer once" };
+    const first = await post(one, body, "del-1");
+    expect(first.status).toBe(200);
+    const id = String(first.body.id);
+    await deleteOn(two, id);
+    await expectDeletedOn([one, two], body, "del-1", id);
+    expect(model.requests).toHaveLength(1);
+    expect((await post(two, { ...body, input: "another" }, "del-1")).status).toBe(422);
+    expect(
+      psql("SELECT count(*) FROM tscodex_idempotency_keys WHERE record::text LIKE '%SECRET-ANSWER-2%'"),
+    ).toBe("0");
+  });
+
+  it("a key whose answer a retry took over from a dead process: deleting that answer tombstones the key too", async () => {
+    const [doomed, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+    model.enqueue(turn(message("SECRET-ANSWER-3 here")));
+    const body = { model: "m", input: "answer once more" };
+    const first = await post(doomed, body, "del-2");
+    expect(first.status).toBe(200);
+    await kill(doomed);
+    forgetAnswer("del-2");
+    const taken = await retry(other, body, "del-2");
+    expect(taken.replayed).toBe("true");
+    expect(taken.body).toEqual(first.body);
+    const id = String(first.body.id);
+    await deleteOn(other, id);
+    await expectDeletedOn([other], body, "del-2", id);
+    expect(model.requests).toHaveLength(1);
   });
 });

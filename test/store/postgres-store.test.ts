@@ -329,7 +329,7 @@ describe.skipIf(skip)("PostgreSQL thread store", () => {
     const sql = postgres(url, { max: 1, onnotice: () => {} });
     try {
       const rows = await sql<{ version: number }[]>`SELECT version FROM tscodex_migrations ORDER BY version`;
-      expect(rows.map((row) => row.version)).toEqual([1, 2]);
+      expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
     } finally {
       await sql.end();
     }

@@ -512,6 +512,34 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect((await store.claimIdempotencyKey({ ...record, fingerprint: "f5" }))?.fingerprint).toBe("f4");
     });
 
+    it("finds the live key whose request's answer is stored under an id (deleting that answer tombstones it)", async () => {
+      const now = Date.now();
+      const work = (answerId: string) => ({
+        threadId: threadId(6),
+        linesBefore: null,
+        answerId,
+        continues: null,
+      });
+      const record = { key: "key-ans", fingerprint: "f", result: null, created: now, expires: now + 60_000 };
+      expect(await store.idempotencyKeysAnswering("resp_a")).toEqual([]);
+      await store.saveIdempotencyKey({ ...record, work: work("resp_a") });
+      const answered = { ...record, work: work("resp_a"), result: { status: 200, body: { id: "resp_a" } } };
+      await store.saveIdempotencyKey(answered);
+      expect(await store.idempotencyKeysAnswering("resp_a")).toEqual([answered]);
+      expect(await store.idempotencyKeysAnswering("resp_b")).toEqual([]);
+      // A takeover that ran the request again answers under another id: the old one names no key.
+      await store.saveIdempotencyKey({ ...record, work: work("resp_b") });
+      expect(await store.idempotencyKeysAnswering("resp_a")).toEqual([]);
+      expect((await store.idempotencyKeysAnswering("resp_b")).map((found) => found.key)).toEqual(["key-ans"]);
+      await store.dropIdempotencyKey("key-ans");
+      expect(await store.idempotencyKeysAnswering("resp_b")).toEqual([]);
+      // An expired key is no longer found.
+      await store.saveIdempotencyKey({ ...record, key: "key-old", expires: now - 1, work: work("resp_c") });
+      expect(await store.idempotencyKeysAnswering("resp_c")).toEqual([]);
+      await store.pruneIdempotencyKeys(now);
+      expect(await store.idempotencyKeysAnswering("resp_c")).toEqual([]);
+    });
+
     it("stores response records under their exact id, and replaces one saved again", async () => {
       const id = threadId(83);
       await storeThread(store, metaOf(id), 2);

@@ -15,7 +15,9 @@
  * client going away (as an unkeyed one is): the retry waits for it (409, then the answer).
  * Only a 200 answer is kept: an error undoes what the turn wrote and frees the key, so a retry
  * runs again (if the store is down, the retry does the undoing). Streaming requests take no key
- * (a stream cannot be replayed): 400.
+ * (a stream cannot be replayed): 400. Deleting the response a key answered replaces the key's
+ * stored answer with a 404 (`response_deleted`): the key still ran its request once, so a retry
+ * neither gets the deleted answer back nor runs the request (its turn's effects stay) again.
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -95,7 +97,9 @@ export async function idempotent(
           await freeKey(options, { ...record, work: existing.work ?? null });
           return c.json(answer.body, answer.status as ContentfulStatusCode);
         }
-        await store.saveIdempotencyKey({ ...record, result: { status: 200, body: answer.body } });
+        // Its work kept: deleting the answer finds the key by it.
+        const answered = { ...record, work: existing.work ?? null };
+        await store.saveIdempotencyKey({ ...answered, result: { status: 200, body: answer.body } });
         return c.json(answer.body, 200);
       }
       await store.saveIdempotencyKey(record);
@@ -123,6 +127,23 @@ export async function idempotent(
   } finally {
     await lease.release().catch(() => {});
   }
+}
+
+/**
+ * Before response `responseId` is deleted: each key that answered with it (or will, if its dead
+ * request is taken over) gets a 404 to replay instead, with no copy of the deleted answer.
+ */
+export async function forgetKeyedAnswer(options: ProxyOptions, responseId: string): Promise<void> {
+  const { store } = options.turns.threads;
+  const deleted = new ApiError(
+    404,
+    `The response this Idempotency-Key answered ('${responseId}') was deleted. Send the request with a new Idempotency-Key to run it again.`,
+    "invalid_request_error",
+    null,
+    "response_deleted",
+  );
+  for (const record of await store.idempotencyKeysAnswering(responseId))
+    await store.saveIdempotencyKey({ ...record, result: { status: 404, body: deleted.body } });
 }
 
 /**

@@ -5,13 +5,14 @@
  * `failed` first: background.ts),
  * GET /v1/responses/{id}/input_items (the request's input, OpenAI's list shape and paging:
  * `order` desc by default, `after`, `limit` 1-100), DELETE /v1/responses/{id} (the id stops
- * naming anything; the thread stays). Any proxy process on the same store answers.
+ * naming anything; the thread stays; an Idempotency-Key that answered with it replays a 404). Any proxy process on the same store answers.
  */
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
 import type { ResponseRecord } from "../../store/index.js";
 import { type BackgroundTurns, settleOrphan } from "./background.js";
 import { ApiError } from "./errors.js";
+import { forgetKeyedAnswer } from "./idempotency.js";
 import type { ProxyOptions } from "./request.js";
 import { itemId } from "./responses-output.js";
 import type { ResponsesRequest } from "./schemas.js";
@@ -61,7 +62,11 @@ export async function getResponse(
 
 export async function deleteResponse(c: Context, options: ProxyOptions): Promise<Response> {
   const id = c.req.param("id") ?? "";
-  if (!(await options.turns.threads.store.deleteResponse(id))) throw notFound(id);
+  const { store } = options.turns.threads;
+  if (!(await store.readResponse(id))) throw notFound(id);
+  // Its key first: were the delete to stop half-way, no key would replay the deleted answer.
+  await forgetKeyedAnswer(options, id);
+  if (!(await store.deleteResponse(id))) throw notFound(id);
   return c.json({ id, object: "response", deleted: true });
 }
 
