@@ -1,7 +1,7 @@
 /**
  * fs/readFile, writeFile, createDirectory, getMetadata, readDirectory, remove, copy: the host
  * file system by absolute path, contents as base64 (Codex 0.169). Reads go anywhere the server
- * can read; every write passes the server's sandbox first (fs-write-policy.ts), so a read-only
+ * can read, regular files only and up to READ_FILE_LIMIT; every write passes the server's sandbox first (fs-write-policy.ts), so a read-only
  * server refuses them. I/O failures are -32603 with the system's message, misuse -32600.
  */
 import { constants } from "node:fs";
@@ -11,7 +11,6 @@ import {
   lstat,
   mkdir,
   readdir,
-  readFile,
   readlink,
   realpath,
   rm,
@@ -24,21 +23,22 @@ import {
 import { dirname, join, relative, sep } from "node:path";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
+import { readRegular } from "../fs-safe-io.js";
 import { checkWritable } from "../fs-write-policy.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
 
-/** A reply carries the whole file as base64 in memory: larger files are refused. */
+/**
+ * A reply carries the whole file as base64 in memory (about 4/3 of it, then the JSON line): larger
+ * files are refused whole, never answered in part.
+ */
 export const READ_FILE_LIMIT = 64 * 1024 * 1024;
 
 export async function fsReadFile(params: ParamsOf<"fs/readFile">): Promise<ResultOf<"fs/readFile">> {
-  const info = await io(stat(params.path));
-  if (info.isFile() && info.size > READ_FILE_LIMIT)
-    throw RpcError.invalidRequest(
-      `fs/readFile: ${params.path} is ${info.size} bytes; files over ${READ_FILE_LIMIT} bytes are not read whole`,
-    );
-  return { dataBase64: (await io(readFile(params.path))).toString("base64") };
+  return {
+    dataBase64: (await io(readRegular("fs/readFile", params.path, READ_FILE_LIMIT))).toString("base64"),
+  };
 }
 
 export async function fsWriteFile(
