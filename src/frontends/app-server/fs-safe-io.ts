@@ -1,13 +1,16 @@
 /**
- * File I/O for fs/* that never blocks on what is not a regular file: opens are non-blocking (a
- * FIFO never hangs the request), and reads stop at a bound.
+ * File I/O for fs/* that neither follows a link swapped in after the path was judged nor blocks
+ * on what is not a regular file: opens are non-blocking (a FIFO never hangs the request),
+ * writes open with O_NOFOLLOW and are re-judged on the file actually opened
+ * (/proc/self/fd) before a byte changes, and reads stop at a bound.
  */
 import { constants, type Stats } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, readlink, stat, unlink } from "node:fs/promises";
 import { RpcError } from "./protocol/jsonrpc.js";
 
-const { O_NONBLOCK, O_RDONLY } = constants;
-/** Bytes read at a time once the file's stated size is read. */
+const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = constants;
+const WRITE_FLAGS = O_WRONLY | O_NOFOLLOW | O_NONBLOCK;
+/** Bytes moved per read or write when copying. */
 const CHUNK = 1024 * 1024;
 
 /**
@@ -44,6 +47,89 @@ export async function readRegular(method: string, path: string, limit: number): 
     return Buffer.concat(chunks, total);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * `path` (a real path the caller judged) opened for writing, created if missing, not truncated
+ * yet. Refuses a link as the last component (ELOOP), anything but a regular file, and a file
+ * whose real path, read back from the open descriptor, `allows` refuses (a directory on the way
+ * swapped for a link after the check); an empty file it created there is removed again.
+ */
+export async function openForWrite(
+  method: string,
+  path: string,
+  allows: (realPath: string) => boolean,
+  refusal: (realPath: string) => RpcError,
+): Promise<FileHandle> {
+  // Opening a FIFO for writing would fail (no reader) or feed one: say what it is instead.
+  const before = await lstat(path).catch(() => null);
+  if (before && !before.isFile() && !before.isSymbolicLink())
+    throw notRegular(method, path, before, "written");
+  let created = true;
+  const handle = await open(path, WRITE_FLAGS | O_CREAT | O_EXCL, 0o666).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+      created = false;
+      return open(path, WRITE_FLAGS);
+    },
+  );
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular(method, path, info, "written");
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`);
+    if (!allows(opened)) {
+      if (created) await unlink(opened).catch(() => undefined);
+      throw refusal(opened);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Replaces the contents of `handle` (from openForWrite) with `bytes`, then closes it. */
+export async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  try {
+    await handle.truncate(0);
+    await handle.writeFile(bytes);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Copies the regular file at `source` (a link or anything else refused: the caller decided
+ * what a link means) into the file `openTarget` opens (openForWrite), with the source's
+ * permission bits; the target is opened only once the source is known to be a regular file.
+ */
+export async function copyRegular(
+  method: string,
+  source: string,
+  openTarget: () => Promise<FileHandle>,
+): Promise<void> {
+  const from = await open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  try {
+    const info = await from.stat();
+    if (!info.isFile()) throw notRegular(method, source, info, "copied");
+    const target = await openTarget();
+    try {
+      await target.truncate(0);
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      let position = 0;
+      for (;;) {
+        const { bytesRead } = await from.read(buffer, 0, CHUNK, null);
+        if (bytesRead === 0) break;
+        await target.write(buffer, 0, bytesRead, position);
+        position += bytesRead;
+      }
+      await target.chmod(info.mode & 0o777);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await from.close();
   }
 }
 
