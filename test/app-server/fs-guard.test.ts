@@ -2,8 +2,8 @@
  * The guards of the app-server's fs/* methods against a hostile workspace (issue 37), through the
  * real stdio server: writes and copies resolve every path component, a link as the last one
  * included, and land only inside the writable roots and outside their protected entries
- * (.git, .codex, .tscodex, .agents, the tscodex home); reads refuse what is not a regular file
- * and stop at a bound.
+ * (.git, .codex, .tscodex, .agents, the tscodex home); recursive removes and copies never delete
+ * or create such an entry; reads refuse what is not a regular file and stop at a bound.
  */
 import { execFileSync } from "node:child_process";
 import { access, mkdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
@@ -102,6 +102,58 @@ describe("app-server fs/*: links in the workspace", () => {
     });
     expect(skill.error?.code).toBe(-32600);
     expect(await exists(join(h.work, "pkg", ".agents", "skills", "SKILL.md"))).toBe(false);
+  });
+});
+
+describe("app-server fs/*: protected entries in trees", () => {
+  it("refuses a recursive remove of a directory holding a nested .git, deleting nothing", async () => {
+    const client = await h.stdio({ args: cwdOnly });
+    const project = join(h.work, "project");
+    await mkdir(join(project, "vendor", "lib", ".git"), { recursive: true });
+    await writeFile(join(project, "vendor", "lib", ".git", "config"), "[core]\n");
+    await writeFile(join(project, "a.txt"), "a");
+    const reply = await client.request("fs/remove", { path: project });
+    expect(reply.error?.code).toBe(-32600);
+    expect(reply.error?.message).toBe(
+      `fs/remove refused: ${project} holds ${join(project, "vendor", "lib", ".git")}, and .git, .codex, .tscodex and .agents entries in the workspace are never created, changed or removed by fs/*`,
+    );
+    expect(await readFile(join(project, "vendor", "lib", ".git", "config"), "utf8")).toBe("[core]\n");
+    expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a");
+
+    // A tree without protected entries is removed as before.
+    await mkdir(join(h.work, "plain", "deep"), { recursive: true });
+    await writeFile(join(h.work, "plain", "deep", "x.txt"), "x");
+    expect(await client.call("fs/remove", { path: join(h.work, "plain") })).toEqual({});
+    expect(await exists(join(h.work, "plain"))).toBe(false);
+  });
+
+  it("refuses a recursive copy of a repository into the workspace, creating nothing", async () => {
+    const outside = await outsideDir();
+    const client = await h.stdio({ args: cwdOnly });
+    const repo = join(outside, "repo");
+    await mkdir(join(repo, ".git", "hooks"), { recursive: true });
+    await writeFile(join(repo, ".git", "hooks", "post-checkout"), "#!/bin/sh\necho owned\n");
+    await writeFile(join(repo, "README"), "hi");
+    const clone = join(h.work, "clone");
+    const reply = await client.request("fs/copy", {
+      sourcePath: repo,
+      destinationPath: clone,
+      recursive: true,
+    });
+    expect(reply.error?.code).toBe(-32600);
+    expect(reply.error?.message).toBe(
+      `fs/copy refused: copying ${repo} would create ${join(clone, ".git")}, and .git, .codex, .tscodex and .agents entries in the workspace are never created, changed or removed by fs/*`,
+    );
+    expect(await exists(clone)).toBe(false);
+
+    // Without the .git, the copy goes through, links copied as links.
+    execFileSync("rm", ["-rf", join(repo, ".git")]);
+    await symlink("README", join(repo, "readme-link"));
+    expect(
+      await client.call("fs/copy", { sourcePath: repo, destinationPath: clone, recursive: true }),
+    ).toEqual({});
+    expect(await readFile(join(clone, "README"), "utf8")).toBe("hi");
+    expect(await readFile(join(clone, "readme-link"), "utf8")).toBe("hi");
   });
 });
 

@@ -4,27 +4,17 @@
  * can read, regular files only and up to READ_FILE_LIMIT; every write passes the server's
  * sandbox first (fs-write-policy.ts) on the real path it reaches (real-target.ts: a link as the
  * last component is followed), so a read-only server refuses them and a link in the workspace
- * cannot write outside it or into `.git`. I/O failures are -32603 with the system's message, misuse and
+ * cannot write outside it or into `.git`. Recursive removes and copies never delete or create a
+ * protected entry (fs-trees.ts). I/O failures are -32603 with the system's message, misuse and
  * refusals -32600.
  */
 import type { FileHandle } from "node:fs/promises";
-import {
-  cp,
-  lstat,
-  mkdir,
-  readdir,
-  readlink,
-  realpath,
-  rm,
-  rmdir,
-  stat,
-  symlink,
-  unlink,
-} from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, realpath, rmdir, stat, symlink, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
 import { copyRegular, openForWrite, readRegular, writeAll } from "../fs-safe-io.js";
+import { copyTree, counterpart, firstRefusedEntry, removeTree } from "../fs-trees.js";
 import { type WriteGuard, writeGuard } from "../fs-write-policy.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
@@ -113,7 +103,12 @@ export async function fsRemove(
   });
   if (!info) return {};
   if (!info.isDirectory()) await io(unlink(entry));
-  else await io(recursive ? rm(entry, { recursive: true }) : rmdir(entry));
+  else if (!recursive) await io(rmdir(entry));
+  else {
+    const refused = await io(firstRefusedEntry(entry, guard, (path) => path));
+    if (refused !== null) throw guard.treeRefusal(`${params.path} holds`, refused);
+    await io(removeTree(entry, guard));
+  }
   return {};
 }
 
@@ -137,17 +132,10 @@ export async function fsCopy(
       throw RpcError.invalidRequest("fs/copy requires recursive: true when sourcePath is a directory");
     if (await isSameOrInside(destinationPath, sourcePath))
       throw RpcError.invalidRequest("fs/copy cannot copy a directory to itself or one of its descendants");
-    // Links are copied as links (never followed out of the tree); sockets and FIFOs are skipped.
-    await io(
-      cp(sourcePath, target, {
-        recursive: true,
-        verbatimSymlinks: true,
-        filter: async (path) => {
-          const entry = await lstat(path);
-          return entry.isDirectory() || entry.isFile() || entry.isSymbolicLink();
-        },
-      }),
-    );
+    const toTarget = counterpart(sourcePath, target);
+    const refused = await io(firstRefusedEntry(sourcePath, guard, toTarget));
+    if (refused !== null) throw guard.treeRefusal(`copying ${sourcePath} would create`, toTarget(refused));
+    await io(copyTree("fs/copy", sourcePath, target, guard));
     return {};
   }
   if (!info.isFile())
