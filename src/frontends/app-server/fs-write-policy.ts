@@ -1,41 +1,86 @@
 /**
  * Whether the server's sandbox lets a client's `fs/*` request write a path: read-only refuses
  * every write; workspace-write allows the writable roots (the server's cwd, writable_roots,
- * /tmp, $TMPDIR) minus what stays read-only inside them (`.git`, `.codex`, the tscodex home),
- * compared as real paths so neither `..` nor a symlink reaches out; danger-full-access allows
- * all. The same rules as the agent's patches (policy/patch-paths.ts).
+ * /tmp, $TMPDIR) minus what stays read-only inside them (every `.git`, `.codex`, `.tscodex` and
+ * `.agents` entry below a root, at any depth, and the tscodex home); danger-full-access allows
+ * all. Paths are judged as real paths (real-target.ts resolves them), so neither `..` nor a
+ * symlink, the last component's included, reaches out.
  */
 
-import { approvalPaths } from "../../apply-patch/real-paths.js";
 import type { Config } from "../../config/load.js";
-import { pathsOutside, realWritableRoots } from "../../policy/patch-paths.js";
+import { realWritableRoots } from "../../policy/patch-paths.js";
+import { CONTROL_DIRS, isWithin } from "../../policy/sandbox/layout.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { serverSandboxPolicy } from "./server-sandbox.js";
 
 /**
- * Throws -32600 naming the rule when `method` may not write `paths` (absolute); `env`: the
- * server's environment (its $TMPDIR is a writable root).
+ * Entry names fs/* never creates, changes or removes inside a writable root: the sandbox's control
+ * directories, plus `.agents` (skills an agent would load; layout.ts gains it separately, kept
+ * here too so this guard does not depend on that change).
  */
-export async function checkWritable(
+export const PROTECTED_NAMES: readonly string[] = [...new Set([...CONTROL_DIRS, ".agents"])];
+
+const PROTECTED_LIST = `${PROTECTED_NAMES.slice(0, -1).join(", ")} and ${PROTECTED_NAMES.at(-1)}`;
+
+/** What one fs/* request may write, decided once per request from the server's sandbox. */
+export interface WriteGuard {
+  /** Whether `realPath` (absolute, every component resolved) may be created, changed or removed. */
+  allows(realPath: string): boolean;
+  /** -32600 for `requested`, which resolved to `realPath`, a path `allows` refused. */
+  refusal(requested: string, realPath: string): RpcError;
+  /** -32600 for a tree operation that would touch `entry`, a path `allows` refused. */
+  treeRefusal(what: string, entry: string): RpcError;
+}
+
+/**
+ * The guard for `method` under the server's sandbox; throws -32600 when the sandbox is read-only.
+ * `env`: the server's environment (its $TMPDIR is a writable root).
+ */
+export async function writeGuard(
   method: string,
-  paths: readonly string[],
   config: Config,
   env: NodeJS.ProcessEnv,
-): Promise<void> {
+): Promise<WriteGuard> {
   const policy = serverSandboxPolicy(null, process.cwd(), config, env);
-  if (policy.mode === "danger-full-access") return;
   if (policy.mode === "read-only")
     throw RpcError.invalidRequest(
       `${method} refused: the server's sandbox is read-only (sandbox_mode = "read-only"); start it with -c sandbox_mode="workspace-write" to write inside the workspace`,
     );
-  const [roots, protectedPaths, real] = await Promise.all([
+  const treeRefusal = (what: string, entry: string) =>
+    RpcError.invalidRequest(
+      `${method} refused: ${what} ${entry}, and ${PROTECTED_LIST} entries in the workspace are never created, changed or removed by fs/*`,
+    );
+  if (policy.mode === "danger-full-access")
+    return {
+      allows: () => true,
+      refusal: (requested) => RpcError.invalidRequest(`${method} refused: ${requested}`),
+      treeRefusal,
+    };
+  const [roots, protectedPaths] = await Promise.all([
     realWritableRoots(policy.writableRoots),
     realWritableRoots(policy.readOnlyPaths ?? []),
-    approvalPaths({ touchedPaths: [...paths] }),
   ]);
-  const outside = pathsOutside(real, roots, protectedPaths);
-  if (outside.length === 0) return;
-  throw RpcError.invalidRequest(
-    `${method} refused: ${outside.join(", ")} is outside the writable roots of the server's workspace-write sandbox (${roots.join(", ")}; .git, .codex and the tscodex home stay read-only)`,
-  );
+  return {
+    allows: (path) =>
+      !protectedPaths.some((protectedPath) => isWithin(path, protectedPath)) &&
+      roots.some((root) => isWritableUnder(path, root)),
+    refusal: (requested, realPath) => {
+      const shown = requested === realPath ? realPath : `${requested} (which leads to ${realPath})`;
+      return RpcError.invalidRequest(
+        `${method} refused: ${shown} is outside the writable roots of the server's workspace-write sandbox (${roots.join(", ")}; ${PROTECTED_LIST} entries and the tscodex home stay read-only)`,
+      );
+    },
+    treeRefusal,
+  };
+}
+
+/** Whether `name`, one path component, is an entry fs/* leaves alone inside a writable root. */
+export function isProtectedName(name: string): boolean {
+  return PROTECTED_NAMES.includes(name);
+}
+
+function isWritableUnder(path: string, root: string): boolean {
+  if (!isWithin(path, root)) return false;
+  const below = path.slice(root.length).split("/");
+  return !below.some(isProtectedName);
 }

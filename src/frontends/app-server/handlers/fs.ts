@@ -1,44 +1,36 @@
 /**
  * fs/readFile, writeFile, createDirectory, getMetadata, readDirectory, remove, copy: the host
  * file system by absolute path, contents as base64 (Codex 0.169). Reads go anywhere the server
- * can read; every write passes the server's sandbox first (fs-write-policy.ts), so a read-only
- * server refuses them. I/O failures are -32603 with the system's message, misuse -32600.
+ * can read, regular files only and up to READ_FILE_LIMIT; every write passes the server's
+ * sandbox first (fs-write-policy.ts) on the real path it reaches (real-target.ts: a link as the
+ * last component is followed), so a read-only server refuses them and a link in the workspace
+ * cannot write outside it or into `.git`. Recursive removes and copies never delete or create a
+ * protected entry (fs-trees.ts). I/O failures are -32603 with the system's message, misuse and
+ * refusals -32600.
  */
-import { constants } from "node:fs";
-import {
-  copyFile,
-  cp,
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rm,
-  rmdir,
-  stat,
-  symlink,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, realpath, rmdir, stat, symlink, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
-import { checkWritable } from "../fs-write-policy.js";
+import { copyRegular, openForWrite, readRegular, writeAll } from "../fs-safe-io.js";
+import { copyTree, counterpart, firstRefusedEntry, removeTree } from "../fs-trees.js";
+import { type WriteGuard, writeGuard } from "../fs-write-policy.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
+import { realEntry, realTarget } from "../real-target.js";
 import type { HandlerContext } from "./context.js";
 
-/** A reply carries the whole file as base64 in memory: larger files are refused. */
+/**
+ * A reply carries the whole file as base64 in memory (about 4/3 of it, then the JSON line): larger
+ * files are refused whole, never answered in part.
+ */
 export const READ_FILE_LIMIT = 64 * 1024 * 1024;
 
 export async function fsReadFile(params: ParamsOf<"fs/readFile">): Promise<ResultOf<"fs/readFile">> {
-  const info = await io(stat(params.path));
-  if (info.isFile() && info.size > READ_FILE_LIMIT)
-    throw RpcError.invalidRequest(
-      `fs/readFile: ${params.path} is ${info.size} bytes; files over ${READ_FILE_LIMIT} bytes are not read whole`,
-    );
-  return { dataBase64: (await io(readFile(params.path))).toString("base64") };
+  return {
+    dataBase64: (await io(readRegular("fs/readFile", params.path, READ_FILE_LIMIT))).toString("base64"),
+  };
 }
 
 export async function fsWriteFile(
@@ -46,8 +38,9 @@ export async function fsWriteFile(
   context: HandlerContext,
 ): Promise<ResultOf<"fs/writeFile">> {
   const bytes = decodeBase64(params.dataBase64, "dataBase64");
-  await checkWritable("fs/writeFile", [params.path], context.runtime.config, context.runtime.env);
-  await io(writeFile(params.path, bytes));
+  const guard = await guardFor("fs/writeFile", context);
+  const target = await allowedTarget(params.path, guard);
+  await io(writeAll(await io(openTarget("fs/writeFile", params.path, target, guard)), bytes));
   return {};
 }
 
@@ -55,8 +48,9 @@ export async function fsCreateDirectory(
   params: ParamsOf<"fs/createDirectory">,
   context: HandlerContext,
 ): Promise<ResultOf<"fs/createDirectory">> {
-  await checkWritable("fs/createDirectory", [params.path], context.runtime.config, context.runtime.env);
-  await io(mkdir(params.path, { recursive: params.recursive ?? true }));
+  const guard = await guardFor("fs/createDirectory", context);
+  const target = await allowedTarget(params.path, guard);
+  await io(mkdir(target, { recursive: params.recursive ?? true }));
   return {};
 }
 
@@ -97,16 +91,24 @@ export async function fsRemove(
   params: ParamsOf<"fs/remove">,
   context: HandlerContext,
 ): Promise<ResultOf<"fs/remove">> {
-  await checkWritable("fs/remove", [params.path], context.runtime.config, context.runtime.env);
+  const guard = await guardFor("fs/remove", context);
+  // Removing a link removes the link: only the directories on the way are resolved.
+  const entry = await io(realEntry(params.path));
+  if (!guard.allows(entry)) throw guard.refusal(params.path, entry);
   const recursive = params.recursive ?? true;
   const force = params.force ?? true;
-  const info = await lstat(params.path).catch((error: NodeJS.ErrnoException) => {
+  const info = await lstat(entry).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT" && force) return null;
     throw ioError(error);
   });
   if (!info) return {};
-  if (!info.isDirectory()) await io(unlink(params.path));
-  else await io(recursive ? rm(params.path, { recursive: true }) : rmdir(params.path));
+  if (!info.isDirectory()) await io(unlink(entry));
+  else if (!recursive) await io(rmdir(entry));
+  else {
+    const refused = await io(firstRefusedEntry(entry, guard, (path) => path));
+    if (refused !== null) throw guard.treeRefusal(`${params.path} holds`, refused);
+    await io(removeTree(entry, guard));
+  }
   return {};
 }
 
@@ -115,30 +117,52 @@ export async function fsCopy(
   context: HandlerContext,
 ): Promise<ResultOf<"fs/copy">> {
   const { sourcePath, destinationPath } = params;
-  await checkWritable("fs/copy", [destinationPath], context.runtime.config, context.runtime.env);
+  const guard = await guardFor("fs/copy", context);
   const info = await io(lstat(sourcePath));
+  if (info.isSymbolicLink()) {
+    // A link is copied as a link, made at the destination itself (symlink never follows it).
+    const entry = await io(realEntry(destinationPath));
+    if (!guard.allows(entry)) throw guard.refusal(destinationPath, entry);
+    await io(symlink(await io(readlink(sourcePath)), entry));
+    return {};
+  }
+  const target = await allowedTarget(destinationPath, guard);
   if (info.isDirectory()) {
     if (params.recursive !== true)
       throw RpcError.invalidRequest("fs/copy requires recursive: true when sourcePath is a directory");
     if (await isSameOrInside(destinationPath, sourcePath))
       throw RpcError.invalidRequest("fs/copy cannot copy a directory to itself or one of its descendants");
-    // Links are copied as links (never followed out of the tree); sockets and FIFOs are skipped.
-    await io(
-      cp(sourcePath, destinationPath, {
-        recursive: true,
-        verbatimSymlinks: true,
-        filter: async (path) => {
-          const entry = await lstat(path);
-          return entry.isDirectory() || entry.isFile() || entry.isSymbolicLink();
-        },
-      }),
-    );
+    const toTarget = counterpart(sourcePath, target);
+    const refused = await io(firstRefusedEntry(sourcePath, guard, toTarget));
+    if (refused !== null) throw guard.treeRefusal(`copying ${sourcePath} would create`, toTarget(refused));
+    await io(copyTree("fs/copy", sourcePath, target, guard));
     return {};
   }
-  if (info.isSymbolicLink()) await io(symlink(await io(readlink(sourcePath)), destinationPath));
-  else if (info.isFile()) await io(copyFile(sourcePath, destinationPath, constants.COPYFILE_FICLONE));
-  else throw RpcError.invalidRequest("fs/copy only supports regular files, directories, and symlinks");
+  if (!info.isFile())
+    throw RpcError.invalidRequest("fs/copy only supports regular files, directories, and symlinks");
+  await io(copyRegular("fs/copy", sourcePath, () => openTarget("fs/copy", destinationPath, target, guard)));
   return {};
+}
+
+function guardFor(method: string, context: HandlerContext): Promise<WriteGuard> {
+  return writeGuard(method, context.runtime.config, context.runtime.env);
+}
+
+/** The real path a write to `path` reaches (links followed), or -32600 when the guard refuses it. */
+async function allowedTarget(path: string, guard: WriteGuard): Promise<string> {
+  const target = await io(realTarget(path));
+  if (!guard.allows(target)) throw guard.refusal(path, target);
+  return target;
+}
+
+/** `target` (the real path of `requested`) opened for writing, judged again once open. */
+function openTarget(
+  method: string,
+  requested: string,
+  target: string,
+  guard: WriteGuard,
+): Promise<FileHandle> {
+  return openForWrite(method, target, guard.allows, (real) => guard.refusal(requested, real));
 }
 
 /** Whether `path` (which may not exist yet) is `dir` or inside it, comparing real paths. */
