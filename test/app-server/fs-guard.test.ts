@@ -115,7 +115,7 @@ describe("app-server fs/*: protected entries in trees", () => {
     const reply = await client.request("fs/remove", { path: project });
     expect(reply.error?.code).toBe(-32600);
     expect(reply.error?.message).toBe(
-      `fs/remove refused: ${project} holds ${join(project, "vendor", "lib", ".git")}, and .git, .codex, .tscodex and .agents entries in the workspace are never created, changed or removed by fs/*`,
+      `fs/remove refused: ${project} holds ${join(project, "vendor", "lib", ".git")}, and .git, .codex, .agents and .tscodex entries in the workspace are never created, changed or removed by fs/*`,
     );
     expect(await readFile(join(project, "vendor", "lib", ".git", "config"), "utf8")).toBe("[core]\n");
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a");
@@ -142,7 +142,7 @@ describe("app-server fs/*: protected entries in trees", () => {
     });
     expect(reply.error?.code).toBe(-32600);
     expect(reply.error?.message).toBe(
-      `fs/copy refused: copying ${repo} would create ${join(clone, ".git")}, and .git, .codex, .tscodex and .agents entries in the workspace are never created, changed or removed by fs/*`,
+      `fs/copy refused: copying ${repo} would create ${join(clone, ".git")}, and .git, .codex, .agents and .tscodex entries in the workspace are never created, changed or removed by fs/*`,
     );
     expect(await exists(clone)).toBe(false);
 

@@ -8,17 +8,16 @@
  */
 
 import type { Config } from "../../config/load.js";
-import { realWritableRoots } from "../../policy/patch-paths.js";
-import { CONTROL_DIRS, isWithin } from "../../policy/sandbox/layout.js";
+import { pathsOutside, realWritableRoots } from "../../policy/patch-paths.js";
+import { GUARDED_NAMES } from "../../policy/sandbox/layout.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import { serverSandboxPolicy } from "./server-sandbox.js";
 
 /**
- * Entry names fs/* never creates, changes or removes inside a writable root: the sandbox's control
- * directories, plus `.agents` (skills an agent would load; layout.ts gains it separately, kept
- * here too so this guard does not depend on that change).
+ * Entry names fs/* never creates, changes or removes inside a writable root, at any depth and
+ * in any case: the names no sandboxed command may create either (layout.ts).
  */
-export const PROTECTED_NAMES: readonly string[] = [...new Set([...CONTROL_DIRS, ".agents"])];
+export const PROTECTED_NAMES: readonly string[] = GUARDED_NAMES;
 
 const PROTECTED_LIST = `${PROTECTED_NAMES.slice(0, -1).join(", ")} and ${PROTECTED_NAMES.at(-1)}`;
 
@@ -61,9 +60,8 @@ export async function writeGuard(
     realWritableRoots(policy.readOnlyPaths ?? []),
   ]);
   return {
-    allows: (path) =>
-      !protectedPaths.some((protectedPath) => isWithin(path, protectedPath)) &&
-      roots.some((root) => isWritableUnder(path, root)),
+    // The same judgement as apply_patch's (patch-paths.ts), so the two never drift apart.
+    allows: (path) => pathsOutside([path], roots, protectedPaths).length === 0,
     refusal: (requested, realPath) => {
       const shown = requested === realPath ? realPath : `${requested} (which leads to ${realPath})`;
       return RpcError.invalidRequest(
@@ -76,11 +74,5 @@ export async function writeGuard(
 
 /** Whether `name`, one path component, is an entry fs/* leaves alone inside a writable root. */
 export function isProtectedName(name: string): boolean {
-  return PROTECTED_NAMES.includes(name);
-}
-
-function isWritableUnder(path: string, root: string): boolean {
-  if (!isWithin(path, root)) return false;
-  const below = path.slice(root.length).split("/");
-  return !below.some(isProtectedName);
+  return PROTECTED_NAMES.includes(name.toLowerCase());
 }
