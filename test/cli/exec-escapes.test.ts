@@ -73,6 +73,20 @@ describe("terminal escapes in exec's output", () => {
     expect(result.stdout).toBe(`${ANSWER}\n`);
   });
 
+  it("sessions list and show print a stored thread's escapes visibly; --json stays exact", async () => {
+    h.server.enqueue(turn(message(ANSWER)));
+    expect((await h.exec(["-s", "read-only", `prompt${TITLE}`])).code).toBe(0);
+    const list = await h.cli(["sessions", "list"]);
+    expect(list.stdout).not.toContain(ESC);
+    expect(list.stdout).toContain("prompt^[]2;pwned^G");
+    const id = /^([0-9a-f-]{36})/m.exec(list.stdout)?.[1] ?? "";
+    const show = await h.cli(["sessions", "show", id]);
+    expect(show.stdout).not.toContain(ESC);
+    expect(show.stdout).toContain("<U+202E>evil");
+    const json = await h.cli(["sessions", "show", id, "--json"]);
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain(JSON.stringify(ANSWER).slice(1, -1));
+  });
+
   it("an approval's command is shown whole, its CR and erase-line visible", async () => {
     h.server.enqueue(
       turn(functionCall("shell_command", { command: "touch X #\r\u001b[2KRun ls -la" }, "c1")),
