@@ -89,6 +89,8 @@ describe("visibleStrings", () => {
       none: null,
     });
     expect(event.command[2]).toBe("echo \u001b]2;x\u0007");
+    const chunk = new Uint8Array([0x1b, 0x5d]);
+    expect(visibleStrings({ chunk }).chunk).toBe(chunk);
   });
 });
 

@@ -68,7 +68,8 @@ export function visibleLine(text: string): string {
 
 /**
  * A copy of a JSON-like value (an event, a request) with every string in it, object keys too,
- * passed through `visibleText`: a renderer given the copy cannot print a raw control.
+ * passed through `visibleText`: a renderer given the copy cannot print a raw control. Arrays
+ * and plain objects are copied; anything else (bytes, class instances) is kept as it is.
  */
 export function visibleStrings<T>(value: T, options: VisibleOptions = {}): T {
   return mapStrings(value, (text) => visibleText(text, options)) as T;
@@ -78,6 +79,9 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   if (typeof value === "string") return map(value);
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
   if (value === null || typeof value !== "object") return value;
+  // Only plain objects are copied: bytes (an output chunk) and class instances stay as they are.
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) copy[map(key)] = mapStrings(item, map);
   return copy;
