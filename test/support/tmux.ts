@@ -22,6 +22,8 @@ export interface TmuxOptions {
   height?: number;
   /** The CLI's entry point (default the repository's bin/tscodex.js). */
   cli?: string;
+  /** Let the program set tmux's clipboard (paste buffers) with OSC 52 (`set-clipboard on`). */
+  clipboard?: boolean;
 }
 
 let nextSession = 1;
@@ -67,6 +69,7 @@ export class TmuxTerminal {
     // Keep the pane after the program exits, so its status can be read.
     await terminal.tmux("set-option", "-t", name, "remain-on-exit", "on");
     await terminal.tmux("set-option", "-s", "escape-time", "0");
+    if (options.clipboard) await terminal.tmux("set-option", "-s", "set-clipboard", "on");
     await terminal.tmux("respawn-pane", "-k", "-t", name, "sh", "-c", command);
     return terminal;
   }
@@ -126,6 +129,16 @@ export class TmuxTerminal {
     }
   }
 
+  /** The pane's title (what an OSC 0/2 sequence sets). */
+  async paneTitle(): Promise<string> {
+    return (await this.tmux("display-message", "-p", "-t", this.name, "#{pane_title}")).trim();
+  }
+
+  /** The paste buffers' contents, one line each (what an OSC 52 sequence writes); "" when none. */
+  async pasteBuffers(): Promise<string> {
+    return (await this.tmux("list-buffers", "-F", "#{buffer_sample}")).trim();
+  }
+
   async resize(width: number, height: number): Promise<void> {
     await this.tmux("resize-window", "-t", this.name, "-x", String(width), "-y", String(height));
   }
@@ -142,7 +155,12 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export type TerminalOptions = { env?: Record<string, string>; width?: number; height?: number };
+export type TerminalOptions = {
+  env?: Record<string, string>;
+  width?: number;
+  height?: number;
+  clipboard?: boolean;
+};
 
 /**
  * For a test file: `open(args)` starts the UI in the harness's home and work dir (FAKE_KEY set),
@@ -163,6 +181,7 @@ export function useTmuxTerminal(harness: { home: string; work: string }) {
       env: { FAKE_KEY: "sk-test", ...extra.env },
       ...(extra.width ? { width: extra.width } : {}),
       ...(extra.height ? { height: extra.height } : {}),
+      ...(extra.clipboard ? { clipboard: true } : {}),
     });
     return current;
   };

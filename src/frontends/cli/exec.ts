@@ -19,6 +19,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { visibleText } from "../common/terminal-text.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -265,11 +266,13 @@ export async function runExec(
     if (lastMessagePath) await writeFile(lastMessagePath, result.finalResponse ?? "");
     if (!json && result.finalResponse) {
       const text = task ? task.render(result.finalResponse) : result.finalResponse;
-      process.stdout.write(`${text}\n`);
+      // On a terminal the answer is read, not kept: its controls are shown (terminal-text.ts).
+      // Redirected (`> answer.txt`, a pipe) it is the model's text exactly.
+      process.stdout.write(`${process.stdout.isTTY ? visibleText(text, { tabs: "keep" }) : text}\n`);
     }
     // SDK errors quote stderr: the failure goes there too, whatever the output mode.
     if (result.status === "failed" && json)
-      process.stderr.write(`tscodex: ${result.error ?? "turn failed"}\n`);
+      process.stderr.write(`tscodex: ${visibleText(result.error ?? "turn failed")}\n`);
     if (stoppedBy === "SIGTERM") return 143;
     // Every write so far reached the reader, or stdout is closed (its error may not have been
     // delivered yet: the callback of an empty write comes after the writes before it).

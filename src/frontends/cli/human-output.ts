@@ -2,6 +2,11 @@
  * Human output of `tscodex exec`, on stderr: a header, then reasoning, commands with
  * abridged output, patches, plans and messages as they happen, and the token count.
  * The final message itself goes to stdout (exec.ts) so `> answer.txt` works.
+ *
+ * Everything shown comes from outside (the model, commands, files, MCP servers) and is read on
+ * a terminal, now or later with `cat`: each event is copied with its control characters made
+ * visible (terminal-text.ts) before anything is styled, and each line written is guarded, so
+ * only this renderer's own colours reach the terminal.
  */
 
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
@@ -10,12 +15,15 @@ import type { ItemEvent } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
 import { agentLabel, describeStatus } from "../common/agent-labels.js";
+import { guardOutput, type VisibleOptions, visibleStrings } from "../common/terminal-text.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 import { StatusLine } from "./status-line.js";
 
 const MAX_OUTPUT_LINES = 20;
 /** Characters of command output shown when its lines are few but long. */
 const MAX_OUTPUT_CHARS = 8192;
+/** A tab only moves the cursor right: kept, so tab-separated output copies as it was. */
+const VISIBLE: VisibleOptions = { tabs: "keep" };
 
 export class HumanRenderer implements ExecRenderer {
   private readonly paint: Painter;
@@ -35,7 +43,8 @@ export class HumanRenderer implements ExecRenderer {
     this.status = options.statusLine ? new StatusLine(out) : null;
   }
 
-  start(info: RunInfo): void {
+  start(raw: RunInfo): void {
+    const info = visibleStrings(raw, VISIBLE);
     const { bold, dim } = this.paint;
     const rows = [
       ["workdir", info.cwd],
@@ -52,7 +61,8 @@ export class HumanRenderer implements ExecRenderer {
     this.section("user", info.prompt);
   }
 
-  event(event: Event): void {
+  event(raw: Event): void {
+    const event = visibleStrings(raw, VISIBLE);
     this.render(event);
     this.updateStatus(event);
   }
@@ -206,7 +216,8 @@ export class HumanRenderer implements ExecRenderer {
   }
 
   /** An approval question and the answer exec gave it (nobody can be asked here). */
-  approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
+  approval(raw: ApprovalRequestEvent, decision: ReviewDecision): void {
+    const request = visibleStrings(raw, VISIBLE);
     const { bold, dim, yellow } = this.paint;
     const mcp = request.type === "exec_approval_request" ? request.mcp_tool_call : undefined;
     const what = mcp
@@ -252,7 +263,7 @@ export class HumanRenderer implements ExecRenderer {
 
   private line(text: string): void {
     this.status?.clear();
-    this.out.write(`${text}\n`);
+    this.out.write(`${guardOutput(text, { newlines: "keep" })}\n`);
     this.status?.restore();
   }
 }

@@ -16,6 +16,7 @@ import {
   type ThreadSummary,
 } from "../../store/index.js";
 import { redactUrl } from "../../util/redact-url.js";
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 
 export type SessionsAction = "list" | "show" | "delete" | "fork";
 
@@ -130,16 +131,21 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Newest first; a sub-agent right under its parent (when listed), marked with its parent. */
+/**
+ * Newest first; a sub-agent right under its parent (when listed), marked with its parent. Cells
+ * (a prompt, a cwd) show their control characters (terminal-text.ts), measured as shown.
+ */
 function listTable(threads: ThreadSummary[], now: number): string {
-  const rows = withChildrenUnderParents(threads).map(({ thread, depth }) => [
-    depth > 0 ? `${"  ".repeat(depth - 1)}↳ ${thread.id}` : thread.id,
-    age(thread.updated, now),
-    String(thread.turns),
-    String(thread.usage.total_tokens),
-    thread.cwd,
-    oneLine(thread.firstPrompt ?? "", 60),
-  ]);
+  const rows = withChildrenUnderParents(threads).map(({ thread, depth }) =>
+    [
+      depth > 0 ? `${"  ".repeat(depth - 1)}↳ ${thread.id}` : thread.id,
+      age(thread.updated, now),
+      String(thread.turns),
+      String(thread.usage.total_tokens),
+      thread.cwd,
+      oneLine(thread.firstPrompt ?? "", 60),
+    ].map(visibleLine),
+  );
   const header = ["ID", "AGE", "TURNS", "TOKENS", "CWD", "FIRST PROMPT"];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]?.length ?? 0)));
   const format = (row: string[]) =>
@@ -180,6 +186,7 @@ function showJson(stored: StoredThread) {
   };
 }
 
+/** The thread for a reader: what the model and commands wrote shows its control characters. */
 function showText(stored: StoredThread): string {
   const { meta } = stored;
   const lines = [
@@ -197,7 +204,7 @@ function showText(stored: StoredThread): string {
     const line = describeItem(item);
     if (line) lines.push(line);
   }
-  return lines.join("\n");
+  return visibleText(lines.join("\n"));
 }
 
 function describeItem(item: ResponseItem): string | null {

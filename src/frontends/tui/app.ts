@@ -7,6 +7,7 @@
  * Ctrl+D quits, `@` completes file paths (file-mentions.ts); /model, /approvals and /resume
  * open a picker (picker.ts) in place of the composer.
  */
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
 import { MentionMenu } from "./file-mentions.js";
@@ -529,24 +530,37 @@ export class TuiApp {
       );
   }
 
+  /**
+   * The approval question shows exactly what will run: the whole command, every control
+   * character in it visible, a script of several lines on as many rows, wrapped, never cut.
+   */
   private approvalRows(width: number): string[] {
     const approval = this.approval;
     if (!approval) return [];
     const s = this.style;
     const params = approval.params;
-    const rows = [s.bold(s.yellow("Approval needed"))];
+    const lines = [s.bold(s.yellow("Approval needed"))];
     if (approval.method.includes("fileChange"))
-      rows.push(
-        `Apply the proposed patch${params.grantRoot ? ` (write access to ${String(params.grantRoot)})` : ""}?`,
+      lines.push(
+        `Apply the proposed patch${params.grantRoot ? ` (write access to ${visibleLine(String(params.grantRoot))})` : ""}?`,
       );
-    else
-      rows.push(
-        `Run ${s.cyan(unwrapShell(String(params.command ?? "?")))}${params.cwd ? s.dim(` in ${String(params.cwd)}`) : ""}?`,
-      );
-    if (params.reason) rows.push(s.dim(`Reason: ${String(params.reason)}`));
-    rows.push(
+    else {
+      const script = visibleText(unwrapShell(String(params.command ?? "?"))).split("\n");
+      const where = params.cwd ? s.dim(` in ${visibleLine(String(params.cwd))}`) : "";
+      script.forEach((line, i) => {
+        const last = i === script.length - 1;
+        lines.push(`${i === 0 ? "Run " : "    "}${s.cyan(line)}${last ? `${where}?` : ""}`);
+      });
+    }
+    if (params.reason)
+      visibleText(String(params.reason))
+        .split("\n")
+        .forEach((line, i) => {
+          lines.push(s.dim(`${i === 0 ? "Reason: " : "        "}${line}`));
+        });
+    lines.push(
       `${s.bold("y")} yes once   ${s.bold("a")} yes for this session   ${s.bold("n")}/${s.bold("Esc")} no`,
     );
-    return rows.map((row) => (row.length > width * 3 ? row.slice(0, width * 3) : row));
+    return lines.flatMap((line) => wrapLine(line, width));
   }
 }

@@ -4,6 +4,7 @@
  * answers; numbers, booleans and enum choices are checked and converted, a required field is
  * asked again until given); URL mode shows the address and Enter reports it done. Esc declines.
  */
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import type { Prompt } from "./questions.js";
 import { type Style, wrapLine } from "./style.js";
 
@@ -129,22 +130,26 @@ export class ElicitationPrompt implements Prompt {
   }
 
   rows(style: Style, width: number): string[] {
+    // The MCP server wrote all of it: shown visibly (a URL's escapes too, so it reads as sent).
     const { serverName, message, url } = this.request;
-    const lines = [style.bold(style.yellow(`${serverName} asks`)), message];
+    const lines = [
+      style.bold(style.yellow(`${visibleLine(serverName)} asks`)),
+      ...visibleText(message).split("\n"),
+    ];
     const field = this.fields[this.index];
     if (this.request.mode === "url") {
-      lines.push(`Open ${style.cyan(url ?? "?")}`);
+      lines.push(`Open ${style.cyan(visibleLine(url ?? "?"))}`);
       lines.push(style.dim("Enter when done · Esc declines"));
     } else if (field) {
       const kind = field.choices ? "choice" : field.type;
       const position = `${this.index + 1}/${this.fields.length}`;
       lines.push(
-        `${style.bold(field.title)} ${style.dim(`(${kind}${field.required ? ", required" : ""}, ${position})`)}${field.description ? ` ${field.description}` : ""}`,
+        `${style.bold(visibleLine(field.title))} ${style.dim(`(${kind}${field.required ? ", required" : ""}, ${position})`)}${field.description ? ` ${visibleLine(field.description)}` : ""}`,
       );
       field.choices?.forEach((choice, i) => {
-        lines.push(`  ${style.bold(String(i + 1))}. ${choice}`);
+        lines.push(`  ${style.bold(String(i + 1))}. ${visibleLine(choice)}`);
       });
-      if (this.problem) lines.push(style.red(this.problem));
+      if (this.problem) lines.push(style.red(visibleLine(this.problem)));
       lines.push(style.dim("type the value and press Enter · Esc declines"));
     } else lines.push(style.dim("Enter accepts · Esc declines"));
     return lines.flatMap((line) => wrapLine(line, width));

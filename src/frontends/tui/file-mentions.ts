@@ -5,6 +5,7 @@
  * directory's. Up/Down pick, Tab/Enter put the path in place of `@word`, Esc closes the menu for
  * that word.
  */
+import { visibleLine } from "../common/terminal-text.js";
 import type { Composer } from "./composer.js";
 import { type Style, wrapLine } from "./style.js";
 
@@ -99,7 +100,9 @@ export class MentionMenu {
   }
 
   rows(style: Style, width: number): string[] {
-    return this.matches.map((path, i) => {
+    return this.matches.map((match, i) => {
+      // A file name may hold any character but / and NUL: shown visibly.
+      const path = visibleLine(match);
       const row = i === this.selected ? style.bold(style.cyan(`› ${path}`)) : `  ${style.dim(path)}`;
       return wrapLine(row, width)[0] ?? "";
     });

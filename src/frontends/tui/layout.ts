@@ -3,6 +3,7 @@
  * token re-lays out only the block it lands in), then a pending question, the composer and the
  * status line at the bottom.
  */
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { renderBlock } from "./render-blocks.js";
 import { type Style, wrapLine } from "./style.js";
 import type { Block } from "./transcript.js";
@@ -41,17 +42,19 @@ export function composerRows(
   hint: string,
 ): string[] {
   const rows = [style.dim("─".repeat(Math.max(1, width)))];
-  const cursorChar = (char: string | undefined) => (style.enabled ? style.inverse(char ?? " ") : "▏");
+  const cursorChar = (char: string | undefined) =>
+    style.enabled ? style.inverse(char === undefined ? " " : visibleLine(char)) : "▏";
   if (text === "") {
     rows.push(`${style.bold(style.cyan("›"))} ${cursorChar(undefined)}${style.dim(hint)}`);
     return rows;
   }
+  // Pasted text can hold anything (escapes copied from a web page): shown visibly.
   const withCursor =
-    text.slice(0, cursor) +
+    visibleText(text.slice(0, cursor)) +
     (text[cursor] === "\n" || cursor === text.length
       ? `${cursorChar(undefined)}${text[cursor] === "\n" ? "\n" : ""}`
       : cursorChar(text[cursor])) +
-    text.slice(cursor + 1);
+    visibleText(text.slice(cursor + 1));
   withCursor.split("\n").forEach((line, i) => {
     for (const row of wrapLine(`${i === 0 ? style.bold(style.cyan("›")) : " "} ${line}`, width))
       rows.push(row);

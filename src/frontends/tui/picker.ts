@@ -3,6 +3,7 @@
  * (wrapping) and Home/End move, Enter picks, Esc cancels; typed letters narrow the list to the
  * entries containing them (Backspace widens it again). Long lists scroll with the selection.
  */
+import { visibleLine } from "../common/terminal-text.js";
 import type { Key } from "./keys.js";
 import { type Style, wrapLine } from "./style.js";
 
@@ -81,20 +82,21 @@ export class Picker {
 
   rows(style: Style, width: number): string[] {
     const shown = this.shown;
-    const rows = [style.dim("─".repeat(Math.max(1, width))), style.bold(this.title)];
-    if (this.filter !== "") rows.push(style.dim(`filter: ${this.filter}`));
+    const rows = [style.dim("─".repeat(Math.max(1, width))), style.bold(visibleLine(this.title))];
+    if (this.filter !== "") rows.push(style.dim(`filter: ${visibleLine(this.filter)}`));
     if (shown.length === 0) rows.push(style.dim("  (nothing matches)"));
     const first = Math.min(
       Math.max(0, this.selected - Math.floor(VISIBLE_ROWS / 2)),
       Math.max(0, shown.length - VISIBLE_ROWS),
     );
-    const labelOf = (item: PickerItem) => `${item.label}${item.current ? " (current)" : ""}`;
+    // Labels and details come from the server (thread previews, cwds, model names): shown visibly.
+    const labelOf = (item: PickerItem) => `${visibleLine(item.label)}${item.current ? " (current)" : ""}`;
     // Details in one column (labels past MAX_LABEL push theirs along).
     const column = Math.min(MAX_LABEL, Math.max(0, ...shown.map((item) => labelOf(item).length)));
     shown.slice(first, first + VISIBLE_ROWS).forEach((item, i) => {
       const picked = first + i === this.selected;
       const label = item.detail ? labelOf(item).padEnd(column) : labelOf(item);
-      const detail = item.detail ? `  ${style.dim(item.detail)}` : "";
+      const detail = item.detail ? `  ${style.dim(visibleLine(item.detail))}` : "";
       const row = picked ? `${style.bold(style.cyan(`› ${label}`))}${detail}` : `  ${label}${detail}`;
       rows.push(wrapLine(row, width)[0] ?? "");
     });

@@ -3,6 +3,7 @@
  * UI: each question in turn above the composer; the composer's text (or an option's number)
  * answers it; Esc declines them all (the server tells the model the user declined).
  */
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { type Style, wrapLine } from "./style.js";
 
 export interface Question {
@@ -52,14 +53,16 @@ export class QuestionPrompt implements Prompt {
   rows(style: Style, width: number): string[] {
     const question = this.questions[this.index];
     if (!question) return [];
+    // The model wrote the question and its options: shown visibly, answered with the exact label.
     const lines = [
-      style.bold(style.yellow(`${question.header} (${this.index + 1}/${this.questions.length})`)),
-      question.question,
+      style.bold(
+        style.yellow(`${visibleLine(question.header)} (${this.index + 1}/${this.questions.length})`),
+      ),
+      ...visibleText(question.question).split("\n"),
     ];
     question.options?.forEach((option, i) => {
-      lines.push(
-        `  ${style.bold(String(i + 1))}. ${option.label}${option.description ? style.dim(` — ${option.description}`) : ""}`,
-      );
+      const description = option.description ? style.dim(` — ${visibleLine(option.description)}`) : "";
+      lines.push(`  ${style.bold(String(i + 1))}. ${visibleLine(option.label)}${description}`);
     });
     lines.push(style.dim("type an answer (or an option's number) and press Enter · Esc declines"));
     return lines.flatMap((line) => wrapLine(line, width));

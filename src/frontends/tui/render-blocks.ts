@@ -2,8 +2,11 @@
  * Screen blocks → styled lines of at most `width` columns. Agent text gets a small Markdown
  * pass (headings, **bold**, `code`, fenced code blocks syntax-highlighted (highlight.ts)); commands show
  * status, exit code and a folded tail of their output; file changes are coloured diffs; plans
- * are checklists. Pure: the layout caches its result per block version.
+ * are checklists. Every string of a block comes from outside (the model, commands, files, the
+ * server) and is made visible (terminal-text.ts) before it is styled, so none of its control
+ * characters reaches the terminal. Pure: the layout caches its result per block version.
  */
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { diffColour, highlighter, type LineHighlighter } from "./highlight.js";
 import type { Style } from "./style.js";
 import { wrapLine } from "./style.js";
@@ -14,11 +17,48 @@ export const OUTPUT_TAIL_LINES = 5;
 const DIFF_MAX_LINES = 400;
 
 export function renderBlock(block: Block, width: number, style: Style): string[] {
-  const lines = blockLines(block, style);
+  const lines = blockLines(visibleBlock(block), style);
   const rows: string[] = [];
   for (const line of lines) for (const row of wrapLine(line, width)) rows.push(row);
   rows.push("");
   return rows;
+}
+
+/** The block with each text shown visibly: multi-line texts keep their newlines, one-line ones not. */
+export function visibleBlock(block: Block): Block {
+  switch (block.kind) {
+    case "user":
+    case "agent":
+    case "reasoning":
+    case "notice":
+      return { ...block, text: visibleText(block.text) };
+    case "command":
+      return { ...block, command: visibleText(block.command), output: visibleText(block.output) };
+    case "fileChange":
+      return {
+        ...block,
+        changes: block.changes.map((change) => ({
+          path: visibleLine(change.path),
+          kind: visibleLine(change.kind),
+          diff: visibleText(change.diff),
+        })),
+      };
+    case "plan":
+      return {
+        ...block,
+        explanation: block.explanation === null ? null : visibleLine(block.explanation),
+        steps: block.steps.map(({ step, status }) => ({ step: visibleLine(step), status })),
+      };
+    case "tool":
+      return { ...block, title: visibleLine(block.title) };
+    default:
+      return unknownBlock(block);
+  }
+}
+
+/** A block kind added without a case above fails to compile here rather than print raw text. */
+function unknownBlock(block: never): never {
+  throw new Error(`no visible form for block ${JSON.stringify(block)}`);
 }
 
 function blockLines(block: Block, s: Style): string[] {
@@ -70,9 +110,12 @@ function commandLines(block: Extract<Block, { kind: "command" }>, s: Style): str
             ? s.green(`exit ${block.exitCode}`)
             : s.red(`exit ${block.exitCode ?? "?"}`);
   const verb = block.status === "inProgress" ? "Running" : "Ran";
-  const lines = [
-    `${s.bold("•")} ${s.bold(verb)} ${s.cyan(unwrapShell(block.command))} ${s.dim("·")} ${status}`,
-  ];
+  // A script of several lines: each on its own row, the status after the last.
+  const script = unwrapShell(block.command).split("\n");
+  const lines = script.map((line, i) => {
+    const head = i === 0 ? `${s.bold("•")} ${s.bold(verb)} ` : "    ";
+    return `${head}${s.cyan(line)}${i === script.length - 1 ? ` ${s.dim("·")} ${status}` : ""}`;
+  });
   const output = block.output.replace(/\n$/, "");
   if (output === "") return lines;
   const all = output.split("\n");

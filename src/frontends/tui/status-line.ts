@@ -2,6 +2,7 @@
  * The status line under the composer: model (and the reasoning effort asked for), sandbox, approval policy, the context window left
  * (from the server's `thread/tokenUsage/updated`) and the running turn's elapsed time.
  */
+import { visibleLine } from "../common/terminal-text.js";
 import { type Style, wrapLine } from "./style.js";
 
 /**
@@ -38,7 +39,10 @@ export interface StatusView {
 export function statusRow(view: StatusView, style: Style, width: number): string {
   const t = view.thread;
   const model = t?.effort ? `${t.model} ${t.effort}` : t?.model;
-  const parts = t ? [model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`] : ["connecting"];
+  // The model name and the settings come from the server: shown visibly, on this one row.
+  const parts = t
+    ? [model, `sandbox ${t.sandbox}`, `approval ${t.approvalPolicy}`].map((part) => visibleLine(part ?? ""))
+    : ["connecting"];
   const left = contextLeftPercent(view.usage);
   if (left !== null) parts.push(`${left}% context left`);
   if (view.turnStartedAt !== null) {
