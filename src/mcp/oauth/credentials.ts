@@ -10,7 +10,7 @@
  * `mcp-oauth-locks/`, taken over when its holder is gone or hung.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { withLockFile } from "./lock-file.js";
 
@@ -49,8 +49,10 @@ async function readAll(home: string): Promise<Record<string, StoredCredentials>>
   let text: string;
   try {
     text = await readFile(join(home, FILE), "utf8");
-  } catch {
-    return {};
+  } catch (error) {
+    // Only a missing file is empty: an unreadable one must not be rewritten with one entry.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw error;
   }
   try {
     const parsed: unknown = JSON.parse(text);
@@ -64,9 +66,15 @@ async function writeAll(home: string, all: Record<string, StoredCredentials>): P
   await mkdir(home, { recursive: true });
   const path = join(home, FILE);
   const temp = `${path}.${randomUUID()}.tmp`;
-  await writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temp, 0o600);
-  await rename(temp, path);
+  try {
+    await writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
+    await chmod(temp, 0o600);
+    await rename(temp, path);
+  } catch (error) {
+    // No copy of the tokens left behind.
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
 /** The stored tokens of server `name` at `url`, if any. */
