@@ -48,7 +48,7 @@ async function acquire(path: string, text: string, options: LockOptions): Promis
   const deadline = Date.now() + options.waitMs;
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
     if (await tryCreate(path, text)) return;
-    const seen = await readFile(path, "utf8").catch(() => null);
+    const seen = await readHolder(path);
     if (seen === null) continue; // Released in between: try again at once.
     if (await isStale(path, seen, options.staleMs)) {
       await breakStale(path, seen);
@@ -64,6 +64,16 @@ async function acquire(path: string, text: string, options: LockOptions): Promis
     }
     // Jitter, so waiters released together do not collide again in step.
     await sleep(delay + Math.floor(Math.random() * delay));
+  }
+}
+
+/** The lock's content; null when it is gone. */
+async function readHolder(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
   }
 }
 
