@@ -61,7 +61,7 @@ export async function currentAccessToken(home: string, name: string, url: string
       });
       return refreshed.access_token;
     } catch (error) {
-      throw new Error(loginRequiredMessage(name, `refreshing its token failed: ${describe(error)}`), {
+      throw new Error(loginRequiredMessage(name, `refreshing its token failed: ${oauthFailure(error)}`), {
         cause: error,
       });
     }
@@ -69,7 +69,7 @@ export async function currentAccessToken(home: string, name: string, url: string
 }
 
 /** The SDK's OAuth errors may have an empty message; their code (e.g. invalid_grant) says more. */
-function describe(error: unknown): string {
+function oauthFailure(error: unknown): string {
   const message = errorMessage(error);
   const code = (error as { errorCode?: unknown } | null)?.errorCode;
   if (typeof code === "string" && !message.includes(code)) return message ? `${code}: ${message}` : code;
