@@ -5,19 +5,33 @@
  * client registration (redirect URI on a loopback listener, 127.0.0.1, a random port and path)
  * → the authorization URL with PKCE S256, printed (and `$BROWSER URL` run when set) → the
  * callback (or, with `--no-browser`, the callback URL pasted on stdin) → state checked → token
- * exchange → tokens saved (credentials.ts). Bounded: the wait for the callback ends after
- * LOGIN_TIMEOUT_MS. Built on the SDK's OAuth helpers, loaded only here.
+ * exchange with this process's PKCE verifier → tokens saved (credentials.ts). A callback with
+ * another state, or whose code is refused, is logged and ignored: the login waits on for the
+ * right one (any local process can reach the listener, and the URL with its state shows in
+ * $BROWSER's arguments). Bounded: the wait ends after LOGIN_TIMEOUT_MS. Built on the SDK's OAuth
+ * helpers, loaded only here.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { errorMessage } from "../../util/errors.js";
 import { saveCredentials } from "./credentials.js";
 
 /** How long the login waits for the browser (or the pasted URL). */
 export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 
 export const CALLBACK_PAGE = "Authentication complete. You may close this window.";
+
+/** The answer to a callback whose `state` is not this login's (another process's, or forged). */
+export const STATE_MISMATCH_PAGE =
+  "The state of this callback does not match the login in progress; it was ignored. " +
+  "Finish the login from the URL tscodex printed.";
+const STATE_MISMATCH_LOG =
+  "ignored a login callback whose state did not match; still waiting for the browser";
+
+/** The token request of the code exchange ends after this long. */
+const EXCHANGE_TIMEOUT_MS = 30_000;
 
 export interface LoginOptions {
   name: string;
@@ -35,6 +49,8 @@ export interface LoginOptions {
   timeoutMs?: number | undefined;
   /** Called with the authorization URL once it is known (the app-server answers with it). */
   onAuthorizationUrl?: ((url: string) => void) | undefined;
+  /** Where ignored callbacks are reported, one line each (default: stderr). Never with tokens. */
+  warn?: ((line: string) => void) | undefined;
 }
 
 export async function loginToMcpServer(options: LoginOptions): Promise<void> {
@@ -57,7 +73,11 @@ export async function loginToMcpServer(options: LoginOptions): Promise<void> {
   const scopes = options.scopes ?? info.resourceMetadata?.scopes_supported ?? metadata.scopes_supported ?? [];
   const scope = scopes.length > 0 ? scopes.join(" ") : undefined;
 
-  const callback = await listenForCallback();
+  const state = randomBytes(16).toString("base64url");
+  const warn = options.warn ?? ((line: string) => process.stderr.write(`tscodex: ${line}\n`));
+  const inbox = new Inbox<Returned>();
+  const callback = await listenForCallback(state, inbox, warn);
+  let stopPasting = () => {};
   try {
     const client = await auth.registerClient(issuer, {
       metadata,
@@ -70,7 +90,6 @@ export async function loginToMcpServer(options: LoginOptions): Promise<void> {
         ...(scope ? { scope } : {}),
       },
     });
-    const state = randomBytes(16).toString("base64url");
     const { authorizationUrl, codeVerifier } = await auth.startAuthorization(issuer, {
       metadata,
       clientInformation: client,
@@ -85,20 +104,24 @@ export async function loginToMcpServer(options: LoginOptions): Promise<void> {
     if (!options.noBrowser) openBrowser(options.env.BROWSER, authorizationUrl.toString());
     else if (options.input)
       options.print("Then paste the URL the browser was sent to (the callback URL) here:");
-    const pasted = options.noBrowser && options.input ? pastedUrl(options.input) : null;
-    const returned = await waitFor(
-      [callback.received, ...(pasted ? [pasted] : [])],
-      options.timeoutMs ?? LOGIN_TIMEOUT_MS,
-    );
-    const code = codeFrom(returned, state);
-    const tokens = await auth.exchangeAuthorization(issuer, {
-      metadata,
-      clientInformation: client,
-      authorizationCode: code,
-      codeVerifier,
-      redirectUri: callback.redirectUri,
-      resource: serverUrl,
-    });
+    if (options.noBrowser && options.input)
+      stopPasting = readPastedUrls(options.input, (url) => {
+        if (url.searchParams.get("state") === state) inbox.push({ url, answer: () => {} });
+        else warn(STATE_MISMATCH_LOG);
+      });
+    // The exchange proves the code: only a code issued for this process's PKCE challenge is
+    // accepted by the token endpoint, whoever knew the state.
+    const exchange = (code: string) =>
+      auth.exchangeAuthorization(issuer, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: code,
+        codeVerifier,
+        redirectUri: callback.redirectUri,
+        resource: serverUrl,
+        fetchFn: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(EXCHANGE_TIMEOUT_MS) }),
+      });
+    const tokens = await firstGoodCallback(inbox, exchange, warn, options.timeoutMs ?? LOGIN_TIMEOUT_MS);
     await saveCredentials(options.home, {
       server_name: options.name,
       server_url: options.url,
@@ -112,52 +135,135 @@ export async function loginToMcpServer(options: LoginOptions): Promise<void> {
     });
     options.print(`Successfully logged in to MCP server '${options.name}'.`);
   } finally {
+    stopPasting();
     await callback.close();
   }
 }
 
-/** The authorization code of the callback URL, after checking its state. */
-function codeFrom(returned: URL, state: string): string {
+/** A callback (or pasted URL) whose state matched, and how to answer its browser. */
+interface Returned {
+  url: URL;
+  answer(status: number, page: string): void;
+}
+
+/**
+ * Exchange the code of each matching callback until one yields tokens: a callback the
+ * authorization server refused (`error=`), without a code, or whose code the token endpoint
+ * refuses is answered 400, logged, and the login goes on (the state is no secret from local
+ * processes, so one of them must not end it). Ends after `timeoutMs`.
+ */
+async function firstGoodCallback<T>(
+  inbox: Inbox<Returned>,
+  exchange: (code: string) => Promise<T>,
+  warn: (line: string) => void,
+  timeoutMs: number,
+): Promise<T> {
+  const timedOut = new Error("timed out");
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut), timeoutMs);
+  });
+  // The last callback ignored, so a login that times out says what came back (e.g. access_denied).
+  let ignored: string | undefined;
+  const ignore = (returned: Returned, problem: string) => {
+    ignored = problem;
+    warn(`${problem}; still waiting for the browser`);
+    returned.answer(400, `${problem}. Try again from the authorization URL.`);
+  };
+  try {
+    for (;;) {
+      const returned = await Promise.race([inbox.next(), timeout]);
+      const problem = refusal(returned.url);
+      if (problem) {
+        ignore(returned, problem);
+        continue;
+      }
+      try {
+        const tokens = await Promise.race([exchange(returned.url.searchParams.get("code") ?? ""), timeout]);
+        returned.answer(200, CALLBACK_PAGE);
+        return tokens;
+      } catch (error) {
+        if (error === timedOut) throw error;
+        const reason = errorMessage(error) || "no reason given";
+        ignore(returned, `the token endpoint refused a callback's authorization code (${reason})`);
+      }
+    }
+  } catch (error) {
+    if (error !== timedOut) throw error;
+    const last = ignored ? ` (the last callback: ${ignored})` : "";
+    throw new Error(`no authorization within ${Math.round(timeoutMs / 1000)} s${last}; run the login again`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Why a callback with the right state yields no code to exchange, or null when it has one. */
+function refusal(returned: URL): string | null {
   const error = returned.searchParams.get("error");
   if (error) {
     const description = returned.searchParams.get("error_description");
-    throw new Error(`the authorization server refused: ${error}${description ? ` (${description})` : ""}`);
+    return `the authorization server refused: ${error}${description ? ` (${description})` : ""}`;
   }
-  if (returned.searchParams.get("state") !== state)
-    throw new Error("the callback's state does not match; try again");
-  const code = returned.searchParams.get("code");
-  if (!code) throw new Error("the callback URL has no authorization code");
-  return code;
+  return returned.searchParams.get("code") ? null : "a callback had no authorization code";
+}
+
+/** Matching callbacks, in arrival order, for one consumer. */
+class Inbox<T> {
+  private readonly items: T[] = [];
+  private waiting: ((item: T) => void) | undefined;
+
+  push(item: T): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) waiting(item);
+    else this.items.push(item);
+  }
+
+  next(): Promise<T> {
+    const item = this.items.shift();
+    if (item !== undefined) return Promise.resolve(item);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
 }
 
 interface CallbackListener {
   redirectUri: string;
-  /** The callback URL, once the browser came back. */
-  received: Promise<URL>;
   close(): Promise<void>;
 }
 
-/** A loopback listener for the redirect: 127.0.0.1, a random port and a random path. */
-async function listenForCallback(): Promise<CallbackListener> {
+/**
+ * A loopback listener for the redirect: 127.0.0.1, a random port and a random path. Any local
+ * process can reach it: a request whose state is not this login's is answered 400 and logged
+ * (the login goes on); the others go to `inbox`, answered once their code is exchanged.
+ */
+async function listenForCallback(
+  state: string,
+  inbox: Inbox<Returned>,
+  warn: (line: string) => void,
+): Promise<CallbackListener> {
   const path = `/callback/${randomBytes(9).toString("base64url")}`;
-  let deliver: (url: URL) => void = () => {};
-  const received = new Promise<URL>((resolve) => {
-    deliver = resolve;
-  });
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method !== "GET" || url.pathname !== path) {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
     }
-    res.writeHead(200, { "content-type": "text/plain" }).end(CALLBACK_PAGE);
-    deliver(url);
+    const answer = (status: number, page: string) => {
+      if (!res.headersSent) res.writeHead(status, { "content-type": "text/plain" }).end(page);
+    };
+    if (url.searchParams.get("state") !== state) {
+      warn(STATE_MISMATCH_LOG);
+      answer(400, STATE_MISMATCH_PAGE);
+      return;
+    }
+    inbox.push({ url, answer });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     redirectUri: `http://127.0.0.1:${port}${path}`,
-    received,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -166,38 +272,21 @@ async function listenForCallback(): Promise<CallbackListener> {
   };
 }
 
-/** The first line on `input` that parses as a URL (input that ends without one leaves the listener). */
-function pastedUrl(input: NodeJS.ReadableStream): Promise<URL> {
-  return new Promise((resolve) => {
-    let buffered = "";
-    const onData = (chunk: Buffer | string) => {
-      buffered += chunk.toString();
-      let newline = buffered.indexOf("\n");
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (URL.canParse(line)) {
-          input.off("data", onData);
-          resolve(new URL(line));
-          return;
-        }
-        newline = buffered.indexOf("\n");
-      }
-    };
-    input.on("data", onData);
-  });
-}
-
-function waitFor(sources: Promise<URL>[], timeoutMs: number): Promise<URL> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(new Error(`no authorization within ${Math.round(timeoutMs / 1000)} s; run the login again`)),
-      timeoutMs,
-    );
-  });
-  return Promise.race([...sources, timeout]).finally(() => clearTimeout(timer));
+/** Each line on `input` that parses as a URL, until the returned function is called. */
+function readPastedUrls(input: NodeJS.ReadableStream, onUrl: (url: URL) => void): () => void {
+  let buffered = "";
+  const onData = (chunk: Buffer | string) => {
+    buffered += chunk.toString();
+    let newline = buffered.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (URL.canParse(line)) onUrl(new URL(line));
+      newline = buffered.indexOf("\n");
+    }
+  };
+  input.on("data", onData);
+  return () => input.off("data", onData);
 }
 
 /** `$BROWSER URL`, detached; a browser that fails to start leaves the printed URL. */
