@@ -5,11 +5,11 @@
  * (top-level mode, `[tools] web_search`, features), and the names of keys nobody reads (warned
  * about, not fatal).
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { toPlain } from "./overrides.js";
-import { isOurs, notOursBecause, notOursWarning } from "./ownership.js";
+import { isOurs, notOursBecause, notOursWarning, readIfOurs } from "./ownership.js";
 
 /** One project `.codex/config.toml`, parsed. */
 export interface ProjectLayer {
@@ -59,12 +59,9 @@ export async function projectConfigPaths(cwd: string, home: string): Promise<str
 export async function projectConfigLayers(cwd: string, home: string): Promise<ProjectLayer[]> {
   const layers: ProjectLayer[] = [];
   for (const path of await projectConfigPaths(cwd, home)) {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch {
-      continue;
-    }
+    // Checked again on the open file: it may have been swapped since projectConfigPaths looked.
+    const text = await readIfOurs(path);
+    if (text === null) continue;
     try {
       layers.push({ path, table: toPlain(parseToml(text)) as Record<string, unknown> });
     } catch (error) {

@@ -14,14 +14,12 @@
  * Without `process.getuid` (Windows) there are no owners to compare, and everything counts.
  */
 import type { Stats } from "node:fs";
-import { lstat, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, stat } from "node:fs/promises";
 
 const WORLD_WRITABLE = 0o002;
 
 /** Why `path` may not steer this user's session, or null when it may; null too when it is missing. */
 export async function notOursBecause(path: string): Promise<string | null> {
-  const me = process.getuid?.();
-  if (me === undefined) return null;
   let link: Stats;
   let target: Stats;
   try {
@@ -30,11 +28,40 @@ export async function notOursBecause(path: string): Promise<string | null> {
   } catch {
     return null;
   }
-  for (const info of link === target ? [target] : [link, target])
-    if (info.uid !== me && info.uid !== 0) return `owned by uid ${info.uid}, not by you (uid ${me}) or root`;
-  // A link's own mode is always 0777 and means nothing: only the target's counts.
-  if (target.mode & WORLD_WRITABLE) return "writable by other users";
-  return null;
+  return link === target ? reasonOf(target) : (ownerReason(link) ?? reasonOf(target));
+}
+
+/**
+ * The text of file `path` when this user controls it, else null. The check is made on the open
+ * handle, so the file cannot be swapped for someone else's between the check and the read.
+ */
+export async function readIfOurs(path: string): Promise<string | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    if (reasonOf(await handle.stat()) !== null) return null;
+    return await handle.readFile("utf8");
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+function reasonOf(info: Stats): string | null {
+  if (process.getuid === undefined) return null;
+  // A link's own mode is always 0777 and means nothing: only a target's mode is checked here.
+  return ownerReason(info) ?? (info.mode & WORLD_WRITABLE ? "writable by other users" : null);
+}
+
+function ownerReason(info: Stats): string | null {
+  const me = process.getuid?.();
+  if (me === undefined || info.uid === me || info.uid === 0) return null;
+  return `owned by uid ${info.uid}, not by you (uid ${me}) or root`;
 }
 
 /** Whether `path` exists and this user controls it (see the module comment). */

@@ -9,7 +9,7 @@ import { lstat, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { projectDirs } from "../config/layers.js";
-import { notOursBecause, notOursWarning } from "../config/ownership.js";
+import { notOursBecause, notOursWarning, readIfOurs } from "../config/ownership.js";
 import { projectRootOf, projectTrust, untrustedProjectWarning } from "../config/project-trust.js";
 import { isHookEventName } from "./events.js";
 import { type CommandHook, DEFAULT_TIMEOUT_SEC, SESSION_END_MAX_TIMEOUT_SEC } from "./handler.js";
@@ -121,12 +121,12 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
     // loader already names a refused config.toml, so only hooks.json is named here.
     const jsonRefused = !isHome && (await refused(folder, jsonPath, warnings));
     const tomlRefused = !isHome && (await refused(folder, tomlPath, null));
-    const fromJson = jsonRefused ? null : await readHooksJson(jsonPath, warnings);
+    const fromJson = jsonRefused ? null : await readHooksJson(jsonPath, warnings, !isHome);
     const table = isHome
       ? homeTables[homes.indexOf(folder)]
       : tomlRefused
         ? null
-        : await readToml(tomlPath, warnings);
+        : await readToml(tomlPath, warnings, true);
     const tomlHooks = table && isTable(table.hooks) ? withoutState(table.hooks) : null;
     const fromToml = tomlHooks && Object.keys(tomlHooks).length > 0 ? tomlHooks : null;
     if (fromJson && fromToml)
@@ -232,8 +232,13 @@ async function isPresent(path: string): Promise<boolean> {
   );
 }
 
-async function readHooksJson(path: string, warnings: string[]): Promise<unknown> {
-  const text = await readFile(path, "utf8").catch(() => null);
+/** `readFile`, or for a project file (`project`) readIfOurs: checked again on the open file. */
+function readText(path: string, project: boolean): Promise<string | null> {
+  return project ? readIfOurs(path) : readFile(path, "utf8").catch(() => null);
+}
+
+async function readHooksJson(path: string, warnings: string[], project = false): Promise<unknown> {
+  const text = await readText(path, project);
   if (text === null) return null;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -245,8 +250,12 @@ async function readHooksJson(path: string, warnings: string[]): Promise<unknown>
   return null;
 }
 
-async function readToml(path: string, warnings: string[]): Promise<Record<string, unknown> | null> {
-  const text = await readFile(path, "utf8").catch(() => null);
+async function readToml(
+  path: string,
+  warnings: string[],
+  project = false,
+): Promise<Record<string, unknown> | null> {
+  const text = await readText(path, project);
   if (text === null) return null;
   try {
     return JSON.parse(JSON.stringify(parseToml(text))) as Record<string, unknown>;

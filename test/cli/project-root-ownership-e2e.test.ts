@@ -135,6 +135,11 @@ describe("the project root is never decided by a directory another user controls
       expect(existsSync(marker("planted"))).toBe(false);
       expect(existsSync(marker("planted-hook"))).toBe(false);
       expect(result.prompt).not.toContain("PLANTED-INSTRUCTIONS");
+      // Their repository is not the user's either when exec checks for one.
+      const refused = await h.exec(["hi"], { cwd: child });
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(`${child} is not inside a git repository`);
+      expect(refused.stderr).toContain("a .git another user owns");
     },
   );
 
