@@ -38,7 +38,8 @@ async function writeHook(dir: string, name: string): Promise<string> {
 /**
  * A project skeleton in `dir`: `.git`, `.codex/config.toml` (model `<name>-model`, an MCP server
  * that touches marker NAME), `.codex/hooks.json` (marker `<name>-hook`), an AGENTS.md saying
- * `<TEXT>-AGENTS` and a skill described as `<TEXT>-SKILL`; owned by `uid` when given.
+ * `<TEXT>-AGENTS`, a skill described as `<TEXT>-SKILL` and a project memory `<TEXT>-MEMORY`;
+ * owned by `uid` when given.
  */
 async function plantProject(dir: string, name: string, text: string, uid?: number): Promise<void> {
   await mkdir(join(dir, ".git"), { recursive: true });
@@ -46,6 +47,9 @@ async function plantProject(dir: string, name: string, text: string, uid?: numbe
   const skill = join(dir, ".agents", "skills", name);
   await mkdir(skill, { recursive: true });
   await writeFile(join(skill, "SKILL.md"), `---\nname: ${name}\ndescription: ${text}-SKILL\n---\n\nbody\n`);
+  const memories = join(dir, ".tscodex", "memories");
+  await mkdir(memories, { recursive: true });
+  await writeFile(join(memories, `${name}.md`), `${text}-MEMORY\n`);
   const config = join(dir, ".codex", "config.toml");
   await writeFile(
     config,
@@ -93,7 +97,7 @@ const trustEntries = async () => {
 };
 
 describe("the project root is never decided by a directory another user controls", () => {
-  it("a trusted child of a world-writable directory ignores the .git, config and AGENTS.md planted there", async () => {
+  it("a trusted child of a world-writable directory ignores the .git, config, hooks, AGENTS.md, skills and memories planted there", async () => {
     const shared = await stickyDir();
     await plantProject(shared, "planted", "PLANTED-INSTRUCTIONS", isRoot ? OTHER_UID : undefined);
     const child = join(shared, "child");
@@ -118,6 +122,11 @@ describe("the project root is never decided by a directory another user controls
     expect(await trustEntries()).toEqual({ [child]: { trust_level: "trusted" } });
     expect(result.model).not.toBe("planted-model");
     expect(existsSync(marker("planted"))).toBe(false);
+    // A project memory is stored with the child too, not in the shared parent.
+    const added = await h.cli(["memories", "add", "--project", "note", "remember this"], { cwd: child });
+    expect(added.code).toBe(0);
+    expect(existsSync(join(child, ".tscodex", "memories", "note.md"))).toBe(true);
+    expect(existsSync(join(shared, ".tscodex", "memories", "note.md"))).toBe(false);
   });
 
   it.skipIf(!isRoot)(
@@ -206,6 +215,7 @@ describe("the project root is never decided by a directory another user controls
     expect(existsSync(marker("own-hook"))).toBe(true);
     expect(result.prompt).toContain("OWN-INSTRUCTIONS-AGENTS");
     expect(result.prompt).toContain("OWN-INSTRUCTIONS-SKILL");
+    expect(result.prompt).toContain("OWN-INSTRUCTIONS-MEMORY");
     expect(result.stderr).not.toContain("not loaded");
   });
 });
