@@ -82,8 +82,9 @@ export function untrustedProjectWarning(
 /**
  * The project layers that apply in `cwd` given the user's table (`userTable`, from `configPath`):
  * all of them when the project is trusted, none otherwise, with `problems` the warnings naming
- * what was left out (files this user does not control are always left out, with a warning). `trust` (exec --trust) first records the project as trusted, unless the
- * user marked it "untrusted" (that entry must be changed by hand, as in Codex).
+ * what was left out (files this user does not control are always left out, with a warning).
+ * `trust` (exec --trust) first records the project as trusted, unless the user marked it
+ * "untrusted" (that entry must be changed by hand, as in Codex).
  */
 export async function trustedProjectLayers(
   userTable: Record<string, unknown>,
