@@ -1,13 +1,15 @@
 /**
  * What Codex users already have, read as Codex reads it: a project's `.codex/config.toml`
- * layers (git root down to cwd, deeper wins, over the user's file), the `web_search` spellings
+ * layers (git root down to cwd, deeper wins, over the user's file; only a root and files this
+ * user controls, see ownership.ts), the `web_search` spellings
  * (top-level mode, `[tools] web_search`, features), and the names of keys nobody reads (warned
  * about, not fatal).
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { toPlain } from "./overrides.js";
+import { isOurs, notOursBecause, notOursWarning, readIfOurs } from "./ownership.js";
 
 /** One project `.codex/config.toml`, parsed. */
 export interface ProjectLayer {
@@ -15,23 +17,39 @@ export interface ProjectLayer {
   table: Record<string, unknown>;
 }
 
-/** The `.codex/config.toml` files that exist for `cwd`: git root (else cwd) down to cwd, outermost first. */
-export async function projectConfigPaths(cwd: string, home: string): Promise<string[]> {
+/**
+ * The `.codex/config.toml` files for `cwd`: git root (else cwd) down to cwd, outermost first.
+ * `paths` may load (when the project is trusted); `refused` are warnings for the files that exist
+ * but that this user does not control (ownership.ts), which never load, trusted or not.
+ */
+export async function projectConfigFiles(
+  cwd: string,
+  home: string,
+): Promise<{ paths: string[]; refused: string[] }> {
   const paths: string[] = [];
+  const refused: string[] = [];
   for (const dir of await projectDirs(cwd)) {
     const folder = join(dir, ".codex");
     // The home itself may be ~/.codex: its config.toml is the user layer already.
     if (resolve(folder) === resolve(home)) continue;
     const path = join(folder, "config.toml");
     if (
-      await stat(path).then(
+      !(await stat(path).then(
         (info) => info.isFile(),
         () => false,
-      )
+      ))
     )
-      paths.push(path);
+      continue;
+    const reason = (await notOursBecause(folder)) ?? (await notOursBecause(path));
+    if (reason) refused.push(notOursWarning(path, reason));
+    else paths.push(path);
   }
-  return paths;
+  return { paths, refused };
+}
+
+/** The project `.codex/config.toml` files that may load in `cwd` (projectConfigFiles' `paths`). */
+export async function projectConfigPaths(cwd: string, home: string): Promise<string[]> {
+  return (await projectConfigFiles(cwd, home)).paths;
 }
 
 /**
@@ -41,12 +59,9 @@ export async function projectConfigPaths(cwd: string, home: string): Promise<str
 export async function projectConfigLayers(cwd: string, home: string): Promise<ProjectLayer[]> {
   const layers: ProjectLayer[] = [];
   for (const path of await projectConfigPaths(cwd, home)) {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch {
-      continue;
-    }
+    // Checked again on the open file: it may have been swapped since projectConfigPaths looked.
+    const text = await readIfOurs(path);
+    if (text === null) continue;
     try {
       layers.push({ path, table: toPlain(parseToml(text)) as Record<string, unknown> });
     } catch (error) {
@@ -67,18 +82,27 @@ export async function projectDirs(cwd: string): Promise<string[]> {
   return dirs;
 }
 
-/** The nearest directory from `cwd` up holding `.git`, or null outside a repository. */
+/**
+ * The nearest directory from `cwd` up holding this user's `.git`, or null. The walk ends (null)
+ * at a `.git` someone else controls, and before any ancestor this user does not control
+ * (ownership.ts: another user's directory, or a world-writable one such as /tmp): a directory
+ * another user can write must never decide which project the user's cwd belongs to, or a planted
+ * `/tmp/.git` would pull `/tmp/.codex/config.toml` into every trusted `/tmp/<dir>`.
+ */
 export async function gitRootOf(cwd: string): Promise<string | null> {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (
-      await stat(join(dir, ".git")).then(
-        () => true,
-        () => false,
-      )
-    )
-      return dir;
-    if (dirname(dir) === dir) return null;
+    const git = join(dir, ".git");
+    if (await exists(git)) return (await notOursBecause(git)) === null ? dir : null;
+    const parent = dirname(dir);
+    if (parent === dir || !(await isOurs(parent))) return null;
   }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Merge `layer` into `target`: tables merge key by key, anything else replaces. */

@@ -177,14 +177,14 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   );
   if (options.cwd) {
     try {
-      const { layers, problem } = await trustedProjectLayers(
+      const { layers, problems } = await trustedProjectLayers(
         raw,
         options.cwd,
         home,
         configPath,
         options.trust,
       );
-      if (problem) warnings.push(problem);
+      warnings.push(...problems);
       for (const layer of layers) {
         warnings.push(
           ...unknownKeyPaths(layer.table, validator.schema).map(

@@ -3,11 +3,14 @@
  * MCP server commands and more, so it applies only to a project the user trusts in their own
  * config.toml (`[projects."<abs dir>"] trust_level = "trusted"`; `exec --trust` writes it).
  * "The project" is the git root holding cwd, else cwd itself; an entry for cwd counts too.
+ * That git root is only ever one this user controls (layers.ts gitRootOf, ownership.ts): trust
+ * given to a directory never reaches up to a root another user (or everyone) can write, and
+ * `exec --trust` records exactly the directory the user ran in unless their own repo holds it.
  */
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parse, stringify } from "smol-toml";
-import { gitRootOf, type ProjectLayer, projectConfigLayers, projectConfigPaths } from "./layers.js";
+import { gitRootOf, type ProjectLayer, projectConfigFiles, projectConfigLayers } from "./layers.js";
 import { type TomlEdit, verified } from "./mcp-edit.js";
 
 export type TrustLevel = "trusted" | "untrusted";
@@ -78,9 +81,10 @@ export function untrustedProjectWarning(
 
 /**
  * The project layers that apply in `cwd` given the user's table (`userTable`, from `configPath`):
- * all of them when the project is trusted, none otherwise, with `problem` the warning naming
- * what was left out. `trust` (exec --trust) first records the project as trusted, unless the
- * user marked it "untrusted" (that entry must be changed by hand, as in Codex).
+ * all of them when the project is trusted, none otherwise, with `problems` the warnings naming
+ * what was left out (files this user does not control are always left out, with a warning).
+ * `trust` (exec --trust) first records the project as trusted, unless the user marked it
+ * "untrusted" (that entry must be changed by hand, as in Codex).
  */
 export async function trustedProjectLayers(
   userTable: Record<string, unknown>,
@@ -88,15 +92,15 @@ export async function trustedProjectLayers(
   home: string,
   configPath: string,
   trust = false,
-): Promise<{ layers: ProjectLayer[]; problem: string | null }> {
+): Promise<{ layers: ProjectLayer[]; problems: string[] }> {
   const root = await projectRootOf(cwd);
+  const { paths, refused } = await projectConfigFiles(cwd, home);
   let level = projectTrust(userTable, cwd, root);
   if (trust && level !== "untrusted") {
     await saveProjectTrust(configPath, root);
     level = "trusted";
   }
-  if (level === "trusted") return { layers: await projectConfigLayers(cwd, home), problem: null };
-  const files = await projectConfigPaths(cwd, home);
-  if (files.length === 0) return { layers: [], problem: null };
-  return { layers: [], problem: untrustedProjectWarning(files, root, configPath, level) };
+  if (level === "trusted") return { layers: await projectConfigLayers(cwd, home), problems: refused };
+  if (paths.length === 0) return { layers: [], problems: refused };
+  return { layers: [], problems: [...refused, untrustedProjectWarning(paths, root, configPath, level)] };
 }

@@ -146,7 +146,8 @@ export const configFileSchema = z.looseObject({
   features: z.record(z.string(), z.boolean()).optional(),
   /**
    * `[projects."<abs dir>"] trust_level`: a project's own `.codex/config.toml` layers apply only
-   * when its directory (the git root, else the cwd) is "trusted" here (`exec --trust` writes it).
+   * when its directory (the git root, if the user controls it, else the cwd) is "trusted" here
+   * (`exec --trust` writes it).
    */
   projects: z
     .record(z.string(), z.looseObject({ trust_level: z.enum(["trusted", "untrusted"]).optional() }))

@@ -1,13 +1,15 @@
 /**
  * Where hooks come from, as Codex 0.169 reads them: per layer, `hooks.json` and the `[hooks]`
  * tables of `config.toml`. Layers: the home (and `$CODEX_HOME` when it is another directory),
- * then each trusted project's `.codex/` from the repository root down to the cwd. Both forms in
- * one layer load, with a warning; SessionEnd timeouts are clamped to 3 s, with a warning.
+ * then each trusted project's `.codex/` from the repository root down to the cwd (only files this
+ * user controls, config/ownership.ts). Both forms in one layer load, with a warning; SessionEnd
+ * timeouts are clamped to 3 s, with a warning.
  */
-import { readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { projectDirs } from "../config/layers.js";
+import { notOursBecause, notOursWarning, readIfOurs } from "../config/ownership.js";
 import { projectRootOf, projectTrust, untrustedProjectWarning } from "../config/project-trust.js";
 import { isHookEventName } from "./events.js";
 import { type CommandHook, DEFAULT_TIMEOUT_SEC, SESSION_END_MAX_TIMEOUT_SEC } from "./handler.js";
@@ -114,17 +116,24 @@ export async function loadHookSources(options: HookSourceOptions): Promise<Loade
   for (const folder of layers) {
     const jsonPath = join(folder, "hooks.json");
     const tomlPath = join(folder, "config.toml");
-    const fromJson = await readHooksJson(jsonPath, warnings);
-    const table = homes.includes(folder)
+    const isHome = homes.includes(folder);
+    // A project file this user does not control never loads (config/ownership.ts); the config
+    // loader already names a refused config.toml, so only hooks.json is named here.
+    const jsonRefused = !isHome && (await refused(folder, jsonPath, warnings));
+    const tomlRefused = !isHome && (await refused(folder, tomlPath, null));
+    const fromJson = jsonRefused ? null : await readHooksJson(jsonPath, warnings, !isHome);
+    const table = isHome
       ? homeTables[homes.indexOf(folder)]
-      : await readToml(tomlPath, warnings);
+      : tomlRefused
+        ? null
+        : await readToml(tomlPath, warnings, true);
     const tomlHooks = table && isTable(table.hooks) ? withoutState(table.hooks) : null;
     const fromToml = tomlHooks && Object.keys(tomlHooks).length > 0 ? tomlHooks : null;
     if (fromJson && fromToml)
       warnings.push(
         `loading hooks from both ${jsonPath} and ${tomlPath}; prefer a single representation for this layer`,
       );
-    const layer = homes.includes(folder) ? "user" : "project";
+    const layer = isHome ? "user" : "project";
     if (fromJson) hooks.push(...handlersOf(fromJson, jsonPath, layer, warnings));
     if (fromToml) hooks.push(...handlersOf(fromToml, tomlPath, layer, warnings));
   }
@@ -205,8 +214,31 @@ function handlersOf(
   return hooks;
 }
 
-async function readHooksJson(path: string, warnings: string[]): Promise<unknown> {
-  const text = await readFile(path, "utf8").catch(() => null);
+/**
+ * Whether project file `path` (in `folder`) exists and this user does not control it or its
+ * folder; then it is warned about in `warnings` (unless null).
+ */
+async function refused(folder: string, path: string, warnings: string[] | null): Promise<boolean> {
+  if (!(await isPresent(path))) return false;
+  const reason = (await notOursBecause(folder)) ?? (await notOursBecause(path));
+  if (reason && warnings) warnings.push(notOursWarning(path, reason));
+  return reason !== null;
+}
+
+async function isPresent(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `readFile`, or for a project file (`project`) readIfOurs: checked again on the open file. */
+function readText(path: string, project: boolean): Promise<string | null> {
+  return project ? readIfOurs(path) : readFile(path, "utf8").catch(() => null);
+}
+
+async function readHooksJson(path: string, warnings: string[], project = false): Promise<unknown> {
+  const text = await readText(path, project);
   if (text === null) return null;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -218,8 +250,12 @@ async function readHooksJson(path: string, warnings: string[]): Promise<unknown>
   return null;
 }
 
-async function readToml(path: string, warnings: string[]): Promise<Record<string, unknown> | null> {
-  const text = await readFile(path, "utf8").catch(() => null);
+async function readToml(
+  path: string,
+  warnings: string[],
+  project = false,
+): Promise<Record<string, unknown> | null> {
+  const text = await readText(path, project);
   if (text === null) return null;
   try {
     return JSON.parse(JSON.stringify(parseToml(text))) as Record<string, unknown>;

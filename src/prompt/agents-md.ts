@@ -3,8 +3,9 @@
  * instructions; `AGENTS.override.md` wins over `AGENTS.md` in its directory. The joined
  * text is cut (UTF-8 safe) at `project_doc_max_bytes`.
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { gitRootOf } from "../config/layers.js";
 
 const CANDIDATES = ["AGENTS.override.md", "AGENTS.md"];
 
@@ -13,15 +14,13 @@ export interface ProjectDocs {
   files: string[];
 }
 
-/** Nearest directory at or above `cwd` that holds `.git` (dir or file), or null. */
+/**
+ * Nearest directory at or above `cwd` that holds this user's `.git` (dir or file), or null. The
+ * same walk as the config layers' (config/layers.ts gitRootOf): another user's `/tmp/.git` must
+ * not pull their `/tmp/AGENTS.md` into the prompt of a session in `/tmp/<dir>`.
+ */
 export async function findGitRoot(cwd: string): Promise<string | null> {
-  let dir = resolve(cwd);
-  while (true) {
-    if (await exists(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  return gitRootOf(cwd);
 }
 
 export async function loadProjectDocs(cwd: string, maxBytes: number): Promise<ProjectDocs | null> {
@@ -68,15 +67,6 @@ async function readDocIn(dir: string): Promise<{ path: string; text: string } | 
     }
   }
   return null;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function cutUtf8(text: string, maxBytes: number): string {

@@ -1,7 +1,8 @@
 /**
  * Memories: Markdown notes the agent can recall. Global ones live in `$TSCODEX_HOME/memories/`,
- * a project's in `<git root or cwd>/.tscodex/memories/`; a project memory hides a global one of
- * the same id. A memory's first non-empty line (without leading `#`) is its one-line summary.
+ * a project's in `<git root or cwd>/.tscodex/memories/` (a git root the user controls, as
+ * agents-md.ts findGitRoot); a project memory hides a global one of the same id. A memory's
+ * first non-empty line (without leading `#`) is its one-line summary.
  * The summaries are listed in the prompt; `get_memory {id}` loads a whole memory on demand.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";

@@ -1,7 +1,8 @@
 /**
  * The `codex` tool's `cwd` under the project-trust rule, through the real `tscodex mcp-server`:
  * a hostile repo's `.codex/config.toml` is ignored (one warning on stderr) unless the user's
- * config.toml trusts that project, and then it applies as it does for `tscodex exec`.
+ * config.toml trusts that project, and then it applies as it does for `tscodex exec`; a repo
+ * planted in a world-writable parent of a trusted cwd never applies.
  */
 import { existsSync } from "node:fs";
 import { describe } from "vitest";
@@ -17,7 +18,7 @@ const outside = useOutsideDir();
 describe.skipIf(await noSandbox("mcp-server project trust"))(
   "mcp-server: a hostile repo as the codex tool's cwd",
   () => {
-    projectTrustCases(h, outside, async (escaped) => {
+    projectTrustCases(h, outside, async (escaped, cwd) => {
       const { client, stderr } = await h.connect();
       h.model.enqueue(
         turn(functionCall("shell_command", { command: `touch ${escaped}` }, "w")),
@@ -25,7 +26,7 @@ describe.skipIf(await noSandbox("mcp-server project trust"))(
       );
       const result = await callTool(client, "codex", {
         prompt: "hi",
-        cwd: h.work,
+        cwd,
         "approval-policy": "never",
       });
       return { finished: result.text === "done", escaped: existsSync(escaped), stderr: stderr() };

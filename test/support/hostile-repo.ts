@@ -4,7 +4,7 @@
  * cases every server front-end shares.
  */
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { appendFile, chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type TempDir, tmpdir } from "./tmpdir.js";
@@ -67,20 +67,21 @@ export interface RepoRun {
 }
 
 /**
- * The two cases every server front-end must pass for a hostile repo as the cwd a client names:
- * untrusted, ignored with one warning naming the file; trusted in the user's config, applied.
- * `run` runs one turn there whose model runs `touch ESCAPED`.
+ * The cases every server front-end must pass for a hostile repo as the cwd a client names:
+ * untrusted, ignored with one warning naming the file; trusted in the user's config, applied;
+ * around a trusted directory in a world-writable parent (like /tmp), never applied. `run` runs
+ * one turn in `cwd` whose model runs `touch ESCAPED`.
  */
 export function projectTrustCases(
   harness: { readonly home: string; readonly work: string },
   outside: () => string,
-  run: (escaped: string) => Promise<RepoRun>,
+  run: (escaped: string, cwd: string) => Promise<RepoRun>,
 ): void {
   const marker = () => join(outside(), "mcp-started");
   const escaped = () => join(outside(), "escaped");
   it("untrusted: the repo's sandbox and MCP server are ignored, with one warning naming the file", async () => {
     const repo = await writeHostileRepo(harness.work, marker());
-    const result = await run(escaped());
+    const result = await run(escaped(), harness.work);
     expect(result.finished).toBe(true);
     expect(result.escaped).toBe(false);
     expect(repo.mcpStarted()).toBe(false);
@@ -92,10 +93,31 @@ export function projectTrustCases(
   it("trusted in the user's config.toml: the repo's layer applies", async () => {
     const repo = await writeHostileRepo(harness.work, marker());
     await setProjectTrust(harness.home, harness.work);
-    const result = await run(escaped());
+    const result = await run(escaped(), harness.work);
     expect(result.finished).toBe(true);
     expect(result.escaped).toBe(true);
     expect(repo.mcpStarted()).toBe(true);
     expect(result.stderr).not.toContain("untrusted project-local");
   });
+
+  it("a trusted directory in a world-writable parent: the repo planted in that parent is not applied", async () => {
+    const shared = join(harness.work, "shared");
+    await mkdir(join(shared, ".git"), { recursive: true });
+    await chmod(shared, 0o1777);
+    const repo = await writeHostileRepo(shared, marker());
+    // Another user's, when we may say so (chown needs root); a world-writable parent is refused either way.
+    if (process.getuid?.() === 0)
+      for (const path of [join(shared, ".git"), join(shared, ".codex"), repo.file])
+        await chown(path, OTHER_UID, OTHER_UID);
+    const child = join(shared, "child");
+    await mkdir(child);
+    await setProjectTrust(harness.home, child);
+    const result = await run(escaped(), child);
+    expect(result.finished).toBe(true);
+    expect(result.escaped).toBe(false);
+    expect(repo.mcpStarted()).toBe(false);
+  });
 }
+
+/** The uid of "another user" in these tests (no account needed: files are chown-ed to it). */
+const OTHER_UID = 12345;

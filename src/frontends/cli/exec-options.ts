@@ -95,7 +95,7 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "--trust",
     description:
-      'trust this project: save [projects."<git root or cwd>"] trust_level = "trusted" in config.toml, so its .codex/config.toml applies',
+      'trust this project: save [projects."<your git root, else cwd>"] trust_level = "trusted" in config.toml, so its .codex/config.toml applies',
   },
   { flags: "--ephemeral", description: "do not record the thread (no rollout: it cannot be resumed)" },
   { flags: "--include-plan-tool", description: "offer the update_plan tool (tools.update_plan=true)" },

@@ -121,7 +121,7 @@ export async function runExec(
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
-      `${cwd} is not inside a git repository; run it in a repo, or pass --skip-git-repo-check to run here anyway`,
+      `${cwd} is not inside a git repository; run it in a repo, or pass --skip-git-repo-check to run here anyway (a .git another user owns, or one above a world-writable directory such as /tmp, does not count)`,
     );
   }
   if (config.providerProblem) return fail(config.providerProblem);
