@@ -8,8 +8,10 @@
  * - a request body must be declared `application/json` → 415: a browser sends `text/plain`,
  *   form and multipart bodies to any origin without asking first (no CORS preflight);
  * - with a key, `Authorization: Bearer <key>` must carry it (constant-time comparison) → 401;
- * - without one, the caller must be a local process outside every sandbox: a sandboxed command
- *   with network access reaches 127.0.0.1 too, and driving the agent would be its escape → 403.
+ * - without one, the caller must be a local process of this server's own user, outside every
+ *   sandbox → 403: another user's process would run commands as this one (as root, for a root
+ *   server), and a sandboxed command with network access reaches 127.0.0.1 too, and driving the
+ *   agent would be its escape.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
@@ -98,23 +100,42 @@ export function hasBearer(headers: GuardedHeaders, key: string): boolean {
 /** One verdict per TCP connection. */
 const verdicts = new WeakMap<Socket, Promise<PeerVerdict>>();
 
-/** Why a key-less server refuses the process at the other end of `socket`; null when it may call. */
+/**
+ * Why a key-less server refuses the process at the other end of `socket`; null when it may call:
+ * only a process of this server's own user, outside every sandbox (util/loopback-peer.ts).
+ */
 export async function refuseSandboxedPeer(socket: Socket): Promise<string | null> {
   let verdict = verdicts.get(socket);
   if (verdict === undefined) {
-    const { remoteAddress, remotePort, localPort } = socket;
+    const { remoteAddress, remotePort, localAddress, localPort } = socket;
     // Only Linux has sandboxed commands (and /proc) to tell apart.
     if (process.platform !== "linux") verdict = Promise.resolve("unconfined");
-    else if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !remotePort || !localPort)
+    else if (
+      !remoteAddress ||
+      !isLoopbackAddress(remoteAddress) ||
+      !localAddress ||
+      !remotePort ||
+      !localPort
+    )
       verdict = Promise.resolve("unknown");
-    else verdict = loopbackPeerVerdict(remotePort, localPort);
+    else
+      verdict = loopbackPeerVerdict({
+        clientAddress: remoteAddress,
+        clientPort: remotePort,
+        serverAddress: localAddress,
+        serverPort: localPort,
+      });
     verdicts.set(socket, verdict);
   }
   switch (await verdict) {
     case "unconfined":
       return null;
+    case "other-user":
+      return "Forbidden: this server has no key and serves only its own user; the calling process belongs to another user; start the server with --api-key-env to allow other clients";
     case "confined":
       return "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients";
+    case "busy":
+      return "Forbidden: this server has no key and could not check the calling process in time (too many connections at once); retry, or start the server with --api-key-env";
     case "unknown":
       return "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env";
   }
