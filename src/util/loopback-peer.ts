@@ -31,28 +31,77 @@ export type PeerVerdict = "confined" | "unconfined" | "other-user" | "unknown" |
 /** How long one /proc walk may take, and how many checks may wait for the next one. */
 const WALK_BUDGET_MS = 750;
 const MAX_WAITING = 4096;
+/** How long a walk's verdicts about sockets it met answer later checks of them. */
+const RECENT_MS = 2000;
 
 interface Waiting {
   connection: LoopbackConnection;
   resolve(verdict: PeerVerdict): void;
 }
 
-let waiting: Waiting[] = [];
-/**
- * Verdicts a walk found for sockets already connected to this server when it started, for
- * RECENT_MS: a later check of one of them needs no walk. (Each connection keeps its verdict for
- * its whole life anyway: see http-guard.ts.)
- */
-const recent = new Map<string, { verdict: PeerVerdict; at: number }>();
-const RECENT_MS = 2000;
-let running = false;
+/** The callers of one server: its checks are batched, and its recent verdicts kept, here. */
+export class LoopbackPeers {
+  private waiting: Waiting[] = [];
+  private running = false;
+  /**
+   * Verdicts a walk found for sockets already connected to the server when it started: a later
+   * check of one of them needs no walk. (Each connection keeps its verdict for its whole life
+   * anyway: see http-guard.ts.)
+   */
+  private readonly recent = new Map<string, { verdict: PeerVerdict; at: number }>();
 
-/** The verdict for a loopback connection to this process. */
-export function loopbackPeerVerdict(connection: LoopbackConnection): Promise<PeerVerdict> {
-  if (waiting.length >= MAX_WAITING) return Promise.resolve("busy");
-  const verdict = new Promise<PeerVerdict>((resolve) => waiting.push({ connection, resolve }));
-  if (!running) void drain();
-  return verdict;
+  /** The verdict for a loopback connection to this process. */
+  verdict(connection: LoopbackConnection): Promise<PeerVerdict> {
+    if (this.waiting.length >= MAX_WAITING) return Promise.resolve("busy");
+    const verdict = new Promise<PeerVerdict>((resolve) => this.waiting.push({ connection, resolve }));
+    if (!this.running) void this.drain();
+    return verdict;
+  }
+
+  /** Judges the waiting checks a batch at a time: those that arrive during a walk join the next. */
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting;
+        this.waiting = [];
+        await this.judge(batch).catch(() => {
+          for (const { resolve } of batch) resolve("unknown");
+        });
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async judge(batch: Waiting[]): Promise<void> {
+    const euid = process.geteuid?.() ?? -1;
+    const now = performance.now();
+    for (const [inode, { at }] of this.recent) if (now - at > RECENT_MS) this.recent.delete(inode);
+    const sockets = await findClientSockets(batch.map((check) => check.connection));
+    const ours = new Map<string, Waiting[]>();
+    for (const check of batch) {
+      const socket = sockets.get(connectionKey(check.connection));
+      if (!socket) check.resolve("unknown");
+      else if (socket.uid !== euid) check.resolve("other-user");
+      else {
+        const known = this.recent.get(socket.inode);
+        if (known) check.resolve(known.verdict);
+        else ours.set(socket.inode, [...(ours.get(socket.inode) ?? []), check]);
+      }
+    }
+    if (ours.size === 0) return;
+    // This user's other connections to the server: the walk notes those it meets, so a flood of
+    // connections from one process costs one read of that process's fds, not one per connection.
+    const watched = new Set(
+      [...sockets.values()].filter((s) => s.uid === euid && !this.recent.has(s.inode)).map((s) => s.inode),
+    );
+    const verdicts = await judgeSocketHolders(new Set(ours.keys()), euid, WALK_BUDGET_MS, watched);
+    for (const [inode, verdict] of verdicts)
+      if (verdict === "confined" || verdict === "unconfined") this.recent.set(inode, { verdict, at: now });
+    for (const [inode, checks] of ours)
+      for (const check of checks) check.resolve(verdicts.get(inode) ?? "unknown");
+  }
 }
 
 /** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
@@ -60,49 +109,4 @@ export function isLoopbackAddress(address: string): boolean {
   const plain = address.startsWith("::ffff:") ? address.slice(7) : address;
   if (isIP(plain) === 4) return plain.startsWith("127.");
   return plain === "::1";
-}
-
-/** Judges the waiting checks a batch at a time: those that arrive during a walk join the next. */
-async function drain(): Promise<void> {
-  running = true;
-  try {
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      await judge(batch).catch(() => {
-        for (const { resolve } of batch) resolve("unknown");
-      });
-    }
-  } finally {
-    running = false;
-  }
-}
-
-async function judge(batch: Waiting[]): Promise<void> {
-  const euid = process.geteuid?.() ?? -1;
-  const now = performance.now();
-  for (const [inode, { at }] of recent) if (now - at > RECENT_MS) recent.delete(inode);
-  const sockets = await findClientSockets(batch.map((check) => check.connection));
-  const ours = new Map<string, Waiting[]>();
-  for (const check of batch) {
-    const socket = sockets.get(connectionKey(check.connection));
-    if (!socket) check.resolve("unknown");
-    else if (socket.uid !== euid) check.resolve("other-user");
-    else {
-      const known = recent.get(socket.inode);
-      if (known) check.resolve(known.verdict);
-      else ours.set(socket.inode, [...(ours.get(socket.inode) ?? []), check]);
-    }
-  }
-  if (ours.size === 0) return;
-  // This user's other connections to these servers: the walk notes those it meets, so a flood
-  // of connections from one process costs one read of that process's fds, not one per connection.
-  const watched = new Set(
-    [...sockets.values()].filter((s) => s.uid === euid && !recent.has(s.inode)).map((s) => s.inode),
-  );
-  const verdicts = await judgeSocketHolders(new Set(ours.keys()), euid, WALK_BUDGET_MS, watched);
-  for (const [inode, verdict] of verdicts)
-    if (verdict === "confined" || verdict === "unconfined") recent.set(inode, { verdict, at: now });
-  for (const [inode, checks] of ours)
-    for (const check of checks) check.resolve(verdicts.get(inode) ?? "unknown");
 }
