@@ -50,6 +50,9 @@ export class LoopbackPeers {
    */
   private readonly recent = new Map<string, { verdict: PeerVerdict; at: number }>();
 
+  /** `walkBudgetMs`: how long one /proc walk may take (tests shrink it to see "busy"). */
+  constructor(private readonly options: { walkBudgetMs?: number } = {}) {}
+
   /** The verdict for a loopback connection to this process. */
   verdict(connection: LoopbackConnection): Promise<PeerVerdict> {
     if (this.waiting.length >= MAX_WAITING) return Promise.resolve("busy");
@@ -96,7 +99,12 @@ export class LoopbackPeers {
     const watched = new Set(
       [...sockets.values()].filter((s) => s.uid === euid && !this.recent.has(s.inode)).map((s) => s.inode),
     );
-    const verdicts = await judgeSocketHolders(new Set(ours.keys()), euid, WALK_BUDGET_MS, watched);
+    const verdicts = await judgeSocketHolders(
+      new Set(ours.keys()),
+      euid,
+      this.options.walkBudgetMs ?? WALK_BUDGET_MS,
+      watched,
+    );
     for (const [inode, verdict] of verdicts)
       if (verdict === "confined" || verdict === "unconfined") this.recent.set(inode, { verdict, at: now });
     for (const [inode, checks] of ours)
