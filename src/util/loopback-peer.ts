@@ -99,16 +99,17 @@ export class LoopbackPeers {
     const watched = new Set(
       [...sockets.values()].filter((s) => s.uid === euid && !this.recent.has(s.inode)).map((s) => s.inode),
     );
-    const verdicts = await judgeSocketHolders(
-      new Set(ours.keys()),
-      euid,
-      this.options.walkBudgetMs ?? WALK_BUDGET_MS,
+    const verdicts = await judgeSocketHolders(new Set(ours.keys()), {
+      uid: euid,
+      budgetMs: this.options.walkBudgetMs ?? WALK_BUDGET_MS,
       watched,
-    );
+      // A small client found early is answered at once, while the walk goes on for the rest.
+      onVerdict: (inode, verdict) => {
+        for (const check of ours.get(inode) ?? []) check.resolve(verdict);
+      },
+    });
     for (const [inode, verdict] of verdicts)
       if (verdict === "confined" || verdict === "unconfined") this.recent.set(inode, { verdict, at: now });
-    for (const [inode, checks] of ours)
-      for (const check of checks) check.resolve(verdicts.get(inode) ?? "unknown");
   }
 }
 

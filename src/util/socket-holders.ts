@@ -10,8 +10,9 @@
  *   and for the other sockets it was told to watch that it met on its way;
  * - only processes owned by `uid` are read (a stat of /proc/PID tells the owner);
  * - confined processes are read first, then the others by ascending fd count (the size of
- *   /proc/PID/fd), and the walk stops once every socket has a holder: a process with thousands
- *   of open files is read last, usually not at all, and never delays a small client for long;
+ *   /proc/PID/fd); each verdict is told as soon as it is known, and the walk stops once every
+ *   socket has a holder: a process with thousands of open files is read last, and a small
+ *   client is answered before the walk reaches it;
  * - the walk yields to the event loop every few milliseconds and gives up after `budgetMs`,
  *   answering "busy" for what it has not found (the caller refuses those). A server accepts
  *   about one connection per event-loop turn, so short slices keep a flood's queue moving.
@@ -40,23 +41,37 @@ interface Candidate {
 const SLICE_MS = 2;
 const READS_PER_CLOCK_CHECK = 32;
 
+/** What judgeSocketHolders reads, and whom it tells early. */
+export interface HolderWalk {
+  /** Only processes this uid owns are read. */
+  uid: number;
+  /** After this long the walk gives up: what it has not found is "busy". */
+  budgetMs: number;
+  /** Other sockets to give a verdict for if the walk meets them on its way. */
+  watched?: ReadonlySet<string>;
+  /** Told each verdict of `inodes` as soon as it is known, before the walk ends. */
+  onVerdict?: (inode: string, verdict: HolderVerdict) => void;
+}
+
 /**
- * The verdict for each socket inode in `inodes`, judged from the processes owned by `uid`; plus,
- * for any inode of `watched` the walk met on its way, its verdict too (as exact: every confined
- * process is read before the first unconfined one), so the caller can answer later checks of
- * those sockets without a walk.
+ * The verdict for each socket inode in `inodes`; plus, for any inode of `watched` the walk met on
+ * its way, its verdict too (as exact: every confined process is read before the first unconfined
+ * one), so the caller can answer later checks of those sockets without a walk.
  */
 export async function judgeSocketHolders(
   inodes: ReadonlySet<string>,
-  uid: number,
-  budgetMs: number,
-  watched: ReadonlySet<string> = new Set(),
+  walk: HolderWalk,
 ): Promise<Map<string, HolderVerdict>> {
+  const { uid, budgetMs, watched = new Set<string>(), onVerdict } = walk;
   const verdicts = new Map<string, HolderVerdict>();
   const open = new Set(inodes);
   const clock = new Clock(budgetMs);
+  const decide = (inode: string, verdict: HolderVerdict) => {
+    verdicts.set(inode, verdict);
+    if (open.delete(inode)) onVerdict?.(inode, verdict);
+  };
   const finish = (verdict: HolderVerdict) => {
-    for (const inode of open) verdicts.set(inode, verdict);
+    for (const inode of open) decide(inode, verdict);
     return verdicts;
   };
   const self = confinementOf("self");
@@ -83,8 +98,7 @@ export async function judgeSocketHolders(
       const inode = socketInode(`/proc/${pid}/fd/${fd}`);
       if (inode === null || verdicts.has(inode) || !(open.has(inode) || watched.has(inode))) continue;
       // Every confined process was read before the first unconfined one.
-      verdicts.set(inode, confined ? "confined" : "unconfined");
-      open.delete(inode);
+      decide(inode, confined ? "confined" : "unconfined");
     }
     // Between processes: the rest of one already begun costs little and may answer watched ones.
     if (open.size === 0) return verdicts;
