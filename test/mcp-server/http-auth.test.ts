@@ -1,7 +1,8 @@
 /**
  * Who may use `mcp-server --http` (issue 15 item 4): a non-loopback bind needs a key; a
- * key-less loopback server serves local processes but refuses commands running inside a
- * tscodex sandbox (with network access they reach 127.0.0.1), on both sandbox backends.
+ * key-less loopback server serves local processes of its own user but refuses other users'
+ * processes and commands running inside a tscodex sandbox (with network access they reach
+ * 127.0.0.1), on both sandbox backends.
  */
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { prepareSandboxedCommand } from "../../src/policy/sandbox/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import { type HttpServerProcess, startHttpServer } from "../support/mcp-client.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
+import { notRoot, OTHER_UID, statusAs } from "../support/peer-clients.js";
 import { runProbe, sandboxBackends } from "../support/sandbox-probe.js";
 
 const h = useMcpHarness();
@@ -74,6 +76,16 @@ describe("mcp-server --http authentication", () => {
     server = await startHttpServer(h.serverEnv());
     expect(await run(postInitialize(server.url))).toBe("200");
   });
+
+  it.skipIf(notRoot("the other-user MCP check"))(
+    "a key-less loopback server refuses another user's process (403) and serves its own user's",
+    async () => {
+      server = await startHttpServer(h.serverEnv());
+      // A GET without a session: past the caller check it is a 400, refused before it a 403.
+      expect(await statusAs(OTHER_UID, server.url, "get")).toBe("403");
+      expect(await statusAs(0, server.url, "get")).toBe("400");
+    },
+  );
 
   for (const { name, status } of backends) {
     it.skipIf(!status.available)(

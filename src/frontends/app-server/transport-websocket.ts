@@ -4,7 +4,7 @@
  * Who may connect follows the MCP server's HTTP rules (shared/http-guard.ts): no listening
  * beyond loopback without a key; the upgrade is refused, before any WebSocket exists, when Host
  * or Origin does not name this machine (403, `Origin: null` too), a body is not JSON (415), the bearer key is missing or wrong (401), or, with
- * no key, the caller runs inside a sandbox (403). A plain HTTP request gets 426. A connection
+ * no key, the caller is another user's process or runs inside a sandbox (403). A plain HTTP request gets 426. A connection
  * that closes ends its session (its turns are interrupted). On shutdown, running turns are
  * interrupted first, then every connection closes with 1001 (going away).
  */
@@ -16,9 +16,9 @@ import {
   allowedHostnames,
   checkBind,
   hasBearer,
+  PeerGuard,
   refuseBodyType,
   refuseHost,
-  refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { type Listener, listenOn } from "../common/serve.js";
 import { logRequests } from "../common/serving-log.js";
@@ -45,6 +45,7 @@ export async function serveWebSocket(
 ): Promise<WebSocketListener> {
   checkBind(options.host, options.apiKey);
   const allowed = allowedHostnames(options.host);
+  const peers = new PeerGuard();
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINE_BYTES });
   const readiness = { draining: false };
@@ -55,14 +56,16 @@ export async function serveWebSocket(
       return;
     }
     if (answerProbe(req, res, readiness)) return;
-    void refusalOf(req, allowed, options.apiKey).then((refusal) => {
+    void refusalOf(req, allowed, options.apiKey, peers).then((refusal) => {
       const [status, text] = refusal ?? [426, "Upgrade Required: this is a WebSocket JSON-RPC endpoint"];
       res.writeHead(status, { "content-type": "text/plain" }).end(`${text}\n`);
     });
   });
 
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    void refusalOf(req, allowed, options.apiKey).then((refusal) => upgrade(req, socket, head, refusal));
+    void refusalOf(req, allowed, options.apiKey, peers).then((refusal) =>
+      upgrade(req, socket, head, refusal),
+    );
   });
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, refusal: [number, string] | null) => {
@@ -135,6 +138,7 @@ async function refusalOf(
   req: IncomingMessage,
   allowed: Set<string>,
   apiKey: string | undefined,
+  peers: PeerGuard,
 ): Promise<[number, string] | null> {
   const refusal = refuseHost(req.headers, allowed);
   if (refusal) return [403, refusal.message];
@@ -142,7 +146,7 @@ async function refusalOf(
   if (badBody) return [415, badBody];
   if (apiKey)
     return hasBearer(req.headers, apiKey) ? null : [401, "Unauthorized: missing or wrong bearer key"];
-  const sandboxed = await refuseSandboxedPeer(req.socket);
+  const sandboxed = await peers.refuse(req.socket);
   return sandboxed ? [403, sandboxed] : null;
 }
 

@@ -8,13 +8,15 @@
  * - a request body must be declared `application/json` → 415: a browser sends `text/plain`,
  *   form and multipart bodies to any origin without asking first (no CORS preflight);
  * - with a key, `Authorization: Bearer <key>` must carry it (constant-time comparison) → 401;
- * - without one, the caller must be a local process outside every sandbox: a sandboxed command
- *   with network access reaches 127.0.0.1 too, and driving the agent would be its escape → 403.
+ * - without one, the caller must be a local process of this server's own user, outside every
+ *   sandbox → 403: another user's process would run commands as this one (as root, for a root
+ *   server), and a sandboxed command with network access reaches 127.0.0.1 too, and driving the
+ *   agent would be its escape.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
-import { isLoopbackAddress, loopbackPeerVerdict, type PeerVerdict } from "../../util/loopback-peer.js";
+import { isLoopbackAddress, LoopbackPeers, type PeerVerdict } from "../../util/loopback-peer.js";
 
 const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -95,30 +97,49 @@ export function hasBearer(headers: GuardedHeaders, key: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** One verdict per TCP connection. */
-const verdicts = new WeakMap<Socket, Promise<PeerVerdict>>();
+/**
+ * The key-less caller check of one server: only a process of this server's own user, outside
+ * every sandbox, may call (util/loopback-peer.ts). One verdict per TCP connection.
+ */
+export class PeerGuard {
+  private readonly peers = new LoopbackPeers();
+  private readonly verdicts = new WeakMap<Socket, Promise<PeerVerdict>>();
 
-/** Why a key-less server refuses the process at the other end of `socket`; null when it may call. */
-export async function refuseSandboxedPeer(socket: Socket): Promise<string | null> {
-  let verdict = verdicts.get(socket);
-  if (verdict === undefined) {
-    const { remoteAddress, remotePort, localPort } = socket;
-    // Only Linux has sandboxed commands (and /proc) to tell apart.
-    if (process.platform !== "linux") verdict = Promise.resolve("unconfined");
-    else if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !remotePort || !localPort)
-      verdict = Promise.resolve("unknown");
-    else verdict = loopbackPeerVerdict(remotePort, localPort);
-    verdicts.set(socket, verdict);
+  /** Why the process at the other end of `socket` is refused; null when it may call. */
+  async refuse(socket: Socket): Promise<string | null> {
+    let verdict = this.verdicts.get(socket);
+    if (verdict === undefined) {
+      verdict = this.judge(socket);
+      this.verdicts.set(socket, verdict);
+    }
+    return REFUSALS[await verdict];
   }
-  switch (await verdict) {
-    case "unconfined":
-      return null;
-    case "confined":
-      return "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients";
-    case "unknown":
-      return "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env";
+
+  private judge(socket: Socket): Promise<PeerVerdict> {
+    const { remoteAddress, remotePort, localAddress, localPort } = socket;
+    // Only Linux has sandboxed commands (and /proc) to tell apart.
+    if (process.platform !== "linux") return Promise.resolve("unconfined");
+    if (!remoteAddress || !isLoopbackAddress(remoteAddress) || !localAddress || !remotePort || !localPort)
+      return Promise.resolve("unknown");
+    return this.peers.verdict({
+      clientAddress: remoteAddress,
+      clientPort: remotePort,
+      serverAddress: localAddress,
+      serverPort: localPort,
+    });
   }
 }
+
+const REFUSALS: Record<PeerVerdict, string | null> = {
+  unconfined: null,
+  "other-user":
+    "Forbidden: this server has no key and serves only its own user; the calling process belongs to another user; start the server with --api-key-env to allow other clients",
+  confined:
+    "Forbidden: this server has no key and the caller runs inside a sandbox; start the server with --api-key-env to allow such clients",
+  busy: "Forbidden: this server has no key and could not check the calling process in time (too many connections at once); retry, or start the server with --api-key-env",
+  unknown:
+    "Forbidden: this server has no key and the calling process could not be identified as a local unsandboxed process; start the server with --api-key-env",
+};
 
 function hostnameOf(url: string): string | null {
   try {

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
 import { probeAnswer } from "../common/health.js";
+import { PeerGuard } from "../common/http-guard.js";
 import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
 import { ApiError, fromUnexpected } from "./errors.js";
@@ -26,6 +27,7 @@ export function createApp(options: ProxyOptions): Hono {
   const allowed = allowedHostnames(options.host);
   const anyHost = options.host === "0.0.0.0" || options.host === "::";
   const log = options.log ?? batchedStderr();
+  const peers = new PeerGuard();
 
   app.use(async (c, next) => {
     const started = performance.now();
@@ -41,7 +43,7 @@ export function createApp(options: ProxyOptions): Hono {
     if (probe) return c.text(probe.text, probe.status);
     checkBodyType(headers);
     if (options.apiKey) checkBearer(headers, options.apiKey);
-    else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined);
+    else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined, peers);
     await next();
   });
   app.use(

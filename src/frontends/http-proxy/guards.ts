@@ -1,16 +1,16 @@
 /**
  * What every request passes before a handler, in OpenAI's error shape: the shared rules of
  * common/http-guard.ts (Host/Origin → 403, `Origin: null` included; a body not declared
- * `application/json` → 415; the bearer key when configured → 401, and without one a caller inside
- * a sandbox → 403); then the body size → 413 and the concurrency limit → 429.
+ * `application/json` → 415; the bearer key when configured → 401, and without one another user's
+ * process or a caller inside a sandbox → 403); then the body size → 413 and the concurrency limit → 429.
  */
 import type { Socket } from "node:net";
 import {
   type GuardedHeaders,
   hasBearer,
+  type PeerGuard,
   refuseBodyType,
   refuseHost,
-  refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { ApiError } from "./errors.js";
 
@@ -42,15 +42,17 @@ export function checkBearer(headers: GuardedHeaders, key: string): void {
 }
 
 /**
- * Without a key, only local processes outside every sandbox may call: a sandboxed command with
- * network access reaches 127.0.0.1 too, and driving the agent would be its escape.
+ * Without a key, only local processes of the proxy's own user, outside every sandbox, may call:
+ * another user's process would run commands as this one, and a sandboxed command with network
+ * access reaches 127.0.0.1 too, and driving the agent would be its escape.
  */
 export async function refuseSandboxedCaller(
   env: { incoming?: { socket?: Socket } } | undefined,
+  peers: PeerGuard,
 ): Promise<void> {
   const socket = env?.incoming?.socket;
   const refusal = socket
-    ? await refuseSandboxedPeer(socket)
+    ? await peers.refuse(socket)
     : "Forbidden: the calling process could not be identified";
   if (refusal) throw new ApiError(403, refusal, "invalid_request_error", null, "forbidden_caller");
 }

@@ -5,7 +5,7 @@
  * protection: a web page must not reach a local agent through a hostile DNS name; `Origin: null`
  * too) → 403; a body not declared `application/json` → 415; the
  * bearer key when one is configured → 401; without a key, the caller must be a local process
- * outside every sandbox (a sandboxed command with network access reaches 127.0.0.1 too, and a
+ * of this server's own user, outside every sandbox (a sandboxed command with network access reaches 127.0.0.1 too, and a
  * danger-full-access turn would be its escape) → 403; path /mcp → else 404. Sessions: initialize creates one (Mcp-Session-Id),
  * later requests name it, DELETE ends it. Requests of one session may run concurrently.
  * Sessions are bounded (config `[mcp_server]`): at most `max_http_sessions` open (an initialize
@@ -24,9 +24,9 @@ import {
   allowedHostnames,
   checkBind,
   hasBearer,
+  PeerGuard,
   refuseBodyType,
   refuseHost,
-  refuseSandboxedPeer,
 } from "../common/http-guard.js";
 import { type Listener, listenOn } from "../common/serve.js";
 import { logRequests } from "../common/serving-log.js";
@@ -66,6 +66,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   // Initializes under way count toward the cap too, so a burst cannot overshoot it.
   let starting = 0;
   const allowed = allowedHostnames(options.host);
+  const peers = new PeerGuard();
   const sweeper = setInterval(
     () => closeIdle(sessions, limits.httpSessionIdleTimeoutMs),
     Math.min(Math.max(limits.httpSessionIdleTimeoutMs / 4, 50), 60_000),
@@ -94,7 +95,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       return reply(res, 401, "Unauthorized: missing or wrong bearer key");
     }
     if (!options.apiKey) {
-      const sandboxed = await refuseSandboxedPeer(req.socket);
+      const sandboxed = await peers.refuse(req.socket);
       if (sandboxed) return reply(res, 403, sandboxed);
     }
     if (new URL(req.url ?? "/", "http://local").pathname !== MCP_PATH)
