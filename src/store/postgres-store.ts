@@ -549,7 +549,7 @@ class PostgresThreadStore implements ThreadStore {
       // Its row stays as a tombstone (until its thread goes), which saveResponse does not replace:
       // the check and the write are one statement, so no save racing the delete brings it back.
       () => this.sql`
-        UPDATE tscodex_responses SET record = ${DELETED_RESPONSE}::json
+        UPDATE tscodex_responses SET record = (${DELETED_RESPONSE}::text)::json
          WHERE id = ${id} AND record->>'deleted' IS NULL RETURNING id`,
     );
     return rows.length > 0;
