@@ -394,7 +394,9 @@ export class JsonlThreadStore implements ThreadStore {
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       if (!name.endsWith(".json")) continue;
       const record = await this.readIdempotencyKey(join(dir, name));
-      if (!record?.work || record.work.threadId !== threadId || record.expires <= now) continue;
+      // Only an answered key replays anything; one still running (or left by a dead process, which
+      // a takeover runs again) is its request's own to settle.
+      if (!record?.result || record.work?.threadId !== threadId || record.expires <= now) continue;
       const result = deletedAnswer(record.work.answerId ?? threadId, threadId);
       await this.saveIdempotencyKey({ ...record, result });
     }

@@ -357,7 +357,9 @@ class PostgresThreadStore implements ThreadStore {
     );
     for (const row of keys) {
       const record = parseIdempotencyRecord(JSON.parse(row.record));
-      if (!record) continue;
+      // Only an answered key replays anything; one still running (or left by a dead process, which
+      // a takeover runs again) is its request's own to settle.
+      if (!record?.result) continue;
       const result = deletedAnswer(record.work?.answerId ?? id, id);
       await this.saveIdempotencyKey({ ...record, result });
     }

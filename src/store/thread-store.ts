@@ -213,8 +213,9 @@ export interface ThreadStore {
   fork(id: string, options?: { turns?: number; newId?: string }): Promise<string>;
   /**
    * Remove thread `id` (live or archived); false when it was stored nowhere. Its response
-   * records go with it (deleted as deleteResponse does), and first every live idempotency key
-   * whose work is on it gets `deletedAnswer` to replay: no key answers from a deleted thread.
+   * records go with it (deleted as deleteResponse does), and first every live, answered
+   * idempotency key whose work is on it gets `deletedAnswer` to replay: no key answers from a
+   * deleted thread.
    */
   delete(id: string): Promise<boolean>;
   /** Move thread `id` out of the live list; false when there is no such live thread. */

@@ -229,7 +229,8 @@ describe.skipIf(skip)(
         "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'store down'; END $$",
       );
       psql(
-        "CREATE TRIGGER refuse_delete BEFORE DELETE ON tscodex_responses FOR EACH ROW EXECUTE FUNCTION refuse()",
+        // Deleting a response updates its row to a tombstone; its thread's delete cascades.
+        "CREATE TRIGGER refuse_delete BEFORE DELETE OR UPDATE ON tscodex_responses FOR EACH ROW EXECUTE FUNCTION refuse()",
       );
     }
 
