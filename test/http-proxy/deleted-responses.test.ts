@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { hold, message, turn } from "../support/fake-model-server.js";
-import { postKeyed, type ProxyProcess, useProxyHarness } from "../support/proxy-harness.js";
+import { type ProxyProcess, postKeyed, useProxyHarness } from "../support/proxy-harness.js";
 
 const h = useProxyHarness();
 
