@@ -3,12 +3,13 @@
  * - a background response deleted while its turn runs: the turn is cancelled on the process
  *   running it, and its end is stored nowhere (GET 404, its Idempotency-Key replays a 404);
  *   deleted through another process, the turn runs on there, but its end stores nothing either;
- * - a thread deleted (`tscodex sessions delete`): the Idempotency-Keys that answered with its
+ * - a thread deleted (`tscodex sessions delete`, the app-server's thread/delete): the Idempotency-Keys that answered with its
  *   responses replay a 404 `response_deleted`, and its responses are gone.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { StdioAppClient } from "../support/app-server-client.js";
 import { runCli } from "../support/cli.js";
 import { hold, message, turn } from "../support/fake-model-server.js";
 import { type ProxyProcess, postKeyed, useProxyHarness } from "../support/proxy-harness.js";
@@ -136,5 +137,28 @@ describe("a deleted thread's Idempotency-Keys", () => {
     for (const id of [firstId, secondId]) expect((await getStatus(proxy, id)).status).toBe(404);
     expect(await storedText()).not.toMatch(/FIRST-SECRET|SECOND-SECRET/);
     expect(h.model.requests).toHaveLength(2);
+  });
+
+  it("the app-server's thread/delete of the thread: its key replays 404 response_deleted", async () => {
+    const proxy = await h.startProxy();
+    h.model.enqueue(turn(message("APP-SERVER-SECRET")));
+    const body = { model: "m", input: "answer for the app-server" };
+    const first = await postKeyed(proxy.url, "/responses", body, "key-app");
+    expect(first.status).toBe(200);
+    const thread = threadOf(String(first.body.id));
+
+    const client = new StdioAppClient({ home: h.home, cwd: h.work });
+    try {
+      const reply = await client.initialize();
+      expect(reply.error, client.stderr).toBeUndefined();
+      expect(await client.call("thread/delete", { threadId: thread })).toEqual({});
+    } finally {
+      await client.close();
+    }
+    const retry = await postKeyed(proxy.url, "/responses", body, "key-app");
+    expect(retry.status, JSON.stringify(retry.body)).toBe(404);
+    expect(retry.body.error?.code).toBe("response_deleted");
+    expect(JSON.stringify(retry.body)).not.toContain("APP-SERVER-SECRET");
+    expect((await getStatus(proxy, String(first.body.id))).status).toBe(404);
   });
 });
