@@ -19,6 +19,7 @@ export type { RolloutEvent, RolloutLine, SessionMeta, ThreadMetadataUpdate } fro
 export { RolloutError, type StoredThread } from "./stored-thread.js";
 export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {
+  deletedAnswer,
   type IdempotencyRecord,
   type IdempotentWork,
   type ResponseRecord,

@@ -3,7 +3,8 @@
  * ones under `archived/sessions/` (the same layout), the proxy's parked-call index under
  * `proxy/parked-calls/`, its response records under `proxy/responses/`, idempotency keys
  * under `proxy/idempotency-keys/` (with `proxy/idempotency-answers/`: the key of each answer id),
- * and a lock file per held thread (thread-lock.ts). One machine, no set-up.
+ * deleted responses' tombstones under `proxy/deleted-responses/`, each thread's response ids under
+ * `proxy/thread-responses/<thread>/`, and a lock file per held thread (thread-lock.ts). One machine, no set-up.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -27,6 +28,7 @@ import {
 import { linesUpToTurn, RolloutError, type StoredThread } from "./stored-thread.js";
 import { FileThreadLeases, type ThreadLeases } from "./thread-lock.js";
 import {
+  deletedAnswer,
   type IdempotencyRecord,
   type ResponseRecord,
   StoreError,
@@ -157,6 +159,14 @@ export class JsonlThreadStore implements ThreadStore {
   async delete(id: string): Promise<boolean> {
     const path = (await this.exactPath(id)) ?? (await this.exactPath(id, true));
     if (!path) return false;
+    // Keys first, then the answers: were the delete to stop half-way, no key would replay one.
+    await this.forgetKeysOfThread(id);
+    const index = threadResponsesDir(this.home, id);
+    for (const name of await readdir(index).catch(() => [] as string[])) {
+      const responseId = await readFile(join(index, name), "utf8").catch(() => null);
+      if (responseId !== null) await this.tombstoneResponse(responseId);
+    }
+    await rm(index, { recursive: true, force: true });
     await rm(path, { force: true });
     this.known.delete(knownKey(id, false));
     this.known.delete(knownKey(id, true));
@@ -230,12 +240,19 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async saveResponse(record: ResponseRecord): Promise<void> {
+    if (await this.responseDeleted(record.id)) return;
+    // Its thread's index of responses, so deleting the thread finds the record.
+    const index = await this.madeDir(threadResponsesDir(this.home, record.threadId));
+    await writeFile(join(index, fileNameOf(record.id)), record.id);
     const dir = await this.madeDir(responsesDir(this.home));
     // Written aside and renamed: a reader never sees half a record.
     const path = join(dir, `${fileNameOf(record.id)}.json`);
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, JSON.stringify(record));
     await rename(temporary, path);
+    // A delete may have come between the check and the rename: it tombstones before it removes,
+    // so either it removes what was just written, or the tombstone is seen here.
+    if (await this.responseDeleted(record.id)) await rm(path, { force: true });
   }
 
   async claimIdempotencyKey(record: IdempotencyRecord): Promise<IdempotencyRecord | null> {
@@ -352,8 +369,37 @@ export class JsonlThreadStore implements ThreadStore {
 
   async deleteResponse(id: string): Promise<boolean> {
     if (!(await this.readResponse(id))) return false;
-    await rm(join(responsesDir(this.home), `${fileNameOf(id)}.json`), { force: true });
+    await this.tombstoneResponse(id);
     return true;
+  }
+
+  /** Response `id` gone for good: its tombstone (which saveResponse checks), then its record. */
+  private async tombstoneResponse(id: string): Promise<void> {
+    const dir = await this.madeDir(deletedResponsesDir(this.home));
+    await writeFile(join(dir, fileNameOf(id)), id);
+    await rm(join(responsesDir(this.home), `${fileNameOf(id)}.json`), { force: true });
+  }
+
+  private async responseDeleted(id: string): Promise<boolean> {
+    return stat(join(deletedResponsesDir(this.home), fileNameOf(id))).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Every live key whose work is on thread `threadId` replays `deletedAnswer` from now on. */
+  private async forgetKeysOfThread(threadId: string): Promise<void> {
+    const dir = idempotencyDir(this.home);
+    const now = Date.now();
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!name.endsWith(".json")) continue;
+      const record = await this.readIdempotencyKey(join(dir, name));
+      // Only an answered key replays anything; one still running (or left by a dead process, which
+      // a takeover runs again) is its request's own to settle.
+      if (!record?.result || record.work?.threadId !== threadId || record.expires <= now) continue;
+      const result = deletedAnswer(record.work.answerId ?? threadId, threadId);
+      await this.saveIdempotencyKey({ ...record, result });
+    }
   }
 
   async readResponse(id: string): Promise<ResponseRecord | null> {
@@ -440,6 +486,16 @@ function idempotencyDir(home: string): string {
 
 function idempotencyAnswersDir(home: string): string {
   return join(home, "proxy", "idempotency-answers");
+}
+
+/** A deleted response's tombstone: its id is never stored again. */
+function deletedResponsesDir(home: string): string {
+  return join(home, "proxy", "deleted-responses");
+}
+
+/** The ids of thread `threadId`'s response records (one file each). */
+function threadResponsesDir(home: string, threadId: string): string {
+  return join(home, "proxy", "thread-responses", fileNameOf(threadId));
 }
 
 function responsesDir(home: string): string {

@@ -3,7 +3,7 @@
  * land on any process. Tables (postgres-schema.ts): `tscodex_threads` (one row per thread, what
  * lists filter and sort on), `tscodex_thread_lines` (its rollout lines, append-only, numbered
  * per thread from 0 = metadata), `tscodex_parked_calls`, `tscodex_leases`,
- * `tscodex_responses` (the proxy's response records).
+ * `tscodex_responses` (the proxy's response records; a deleted one's row is a tombstone).
  * Writes: postgres-writer.ts (idempotent batches, bounded retries). Leases: postgres-leases.ts.
  * The `postgres` driver is imported on open, so nothing else pays for it.
  * Rows read back are a parse boundary: lines are validated like a rollout file's.
@@ -27,6 +27,7 @@ import { parseIdempotencyRecord, parseResponseRecord } from "./response-records.
 import { type RolloutLine, type SessionMeta, THREAD_ANNOTATIONS } from "./rollout.js";
 import { RolloutError, replayRollout, type StoredThread, validateLines } from "./rollout-reader.js";
 import {
+  deletedAnswer,
   type IdempotencyRecord,
   type ResponseRecord,
   StoreError,
@@ -133,6 +134,9 @@ interface LineRow extends Row {
 }
 
 const cursorSchema = z.tuple([z.number(), z.string()]);
+
+/** A deleted response's row: no response record (readResponse finds none), and never replaced. */
+const DELETED_RESPONSE = JSON.stringify({ deleted: true });
 
 class PostgresThreadStore implements ThreadStore {
   readonly kind = "postgres";
@@ -343,6 +347,22 @@ class PostgresThreadStore implements ThreadStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    // Its keys first (its responses go with the row: ON DELETE CASCADE): were the delete to stop
+    // half-way, no key would replay an answer from the deleted thread.
+    const keys = await this.run(
+      `finding the idempotency keys of thread ${id}`,
+      () => this.sql<{ record: string }[]>`
+        SELECT record::text AS record FROM tscodex_idempotency_keys
+         WHERE record->'work'->>'threadId' = ${id} AND expires > now()`,
+    );
+    for (const row of keys) {
+      const record = parseIdempotencyRecord(JSON.parse(row.record));
+      // Only an answered key replays anything; one still running (or left by a dead process, which
+      // a takeover runs again) is its request's own to settle.
+      if (!record?.result) continue;
+      const result = deletedAnswer(record.work?.answerId ?? id, id);
+      await this.saveIdempotencyKey({ ...record, result });
+    }
     const result = await this.run(
       `deleting thread ${id}`,
       () => this.sql`DELETE FROM tscodex_threads WHERE id = ${id}`,
@@ -453,7 +473,8 @@ class PostgresThreadStore implements ThreadStore {
       () => this.sql`
         INSERT INTO tscodex_responses (id, thread_id, record)
         VALUES (${record.id}, ${record.threadId}, (${JSON.stringify(record)}::text)::json)
-        ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
+        ON CONFLICT (id) DO UPDATE SET record = excluded.record
+          WHERE tscodex_responses.record->>'deleted' IS NULL`,
     );
   }
 
@@ -527,7 +548,11 @@ class PostgresThreadStore implements ThreadStore {
   async deleteResponse(id: string): Promise<boolean> {
     const rows = await this.run(
       `deleting response ${id}`,
-      () => this.sql`DELETE FROM tscodex_responses WHERE id = ${id} RETURNING id`,
+      // Its row stays as a tombstone (until its thread goes), which saveResponse does not replace:
+      // the check and the write are one statement, so no save racing the delete brings it back.
+      () => this.sql`
+        UPDATE tscodex_responses SET record = (${DELETED_RESPONSE}::text)::json
+         WHERE id = ${id} AND record->>'deleted' IS NULL RETURNING id`,
     );
     return rows.length > 0;
   }

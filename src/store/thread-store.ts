@@ -93,6 +93,25 @@ export function responseRunning(record: ResponseRecord): boolean {
 }
 
 /**
+ * What a key whose answer was deleted replays instead (no copy of the answer): a 404
+ * `response_deleted` in the proxy's error shape. `threadId`: the answer went with its thread.
+ */
+export function deletedAnswer(answerId: string, threadId?: string): { status: number; body: unknown } {
+  const what = threadId ? ` with its thread '${threadId}'` : "";
+  return {
+    status: 404,
+    body: {
+      error: {
+        message: `The response this Idempotency-Key answered ('${answerId}') was deleted${what}. Send the request with a new Idempotency-Key to run it again.`,
+        type: "invalid_request_error",
+        param: null,
+        code: "response_deleted",
+      },
+    },
+  };
+}
+
+/**
  * An `Idempotency-Key` the proxy has seen: the request it came with (a fingerprint of route and
  * body) and, once answered, the answer to replay to a retry.
  */
@@ -192,7 +211,12 @@ export interface ThreadStore {
   list(query?: ThreadQuery): Promise<ThreadPage>;
   /** Copy the first `turns` turns (default all) of thread `id` under a new id; returns it. */
   fork(id: string, options?: { turns?: number; newId?: string }): Promise<string>;
-  /** Remove thread `id` (live or archived); false when it was stored nowhere. */
+  /**
+   * Remove thread `id` (live or archived); false when it was stored nowhere. Its response
+   * records go with it (deleted as deleteResponse does), and first every live, answered
+   * idempotency key whose work is on it gets `deletedAnswer` to replay: no key answers from a
+   * deleted thread.
+   */
   delete(id: string): Promise<boolean>;
   /** Move thread `id` out of the live list; false when there is no such live thread. */
   archive(id: string): Promise<boolean>;
@@ -215,11 +239,18 @@ export interface ThreadStore {
   threadOfCall(callId: string): Promise<string | null>;
   /** The response that made call `callId` (indexed with indexParkedCalls), or null. */
   responseOfCall(callId: string): Promise<string | null>;
-  /** Store (or replace) a response record. */
+  /**
+   * Store (or replace) a response record; never one deleted (deleteResponse): a background turn
+   * that ends after its response was deleted, or a read-modify-write racing the delete, stores
+   * nothing.
+   */
   saveResponse(record: ResponseRecord): Promise<void>;
   /** Response `id`, or null when none was stored under exactly that id. */
   readResponse(id: string): Promise<ResponseRecord | null>;
-  /** Forget response `id` (its thread stays); false when there was none. */
+  /**
+   * Forget response `id` for good (its thread stays): it is not read back, and is not stored
+   * again by a later saveResponse. False when there was none.
+   */
   deleteResponse(id: string): Promise<boolean>;
   /**
    * Claim idempotency key `record.key`: stores `record` when the key is new (or its record

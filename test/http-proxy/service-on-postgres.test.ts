@@ -10,13 +10,14 @@
  * response is not replayed by its key on any process (issue 37): the retry is a 404.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { writeFakeConfig } from "../support/cli.js";
+import { runCli, writeFakeConfig } from "../support/cli.js";
 import {
   delay,
   type FakeModelServer,
   failed,
   functionCall,
   hang,
+  hold,
   message,
   startFakeModelServer,
   turn,
@@ -228,7 +229,8 @@ describe.skipIf(skip)(
         "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'store down'; END $$",
       );
       psql(
-        "CREATE TRIGGER refuse_delete BEFORE DELETE ON tscodex_responses FOR EACH ROW EXECUTE FUNCTION refuse()",
+        // Deleting a response updates its row to a tombstone; its thread's delete cascades.
+        "CREATE TRIGGER refuse_delete BEFORE DELETE OR UPDATE ON tscodex_responses FOR EACH ROW EXECUTE FUNCTION refuse()",
       );
     }
 
@@ -451,3 +453,72 @@ describe.skipIf(skip)("a deleted response and its Idempotency-Key on PostgreSQL"
     expect(model.requests).toHaveLength(1);
   });
 });
+
+describe.skipIf(skip)(
+  "a deleted response stays deleted on PostgreSQL (background turn, deleted thread)",
+  () => {
+    async function deleteOn(proxy: ProxyProcess, id: string): Promise<void> {
+      const response = await fetch(`${proxy.url}/responses/${id}`, { method: "DELETE" });
+      expect(response.status).toBe(200);
+    }
+
+    async function expectKeyDeleted(proxy: ProxyProcess, body: object, key: string, secret: RegExp) {
+      const again = await post(proxy, body, key);
+      expect(again.status, JSON.stringify(again.body)).toBe(404);
+      expect(again.body.error?.code).toBe("response_deleted");
+      expect(JSON.stringify(again.body)).not.toMatch(secret);
+    }
+
+    it("a background response deleted on another process while its turn runs: the turn's end stores nothing", async () => {
+      const [owner, other] = await Promise.all([proxyOnStore(), proxyOnStore()]);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      model.enqueue(turn(message("partial"), hold(held), message("LATE-SECRET-PG")));
+      const body = { model: "m", input: "background, deleted elsewhere", background: true };
+      const started = await post(owner, body, "bg-del");
+      expect(started.body.status).toBe("in_progress");
+      const id = String(started.body.id);
+      await model.waitForRequests(1, 10_000);
+
+      await deleteOn(other, id);
+      release();
+      await owner.stop(); // a graceful stop waits for the background turn and its final save
+      const got = await fetch(`${other.url}/responses/${id}`);
+      expect(got.status, await got.clone().text()).toBe(404);
+      await expectKeyDeleted(other, body, "bg-del", /LATE-SECRET-PG/);
+      expect(psql("SELECT count(*) FROM tscodex_responses WHERE record::text LIKE '%LATE-SECRET-PG%'")).toBe(
+        "0",
+      );
+    });
+
+    it("`tscodex sessions delete` of a thread: the keys that answered with its responses replay 404 response_deleted", async () => {
+      const proxy = await proxyOnStore();
+      model.enqueue(turn(message("THREAD-SECRET-PG")));
+      const body = { model: "m", input: "answer on a thread" };
+      const first = await post(proxy, body, "thread-del");
+      expect(first.status).toBe(200);
+      const thread = /^resp_([0-9a-f-]{36})_/.exec(String(first.body.id))?.[1] ?? "";
+      expect((await post(proxy, body, "thread-del")).replayed).toBe("true");
+
+      const home = await tmpdir("tscodex-idem-cli-");
+      dirs.push(home);
+      await writeFakeConfig(home.path, { baseUrl: model.url });
+      const deleted = await runCli(["sessions", "delete", thread], {
+        cwd: home.path,
+        home: home.path,
+        env: { TSCODEX_STORE_URL: url },
+      });
+      expect(deleted.code, deleted.stderr).toBe(0);
+      expect(threads()).toBe(0);
+
+      await expectKeyDeleted(proxy, body, "thread-del", /THREAD-SECRET-PG/);
+      expect((await fetch(`${proxy.url}/responses/${String(first.body.id)}`)).status).toBe(404);
+      expect(
+        psql("SELECT count(*) FROM tscodex_idempotency_keys WHERE record::text LIKE '%THREAD-SECRET-PG%'"),
+      ).toBe("0");
+      expect(model.requests).toHaveLength(1);
+    });
+  },
+);

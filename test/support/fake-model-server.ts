@@ -49,6 +49,7 @@ export type TurnPart =
   | { kind: "delay"; ms: number }
   | { kind: "drop_after"; events: number }
   | { kind: "hang" }
+  | { kind: "hold"; until: Promise<unknown> }
   | { kind: "keepalive"; everyMs: number }
   | { kind: "end_stream" }
   | { kind: "failed"; message: string; code: string }
@@ -131,6 +132,14 @@ export function dropAfter(events: number): TurnPart {
 /** Stop sending at this point and keep the connection open (idle-timeout tests). */
 export function hang(): TurnPart {
   return { kind: "hang" };
+}
+
+/**
+ * Stop sending at this point until `until` settles, then go on (a turn held open until the test
+ * lets it finish).
+ */
+export function hold(until: Promise<unknown>): TurnPart {
+  return { kind: "hold", until };
 }
 
 /**
@@ -240,6 +249,7 @@ type Step =
   | { kind: "sse"; text: string }
   | { kind: "delay"; ms: number }
   | { kind: "hang" }
+  | { kind: "hold"; until: Promise<unknown> }
   | { kind: "keepalive"; ms: number }
   | { kind: "end" };
 
@@ -269,6 +279,7 @@ function sseEvent(event: string | undefined, data: string): Step {
 function control(part: TurnPart, steps: Step[], rendered: Rendered): boolean {
   if (part.kind === "delay") steps.push({ kind: "delay", ms: part.ms });
   else if (part.kind === "hang") steps.push({ kind: "hang" });
+  else if (part.kind === "hold") steps.push({ kind: "hold", until: part.until });
   else if (part.kind === "keepalive") steps.push({ kind: "keepalive", ms: part.everyMs });
   else if (part.kind === "end_stream") steps.push({ kind: "end" });
   else if (part.kind === "drop_after") rendered.dropAfter = part.events;
@@ -680,6 +691,10 @@ async function play(res: ServerResponse, { steps, dropAfter }: Rendered): Promis
     if (step.kind === "end") break;
     if (step.kind === "delay") {
       await sleep(step.ms);
+      continue;
+    }
+    if (step.kind === "hold") {
+      await step.until.catch(() => {});
       continue;
     }
     if (dropAfter !== undefined && sent >= dropAfter) break;

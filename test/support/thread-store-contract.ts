@@ -572,6 +572,46 @@ export function describeThreadStoreContract(name: string, makeStore: () => Promi
       expect(await store.deleteResponse(record.id)).toBe(true);
       expect(await store.readResponse(record.id)).toBeNull();
       expect(await store.deleteResponse(record.id)).toBe(false);
+      // Deleted for good: a later save (a background turn ending, an answeredBy update) stores nothing.
+      await store.saveResponse({ ...record, body: { ...record.body, status: "completed" } });
+      expect(await store.readResponse(record.id)).toBeNull();
+    });
+
+    it("deleting a thread removes its responses and gives its keys a 404 response_deleted to replay", async () => {
+      const [gone, kept] = [threadId(84), threadId(85)];
+      await storeThread(store, metaOf(gone), 1);
+      await storeThread(store, metaOf(kept), 1);
+      const response = (thread: string) => ({
+        id: `resp_${thread}_a1b2c3d4e5f6`,
+        threadId: thread,
+        turns: 1,
+        parkedTurnId: null,
+        transcript: "f".repeat(64),
+        body: { id: `resp_${thread}_a1b2c3d4e5f6`, object: "response", output: [{ text: "SECRET" }] },
+        created: 1_700_000_000_000,
+      });
+      const now = Date.now();
+      const key = (name: string, thread: string) => ({
+        key: name,
+        fingerprint: "f",
+        result: { status: 200, body: response(thread).body },
+        created: now,
+        expires: now + 60_000,
+        work: { threadId: thread, linesBefore: null, answerId: response(thread).id, continues: null },
+      });
+      for (const thread of [gone, kept]) await store.saveResponse(response(thread));
+      await store.saveIdempotencyKey(key("key-gone", gone));
+      await store.saveIdempotencyKey(key("key-kept", kept));
+
+      expect(await store.delete(gone)).toBe(true);
+      expect(await store.readResponse(response(gone).id)).toBeNull();
+      expect(await store.readResponse(response(kept).id)).toEqual(response(kept));
+      const probe = { key: "", fingerprint: "f", result: null, created: now, expires: now + 60_000 };
+      const tombstoned = await store.claimIdempotencyKey({ ...probe, key: "key-gone" });
+      expect(tombstoned?.result?.status).toBe(404);
+      expect(JSON.stringify(tombstoned?.result?.body)).toContain("response_deleted");
+      expect(JSON.stringify(tombstoned?.result?.body)).not.toContain("SECRET");
+      expect((await store.claimIdempotencyKey({ ...probe, key: "key-kept" }))?.result?.status).toBe(200);
     });
 
     describe("leases", () => {

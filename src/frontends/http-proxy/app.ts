@@ -69,7 +69,7 @@ export function createApp(options: ProxyOptions): Hono {
   app.post("/v1/responses/:id/cancel", (c) => cancelResponse(c, options, background));
   app.get("/v1/responses/:id", (c) => getResponse(c, options, background));
   app.get("/v1/responses/:id/input_items", (c) => listInputItems(c, options));
-  app.delete("/v1/responses/:id", (c) => deleteResponse(c, options));
+  app.delete("/v1/responses/:id", (c) => deleteResponse(c, options, background));
   app.post("/v1/chat/completions", (c) =>
     idempotent(c, options, "chat/completions", (keyed) => handleChat(c, options, keyed)),
   );

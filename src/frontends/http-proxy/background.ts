@@ -2,7 +2,10 @@
  * `background: true` on POST /v1/responses: the answer is the response `in_progress` at once; the
  * turn runs on in this process, detached from the request, and its final state replaces the
  * stored record (poll with GET /v1/responses/{id}). POST /v1/responses/{id}/cancel ends a
- * background turn this process runs (its response becomes `cancelled`). The turns hold their
+ * background turn this process runs (its response becomes `cancelled`); DELETE
+ * /v1/responses/{id} ends it the same way, and its final state is then stored nowhere (the store
+ * does not save a deleted response again, so a turn running on another process stores nothing
+ * either when it ends). The turns hold their
  * concurrency slots, so a graceful shutdown waits for them like for any other.
  * Ownership: the process running a background response holds the store's lease
  * `background-<id>` from before it stores the response `in_progress` until its final state is

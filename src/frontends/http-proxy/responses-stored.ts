@@ -5,7 +5,9 @@
  * `failed` first: background.ts),
  * GET /v1/responses/{id}/input_items (the request's input, OpenAI's list shape and paging:
  * `order` desc by default, `after`, `limit` 1-100), DELETE /v1/responses/{id} (the id stops
- * naming anything; the thread stays; an Idempotency-Key that answered with it replays a 404). Any proxy process on the same store answers.
+ * naming anything, for good: a background turn still running it is cancelled here and its end
+ * stored nowhere; the thread stays; an Idempotency-Key that answered with it replays a 404).
+ * Any proxy process on the same store answers.
  */
 import type { Context } from "hono";
 import { stream as streamBody } from "hono/streaming";
@@ -60,13 +62,21 @@ export async function getResponse(
   });
 }
 
-export async function deleteResponse(c: Context, options: ProxyOptions): Promise<Response> {
+export async function deleteResponse(
+  c: Context,
+  options: ProxyOptions,
+  background: BackgroundTurns,
+): Promise<Response> {
   const id = c.req.param("id") ?? "";
   const { store } = options.turns.threads;
   if (!(await store.readResponse(id))) throw notFound(id);
   // Its key first: were the delete to stop half-way, no key would replay the deleted answer.
   await forgetKeyedAnswer(options, id);
   if (!(await store.deleteResponse(id))) throw notFound(id);
+  // A background turn of it running here ends (as a cancel ends it): nobody can read its result.
+  // Its final state is not stored (the store keeps a deleted response deleted), here or on
+  // another process still running it.
+  await background.cancel(id);
   return c.json({ id, object: "response", deleted: true });
 }
 
