@@ -34,7 +34,7 @@ function runNode(request: string): Promise<string> {
 
 /** The same, inside a read-only sandbox with network access (so it reaches 127.0.0.1). */
 async function sandboxed(request: string): Promise<string> {
-  const policy = { mode: "read-only" as const, writableRoots: [], networkAccess: true };
+  const policy = { mode: "workspace-write" as const, writableRoots: [], networkAccess: true };
   return output((await prepareSandboxedCommand(nodeArgv(request), h.work, policy)).argv);
 }
 const unsandboxed = await noSandbox("the WebSocket full turn (its command runs in workspace-write)");

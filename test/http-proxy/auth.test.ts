@@ -53,7 +53,7 @@ describe("tscodex proxy authentication", () => {
         const prepared = await prepareSandboxedCommand(
           getModels(proxy.url),
           h.work,
-          { mode: "read-only", writableRoots: [], networkAccess: true },
+          { mode: "workspace-write", writableRoots: [], networkAccess: true },
           { backend: name },
         );
         expect(await run(prepared.argv)).toBe("403");

@@ -95,7 +95,7 @@ describe("mcp-server --http authentication", () => {
         const prepared = await prepareSandboxedCommand(
           postInitialize(server.url),
           h.work,
-          { mode: "read-only", writableRoots: [], networkAccess: true },
+          { mode: "workspace-write", writableRoots: [], networkAccess: true },
           { backend: name },
         );
         expect(await run(prepared.argv)).toBe("403");
@@ -113,7 +113,7 @@ describe("mcp-server --http authentication", () => {
       const prepared = await prepareSandboxedCommand(
         postInitialize(server.url, ["Authorization: Bearer k-123"]),
         h.work,
-        { mode: "read-only", writableRoots: [], networkAccess: true },
+        { mode: "workspace-write", writableRoots: [], networkAccess: true },
       );
       expect(await run(prepared.argv)).toBe("200");
     },

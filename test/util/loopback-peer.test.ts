@@ -102,7 +102,7 @@ describe("loopbackPeers.verdict", () => {
   for (const { name, status } of backends) {
     it.skipIf(!status.available)(`a command inside the ${name} sandbox is confined`, async () => {
       const { port, accepted } = await listen("127.0.0.1");
-      const policy = { mode: "read-only" as const, writableRoots: [], networkAccess: true };
+      const policy = { mode: "workspace-write" as const, writableRoots: [], networkAccess: true };
       const wrap = async (argv: string[]) =>
         (await prepareSandboxedCommand(argv, "/", policy, { backend: name })).argv;
       expect(await new LoopbackPeers().verdict(await connectFromChild(port, accepted, wrap))).toBe(
