@@ -83,8 +83,9 @@ export async function runExec(
   task?: ExecTask,
 ): Promise<number> {
   const json = Boolean(options.json || options.experimentalJson);
+  // A problem can quote a config file, a stored thread or a server's message: controls shown.
   const fail = (message: string) => {
-    process.stderr.write(`tscodex: ${message}\n`);
+    process.stderr.write(`tscodex: ${visibleText(message)}\n`);
     return 1;
   };
   const processCwd = currentDirectory();
@@ -254,7 +255,7 @@ export async function runExec(
   let stdoutClosed = false;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") {
-      process.stderr.write(`tscodex: stdout: ${error.message}\n`);
+      process.stderr.write(`tscodex: stdout: ${visibleText(error.message)}\n`);
     }
     if (stdoutClosed) return;
     stdoutClosed = true;
