@@ -4,12 +4,12 @@
  * server's error text reach the terminal in caret notation; `--json` stays exact; `memories
  * show` (data) is exact when redirected.
  */
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeHooksJson } from "../hooks/hook-fixtures.js";
 import { useExecHarness } from "../support/exec-harness.js";
-import { httpError } from "../support/fake-model-server.js";
+import { httpError, message, turn } from "../support/fake-model-server.js";
 import { cliStdoutOnPty } from "../support/pty.js";
 import { tmpdir } from "../support/tmpdir.js";
 
@@ -32,7 +32,7 @@ function rawControls(text: string): string[] {
 }
 
 function expectNoRawControls(text: string): void {
-  expect(rawControls(text), text).toEqual([]);
+  expect(rawControls(text), JSON.stringify(text)).toEqual([]);
 }
 
 describe("terminal escapes in the CLI's listings and errors", () => {
@@ -151,6 +151,16 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     } finally {
       await outside.cleanup();
     }
+  });
+
+  it("exec's config warnings show the escapes of an unknown key", async () => {
+    const config = join(h.home, "config.toml");
+    await writeFile(config, `${toml(`odd${HOSTILE}`)} = 1\n${await readFile(config, "utf8")}`);
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["go"]);
+    expect(result.code).toBe(0);
+    expectNoRawControls(result.stderr);
+    expect(result.stderr).toContain(`unknown key 'odd${HOSTILE_SHOWN}' (ignored)`);
   });
 
   it("exec's error line shows the escapes of a model server's error body", async () => {

@@ -19,7 +19,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
-import { visibleText } from "../common/terminal-text.js";
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -118,7 +118,7 @@ export async function runExec(
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
