@@ -5,6 +5,8 @@
  * show` (data) is exact when redirected.
  */
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeHooksJson } from "../hooks/hook-fixtures.js";
@@ -96,6 +98,38 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     expect(listed.code).toBe(1);
     expectNoRawControls(listed.stderr);
     expect(listed.stderr).toContain(`evil${HOSTILE_SHOWN}`);
+  });
+
+  it("mcp login's failure shows the escapes of the authorization server's error", async () => {
+    // One server as MCP endpoint and authorization server; it refuses the client registration.
+    const server = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      if (req.url === "/.well-known/oauth-authorization-server") {
+        const metadata = {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ["code"],
+        };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(metadata));
+      } else if (req.url === "/register") {
+        const refusal = { error: "invalid_client_metadata", error_description: `refused ${HOSTILE}` };
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(refusal));
+      } else if (req.url === "/mcp") res.writeHead(401).end();
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      await appendFile(join(h.home, "config.toml"), `\n[mcp_servers.remote]\nurl = "${url}"\n`);
+      const result = await h.cli(["mcp", "login", "remote", "--no-browser"]);
+      expect(result.code).toBe(1);
+      expectNoRawControls(result.stderr);
+      expect(result.stderr).toContain(`refused ${HOSTILE_SHOWN}`);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("hooks list and trust show a hook command's escapes; --json stays exact", async () => {
