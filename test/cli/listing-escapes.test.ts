@@ -197,6 +197,16 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     expect(result.stderr).toContain(`unknown key 'odd${HOSTILE_SHOWN}' (ignored)`);
   });
 
+  it("review's and memories' error lines show the escapes their messages quote", async () => {
+    const review = await h.cli(["review", "--commit", `x${HOSTILE}`]);
+    expect(review.stderr).toContain("tscodex review: git show");
+    expectNoRawControls(review.stderr);
+    const memory = await h.cli(["memories", "show", `x${HOSTILE}`]);
+    expect(memory.code).toBe(1);
+    expectNoRawControls(memory.stderr);
+    expect(memory.stderr).toContain(`no memory with id 'x${HOSTILE_SHOWN}'`);
+  });
+
   it("exec's error line shows the escapes of a model server's error body", async () => {
     h.server.enqueue(httpError(400, `bad request ${HOSTILE}`));
     const result = await h.exec(["go"]);
