@@ -207,6 +207,21 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     expect(memory.stderr).toContain(`no memory with id 'x${HOSTILE_SHOWN}'`);
   });
 
+  it("exec names an MCP server that died at startup with its stderr's escapes shown, --json too", async () => {
+    const script = "printf 'dying \\033]2;pwned\\007 \\302\\2332J\\n' >&2; exit 1";
+    await appendFile(
+      join(h.home, "config.toml"),
+      `\n[mcp_servers.dies]\ncommand = "sh"\nargs = ["-c", ${toml(script)}]\n`,
+    );
+    for (const mode of [[], ["--json"]]) {
+      h.server.enqueue(turn(message("ok")));
+      const result = await h.exec([...mode, "go"]);
+      expect(result.code, result.stderr).toBe(0);
+      expectNoRawControls(result.stderr);
+      expect(result.stderr).toContain("(stderr: dying ^[]2;pwned^G <U+009B>2J)");
+    }
+  });
+
   it("exec's error line shows the escapes of a model server's error body", async () => {
     h.server.enqueue(httpError(400, `bad request ${HOSTILE}`));
     const result = await h.exec(["go"]);
