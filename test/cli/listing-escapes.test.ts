@@ -197,7 +197,7 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     expect(result.stderr).toContain(`unknown key 'odd${HOSTILE_SHOWN}' (ignored)`);
   });
 
-  it("review's and memories' error lines show the escapes their messages quote", async () => {
+  it("review's, memories' and sessions' error lines show the escapes their messages quote", async () => {
     const review = await h.cli(["review", "--commit", `x${HOSTILE}`]);
     expect(review.stderr).toContain("tscodex review: git show");
     expectNoRawControls(review.stderr);
@@ -205,6 +205,10 @@ describe("terminal escapes in the CLI's listings and errors", () => {
     expect(memory.code).toBe(1);
     expectNoRawControls(memory.stderr);
     expect(memory.stderr).toContain(`no memory with id 'x${HOSTILE_SHOWN}'`);
+    const session = await h.cli(["sessions", "show", `x${HOSTILE}`]);
+    expect(session.code).toBe(1);
+    expectNoRawControls(session.stderr);
+    expect(session.stderr).toContain(`no stored thread with id x${HOSTILE_SHOWN}`);
   });
 
   it("exec names an MCP server that died at startup with its stderr's escapes shown, --json too", async () => {
