@@ -19,7 +19,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
-import { visibleLine, visibleText } from "../common/terminal-text.js";
+import { visibleLine, visibleOnTerminal, visibleText } from "../common/terminal-text.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -269,7 +269,7 @@ export async function runExec(
       const text = task ? task.render(result.finalResponse) : result.finalResponse;
       // On a terminal the answer is read, not kept: its controls are shown (terminal-text.ts).
       // Redirected (`> answer.txt`, a pipe) it is the model's text exactly.
-      process.stdout.write(`${process.stdout.isTTY ? visibleText(text, { tabs: "keep" }) : text}\n`);
+      process.stdout.write(`${visibleOnTerminal(text, process.stdout, { tabs: "keep" })}\n`);
     }
     // SDK errors quote stderr: the failure goes there too, whatever the output mode.
     if (result.status === "failed" && json)
