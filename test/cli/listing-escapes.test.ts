@@ -1,8 +1,9 @@
 /**
- * The CLI's listings and error lines show terminal escapes from outside instead of writing them
- * (issue 37): a cloned repo's SKILL.md, hooks.json and memories, MCP server entries, and a model
+ * The CLI's listings, error and warning lines show terminal escapes from outside instead of
+ * writing them (issue 37): a cloned repo's SKILL.md, hooks.json, memories and directory names,
+ * config.toml entries, an MCP server's stderr, an authorization server's error and a model
  * server's error text reach the terminal in caret notation; `--json` stays exact; `memories
- * show` (data) is exact when redirected.
+ * show` (data) is exact when redirected and shown visibly on a terminal.
  */
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
