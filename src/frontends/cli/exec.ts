@@ -19,7 +19,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
-import { visibleText } from "../common/terminal-text.js";
+import { visibleLine, visibleOnTerminal, visibleText } from "../common/terminal-text.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import { HumanRenderer } from "./human-output.js";
 
@@ -83,8 +83,9 @@ export async function runExec(
   task?: ExecTask,
 ): Promise<number> {
   const json = Boolean(options.json || options.experimentalJson);
+  // A problem can quote a config file, a stored thread or a server's message: controls shown.
   const fail = (message: string) => {
-    process.stderr.write(`tscodex: ${message}\n`);
+    process.stderr.write(`tscodex: ${visibleText(message)}\n`);
     return 1;
   };
   const processCwd = currentDirectory();
@@ -117,7 +118,7 @@ export async function runExec(
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
@@ -254,7 +255,7 @@ export async function runExec(
   let stdoutClosed = false;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") {
-      process.stderr.write(`tscodex: stdout: ${error.message}\n`);
+      process.stderr.write(`tscodex: stdout: ${visibleText(error.message)}\n`);
     }
     if (stdoutClosed) return;
     stdoutClosed = true;
@@ -268,7 +269,7 @@ export async function runExec(
       const text = task ? task.render(result.finalResponse) : result.finalResponse;
       // On a terminal the answer is read, not kept: its controls are shown (terminal-text.ts).
       // Redirected (`> answer.txt`, a pipe) it is the model's text exactly.
-      process.stdout.write(`${process.stdout.isTTY ? visibleText(text, { tabs: "keep" }) : text}\n`);
+      process.stdout.write(`${visibleOnTerminal(text, process.stdout, { tabs: "keep" })}\n`);
     }
     // SDK errors quote stderr: the failure goes there too, whatever the output mode.
     if (result.status === "failed" && json)

@@ -13,6 +13,7 @@ import {
   reviewTarget,
 } from "../../session/review.js";
 import { errorMessage } from "../../util/errors.js";
+import { visibleText } from "../common/terminal-text.js";
 import { type ExecCliOptions, readPrompt, runExec } from "./exec.js";
 
 export interface ReviewCliOptions extends ExecCliOptions {
@@ -29,7 +30,7 @@ export async function runReview(promptArg: string | undefined, options: ReviewCl
   const prompt = wantsStdin ? ((await readPrompt(undefined)) ?? undefined) : promptArg;
   const target = reviewTarget({ ...options, prompt });
   if (typeof target === "string") {
-    process.stderr.write(`tscodex review: ${target}\n`);
+    process.stderr.write(`tscodex review: ${visibleText(target)}\n`);
     return 2;
   }
   const cwd = resolve(options.cd ?? process.cwd());
@@ -37,7 +38,8 @@ export async function runReview(promptArg: string | undefined, options: ReviewCl
   try {
     text = await reviewPrompt(target, cwd);
   } catch (error) {
-    process.stderr.write(`tscodex review: ${errorMessage(error)}\n`);
+    // git's message can quote a ref or a path from the repo.
+    process.stderr.write(`tscodex review: ${visibleText(errorMessage(error))}\n`);
     return 1;
   }
   return runExec(undefined, options, undefined, {
