@@ -154,6 +154,18 @@ export function freezeTree(leader: number): FrozenTree {
   };
 }
 
+/** SIGKILLs each of `pids` and the group it leads (a stray of freezeTree, a daemon's group). */
+export function killStrays(pids: readonly number[]): void {
+  for (const pid of pids) {
+    killProcessGroup(pid, "SIGKILL");
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 /** SIGKILLs each of `processes` that still runs (the same process: same pid and start time). */
 export function killSurvivors(processes: readonly ProcessIdentity[]): void {
   for (const { pid, started } of processes) {

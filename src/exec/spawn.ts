@@ -21,7 +21,7 @@ import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import { type CapturedText, StreamCaptures } from "./head-tail-buffer.js";
 import { readPipe } from "./pipe-reader.js";
-import { type FrozenTree, freezeTree, killProcessGroup, killSurvivors } from "./process-tree.js";
+import { type FrozenTree, freezeTree, killProcessGroup, killStrays, killSurvivors } from "./process-tree.js";
 
 export { killProcessGroup };
 
@@ -127,10 +127,7 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       // are init's, and a process that was starting would have been missed.
       tree = freezeTree(child.pid);
       killGroup("SIGTERM");
-      for (const pid of tree.strays) {
-        killProcessGroup(pid, "SIGKILL");
-        killProcess(pid, "SIGKILL");
-      }
+      killStrays(tree.strays);
       killGroup("SIGCONT");
       graceTimer = setTimeout(() => killGroup("SIGKILL"), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     };
@@ -195,14 +192,6 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       settle();
     });
   });
-}
-
-function killProcess(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Gone meanwhile.
-  }
 }
 
 function clampTimer(ms: number): number {
