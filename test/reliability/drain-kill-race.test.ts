@@ -4,7 +4,7 @@
  * each round: in even rounds once the model was asked for the round's last command (the
  * commands are being prepared, or not decided yet), in odd rounds once the first process of a
  * command shows in /proc (bwrap or the Landlock helper is setting up); each plus a
- * round-dependent offset of 0–6 ms. Every round: each open `codex` call is answered, the
+ * round-dependent offset of 0–6 ms (some calls may still be opening their thread then). Every round: each open `codex` call is answered, the
  * server exits 0, and no process whose command line holds the round's marker (bwrap and its
  * init, the helper, the shell, the `sleep`) outlives it.
  */
