@@ -126,7 +126,7 @@ describe("app-server: review/start", () => {
       // An answer that is not the review structure is shown as it is.
       { type: "exitedReviewMode", id: commit.turnId, review: "not json at all" },
     ]);
-    expect(JSON.stringify(h.model.requests[0]?.input)).toContain("commit " + sha);
+    expect(JSON.stringify(h.model.requests[0]?.input)).toContain(`commit ${sha}`);
 
     const custom = await review(client, threadId, { type: "custom", instructions: "  check the loop  " });
     expect(reviewItems(client, custom.turnId)[0]).toMatchObject({ review: "check the loop" });
