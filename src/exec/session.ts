@@ -19,7 +19,6 @@ import { readPipe } from "./pipe-reader.js";
 import {
   freezeTree,
   killProcessGroup,
-  killStrays,
   killSurvivors,
   processState,
   signalSessions,
@@ -215,9 +214,10 @@ export async function terminate(
   for (const session of sessions) session.killReason ??= reason;
   const running = sessions.filter((session) => !session.exit && session.pid > 0);
   // Listed with each group stopped: a sandbox's init that is just starting leaves the group
-  // and the session, and ignores SIGTERM (process-tree.ts, freezeTree).
+  // and the session, and ignores SIGTERM (process-tree.ts, freezeTree). Those get SIGKILL with
+  // the final sweep (killSurvivors), not at once: the helper's keeper (danger-full-access) is
+  // outside the group by design, and the command below it is owed its SIGTERM first.
   const trees = running.map((session) => freezeTree(session.pid));
-  killStrays(trees.flatMap((tree) => tree.strays));
   if (running.length > 0) {
     await signalSessions(
       running.map((session) => session.pid),
