@@ -11,6 +11,10 @@ export const NEEDS_TERMINAL =
 
 export function registerTuiCommands({ program, setExitCode }: CommandHost): void {
   program.option("--remote <url>", "the interactive UI: attach to an app-server at ws://HOST:PORT");
+  program.option(
+    "--remote-auth-token-env <var>",
+    "with --remote: send `Authorization: Bearer <value of VAR>` (app-server --api-key-env)",
+  );
   program
     .command("resume")
     .description("Reopen a stored thread in the interactive UI, its history on screen")
