@@ -59,6 +59,10 @@ export interface ExecCliOptions {
   /** Recorded in the rollout metadata (the SDK passes them). */
   threadSource?: string;
   cyberAccessProgram?: string;
+  /** `--remote ws://HOST:PORT`: the turn runs on that app-server (exec-remote.ts). */
+  remote?: string;
+  /** `--remote-auth-token-env VAR`: the bearer key for `--remote`, read from VAR. */
+  remoteAuthTokenEnv?: string;
 }
 
 /** A turn whose prompt and output schema exec does not take from the user (`review`). */
@@ -87,6 +91,11 @@ export async function runExec(
     process.stderr.write(`tscodex: ${message}\n`);
     return 1;
   };
+  // Loaded only then: a local exec never reads the app-server client.
+  if (options.remote !== undefined && !task)
+    return (await import("./exec-remote.js")).runRemoteExec(promptArg, options, { kind: "turn", resume });
+  if (options.remoteAuthTokenEnv !== undefined)
+    return fail("--remote-auth-token-env needs --remote ws://HOST:PORT");
   const processCwd = currentDirectory();
   if (processCwd === undefined && (options.cd === undefined || !isAbsolute(options.cd))) {
     return fail("the working directory was deleted; cd into an existing directory, or pass -C DIR");
@@ -291,7 +300,7 @@ export async function runExec(
 }
 
 /** Each question answered with its first suggested option (or nothing when it has none). */
-function firstOptions(questions: UserQuestion[]): UserInputResponse {
+export function firstOptions(questions: UserQuestion[]): UserInputResponse {
   const answers: UserInputResponse["answers"] = {};
   for (const question of questions) {
     const first = question.options?.[0]?.label;
@@ -301,7 +310,7 @@ function firstOptions(questions: UserQuestion[]): UserInputResponse {
 }
 
 /** `--output-schema FILE`: a JSON object (a JSON Schema), or a clear error naming the file. */
-async function readOutputSchema(path: string): Promise<Record<string, unknown>> {
+export async function readOutputSchema(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -324,7 +333,7 @@ async function readOutputSchema(path: string): Promise<Record<string, unknown>> 
  * Flags that are config keys, applied after `-c` as Codex does: `--enable X` / `--disable X`
  * (`features.X`), `--search` (`web_search = "live"`), `--include-plan-tool` (`tools.update_plan`).
  */
-function flagOverrides(
+export function flagOverrides(
   options: Pick<ExecCliOptions, "enable" | "disable" | "search" | "includePlanTool">,
 ): ConfigOverride[] {
   const feature = (name: string, value: boolean): ConfigOverride => {
@@ -353,7 +362,7 @@ export async function readPrompt(arg: string | undefined): Promise<string | null
   return text.trim() === "" ? null : text.trim();
 }
 
-function wantsColor(mode: string): boolean {
+export function wantsColor(mode: string): boolean {
   if (mode === "always") return true;
   if (mode === "never") return false;
   return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
