@@ -42,7 +42,7 @@ import {
   readOutputSchema,
   readPrompt,
   wantsColor,
-} from "./exec.js";
+} from "./exec-common.js";
 import { ExecJsonWriter } from "./exec-json.js";
 import { HumanRenderer } from "./human-output.js";
 import { RemoteEventMapper, type RemoteTurnEnd } from "./remote-events.js";
