@@ -16,12 +16,14 @@ import { useExecHarness } from "../support/exec-harness.js";
 import {
   customToolCall,
   functionCall,
+  hang,
   message,
   reasoning,
   type ScriptedTurn,
   turn,
   usage,
 } from "../support/fake-model-server.js";
+import { waitFor, withMarker } from "../support/processes.js";
 import { noSandbox } from "../support/skips.js";
 import { tmpdir } from "../support/tmpdir.js";
 
@@ -208,6 +210,54 @@ describe("exec --remote", () => {
       await readFile(join(h.work, "asked.txt"));
     },
   );
+
+  it("SIGTERM interrupts the remote turn: the server kills the command's tree, exec exits 143", async () => {
+    const { url } = await startServer();
+    const seconds = `${33_000 + Math.floor(Math.random() * 1000)}`;
+    // /proc cmdlines separate arguments with NULs: this matches the sleep processes themselves.
+    const marker = `sleep\0${seconds}`;
+    h.server.enqueue(
+      turn(
+        functionCall(
+          "shell_command",
+          { command: `bash -c 'sleep ${seconds} & sleep ${seconds}; wait'` },
+          "call_1",
+        ),
+      ),
+      turn(hang()),
+    );
+    clientHome ??= await tmpdir("tscodex-client-home-");
+    let pid = 0;
+    const run = h.cli(
+      [
+        "exec",
+        "--remote",
+        url,
+        "--remote-auth-token-env",
+        "TOKEN",
+        "-s",
+        "danger-full-access",
+        "--json",
+        "go",
+      ],
+      {
+        home: clientHome.path,
+        env: { TOKEN: KEY },
+        onSpawn: (child) => {
+          pid = child.pid ?? 0;
+        },
+      },
+    );
+    await waitFor(async () => (await withMarker(marker)).length >= 2, 10_000);
+    process.kill(pid, "SIGTERM");
+    const result = await run;
+    expect(result.code).toBe(143);
+    expect(events(result.stdout).at(-1)).toEqual({
+      type: "turn.failed",
+      error: { message: "turn interrupted" },
+    });
+    await waitFor(async () => (await withMarker(marker)).length === 0, 10_000);
+  });
 
   it("the key is required: none, or a wrong one, is one clear line and exit 1", async () => {
     const { url } = await startServer();
