@@ -144,9 +144,12 @@ describe("exec --remote", () => {
     expect(second.stdout).toBe("second answer\n");
     expect(second.code).toBe(0);
     expect(JSON.stringify(h.server.requests[1]?.input)).toContain("remember the word PARROT");
-    // --last: the newest thread on the server.
+    // --last: the newest thread on the server; --remote given before `exec` works as well.
     h.server.enqueue(turn(message("third answer")));
-    const last = await remoteExec(url, ["resume", "--last", "and again?"]);
+    const last = await h.cli(
+      ["--remote", url, "--remote-auth-token-env", "TOKEN", "exec", "resume", "--last", "and again?"],
+      { home: clientHome?.path ?? h.home, env: { TOKEN: KEY } },
+    );
     expect(last.stdout).toBe("third answer\n");
     expect(last.stderr).toContain(`session id: ${threadId}`);
   });
@@ -257,6 +260,20 @@ describe("exec --remote", () => {
       error: { message: "turn interrupted" },
     });
     await waitFor(async () => (await withMarker(marker)).length === 0, 10_000);
+  });
+
+  it("the server gone mid-turn: turn.failed naming the lost connection, exit 1", async () => {
+    const remote = await startServer();
+    h.server.enqueue(turn(hang()));
+    clientHome ??= await tmpdir("tscodex-client-home-");
+    const run = remoteExec(remote.url, ["--json", "wait for it"]);
+    await waitFor(() => h.server.requests.length === 1, 10_000);
+    remote.child.kill("SIGKILL");
+    const result = await run;
+    expect(result.code).toBe(1);
+    const closed = "the app-server closed the connection: socket closed (1006)";
+    expect(events(result.stdout).at(-1)).toEqual({ type: "turn.failed", error: { message: closed } });
+    expect(result.stderr).toBe(`tscodex: ${closed}\n`);
   });
 
   it("the key is required: none, or a wrong one, is one clear line and exit 1", async () => {

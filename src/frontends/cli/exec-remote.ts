@@ -314,7 +314,10 @@ class RemoteSession {
       const already = this.ended.get(turnId);
       if (already) this.waiting?.done(already);
       if (this.stoppedBy || this.stdoutClosed) this.interrupt();
-      const end = await ended;
+      // The connection lost mid-turn: the turn's end is unknown here, so it failed for exec.
+      const end = await ended.catch(
+        (error: Error): RemoteTurnEnd => ({ turnId, status: "failed", error: error.message }),
+      );
       return {
         turnId,
         status: end.status,
