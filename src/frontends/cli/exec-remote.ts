@@ -121,9 +121,10 @@ export async function runRemoteExec(
   let input: Params[];
   let outputSchema: Record<string, unknown> | undefined;
   try {
-    // The server may be another machine: images travel as data URLs, not paths.
+    // The server may be another machine: images are this one's files (-C names the server's
+    // directory), sent as data URLs.
     const images = await Promise.all(
-      options.image.map((path) => imageFileToDataUrl(resolve(processCwd, options.cd ?? ".", path))),
+      options.image.map((path) => imageFileToDataUrl(resolve(processCwd, path))),
     );
     input = [
       { type: "text", text: prompt, text_elements: [] },
@@ -156,10 +157,13 @@ export async function runRemoteExec(
   };
 
   const session = new RemoteSession(config, json);
+  // The server's words (its errors) are shown as text, never run as terminal controls.
+  const failWith = (error: unknown) => fail(visibleText(errorMessage(error)));
   try {
     await session.connect(url, headers);
   } catch (error) {
-    return fail(errorMessage(error));
+    session.close();
+    return failWith(error);
   }
   try {
     const opened = await session.open(work, settings);
@@ -184,7 +188,7 @@ export async function runRemoteExec(
     if (session.stdoutClosed || !flushed) return 141;
     return result.status === "completed" ? 0 : 1;
   } catch (error) {
-    return fail(errorMessage(error));
+    return failWith(error);
   } finally {
     session.close();
   }
@@ -303,10 +307,17 @@ class RemoteSession {
     };
     process.stdout.on("error", onStdoutError);
     try {
+      // The connection lost mid-turn: the turn's end is unknown here, so it failed for exec.
       const ended = new Promise<RemoteTurnEnd>((done, fail) => {
         this.closed = fail;
         this.waiting = { turnId: "", done };
-      });
+      }).catch(
+        (error: Error): RemoteTurnEnd => ({
+          turnId: this.turnId ?? "",
+          status: "failed",
+          error: error.message,
+        }),
+      );
       const started = await client.request(start.method, { threadId: this.threadId, ...start.params });
       const turnId = String(((started.turn ?? {}) as Params).id ?? "");
       this.turnId = turnId;
@@ -314,10 +325,7 @@ class RemoteSession {
       const already = this.ended.get(turnId);
       if (already) this.waiting?.done(already);
       if (this.stoppedBy || this.stdoutClosed) this.interrupt();
-      // The connection lost mid-turn: the turn's end is unknown here, so it failed for exec.
-      const end = await ended.catch(
-        (error: Error): RemoteTurnEnd => ({ turnId, status: "failed", error: error.message }),
-      );
+      const end = await ended;
       return {
         turnId,
         status: end.status,
