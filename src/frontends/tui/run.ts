@@ -1,7 +1,7 @@
 /**
  * `tscodex [PROMPT]` / `tscodex resume`: the terminal UI. Responsibilities: pick the transport
- * (in-process app-server by default; `--remote ws://…`), the colours (NO_COLOR, TERM=dumb), and
- * run the app until it quits. Flow: first screen → connect → thread/start|resume → turns.
+ * (in-process app-server by default; `--remote ws://…`, with `--remote-auth-token-env VAR`'s
+ * bearer key), the colours (NO_COLOR, TERM=dumb), and run the app until it quits. Flow: first screen → connect → thread/start|resume → turns.
  */
 import { resolve } from "node:path";
 import { TuiApp } from "./app.js";
