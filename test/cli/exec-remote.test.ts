@@ -154,6 +154,52 @@ describe("exec --remote", () => {
     expect(last.stderr).toContain(`session id: ${threadId}`);
   });
 
+  it("stdin, -i (sent as a data URL), --output-schema and -c reach the server's thread", async () => {
+    const { url } = await startServer();
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    clientHome ??= await tmpdir("tscodex-client-home-");
+    // The image is the client's file: the server's directory does not hold it.
+    await writeFile(join(clientHome.path, "dot.png"), png);
+    const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+    await writeFile(join(clientHome.path, "schema.json"), JSON.stringify(schema));
+    h.server.enqueue(turn(message('{"ok":true}')));
+    const result = await h.cli(
+      [
+        "exec",
+        "--remote",
+        url,
+        "--remote-auth-token-env",
+        "TOKEN",
+        "-i",
+        "dot.png",
+        "--output-schema",
+        "schema.json",
+        "-c",
+        'model="gpt-remote-test"',
+      ],
+      { cwd: clientHome.path, home: clientHome.path, env: { TOKEN: KEY }, stdin: "describe the image\n" },
+    );
+    expect(result.stderr).toContain("model: gpt-remote-test");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('{"ok":true}\n');
+    const request = h.server.requests[0];
+    expect(request?.body.model).toBe("gpt-remote-test");
+    expect(request?.input.at(-1)).toEqual({
+      type: "message",
+      role: "user",
+      content: [
+        { type: "input_text", text: "describe the image" },
+        { type: "input_image", image_url: `data:image/png;base64,${png.toString("base64")}` },
+      ],
+    });
+    const format = (request?.body.text as { format?: { type: string; schema: unknown } } | undefined)?.format;
+    expect(format?.type).toBe("json_schema");
+    expect(format?.schema).toMatchObject({ required: ["ok"] });
+  });
+
   it("exec review --remote runs the server's review/start: the verdict is the final message", async () => {
     await writeFile(join(h.work, "calc.js"), "function add(a, b) {\n  return a + b;\n}\n");
     git("add", ".");
