@@ -33,6 +33,21 @@ export async function runReview(promptArg: string | undefined, options: ReviewCl
     process.stderr.write(`tscodex review: ${visibleText(target)}\n`);
     return 2;
   }
+  if (options.remote !== undefined) {
+    // The server reviews its own checkout (review/start); a focus prompt has no field there.
+    if ("focus" in target && target.focus) {
+      process.stderr.write(
+        "tscodex review: a prompt with --base or --commit is not available with --remote\n",
+      );
+      return 2;
+    }
+    const { runRemoteExec } = await import("./exec-remote.js");
+    return runRemoteExec(undefined, options, {
+      kind: "review",
+      target,
+      display: `review: ${describeTarget(target)}`,
+    });
+  }
   const cwd = resolve(options.cd ?? process.cwd());
   let text: string;
   try {
