@@ -31,7 +31,7 @@ import type { TurnResult } from "../../session/thread.js";
 import { currentDirectory, outputFileProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
-import { visibleText } from "../common/terminal-text.js";
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { RpcClient } from "../tui/rpc-client.js";
 import { bearerHeaders, webSocketTransport } from "../tui/transports.js";
 import {
@@ -109,7 +109,7 @@ export async function runRemoteExec(
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
 
   let prompt = "";
   if (work.kind === "turn") {
