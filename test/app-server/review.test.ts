@@ -107,10 +107,10 @@ describe("app-server: review/start", () => {
     expect(JSON.stringify(first?.body.text)).toContain("overall_correctness");
     expect(client.notifications("item/agentMessage/delta")).toEqual([]);
 
-    // thread/read replays the review, not its prompt or its JSON.
+    // thread/read replays the review and the reviewer's command, not its prompt or its JSON.
     const read = await client.call("thread/read", { threadId, includeTurns: true });
     const types = read.thread.turns[0].items.map((item: { type: string }) => item.type);
-    expect(types).toEqual(["enteredReviewMode", "exitedReviewMode"]);
+    expect(types).toEqual(["enteredReviewMode", "commandExecution", "exitedReviewMode"]);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

@@ -45,7 +45,13 @@ describe("app-server: turns", () => {
     const reply = await client.request("turn/interrupt", { threadId, turnId: started.id });
     expect(reply.result).toEqual({});
     const completed = await client.turnCompleted(started.id);
-    expect(completed.params.turn).toEqual({ id: started.id, items: [], status: "interrupted", error: null });
+    expect(completed.params.turn).toEqual({
+      id: started.id,
+      items: [],
+      itemsView: "summary",
+      status: "interrupted",
+      error: null,
+    });
     expect(await gone(pid)).toBe(true);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
@@ -98,6 +104,7 @@ describe("app-server: resume after a restart", () => {
           }),
           expect.objectContaining({ type: "agentMessage", text: "remembered: blue" }),
         ],
+        itemsView: "full",
         status: "completed",
         error: null,
       },
