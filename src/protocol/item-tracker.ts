@@ -103,12 +103,18 @@ export class ItemTracker {
       case "agent_reasoning_section_break":
         return this.reasoningDelta(
           { kind: "reasoning_summary_part", summary_index: event.summary_index },
-          event,
+          event.item_id,
         );
       case "agent_reasoning_delta":
-        return this.reasoningDelta({ kind: "reasoning_summary_text", text: event.delta, summary_index: 0 });
+        return this.reasoningDelta(
+          { kind: "reasoning_summary_text", text: event.delta, summary_index: 0 },
+          event.item_id,
+        );
       case "agent_reasoning_raw_content_delta":
-        return this.reasoningDelta({ kind: "reasoning_content_text", text: event.delta, content_index: 0 });
+        return this.reasoningDelta(
+          { kind: "reasoning_content_text", text: event.delta, content_index: 0 },
+          event.item_id,
+        );
       case "raw_response_item":
         return this.turnId ? this.responseItem(event.item) : [];
       case "web_search_begin":
@@ -277,13 +283,17 @@ export class ItemTracker {
     return out;
   }
 
-  private reasoningDelta(delta: ItemDelta, brk?: EventOf<"agent_reasoning_section_break">): ItemEvent[] {
+  /**
+   * `itemId`: the model's id of the reasoning item (the stored item's id: a replay names the item
+   * the same), "" or absent when unknown.
+   */
+  private reasoningDelta(delta: ItemDelta, itemId?: string): ItemEvent[] {
     const out: ItemEvent[] = [];
     let open = this.reasoning;
     if (!open) {
       open = {
         type: "reasoning",
-        id: this.newId(brk?.item_id || null),
+        id: this.newId(itemId || null),
         status: "in_progress",
         summary: [],
         content: [],

@@ -96,7 +96,8 @@ async function runEverything(client: AppClient) {
     turn(customToolCall("apply_patch", PATCH, "call_patch")),
     turn(functionCall("mcp__fixture__echo", { text: "hi" }, "call_mcp")),
     turn(functionCall("lookup_weather", { city: "Paris" }, "call_tool")),
-    turn(webSearchCall("weather in Paris"), message("all done")),
+    // Raw reasoning text with no summary part first (open-weight models stream only that).
+    turn(reasoning([], { raw: "Now search." }), webSearchCall("weather in Paris"), message("all done")),
     turn(message("second answer")),
   );
   const from = client.received.length;
@@ -147,6 +148,7 @@ async function expectStoredEqualsLive(env: Record<string, string>) {
     "fileChange",
     "mcpToolCall",
     "dynamicToolCall",
+    "reasoning",
     "webSearch",
     "agentMessage",
   ]);
