@@ -117,7 +117,13 @@ describe("app-server: command approvals", () => {
     const { turnId, completed } = await runTurn(client, threadId, "cancel it", {
       approvalPolicy: "untrusted",
     });
-    expect(completed.params.turn).toEqual({ id: turnId, items: [], status: "interrupted", error: null });
+    expect(completed.params.turn).toEqual({
+      id: turnId,
+      items: [],
+      itemsView: "summary",
+      status: "interrupted",
+      error: null,
+    });
     expect(flow(client, turnId).slice(3)).toEqual([
       "item/started commandExecution inProgress",
       "item/completed commandExecution declined",
