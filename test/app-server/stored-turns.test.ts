@@ -27,6 +27,7 @@ import {
 } from "../support/fake-model-server.js";
 import { fixtureToml } from "../support/mcp-fixture.js";
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
+import { liveItems, type WireItem, withoutTimes } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -38,31 +39,14 @@ const WEATHER = {
 };
 const PATCH = "*** Begin Patch\n*** Add File: notes.txt\n+kept\n*** End Patch\n";
 
-type Item = { id: string; type: string } & Record<string, unknown>;
+type Item = WireItem;
 
 /** `text` as a prompt whose echo equals the stored prompt's content. */
 function prompt(text: string) {
   return [{ type: "text", text, text_elements: [] }];
 }
 
-/** An item without the moments the live stream sent it at. */
-function essence(item: Item): Item {
-  const { startedAtMs: _started, completedAtMs: _completed, ...rest } = item;
-  return rest as Item;
-}
-
-/** The items of turn `turnId` as the live stream last completed each one, in order. */
-function liveItems(client: AppClient, turnId: string): Item[] {
-  const items: Item[] = [];
-  for (const note of client.notifications("item/completed")) {
-    if (note.params.turnId !== turnId) continue;
-    const item = essence(note.params.item);
-    const index = items.findIndex((kept) => kept.id === item.id && kept.type === item.type);
-    if (index < 0) items.push(item);
-    else items[index] = item;
-  }
-  return items;
-}
+const essence = withoutTimes;
 
 function itemsOf(turnEntry: { items: Item[] }): Item[] {
   return turnEntry.items.map(essence);
