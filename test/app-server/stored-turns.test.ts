@@ -114,7 +114,19 @@ async function storedTurns(client: AppClient, threadId: string) {
     cursor = page.nextCursor;
   } while (cursor !== null);
   const summary = await client.call("thread/turns/list", { threadId, itemsView: "summary" });
-  return { read: read.thread.turns, listed: pages, summary: summary.data };
+  // thread/items/list (0.169): the same items, item by item, paged.
+  const items: { turnId: string; item: Item }[] = [];
+  cursor = null;
+  do {
+    const page: { data: typeof items; nextCursor: string | null } = await client.call("thread/items/list", {
+      threadId,
+      limit: 3,
+      cursor,
+    });
+    items.push(...page.data);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return { read: read.thread.turns, listed: pages, summary: summary.data, items };
 }
 
 /** Every read of the stored thread, from a fresh server on the same store, equals the live items. */
@@ -159,6 +171,9 @@ async function expectStoredEqualsLive(env: Record<string, string>) {
   expect(fresh.listed.map((entry) => entry.id)).toEqual(turnIds);
   expect.soft(fresh.listed.map(itemsOf)).toEqual(live);
   expect.soft(fresh.listed.every((entry) => entry.itemsView === "full")).toBe(true);
+  expect
+    .soft(fresh.items.map(({ turnId, item }) => [turnId, essence(item)]))
+    .toEqual(live.flatMap((items, index) => items.map((item) => [turnIds[index], item])));
   // The summary view: each turn's prompt and final answer.
   expect.soft(fresh.summary.map(itemsOf)).toEqual(live.map((items) => [items[0], items.at(-1)]));
   // A client that pages the turns itself asks for none (codex-acp's session/load does).
