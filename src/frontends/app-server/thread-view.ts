@@ -220,9 +220,12 @@ export function sandboxPolicyOf(settings: EffectiveSettings, env: NodeJS.Process
 function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | null = null;
+  /** Where each item of the current turn is, by type and id. */
+  let places = new Map<string, number>();
   for (const { event, items } of replayLines(stored.lines, { newId: turnScopedIds(stored.meta.id) })) {
     if (event.type === "turn_started") {
       current = { id: event.turn_id, items: [], itemsView: "full", status: "inProgress", error: null };
+      places = new Map();
       turns.push(current);
     } else if (current && event.type === "turn_complete") current.status = "completed";
     else if (current && event.type === "turn_aborted") current.status = "interrupted";
@@ -235,7 +238,7 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
       const kept =
         change.type === "item_completed" || (change.type === "item_started" && change.item.type === "review");
       const item = kept && current ? threadItemOf(change.item, stored.meta.id) : null;
-      if (item && current) keepLatest(current.items, item);
+      if (item && current) keepLatest(current.items, places, item);
     }
   }
   // A turn without an end is running only if it is the live one; otherwise it died with its process.
@@ -248,9 +251,10 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
  * Add `item` to a turn's items, or put it in the place of its earlier completion (a sub-agent
  * completes each time its work ends): one item per id and type, as it last completed.
  */
-function keepLatest(items: ThreadItem[], item: ThreadItem): void {
-  const index = items.findIndex((kept) => kept.id === item.id && kept.type === item.type);
-  if (index < 0) items.push(item);
+function keepLatest(items: ThreadItem[], places: Map<string, number>, item: ThreadItem): void {
+  const key = `${item.type}:${item.id}`;
+  const index = places.get(key);
+  if (index === undefined) places.set(key, items.push(item) - 1);
   else items[index] = item;
 }
 
