@@ -214,10 +214,14 @@ function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnC
       });
       return null;
     case "reasoning_summary_delta":
-      context.emit({ type: "agent_reasoning_delta", delta: event.delta });
+      context.emit({ type: "agent_reasoning_delta", delta: event.delta, item_id: event.itemId ?? "" });
       return null;
     case "reasoning_content_delta":
-      context.emit({ type: "agent_reasoning_raw_content_delta", delta: event.delta });
+      context.emit({
+        type: "agent_reasoning_raw_content_delta",
+        delta: event.delta,
+        item_id: event.itemId ?? "",
+      });
       return null;
     case "output_item_added":
       if (event.item.type === "web_search_call") {

@@ -154,7 +154,9 @@ export async function threadResume(
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   sendRestoredUsage(context, stored, view, channel.settings, ownConfig ?? runtime.config);
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
-  return openedResponse(view, channel.settings, sources, runtime.env);
+  // `excludeTurns` (0.169): the client pages the turns itself (thread/turns/list).
+  const shown = params.excludeTurns ? { ...view, turns: [] } : view;
+  return openedResponse(shown, channel.settings, sources, runtime.env);
 }
 
 export async function threadFork(
