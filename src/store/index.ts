@@ -15,7 +15,7 @@ import type { StoredThread } from "./stored-thread.js";
 
 export { type MigrationProgress, type MigrationReport, migrateThreads } from "./migrate.js";
 export { describeStore, openJsonlStore, openThreadStore } from "./open-store.js";
-export type { RolloutEvent, RolloutLine, SessionMeta, ThreadMetadataUpdate } from "./rollout.js";
+export type { RolloutEvent, RolloutLine, SessionMeta, StoredGoal, ThreadMetadataUpdate } from "./rollout.js";
 export { RolloutError, type StoredThread } from "./stored-thread.js";
 export { ThreadBusyError, type ThreadLease, type ThreadLeases } from "./thread-lock.js";
 export {

@@ -165,6 +165,18 @@ const eventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("turn_continued"), turn_id: z.string() }),
   z.object({ type: z.literal("thread_name_updated"), thread_name: z.string().nullable() }),
   z.object({
+    type: z.literal("thread_goal_updated"),
+    goal: z
+      .object({
+        objective: z.string(),
+        status: z.enum(["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]),
+        token_budget: z.number().int().nullable(),
+        created_at: z.number().int(),
+        updated_at: z.number().int(),
+      })
+      .nullable(),
+  }),
+  z.object({
     type: z.literal("thread_metadata_updated"),
     metadata: z.object({
       git_info: z

@@ -56,6 +56,8 @@ export type RolloutEvent =
   | { type: "thread_name_updated"; thread_name: string | null }
   /** Fields the client set on the thread; an absent field is unchanged, null clears it. */
   | { type: "thread_metadata_updated"; metadata: ThreadMetadataUpdate }
+  /** The thread's goal was set or changed (thread/goal/set), or cleared (null). */
+  | { type: "thread_goal_updated"; goal: StoredGoal | null }
   | StoredToolEvent;
 
 /**
@@ -73,7 +75,20 @@ export type StoredToolEvent =
   | EventOf<"agent_finished">;
 
 /** Events about the thread, not its turns: a rollback or revert keeps them. */
-export const THREAD_ANNOTATIONS: readonly string[] = ["thread_name_updated", "thread_metadata_updated"];
+export const THREAD_ANNOTATIONS: readonly string[] = [
+  "thread_name_updated",
+  "thread_metadata_updated",
+  "thread_goal_updated",
+];
+
+/** A thread's goal (Codex 0.171's thread goals); times in Unix seconds. */
+export interface StoredGoal {
+  objective: string;
+  status: "active" | "paused" | "blocked" | "usageLimited" | "budgetLimited" | "complete";
+  token_budget: number | null;
+  created_at: number;
+  updated_at: number;
+}
 
 /** Git facts a client records on a thread (thread/metadata/update). */
 export interface ThreadGitInfo {

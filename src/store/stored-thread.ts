@@ -5,7 +5,7 @@
  */
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage } from "../protocol/items.js";
-import type { RolloutEvent, RolloutLine, SessionMeta, ThreadGitInfo } from "./rollout.js";
+import type { RolloutEvent, RolloutLine, SessionMeta, StoredGoal, ThreadGitInfo } from "./rollout.js";
 import { closeUnpairedCalls } from "./unpaired-calls.js";
 
 export class RolloutError extends Error {
@@ -34,6 +34,8 @@ export interface StoredThread {
   gitInfo: ThreadGitInfo | null;
   projectId: string | null;
   daybreakEnabled: boolean | null;
+  /** The thread's goal (thread/goal/set), or null. */
+  goal: StoredGoal | null;
   /** ISO time of the last line. */
   updated: string;
   compactions: number;
@@ -59,6 +61,7 @@ export function replayRollout(path: string, lines: RolloutLine[], skippedLines =
     gitInfo: null,
     projectId: null,
     daybreakEnabled: null,
+    goal: null,
     updated: first.timestamp,
     compactions: 0,
     skippedLines,
@@ -106,6 +109,9 @@ function applyEvent(stored: StoredThread, event: RolloutEvent, timestamp: string
       return;
     case "thread_metadata_updated":
       applyMetadata(stored, event.metadata);
+      return;
+    case "thread_goal_updated":
+      stored.goal = event.goal;
       return;
     default:
       return;

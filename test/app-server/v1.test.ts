@@ -173,7 +173,7 @@ describe("app-server v1 (Codex 0.89)", () => {
   it("refuses out-of-scope 0.169 methods with -32601 saying tscodex does not provide them", async () => {
     const client = await h.stdio();
     for (const method of [
-      "account/read",
+      "account/usage/read",
       "plugin/list",
       "thread/realtime/start",
       "windowsSandbox/readiness",

@@ -6,7 +6,8 @@
 const NOT_PROVIDED: readonly { prefix: string; reason: string }[] = [
   {
     prefix: "account/",
-    reason: "ChatGPT accounts and login (authenticate with an API key in the environment)",
+    reason:
+      "ChatGPT accounts, usage and login (API-key accounts are served: account/read, account/login/start)",
   },
   { prefix: "accountSession/", reason: "ChatGPT accounts and login" },
   { prefix: "userVerification/", reason: "ChatGPT accounts and login" },
@@ -21,7 +22,6 @@ const NOT_PROVIDED: readonly { prefix: string; reason: string }[] = [
   { prefix: "thread/attachmentOwner/", reason: "attachments" },
   { prefix: "threadSection/", reason: "thread sections" },
   { prefix: "thread/section/", reason: "thread sections" },
-  { prefix: "thread/goal/", reason: "thread goals" },
 ];
 
 /** Why `method` is not served, when it is one of the out-of-scope families; else null. */

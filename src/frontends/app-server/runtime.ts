@@ -72,6 +72,12 @@ export class AppServerRuntime implements ChannelHost {
   private closed = false;
   /** turn/start's `clientUserMessageId` keys, per thread (they outlive the thread's channel). */
   readonly turnKeys = new TurnKeys();
+  /**
+   * The API key `account/login/start` gave, as the value of the provider's `env_key` variable:
+   * kept in this process's memory only (never written, logged or sent back), and seen only by
+   * the configuration, not by the environment of commands or hooks.
+   */
+  private loginKey: { envKey: string; key: string } | null = null;
 
   private constructor(
     private current: Config,
@@ -133,7 +139,22 @@ export class AppServerRuntime implements ChannelHost {
    */
   configWith(extra: Record<string, unknown>, cwd?: string): Promise<Config> {
     const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
-    return loadConfig({ overrides: [...this.overrides, ...own], env: this.env, ...(cwd ? { cwd } : {}) });
+    const env = this.loginKey ? { ...this.env, [this.loginKey.envKey]: this.loginKey.key } : this.env;
+    return loadConfig({ overrides: [...this.overrides, ...own], env, ...(cwd ? { cwd } : {}) });
+  }
+
+  /**
+   * Use `key` as the value of `envKey` for threads opened from now on (null: forget the key
+   * given before, so the environment's own value is used again).
+   */
+  async setLoginKey(login: { envKey: string; key: string } | null): Promise<void> {
+    this.loginKey = login;
+    await this.reloadConfig();
+  }
+
+  /** Whether `account/login/start` gave a key that is still in use. */
+  get loggedIn(): boolean {
+    return this.loginKey !== null;
   }
 
   /**

@@ -14,6 +14,13 @@ import {
   sendUserMessage,
   sendUserTurn,
 } from "../v1/conversations.js";
+import {
+  accountLoginCancel,
+  accountLoginStart,
+  accountLogout,
+  accountRateLimitsRead,
+  accountRead,
+} from "./account.js";
 import { collaborationModeList } from "./collaboration-modes.js";
 import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
 import { threadCompactStart } from "./compact.js";
@@ -41,11 +48,17 @@ import { mcpServerStatusList, modelList } from "./info.js";
 import { initialize } from "./initialize.js";
 import { mcpServerResourceRead, mcpServerToolCall } from "./mcp-calls.js";
 import { mcpServerOauthLogin } from "./mcp-login.js";
-import { modelProviderCapabilitiesRead, modelProviderList } from "./model-providers.js";
+import {
+  modelProviderCapabilitiesRead,
+  modelProviderDefaultSet,
+  modelProviderList,
+} from "./model-providers.js";
+import { permissionProfileList } from "./permission-profiles.js";
 import { reviewStart } from "./review.js";
 import { threadShellCommand } from "./shell-command.js";
 import { skillsList } from "./skills.js";
 import { skillsConfigWrite, skillsExtraRootsSet } from "./skills-config.js";
+import { threadGoalClear, threadGoalGet, threadGoalSet } from "./thread-goals.js";
 import { threadInjectItems, threadItemsList, threadRevert } from "./thread-history.js";
 import { threadDelete, threadTurnsList, threadUnsubscribe } from "./thread-lifecycle.js";
 import { threadMetadataUpdate, threadSetName, threadUnarchive } from "./thread-metadata.js";
@@ -118,6 +131,16 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "modelProvider/capabilities/read": modelProviderCapabilitiesRead,
   "configRequirements/read": configRequirementsRead,
   "experimentalFeature/list": experimentalFeatureList,
+  "modelProvider/default/set": modelProviderDefaultSet,
+  "account/read": accountRead,
+  "account/login/start": accountLoginStart,
+  "account/login/cancel": accountLoginCancel,
+  "account/logout": accountLogout,
+  "account/rateLimits/read": accountRateLimitsRead,
+  "permissionProfile/list": permissionProfileList,
+  "thread/goal/set": threadGoalSet,
+  "thread/goal/get": threadGoalGet,
+  "thread/goal/clear": threadGoalClear,
   newConversation,
   resumeConversation,
   listConversations,

@@ -3,10 +3,13 @@
  * (the built-in `openai` and `oss`, then `[model_providers.ID]`), which one is the default, and
  * what the default one offers besides text. tscodex does not edit providers
  * (`modelProvider/config/write` is not served), so none is `canEdit`; the default can change
- * through config/value/write of `model_provider` unless the server's -c flags pin it.
+ * through config/value/write of `model_provider` or `modelProvider/default/set` (Codex 0.171),
+ * unless the server's -c flags pin it.
  */
 import type { ProviderConfig } from "../../../config/schema.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import { RpcError } from "../protocol/jsonrpc.js";
+import { writeConfigEdits } from "./config.js";
 import type { HandlerContext } from "./context.js";
 
 type ProviderSummary = ResultOf<"modelProvider/list">["data"][number];
@@ -21,6 +24,25 @@ export async function modelProviderList(
     defaultProviderId: config.provider.id,
     canChangeDefault: !context.runtime.overridden("model_provider"),
   };
+}
+
+/** The default provider of new threads: `model_provider` in config.toml, as config/value/write writes it. */
+export async function modelProviderDefaultSet(
+  params: ParamsOf<"modelProvider/default/set">,
+  context: HandlerContext,
+): Promise<ResultOf<"modelProvider/default/set">> {
+  const { runtime } = context;
+  if (!Object.hasOwn(runtime.config.modelProviders, params.providerId))
+    throw RpcError.invalidParams(
+      `Invalid request: unknown model provider \`${params.providerId}\`; known providers: ${Object.keys(runtime.config.modelProviders).join(", ")}`,
+    );
+  if (runtime.overridden("model_provider"))
+    throw RpcError.invalidRequest("the default model provider is set by this server's -c flags");
+  await writeConfigEdits(
+    [{ keyPath: "model_provider", value: params.providerId, mergeStrategy: "replace" }],
+    context,
+  );
+  return {};
 }
 
 export async function modelProviderCapabilitiesRead(

@@ -15,7 +15,7 @@ import type { HandlerContext } from "./context.js";
 import { tellThreadClients } from "./thread-lifecycle.js";
 
 /** Append `event` to thread `id` (live or stored, not archived), or Codex's "thread not found". */
-async function record(context: HandlerContext, id: string, event: RolloutEvent): Promise<void> {
+export async function record(context: HandlerContext, id: string, event: RolloutEvent): Promise<void> {
   const threads = await context.runtime.threads();
   const line = { timestamp: isoTimestamp(), type: "event" as const, payload: event };
   let stored: boolean;

@@ -5,6 +5,7 @@
  * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
  */
 import { z } from "zod";
+import { accountRequests } from "./account-requests.js";
 import {
   collaborationModeListResponse,
   collaborationModeParam,
@@ -26,6 +27,7 @@ import {
 
 import { fsRequests } from "./fs-requests.js";
 import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
+import { threadGoalRequests } from "./goal-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { initializeRequest } from "./initialize-request.js";
 import { mcpConfigRequests } from "./mcp-config-requests.js";
@@ -418,6 +420,8 @@ export const clientRequests = {
   ...fsRequests,
   ...fuzzySearchRequests,
   ...mcpConfigRequests,
+  ...accountRequests,
+  ...threadGoalRequests,
   ...legacyClientRequests,
 };
 

@@ -19,6 +19,7 @@ import {
 } from "./common.js";
 import { fsNotifications } from "./fs-requests.js";
 import { fuzzySearchNotifications } from "./fuzzy-search-requests.js";
+import { threadGoal } from "./goal-requests.js";
 import { hookRunSummary } from "./hooks-requests.js";
 import { mcpConfigNotifications } from "./mcp-config-requests.js";
 
@@ -53,6 +54,16 @@ export const serverNotifications = {
   "thread/name/updated": notification(
     z.object({ threadId: z.string(), threadName: z.string().nullable() }),
     "ThreadNameUpdatedNotification",
+  ),
+  "thread/goal/updated": notification(
+    z.object({ threadId: z.string(), turnId: z.string().nullable(), goal: z.lazy(threadGoal) }),
+    "ThreadGoalUpdatedNotification",
+  ),
+  "thread/goal/cleared": notification(z.object({ threadId: z.string() }), "ThreadGoalClearedNotification"),
+  /** The API key in force changed (account/login/start, account/logout). */
+  "account/updated": notification(
+    z.object({ authMode: z.literal("apikey").nullable(), planType: z.null() }),
+    "AccountUpdatedNotification",
   ),
   "thread/tokenUsage/updated": notification(
     z.object({ ...inTurn, tokenUsage: threadTokenUsage }),
