@@ -126,7 +126,10 @@ export class JsonlThreadStore implements ThreadStore {
   }
 
   async list(query: ThreadQuery = {}): Promise<ThreadPage> {
-    const files = await rolloutFiles(query.archived ? archivedHome(this.home) : this.home);
+    const all = await rolloutFiles(query.archived ? archivedHome(this.home) : this.home);
+    // Rollout names end in their thread's id: the files of other threads are never read.
+    const suffixes = query.ids?.map((id) => `-${id}.jsonl`);
+    const files = suffixes ? all.filter((file) => suffixes.some((suffix) => file.endsWith(suffix))) : all;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     const accept = (stored: StoredThread) =>
       (!query.providers?.length || query.providers.includes(stored.meta.provider)) &&

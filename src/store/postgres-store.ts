@@ -279,6 +279,7 @@ class PostgresThreadStore implements ThreadStore {
            ${query.providers ? sql`AND provider = ANY(${[...query.providers]}::text[])` : sql``}
            ${query.source !== undefined ? sql`AND source = ${query.source}` : sql``}
            ${query.cwds?.length ? sql`AND meta->>'cwd' = ANY(${[...query.cwds]}::text[])` : sql``}
+           ${query.ids ? sql`AND id = ANY(${[...query.ids]}::text[])` : sql``}
            ${after ? sql`AND (${column}, id) < (${new Date(after[0])}, ${after[1]})` : sql``}
          ORDER BY ${column} DESC, id DESC
          ${limit === null ? sql`` : sql`LIMIT ${limit + 1}`}`,

@@ -53,6 +53,8 @@ export interface ThreadQuery {
   source?: string;
   /** Only threads started in one of these directories (absolute paths, compared exactly). */
   cwds?: readonly string[];
+  /** Only these threads (an empty list: none); pages repeat the same ids. */
+  ids?: readonly string[];
 }
 
 /**

@@ -35,8 +35,8 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     const client = await h.stdio();
     const threadId = await startThread(client, { cwd: h.work });
     expect(await startupStates(client, threadId, "fixture", "ready")).toEqual([
-      { threadId, name: "fixture", status: "starting", error: null },
-      { threadId, name: "fixture", status: "ready", error: null },
+      { threadId, name: "fixture", status: "starting", error: null, environmentId: null },
+      { threadId, name: "fixture", status: "ready", error: null, environmentId: null },
     ]);
 
     const call = (tool: string, args?: Record<string, unknown>) =>
@@ -174,8 +174,8 @@ describe("app-server: a thread's MCP servers, called directly", () => {
     await second.initialize();
     await second.call("thread/resume", { threadId });
     expect(await startupStates(second, threadId, "fixture", "ready")).toEqual([
-      { threadId, name: "fixture", status: "starting", error: null },
-      { threadId, name: "fixture", status: "ready", error: null },
+      { threadId, name: "fixture", status: "starting", error: null, environmentId: null },
+      { threadId, name: "fixture", status: "ready", error: null, environmentId: null },
     ]);
     const missing = await client.request("mcpServer/tool/call", {
       threadId: "019a0000-0000-7000-8000-000000000000",

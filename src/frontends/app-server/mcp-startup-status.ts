@@ -32,5 +32,6 @@ function statusOf(
     name,
     status: status.state,
     error: status.state === "failed" ? status.error : null,
+    environmentId: null,
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from "../../../config/load.js";
 import { enabledMcpServers } from "../../../config/mcp-servers.js";
 import { findModelFamily, knownModelSlugs } from "../../../model/family.js";
+import { checkMcpEnvironment } from "../mcp-environment.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
 import { page } from "./thread-queries.js";
@@ -72,7 +73,11 @@ export async function mcpServerStatusList(
     statusCache.set(config, statuses);
     statuses.catch(() => statusCache.delete(config));
   }
-  return page(await statuses, params.cursor, params.limit);
+  checkMcpEnvironment(params.environmentId);
+  const found = page(await statuses, params.cursor, params.limit);
+  // The registration asked about is the local one: say so; otherwise each is thread-wide (null).
+  const environmentId = params.environmentId ?? null;
+  return { ...found, data: found.data.map((status) => ({ ...status, environmentId })) };
 }
 
 /** Start the enabled servers, read what they offer, close them. Servers that fail are left out. */

@@ -14,6 +14,7 @@ import { describeMcpError } from "../../../mcp/render.js";
 import { planMcpCall } from "../../../policy/mcp-approval.js";
 import type { Event } from "../../../protocol/events.js";
 import type { McpDirectAccess } from "../../../tools/mcp.js";
+import { checkMcpEnvironment } from "../mcp-environment.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { ErrorCode, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
@@ -25,6 +26,7 @@ export async function mcpServerToolCall(
   params: ParamsOf<"mcpServer/tool/call">,
   context: HandlerContext,
 ): Promise<ResultOf<"mcpServer/tool/call">> {
+  checkMcpEnvironment(params.environmentId);
   const channel = await context.runtime.open(params.threadId);
   const servers = await readyServers(channel, params.server, context.session.signal);
   const entry = servers.tools().find((tool) => tool.server === params.server && tool.tool === params.tool);
@@ -60,6 +62,7 @@ export async function mcpServerResourceRead(
   params: ParamsOf<"mcpServer/resource/read">,
   context: HandlerContext,
 ): Promise<ResultOf<"mcpServer/resource/read">> {
+  checkMcpEnvironment(params.environmentId);
   if (!params.threadId) return readFromConfigured(params.server, params.uri, context);
   const channel = await context.runtime.open(params.threadId);
   const servers = await readyServers(channel, params.server, context.session.signal);

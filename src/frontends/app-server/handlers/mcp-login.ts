@@ -5,6 +5,7 @@
  * `mcpServer/oauthLogin/completed` notification to the client that asked.
  */
 import { errorMessage } from "../../../util/errors.js";
+import { checkMcpEnvironment } from "../mcp-environment.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
@@ -13,6 +14,7 @@ export async function mcpServerOauthLogin(
   params: ParamsOf<"mcpServer/oauth/login">,
   context: HandlerContext,
 ): Promise<ResultOf<"mcpServer/oauth/login">> {
+  checkMcpEnvironment(params.environmentId);
   const { config } = context.runtime;
   const server = config.mcpServers?.[params.name];
   if (!server) throw RpcError.invalidParams(`Invalid request: no MCP server named '${params.name}'`);

@@ -38,7 +38,7 @@ export async function threadList(
   params: ParamsOf<"thread/list">,
   context: HandlerContext,
 ): Promise<ResultOf<"thread/list">> {
-  cursorStart(params.cursor);
+  // The store checks its own cursor: a PostgreSQL one is not a number.
   const page = await storedPage(context, {
     limit: params.limit,
     cursor: params.cursor,
@@ -46,6 +46,7 @@ export async function threadList(
     archived: params.archived ?? false,
     providers: params.modelProviders,
     cwds: cwdFilter(params.cwd),
+    ids: params.includedThreadIds ?? undefined,
   });
   const data = page.threads.map((stored) =>
     storedThreadView(stored, { live: liveView(context.runtime, stored.meta.id) }),
@@ -69,6 +70,7 @@ export async function storedPage(
     archived: boolean;
     providers: string[] | null | undefined;
     cwds?: string[] | undefined;
+    ids?: string[] | undefined;
   },
 ) {
   const threads = await context.runtime.threads();
@@ -80,6 +82,7 @@ export async function storedPage(
       archived: query.archived,
       ...(query.providers?.length ? { providers: query.providers } : {}),
       ...(query.cwds?.length ? { cwds: query.cwds } : {}),
+      ...(query.ids ? { ids: query.ids } : {}),
     });
   } catch (error) {
     if (error instanceof StoreError) throw RpcError.invalidParams(`Invalid request: ${error.message}`);

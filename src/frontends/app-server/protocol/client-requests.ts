@@ -30,7 +30,7 @@ import { fuzzySearchRequests } from "./fuzzy-search-requests.js";
 import { threadGoalRequests } from "./goal-requests.js";
 import { hooksListParams, hooksListResponse } from "./hooks-requests.js";
 import { initializeRequest } from "./initialize-request.js";
-import { mcpConfigRequests } from "./mcp-config-requests.js";
+import { environmentId, mcpConfigRequests } from "./mcp-config-requests.js";
 import { lazy, method } from "./method-spec.js";
 import { reviewStartParams, reviewStartResponse, threadCompactStartParams } from "./review-requests.js";
 import {
@@ -96,6 +96,8 @@ const threadListParams = lazy(() =>
     sortKey: z.enum(["created_at", "updated_at"]).nullish(),
     /** 0.169: only threads started in this directory (or one of these). */
     cwd: z.union([z.string(), z.array(z.string())]).nullish(),
+    /** 0.171: only these threads (up to 100; an empty list matches none). */
+    includedThreadIds: z.array(z.string()).max(100).nullish(),
   }),
 );
 const threadListResponse = lazy(() => z.object({ data: z.array(thread), nextCursor: z.string().nullable() }));
@@ -180,6 +182,8 @@ const mcpServerStatus = lazy(() =>
       resources: z.array(z.record(z.string(), z.unknown())),
       resourceTemplates: z.array(z.record(z.string(), z.unknown())),
       authStatus: z.enum(["unsupported", "notLoggedIn", "bearerToken", "oAuth"]),
+      /** 0.171: the environment whose registration this is (null: thread-wide). */
+      environmentId: z.string().nullish(),
     })
     .meta({ id: "McpServerStatus" }),
 );
@@ -322,7 +326,12 @@ export const clientRequests = {
   ),
   "model/list": method(() => z.object(paging()), modelListResponse, "ModelListParams", "ModelListResponse"),
   "mcpServerStatus/list": method(
-    () => z.object(paging()),
+    () =>
+      z.object({
+        ...paging(),
+        /** 0.171: one server's registration in an environment (accepted: tscodex has the local one). */
+        environmentId: environmentId(),
+      }),
     mcpServerStatusResponse,
     "ListMcpServerStatusParams",
     "ListMcpServerStatusResponse",
@@ -334,6 +343,7 @@ export const clientRequests = {
         name: z.string(),
         scopes: z.array(z.string()).nullish(),
         timeoutSecs: z.number().int().positive().nullish(),
+        environmentId: environmentId(),
       }),
     () => z.object({ authorizationUrl: z.string() }),
     "McpServerOauthLoginParams",

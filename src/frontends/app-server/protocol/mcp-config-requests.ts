@@ -8,6 +8,8 @@ import { z } from "zod";
 import { lazy, method } from "./method-spec.js";
 
 const jsonObject = lazy(() => z.record(z.string(), z.unknown()));
+/** 0.171: the execution environment whose registration of the server is meant (mcp-environment.ts). */
+export const environmentId = lazy(() => z.string().nullish());
 
 export const mcpServerToolCallParams = lazy(() =>
   z.object({
@@ -17,6 +19,7 @@ export const mcpServerToolCallParams = lazy(() =>
     /** The tool's arguments: a JSON object (null or absent: none). */
     arguments: jsonObject().nullish(),
     _meta: z.unknown().optional(),
+    environmentId: environmentId(),
   }),
 );
 
@@ -36,6 +39,7 @@ export const mcpResourceReadParams = lazy(() =>
     threadId: z.string().nullish(),
     server: z.string(),
     uri: z.string(),
+    environmentId: environmentId(),
   }),
 );
 
@@ -151,6 +155,8 @@ export const mcpServerStatusUpdated = lazy(() =>
     name: z.string(),
     status: z.enum(["starting", "ready", "failed", "cancelled"]),
     error: z.string().nullish(),
+    /** 0.171: the registration's environment; null, as tscodex's servers are thread-wide. */
+    environmentId: z.string().nullish(),
   }),
 );
 
