@@ -41,9 +41,16 @@ export class RpcError extends Error {
   }
 }
 
+/** Codex 0.171's W3C Trace Context envelope on a request (`trace: {traceparent, tracestate}`). */
+export interface W3cTraceContext {
+  traceparent: string | null;
+  tracestate: string | null;
+}
+
 /** What one line / frame of input turned out to be. */
 export type Incoming =
-  | { kind: "request"; id: RequestId; method: string; params: unknown }
+  /** `trace`: the request's trace context, carried for tracing (not acted on yet); null when absent. */
+  | { kind: "request"; id: RequestId; method: string; params: unknown; trace: W3cTraceContext | null }
   | { kind: "notification"; method: string; params: unknown }
   | { kind: "response"; id: RequestId; result: unknown }
   | { kind: "error-response"; id: RequestId; error: { code: number; message: string } }
@@ -91,7 +98,7 @@ export function classify(text: string): Incoming {
       };
     return id === null
       ? { kind: "notification", method: message.method, params }
-      : { kind: "request", id, method: message.method, params };
+      : { kind: "request", id, method: message.method, params, trace: traceOf(message.trace) };
   }
   if (id !== null && "result" in message) return { kind: "response", id, result: message.result };
   if (id !== null && isRecord(message.error)) {
@@ -103,6 +110,18 @@ export function classify(text: string): Incoming {
     };
   }
   return invalid(id, "Invalid request: expected `method` (a request) or `result`/`error` (a response)");
+}
+
+/**
+ * A request's `trace`, when it is the envelope Codex's schema describes; anything else is
+ * dropped, not refused: as the W3C Trace Context spec has it, a bad trace context never fails
+ * the request it came with.
+ */
+function traceOf(value: unknown): W3cTraceContext | null {
+  if (!isRecord(value)) return null;
+  const field = (name: string) => (typeof value[name] === "string" ? (value[name] as string) : null);
+  const trace = { traceparent: field("traceparent"), tracestate: field("tracestate") };
+  return trace.traceparent === null && trace.tracestate === null ? null : trace;
 }
 
 function invalid(id: RequestId | null, message: string): Incoming {
