@@ -3,17 +3,19 @@
  * through the real app-server: account/* for API-key accounts (login keeps the key in the
  * server's memory, never on disk or in a reply), permissionProfile/list, thread goals (kept in
  * the store across a restart, JSONL and PostgreSQL), modelProvider/default/set, thread/list's
- * includedThreadIds, and the W3C `trace` envelope. Every reply and notification is checked
- * against 0.171's schema.
+ * includedThreadIds (both stores), `environmentId` on the MCP methods, and the W3C `trace`
+ * envelope on any request. Replies and notifications are checked against 0.171's schema.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { appendFile, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { classify } from "../../src/frontends/app-server/protocol/jsonrpc.js";
 import { type AppClient, StdioAppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
+import { fixtureToml } from "../support/mcp-fixture.js";
 import { noPostgres, type PostgresCluster, startPostgres } from "../support/postgres.js";
 import { runTurn, startThread } from "./flow.js";
 
@@ -179,6 +181,7 @@ async function goalsSurviveRestart(env: Record<string, string> = {}) {
   const paused = await first.call("thread/goal/set", { threadId, status: "paused" });
   expect(paused.goal).toMatchObject({ objective: "Ship the parser", status: "paused", tokenBudget: 5000 });
   expect(paused.goal.createdAt).toBe(set.goal.createdAt);
+  await first.waitFor((m) => m.method === "thread/goal/updated" && m.params?.goal.status === "paused");
   const updates = notified(first, "thread/goal/updated");
   expect(updates.map((m) => m.params?.goal.status)).toEqual(["active", "paused"]);
   for (const note of updates) await expectShape("ThreadGoalUpdatedNotification", note.params);
@@ -202,15 +205,109 @@ async function goalsSurviveRestart(env: Record<string, string> = {}) {
   expect(unknown.error?.message).toContain("thread not found");
 }
 
-describe("app-server: thread goals (0.171)", () => {
+/** thread/list's includedThreadIds: only those threads, none for an empty list, at most 100. */
+async function listsOnlyIncluded(env: Record<string, string> = {}) {
+  const client = await serverWithKey("sk-test", env);
+  const ids: string[] = [];
+  for (const text of ["one", "two", "three"]) {
+    const threadId = await startThread(client, { cwd: h.work });
+    h.model.enqueue(turn(message(text)));
+    await runTurn(client, threadId, text);
+    ids.push(threadId);
+  }
+  const [one = "", two = "", three = ""] = ids;
+  const listed = await client.call("thread/list", { includedThreadIds: [three, one, "not-a-thread"] });
+  expect(listed.data.map((thread: { id: string }) => thread.id)).toEqual([three, one]);
+  await expectShape("ThreadListResponse", listed);
+  const paged = await client.call("thread/list", { includedThreadIds: [one, two], limit: 1 });
+  expect(paged.data.map((thread: { id: string }) => thread.id)).toEqual([two]);
+  const rest = await client.call("thread/list", { includedThreadIds: [one, two], cursor: paged.nextCursor });
+  expect(rest.data.map((thread: { id: string }) => thread.id)).toEqual([one]);
+  expect((await client.call("thread/list", { includedThreadIds: [] })).data).toEqual([]);
+  // Plain paging too: a PostgreSQL store's cursor is not a number (it was refused as one).
+  const firstTwo = await client.call("thread/list", { limit: 2 });
+  expect(firstTwo.data.map((thread: { id: string }) => thread.id)).toEqual([three, two]);
+  const last = await client.call("thread/list", { limit: 2, cursor: firstTwo.nextCursor });
+  expect(last).toMatchObject({ data: [expect.objectContaining({ id: one })], nextCursor: null });
+  expect((await client.call("thread/list", { includedThreadIds: null })).data).toHaveLength(3);
+  const tooMany = await client.request("thread/list", {
+    includedThreadIds: Array.from({ length: 101 }, (_, index) => `id-${index}`),
+  });
+  expect(tooMany.error?.code).toBe(-32602);
+}
+
+describe("app-server: thread goals and thread/list includedThreadIds (0.171)", () => {
   it("keeps a thread's goal across a server restart (JSONL store)", async () => {
     await goalsSurviveRestart();
   });
+
+  it("lists only the included threads (JSONL store)", async () => {
+    await listsOnlyIncluded();
+  });
 });
 
-const skipPostgres = noPostgres("the app-server PostgreSQL goal test");
+describe("app-server: environmentId on the MCP methods and the trace envelope (0.171)", () => {
+  it("accepts the local environment's id on the MCP methods, echoes it, and refuses another", async () => {
+    await appendFile(join(h.home, "config.toml"), `\n${await fixtureToml({ name: "fixture" })}`);
+    const client = await serverWithKey("sk-test");
+    const threadId = await startThread(client, { cwd: h.work });
+    const startup = await client.waitFor(
+      (m) => m.method === "mcpServer/startupStatus/updated" && m.params?.status === "ready",
+    );
+    expect(startup.params).toMatchObject({ name: "fixture", environmentId: null });
+    const local = { environmentId: "local" };
+    const statuses = await client.call("mcpServerStatus/list", { threadId, serverName: "fixture", ...local });
+    expect(statuses.data).toEqual([expect.objectContaining({ name: "fixture", environmentId: "local" })]);
+    const unscoped = await client.call("mcpServerStatus/list", {});
+    expect(unscoped.data).toEqual([expect.objectContaining({ name: "fixture", environmentId: null })]);
+    const echo = await client.call("mcpServer/tool/call", {
+      threadId,
+      server: "fixture",
+      tool: "echo",
+      arguments: { text: "scoped" },
+      ...local,
+    });
+    expect(echo.content).toEqual([{ type: "text", text: "echo: scoped" }]);
+    for (const [method, params] of [
+      ["mcpServer/tool/call", { threadId, server: "fixture", tool: "echo", arguments: { text: "x" } }],
+      ["mcpServer/resource/read", { threadId, server: "fixture", uri: "fixture://readme" }],
+      ["mcpServerStatus/list", { threadId, serverName: "fixture" }],
+      ["mcpServer/oauth/login", { name: "fixture" }],
+    ] as const) {
+      const reply = await client.request(method, { ...params, environmentId: "remote-1" });
+      expect(reply.error?.code, method).toBe(-32600);
+      expect(reply.error?.message).toContain("unknown environment `remote-1`");
+    }
+  });
 
-describe.skipIf(skipPostgres)("app-server: thread goals in PostgreSQL", () => {
+  it("carries a request's W3C trace context, and drops one that is not the envelope", () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const request = (trace: unknown) => JSON.stringify({ id: 1, method: "thread/list", params: {}, trace });
+    expect(classify(request({ traceparent, tracestate: "vendor=1" }))).toMatchObject({
+      kind: "request",
+      trace: { traceparent, tracestate: "vendor=1" },
+    });
+    expect(classify(request({ traceparent }))).toMatchObject({ trace: { traceparent, tracestate: null } });
+    for (const bad of [null, "garbage", 7, { traceparent: 5 }])
+      expect(classify(request(bad))).toMatchObject({ kind: "request", trace: null });
+  });
+
+  it("answers requests that carry a trace context, well-formed or not", async () => {
+    const client = await serverWithKey("sk-test");
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for (const trace of [{ traceparent, tracestate: "vendor=1" }, { traceparent: null }, null, "garbage"]) {
+      client.sendRaw(
+        JSON.stringify({ id: `traced-${JSON.stringify(trace)}`, method: "account/read", params: {}, trace }),
+      );
+      const reply = await client.waitFor((m) => m.id === `traced-${JSON.stringify(trace)}`);
+      expect(reply.result).toEqual({ account: { type: "apiKey" }, requiresOpenaiAuth: false, userId: null });
+    }
+  });
+});
+
+const skipPostgres = noPostgres("the app-server PostgreSQL goal and thread list tests");
+
+describe.skipIf(skipPostgres)("app-server: thread goals and includedThreadIds in PostgreSQL", () => {
   let cluster: PostgresCluster;
   beforeAll(async () => {
     cluster = await startPostgres();
@@ -221,5 +318,9 @@ describe.skipIf(skipPostgres)("app-server: thread goals in PostgreSQL", () => {
 
   it("keeps a thread's goal across a server restart (PostgreSQL store)", async () => {
     await goalsSurviveRestart({ TSCODEX_STORE_URL: await cluster.createDatabase() });
+  });
+
+  it("lists only the included threads (PostgreSQL store)", async () => {
+    await listsOnlyIncluded({ TSCODEX_STORE_URL: await cluster.createDatabase() });
   });
 });
