@@ -6,7 +6,8 @@
  * (allow once runs it, reject does not); `session/cancel` during a command ends the turn
  * `cancelled` and the process; a client-provided MCP server's tool is used by the model; an
  * apply_patch edit is an `edit` tool call with its diff. codex-acp's own log of its app-server
- * traffic is checked after each test: no request was answered -32601 (method not found).
+ * traffic is checked after each test: no request was answered with an error (-32601, method not
+ * found, least of all).
  * `session/load` after a restart is in codex-acp-load.test.ts.
  */
 import { existsSync } from "node:fs";
