@@ -51,6 +51,19 @@ describe("codex-acp on tscodex", () => {
     expect(called).toContain("turn/start");
   });
 
+  it("authenticates with the editor's API key (account/login/start), which the turns then use", async () => {
+    h.script(turn(message("keyed")));
+    const acp = await h.client({ env: { FAKE_KEY: "" } });
+    await acp.agent.request("authenticate", {
+      methodId: "api-key",
+      _meta: { "api-key": { apiKey: "sk-from-the-editor" } },
+    } as never);
+    const sessionId = await h.newSession(acp);
+    expect((await h.prompt(acp, sessionId, "hello")).stopReason).toBe("end_turn");
+    expect(h.model.requests[0]?.headers.authorization).toBe("Bearer sk-from-the-editor");
+    expect(await h.expectEveryCallServed(acp)).toContain("account/login/start");
+  });
+
   it("shows a command as an execute tool call with its output", async () => {
     h.script(
       turn(functionCall("shell_command", { command: "echo acp-output" }, "call_cmd")),

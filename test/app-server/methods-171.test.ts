@@ -67,6 +67,9 @@ describe("app-server: account methods for API-key accounts (0.171)", () => {
     const login = await client.call("account/login/start", { type: "apiKey", apiKey: secret });
     expect(login).toEqual({ type: "apiKey" });
     await expectShape("LoginAccountResponse", login);
+    const completed = await client.waitFor((m) => m.method === "account/login/completed");
+    expect(completed.params).toEqual({ loginId: null, success: true, error: null });
+    await expectShape("AccountLoginCompletedNotification", completed.params);
     const updated = await client.waitFor((m) => m.method === "account/updated");
     expect(updated.params).toEqual({ authMode: "apikey", planType: null });
     await expectShape("AccountUpdatedNotification", updated.params);

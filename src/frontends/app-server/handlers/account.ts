@@ -7,7 +7,7 @@
  * `account/rateLimits/read` answers an empty snapshot, as Codex does without a ChatGPT login.
  */
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
-import { RpcError } from "../protocol/jsonrpc.js";
+import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { AppServerRuntime } from "../runtime.js";
 import type { HandlerContext } from "./context.js";
 
@@ -41,7 +41,13 @@ export async function accountLoginStart(
       `model provider \`${id}\` takes no API key (it has no env_key): configure its credentials in config.toml`,
     );
   await runtime.setLoginKey({ envKey, key });
-  context.after(() => announceAccount(runtime));
+  context.after(() => {
+    // As Codex: the login is over (clients such as codex-acp wait for this), then the account changed.
+    context.session.send(
+      encodeNotification("account/login/completed", { loginId: null, success: true, error: null }),
+    );
+    announceAccount(runtime);
+  });
   return { type: "apiKey" };
 }
 

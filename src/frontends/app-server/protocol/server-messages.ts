@@ -65,6 +65,11 @@ export const serverNotifications = {
     z.object({ authMode: z.literal("apikey").nullable(), planType: z.null() }),
     "AccountUpdatedNotification",
   ),
+  /** A login ended; an API-key login ends within its request (no `loginId`). */
+  "account/login/completed": notification(
+    z.object({ loginId: z.string().nullable(), success: z.boolean(), error: z.string().nullable() }),
+    "AccountLoginCompletedNotification",
+  ),
   "thread/tokenUsage/updated": notification(
     z.object({ ...inTurn, tokenUsage: threadTokenUsage }),
     "ThreadTokenUsageUpdatedNotification",
