@@ -1,20 +1,21 @@
 /**
  * codex-acp 2.6.0 (how ACP editors such as Zed drive Codex) runs on tscodex end to end: the ACP
  * SDK's client drives codex-acp, which spawns `$CODEX_PATH app-server` = tscodex, against the
- * fake model. A prompt streams message chunks and ends with `end_turn`; a command is an
- * `execute` tool call with its output; an approval goes through `session/request_permission`
- * (allow once runs it, reject does not); `session/cancel` during a command ends the turn
- * `cancelled` and the process; a client-provided MCP server's tool is used by the model; an
- * apply_patch edit is an `edit` tool call with its diff. codex-acp's own log of its app-server
- * traffic is checked after each test: no request was answered with an error (-32601, method not
- * found, least of all).
- * `session/load` after a restart is in codex-acp-load.test.ts.
+ * fake model. A prompt streams message chunks and ends with `end_turn`; the editor's API key
+ * logs in (`authenticate` → account/login/start); `/goal` sets, pauses and clears the thread's
+ * goal; a command is an `execute` tool call with its output; an approval goes through
+ * `session/request_permission` (allow once runs it, reject does not); `session/cancel` during a
+ * command ends the turn `cancelled` and the process; a client-provided MCP server's tool is used
+ * by the model; an apply_patch edit is an `edit` tool call with its diff. codex-acp's own log of
+ * its app-server traffic is checked after each test: no request was answered with an error
+ * (-32601, method not found, least of all). `session/load` after a restart is in
+ * codex-acp-load.test.ts.
  */
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useCodexAcpHarness } from "../support/codex-acp.js";
+import { appServerLog, useCodexAcpHarness } from "../support/codex-acp.js";
 import { customToolCall, functionCall, hang, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript } from "../support/mcp-fixture.js";
 import { gone, readPid } from "../support/processes.js";
@@ -62,6 +63,29 @@ describe("codex-acp on tscodex", () => {
     expect((await h.prompt(acp, sessionId, "hello")).stopReason).toBe("end_turn");
     expect(h.model.requests[0]?.headers.authorization).toBe("Bearer sk-from-the-editor");
     expect(await h.expectEveryCallServed(acp)).toContain("account/login/start");
+  });
+
+  it("sets, pauses and clears the thread's goal through its /goal command", async () => {
+    const acp = await h.client();
+    const sessionId = await h.newSession(acp);
+    const answers = [];
+    for (const command of ["/goal Ship the parser", "/goal pause", "/goal clear"])
+      answers.push((await h.prompt(acp, sessionId, command)).stopReason);
+    expect(answers).toEqual(["end_turn", "end_turn", "end_turn"]);
+    const log = await appServerLog(h.logs);
+    const goals = log.filter((m) => m.direction === "out" && m.method?.startsWith("thread/goal/"));
+    expect(goals.map((m) => [m.method, (m.params as { goal?: { status: string } }).goal?.status])).toEqual([
+      ["thread/goal/updated", "active"],
+      ["thread/goal/updated", "paused"],
+      ["thread/goal/cleared", undefined],
+    ]);
+    expect(h.model.requests).toEqual([]);
+    const called = await h.expectEveryCallServed(acp);
+    expect(called.filter((method) => method.startsWith("thread/goal/"))).toEqual([
+      "thread/goal/set",
+      "thread/goal/set",
+      "thread/goal/clear",
+    ]);
   });
 
   it("shows a command as an execute tool call with its output", async () => {
