@@ -62,7 +62,16 @@ describe("codex-acp on tscodex", () => {
     const sessionId = await h.newSession(acp);
     expect((await h.prompt(acp, sessionId, "hello")).stopReason).toBe("end_turn");
     expect(h.model.requests[0]?.headers.authorization).toBe("Bearer sk-from-the-editor");
-    expect(await h.expectEveryCallServed(acp)).toContain("account/login/start");
+    await acp.agent.request("logout", {});
+    const called = await h.expectEveryCallServed(acp);
+    expect(called).toContain("account/login/start");
+    expect(called).toContain("account/logout");
+  });
+
+  it("logs out when the key comes from the environment (no login to forget)", async () => {
+    const acp = await h.client();
+    await acp.agent.request("logout", {});
+    expect(await h.expectEveryCallServed(acp)).toContain("account/logout");
   });
 
   it("sets, pauses and clears the thread's goal through its /goal command", async () => {

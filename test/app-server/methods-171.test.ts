@@ -95,6 +95,9 @@ describe("app-server: account methods for API-key accounts (0.171)", () => {
     await expectShape("LogoutAccountResponse", logout);
     await client.waitFor((m) => m.method === "account/updated" && m.params?.authMode === null);
     expect((await client.call("account/read", {})).account).toBeNull();
+    // A logout with no login to forget is told too (clients wait for account/updated).
+    expect(await client.call("account/logout")).toEqual({});
+    await client.waitFor(() => notified(client, "account/updated").length === 3);
     for (const note of notified(client, "account/updated"))
       await expectShape("AccountUpdatedNotification", note.params);
   });

@@ -59,16 +59,17 @@ export async function accountLoginCancel(
   return { status: "notFound" };
 }
 
-/** Forget the key login gave (the environment's own key, if any, is used again). */
+/**
+ * Forget the key login gave (the environment's own key, if any, is used again). `account/updated`
+ * follows every logout, as with Codex: clients such as codex-acp wait for it.
+ */
 export async function accountLogout(
   _params: ParamsOf<"account/logout">,
   context: HandlerContext,
 ): Promise<ResultOf<"account/logout">> {
   const { runtime } = context;
-  if (runtime.loggedIn) {
-    await runtime.setLoginKey(null);
-    context.after(() => announceAccount(runtime));
-  }
+  if (runtime.loggedIn) await runtime.setLoginKey(null);
+  context.after(() => announceAccount(runtime));
   return {};
 }
 
