@@ -38,6 +38,11 @@ describe("codex-acp on tscodex", () => {
     expect(h.model.requests[0]?.input).toContainEqual(
       expect.objectContaining({ role: "user", content: [expect.objectContaining({ text: "say hello" })] }),
     );
+    // The title side turn: codex-acp reads `{"title": …}` from its turn/completed items, then
+    // names the thread (thread/name/set) and tells the client.
+    await acp.waitForUpdate(
+      (note) => note.update.sessionUpdate === "session_info_update" && note.update.title === "A test session",
+    );
     const called = await h.expectEveryCallServed(acp);
     expect(called.slice(0, 8)).toEqual([
       "initialize",
@@ -50,6 +55,7 @@ describe("codex-acp on tscodex", () => {
       "skills/list",
     ]);
     expect(called).toContain("turn/start");
+    expect(called).toContain("thread/name/set");
   });
 
   it("authenticates with the editor's API key (account/login/start), which the turns then use", async () => {
