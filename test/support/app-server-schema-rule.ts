@@ -24,13 +24,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { WireMessage } from "./app-server-client.js";
 import {
   checkLegacyEvent,
   holdsOnly169Items,
   isClientToolMessage,
   RESPONSES as RESPONSES_089,
 } from "./app-server-schemas.js";
-import type { WireMessage } from "./app-server-client.js";
 
 const ROOT = fileURLToPath(new URL("../fixtures/reference/app-server/", import.meta.url));
 
@@ -188,7 +188,10 @@ function verdict(validate: ValidateFunction, value: unknown, what: string): stri
   if (validate(value)) return undefined;
   const shown = relevantErrors(validate.errors ?? [])
     .slice(0, 4)
-    .map((e) => `  at ${e.instancePath || "/"} (schema ${e.schemaPath}): ${e.message} ${JSON.stringify(e.params)}`)
+    .map(
+      (e) =>
+        `  at ${e.instancePath || "/"} (schema ${e.schemaPath}): ${e.message} ${JSON.stringify(e.params)}`,
+    )
     .join("\n");
   return `${what}\n${shown}\n  value: ${JSON.stringify(value).slice(0, 600)}`;
 }
@@ -210,6 +213,8 @@ export class ConversationSchemaCheck {
 
   sent(message: WireMessage): void {
     try {
+      // Malformed-input tests send JSON that is no message at all (null, arrays, numbers).
+      if (typeof message !== "object" || message === null) return;
       if (message.method !== undefined && message.id !== undefined && message.id !== null)
         this.pending.set(message.id, message);
     } catch (error) {
@@ -219,9 +224,15 @@ export class ConversationSchemaCheck {
 
   received(message: WireMessage): void {
     try {
+      if (typeof message !== "object" || message === null) {
+        this.failures.push(`not a JSON-RPC message: ${JSON.stringify(message)}`);
+        return;
+      }
       this.check(message);
     } catch (error) {
-      this.failures.push(`schema check crashed on ${JSON.stringify(message).slice(0, 300)}: ${String(error)}`);
+      this.failures.push(
+        `schema check crashed on ${JSON.stringify(message).slice(0, 300)}: ${String(error)}`,
+      );
     }
   }
 
@@ -271,7 +282,8 @@ export class ConversationSchemaCheck {
     const older = (typeof listed === "string" ? [listed] : (listed ?? [])).filter(
       (file) => file.startsWith("schema-089/") && !holdsOnly169Items(result),
     );
-    for (const file of older) this.add(verdict(fileValidator(file), result, `reply to ${method} (0.89 ${file})`));
+    for (const file of older)
+      this.add(verdict(fileValidator(file), result, `reply to ${method} (0.89 ${file})`));
   }
 
   /** A client request the server accepted. */
@@ -279,16 +291,22 @@ export class ConversationSchemaCheck {
     const method = request.method ?? "";
     const experimental = EXPERIMENTAL_PARAMS_171[method];
     if (experimental) {
-      this.add(verdict(fileValidator(experimental), request.params, `request ${method} (0.171 ${experimental})`));
+      this.add(
+        verdict(fileValidator(experimental), request.params, `request ${method} (0.171 ${experimental})`),
+      );
     } else {
       const newer = paramsValidator("schema-171/ClientRequest.json", method);
       if (newer)
-        this.add(verdict(newer, request.params ?? null, `request ${method} (0.171 schema-171/ClientRequest.json)`));
+        this.add(
+          verdict(newer, request.params ?? null, `request ${method} (0.171 schema-171/ClientRequest.json)`),
+        );
     }
     if (methods089("ClientRequest.json").has(method) && !isClientToolMessage(request)) {
       const older = paramsValidator("schema-089/ClientRequest.json", method);
       if (older)
-        this.add(verdict(older, request.params ?? null, `request ${method} (0.89 schema-089/ClientRequest.json)`));
+        this.add(
+          verdict(older, request.params ?? null, `request ${method} (0.89 schema-089/ClientRequest.json)`),
+        );
     }
   }
 }
