@@ -200,6 +200,7 @@ describe("app-server: patch approvals", () => {
           itemId: "call_3",
           reason: `the sandbox is read-only; the patch writes ${join(h.work, "asked.txt")}`,
           grantRoot: null,
+          startedAtMs: expect.any(Number),
         },
       }),
     ]);
@@ -266,7 +267,7 @@ describe("app-server: questions to the user (request_user_input)", () => {
     expect(asked).toEqual([
       expect.objectContaining({
         method: "item/tool/requestUserInput",
-        params: { threadId, turnId, itemId: "call_1", questions: COLOR.questions },
+        params: { threadId, turnId, itemId: "call_1", isBlocking: true, questions: COLOR.questions },
       }),
     ]);
     expect(h.model.requests[1]?.input).toContainEqual({

@@ -145,33 +145,22 @@ export class EventMapper {
     const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
-    // Items only 0.169 has carry 0.169's timestamps (plans and user shell commands included).
-    const timed =
-      item.type === "dynamicToolCall" ||
-      item.type === "hookPrompt" ||
-      item.type === "collabAgentToolCall" ||
-      item.type === "contextCompaction" ||
-      item.type === "plan" ||
-      "source" in item;
+    // When the core saw the item start / complete (0.169's and 0.171's required timestamps).
+    const startedAtMs = change.item.started_at_ms ?? Date.now();
+    const completedAtMs = change.item.completed_at_ms ?? Date.now();
     // Codex announces each review mode change as an item that starts and completes at once.
     const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
     if (instant) {
-      out.push({ method: "item/started", params: { ...at, item } });
-      out.push({ method: "item/completed", params: { ...at, item } });
+      out.push({ method: "item/started", params: { ...at, item, startedAtMs } });
+      out.push({ method: "item/completed", params: { ...at, item, completedAtMs } });
       return;
     }
     if (change.type === "item_started") {
-      out.push({
-        method: "item/started",
-        params: { ...at, item, ...(timed ? { startedAtMs: Date.now() } : {}) },
-      });
+      out.push({ method: "item/started", params: { ...at, item, startedAtMs } });
       return;
     }
     this.decoders.delete(item.id);
-    out.push({
-      method: "item/completed",
-      params: { ...at, item, ...(timed ? { completedAtMs: Date.now() } : {}) },
-    });
+    out.push({ method: "item/completed", params: { ...at, item, completedAtMs } });
   }
 
   /** The client's own form of user message `itemId`: taken when it starts, kept until it completes. */

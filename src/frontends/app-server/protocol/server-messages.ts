@@ -67,12 +67,12 @@ export const serverNotifications = {
     "TurnPlanUpdatedNotification",
   ),
   "item/started": notification(
-    // startedAtMs: 0.169's field, sent with the items only 0.169 has (client tool calls, compaction).
-    z.object({ ...inTurn, item: threadItem, startedAtMs: z.number().int().optional() }),
+    // startedAtMs / completedAtMs: required since 0.169 (when the core saw the item start / complete).
+    z.object({ ...inTurn, item: threadItem, startedAtMs: z.number().int() }),
     "ItemStartedNotification",
   ),
   "item/completed": notification(
-    z.object({ ...inTurn, item: threadItem, completedAtMs: z.number().int().optional() }),
+    z.object({ ...inTurn, item: threadItem, completedAtMs: z.number().int() }),
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
@@ -132,6 +132,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      startedAtMs: z.number().int(),
       reason: z.string().nullable(),
       command: z.string().nullable(),
       cwd: z.string().nullable(),
@@ -153,6 +154,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      startedAtMs: z.number().int(),
       reason: z.string().nullable(),
       grantRoot: z.string().nullable(),
     }),
@@ -164,6 +166,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      isBlocking: z.boolean(),
       questions: z.array(
         z.object({
           id: z.string(),
