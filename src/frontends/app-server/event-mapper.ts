@@ -8,8 +8,9 @@
  * Ordering notes: an approval question for a patch arrives before the patch begins, so the
  * fileChange item starts with the question; a declined command completes as `declined` when the
  * answer is known, then as `failed` (exit -1) when the core closes it, as Codex does; a
- * cancelled one only as `declined`. A sub-agent's forwarded question (it carries `agent_id`) is
- * the child's item, not this thread's.
+ * cancelled one only as `declined`. A sub-agent's spawnAgent item completes as soon as it starts
+ * (the spawn call is done), and again each time the child's work ends. A sub-agent's forwarded
+ * question (it carries `agent_id`) is the child's item, not this thread's.
  */
 import { TextDecoder } from "node:util";
 import type { Event } from "../../protocol/events.js";
@@ -157,6 +158,13 @@ export class EventMapper {
     }
     if (change.type === "item_started") {
       out.push({ method: "item/started", params: { ...at, item, startedAtMs } });
+      // A spawnAgent call completes once the child is spawned (Codex's item ends with the call);
+      // the child's work ending completes it again, with the child's final state.
+      if (item.type === "collabAgentToolCall")
+        out.push({
+          method: "item/completed",
+          params: { ...at, item: { ...item, status: "completed" }, completedAtMs: startedAtMs },
+        });
       return;
     }
     this.decoders.delete(item.id);
