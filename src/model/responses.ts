@@ -116,6 +116,13 @@ export async function* mapResponsesStream(
       case "response.reasoning_text.delta":
         yield { type: "reasoning_content_delta", delta: stringField(data, "delta") ?? "" };
         break;
+      case "response.custom_tool_call_input.delta":
+        yield {
+          type: "custom_tool_input_delta",
+          itemId: stringField(data, "item_id") ?? "",
+          delta: stringField(data, "delta") ?? "",
+        };
+        break;
       case "response.output_item.added":
       case "response.output_item.done": {
         const item = parseResponseItem(data.item);

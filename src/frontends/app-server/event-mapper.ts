@@ -21,7 +21,7 @@ import { uuidv7 } from "../../util/ids.js";
 import { hookNotification } from "./hook-runs.js";
 import type { TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
-import { threadItemOf } from "./thread-items.js";
+import { changesOf, threadItemOf } from "./thread-items.js";
 
 export { changesOf, contentOf } from "./thread-items.js";
 
@@ -100,6 +100,12 @@ export class EventMapper {
         return out;
       case "context_compacted":
         out.push({ method: "thread/compacted", params: this.at() });
+        return out;
+      case "patch_apply_updated":
+        out.push({
+          method: "item/fileChange/patchUpdated",
+          params: { ...this.at(event.turn_id), itemId: event.call_id, changes: changesOf(event.changes) },
+        });
         return out;
       case "hook_started":
       case "hook_completed":

@@ -8,6 +8,7 @@ import { commandExecNotifications } from "./command-exec-requests.js";
 import {
   commandAction,
   dynamicToolContentItem,
+  fileUpdateChange,
   thread,
   threadItem,
   threadSettings,
@@ -91,6 +92,11 @@ export const serverNotifications = {
   ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  // 0.171: the changes an apply_patch call describes so far, while the model writes it.
+  "item/fileChange/patchUpdated": notification(
+    z.object({ ...inTurn, itemId: z.string(), changes: z.array(fileUpdateChange) }),
+    "FileChangePatchUpdatedNotification",
+  ),
   "item/mcpToolCall/progress": notification(
     z.object({ ...inTurn, itemId: z.string(), message: z.string() }),
     "McpToolCallProgressNotification",
