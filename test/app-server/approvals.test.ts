@@ -204,7 +204,10 @@ describe("app-server: patch approvals", () => {
         },
       }),
     ]);
-    expect(flow(client, turnId).slice(3, 7)).toEqual([
+    expect(flow(client, turnId).slice(3, 9)).toEqual([
+      // The patch as the model streams it (0.171), then the item when it applies.
+      "item/fileChange/patchUpdated",
+      "item/fileChange/patchUpdated",
       "item/started fileChange inProgress",
       "item/fileChange/outputDelta",
       "item/completed fileChange completed",
@@ -226,7 +229,9 @@ describe("app-server: patch approvals", () => {
     h.model.enqueue(turn(customToolCall("apply_patch", PATCH, "call_3")), turn(message("not patched")));
     const { turnId, completed } = await runTurn(client, threadId, "patch it", READ_ONLY);
     expect(completed.params.turn.status).toBe("completed");
-    expect(flow(client, turnId).slice(3, 5)).toEqual([
+    expect(flow(client, turnId).slice(3, 7)).toEqual([
+      "item/fileChange/patchUpdated",
+      "item/fileChange/patchUpdated",
       "item/started fileChange inProgress",
       "item/completed fileChange declined",
     ]);

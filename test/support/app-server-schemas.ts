@@ -149,6 +149,7 @@ const ONLY_169 = new Set([
   "collaborationMode/list",
   "thread/shellCommand",
   "item/plan/delta",
+  "item/fileChange/patchUpdated",
   "turn/steer",
   "thread/status/changed",
   "serverRequest/resolved",
