@@ -94,6 +94,8 @@ interface Stat {
   parent: number;
   group: number;
   session: number;
+  /** When the process started (clock ticks since boot): with the pid, it names one process. */
+  started: number;
 }
 
 /** `pid (comm) state ppid pgrp session …`; comm may hold spaces and parentheses. */
@@ -104,7 +106,7 @@ function parseStat(stat: string): Stat | null {
   const state = fields[0];
   const [parent, group, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
   if (!state || !Number.isInteger(session)) return null;
-  return { state, parent, group, session };
+  return { state, parent, group, session, started: Number(fields[19]) };
 }
 
 /**
@@ -120,30 +122,86 @@ export function killProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bool
   }
 }
 
+/** One process, named so that a later pid reuse is not mistaken for it. */
+export interface ProcessIdentity {
+  pid: number;
+  /** Start time from /proc (clock ticks since boot). */
+  started: number;
+}
+
+/** What `freezeTree` found below a command's leader. */
+export interface FrozenTree {
+  /** Descendants outside the leader's process group: a signal to the group misses them. */
+  strays: number[];
+  /** Every descendant, the group's members too. */
+  descendants: ProcessIdentity[];
+}
+
 /**
- * The running descendants of `root` that left its process group (setsid or setpgid), which a
- * signal to the group misses. bubblewrap's own init is one: it runs in a session of its own
- * and dies with bwrap only once it has asked to (PR_SET_PDEATHSIG), so a bwrap killed while it
- * set up left its init, and the command in it, running. Read synchronously from /proc (empty
- * where there is none): for the moment a command is killed, not for a hot path.
+ * Stops the process group `leader` leads (SIGSTOP, which a PID namespace's init gets from
+ * outside too) and lists its descendants. Stopped, the group neither forks nor exits while
+ * /proc is read, so nothing it is starting is missed: a bwrap killed as it starts has just
+ * cloned its init, which ignores SIGTERM, leaves the group (setsid), and dies with bwrap only
+ * once it has asked to (PR_SET_PDEATHSIG, set late in its setup). The caller signals the group
+ * and then sends SIGCONT; `killSurvivors` later ends whatever of the list is left.
  */
-export function straysOf(root: number): number[] {
-  const children = new Map<number, { pid: number; group: number }[]>();
+export function freezeTree(leader: number): FrozenTree {
+  killProcessGroup(leader, "SIGSTOP");
+  const descendants = descendantsOf(leader);
+  return {
+    strays: descendants.filter((process) => process.group !== leader).map((process) => process.pid),
+    descendants: descendants.map(({ pid, started }) => ({ pid, started })),
+  };
+}
+
+/** SIGKILLs each of `pids` and the group it leads (a stray of freezeTree, a daemon's group). */
+export function killStrays(pids: readonly number[]): void {
+  for (const pid of pids) {
+    killProcessGroup(pid, "SIGKILL");
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** SIGKILLs each of `processes` that still runs (the same process: same pid and start time). */
+export function killSurvivors(processes: readonly ProcessIdentity[]): void {
+  for (const { pid, started } of processes) {
+    let stat: Stat | null;
+    try {
+      stat = parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      continue;
+    }
+    if (!stat || stat.state === "Z" || stat.started !== started) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** The running descendants of `root` (read synchronously from /proc; none where there is none). */
+function descendantsOf(root: number): { pid: number; group: number; started: number }[] {
+  const children = new Map<number, { pid: number; group: number; started: number }[]>();
   for (const { pid, stat } of processStatsSync()) {
     if (!stat || stat.state === "Z") continue;
     const siblings = children.get(stat.parent) ?? [];
-    siblings.push({ pid, group: stat.group });
+    siblings.push({ pid, group: stat.group, started: stat.started });
     children.set(stat.parent, siblings);
   }
-  const strays: number[] = [];
+  const found: { pid: number; group: number; started: number }[] = [];
   const pending = [root];
   for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
     for (const child of children.get(pid) ?? []) {
-      if (child.group !== root) strays.push(child.pid);
+      found.push(child);
       pending.push(child.pid);
     }
   }
-  return strays;
+  return found;
 }
 
 /** Every process's parsed /proc stat, read synchronously (none where /proc is missing). */

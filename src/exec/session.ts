@@ -16,7 +16,14 @@ import { stat } from "node:fs/promises";
 import { constants } from "node:os";
 import { type CapturedText, chunkStats, EMPTY_TEXT, HeadTailBuffer } from "./head-tail-buffer.js";
 import { readPipe } from "./pipe-reader.js";
-import { processState, signalSessions, waitUntilDead } from "./process-tree.js";
+import {
+  freezeTree,
+  killProcessGroup,
+  killSurvivors,
+  processState,
+  signalSessions,
+  waitUntilDead,
+} from "./process-tree.js";
 import { spawnPty } from "./pty.js";
 
 export type SessionStream = "stdout" | "stderr";
@@ -192,9 +199,11 @@ export class ExecSession {
 }
 
 /**
- * Ends sessions and everything they started: SIGTERM to each group and session, up to
+ * Ends sessions and everything they started: each group stopped and its descendants listed
+ * (those that left it get SIGKILL at once), SIGTERM to each group and session, up to
  * `graceMs` for the leaders to exit, then a SIGKILL sweep that also reaches `leftovers`
- * (leaders that exited earlier but may have left children behind). Never rejects.
+ * (leaders that exited earlier but may have left children behind) and whatever listed
+ * descendant still runs. Never rejects.
  */
 export async function terminate(
   sessions: readonly ExecSession[],
@@ -204,11 +213,17 @@ export async function terminate(
 ): Promise<void> {
   for (const session of sessions) session.killReason ??= reason;
   const running = sessions.filter((session) => !session.exit && session.pid > 0);
+  // Listed with each group stopped: a sandbox's init that is just starting leaves the group
+  // and the session, and ignores SIGTERM (process-tree.ts, freezeTree). Those get SIGKILL with
+  // the final sweep (killSurvivors), not at once: the helper's keeper (danger-full-access) is
+  // outside the group by design, and the command below it is owed its SIGTERM first.
+  const trees = running.map((session) => freezeTree(session.pid));
   if (running.length > 0) {
     await signalSessions(
       running.map((session) => session.pid),
       "SIGTERM",
     );
+    for (const session of running) killProcessGroup(session.pid, "SIGCONT");
     await settledWithin(
       running.map((session) => session.exited),
       graceMs,
@@ -218,6 +233,7 @@ export async function terminate(
   const exited = [...sessions.filter((session) => session.exit).map((session) => session.pid), ...leftovers];
   const leaders = [...alive, ...(await sweepable(exited.filter((pid) => pid > 0 && !alive.has(pid))))];
   const members = await signalSessions(leaders, "SIGKILL");
+  for (const tree of trees) killSurvivors(tree.descendants);
   // Our own children are reaped by Node (exited); the rest are confirmed dead through /proc.
   await Promise.all([
     settledWithin(

@@ -7,7 +7,8 @@
  *
  * Flow: spawn (detached) → data → HeadTailBuffers + onOutput → leader exits → wait for the
  * pipes to close, bounded (a grandchild may hold them open) → result. On timeout or abort:
- * SIGTERM to the group, SIGKILL after a short grace, and a final SIGKILL sweep when done;
+ * the group is stopped and its descendants listed; SIGTERM to the group, SIGKILL after a short
+ * grace, and a final SIGKILL sweep when done of the group and of every listed descendant;
  * descendants that left the group (a sandbox's own init, a daemon) get SIGKILL at once.
  *
  * Why SIGTERM first (Codex sends SIGKILL at once): test runners, build tools and servers get
@@ -20,7 +21,7 @@ import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import { type CapturedText, StreamCaptures } from "./head-tail-buffer.js";
 import { readPipe } from "./pipe-reader.js";
-import { killProcessGroup, straysOf } from "./process-tree.js";
+import { type FrozenTree, freezeTree, killProcessGroup, killStrays, killSurvivors } from "./process-tree.js";
 
 export { killProcessGroup };
 
@@ -111,6 +112,8 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
     let drainTimer: NodeJS.Timeout | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     let done = false;
+    /** What ran below the leader when it was killed: all of it must be gone by the end. */
+    let tree: FrozenTree | null = null;
     const pipes: Readable[] = [];
 
     const killGroup = (signal: NodeJS.Signals): void => {
@@ -118,15 +121,14 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
     };
 
     const kill = (reason: "timeout" | "abort"): void => {
-      if (killReason || done) return;
+      if (killReason || done || child.pid === undefined) return;
       killReason = reason;
-      // Found before the group is signalled: once their parent is dead they are init's.
-      const strays = child.pid === undefined ? [] : straysOf(child.pid);
+      // Listed with the group stopped, before it is signalled: once their parent is dead they
+      // are init's, and a process that was starting would have been missed.
+      tree = freezeTree(child.pid);
       killGroup("SIGTERM");
-      for (const pid of strays) {
-        killProcessGroup(pid, "SIGKILL");
-        killProcess(pid, "SIGKILL");
-      }
+      killStrays(tree.strays);
+      killGroup("SIGCONT");
       graceTimer = setTimeout(() => killGroup("SIGKILL"), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     };
 
@@ -141,8 +143,10 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       clearTimeout(graceTimer);
       clearTimeout(drainTimer);
       options.signal?.removeEventListener("abort", onAbort);
-      // Whatever of the group survived SIGTERM without holding the pipes goes now.
+      // Whatever survived SIGTERM without holding the pipes goes now: the group, and what was
+      // below the leader when it was killed (a bwrap's init that left the group since).
       if (killReason) killGroup("SIGKILL");
+      if (tree) killSurvivors(tree.descendants);
       for (const pipe of pipes) pipe.destroy();
       resolve(result(fields));
     };
@@ -188,14 +192,6 @@ export function runCommand(options: RunCommandOptions): Promise<ExecResult> {
       settle();
     });
   });
-}
-
-function killProcess(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Gone meanwhile.
-  }
 }
 
 function clampTimer(ms: number): number {

@@ -104,6 +104,7 @@ export async function* mapResponsesStream(
           type: "reasoning_summary_delta",
           delta: stringField(data, "delta") ?? "",
           summaryIndex: numberField(data, "summary_index") ?? 0,
+          itemId: stringField(data, "item_id") ?? "",
         };
         break;
       case "response.reasoning_summary_part.added":
@@ -114,7 +115,11 @@ export async function* mapResponsesStream(
         };
         break;
       case "response.reasoning_text.delta":
-        yield { type: "reasoning_content_delta", delta: stringField(data, "delta") ?? "" };
+        yield {
+          type: "reasoning_content_delta",
+          delta: stringField(data, "delta") ?? "",
+          itemId: stringField(data, "item_id") ?? "",
+        };
         break;
       case "response.custom_tool_call_input.delta":
         yield {

@@ -27,8 +27,9 @@ export interface Prompt {
 export type ResponseEvent =
   | { type: "created" }
   | { type: "output_text_delta"; delta: string }
-  | { type: "reasoning_summary_delta"; delta: string; summaryIndex: number }
-  | { type: "reasoning_content_delta"; delta: string }
+  /** Reasoning text (`itemId`: the reasoning item's id, when the provider says). */
+  | { type: "reasoning_summary_delta"; delta: string; summaryIndex: number; itemId?: string }
+  | { type: "reasoning_content_delta"; delta: string; itemId?: string }
   /** A reasoning summary part begins (`itemId`: the reasoning item's id, "" when unknown). */
   | { type: "reasoning_summary_part_added"; itemId: string; summaryIndex: number }
   | { type: "output_item_added"; item: ResponseItem }

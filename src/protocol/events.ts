@@ -108,10 +108,13 @@ export type Event =
   | { type: "user_message"; message: string; images: string[] }
   | { type: "agent_message_delta"; delta: string }
   | { type: "agent_message"; message: string }
-  /** A piece of a reasoning summary (Codex's AgentReasoningDelta). */
-  | { type: "agent_reasoning_delta"; delta: string }
+  /**
+   * A piece of a reasoning summary (Codex's AgentReasoningDelta); `item_id`: the model's
+   * reasoning item id, when known (it names the item a stream without summary parts opens).
+   */
+  | { type: "agent_reasoning_delta"; delta: string; item_id?: string }
   /** A piece of raw reasoning text (models that send their chain of thought). */
-  | { type: "agent_reasoning_raw_content_delta"; delta: string }
+  | { type: "agent_reasoning_raw_content_delta"; delta: string; item_id?: string }
   /** A new reasoning summary part begins; `item_id` is the model's reasoning item id ("" if none). */
   | { type: "agent_reasoning_section_break"; item_id: string; summary_index: number }
   | { type: "agent_reasoning"; text: string }

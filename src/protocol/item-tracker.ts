@@ -36,9 +36,10 @@ import type {
 export interface ItemTrackerOptions {
   /**
    * The id of a new item: `callId` is the tool call's (or web search's) id, null for items
-   * without one. Default: the call id, else `item-<n>` counted from 1.
+   * without one; `turnId` the turn it belongs to ("" outside a turn). Default: the call id, else
+   * `item-<n>` counted from 1. turnScopedIds() gives ids a replay of the stored thread gives again.
    */
-  newId?: (callId: string | null) => string;
+  newId?: (callId: string | null, turnId: string) => string;
   /**
    * Start a command's or patch's item when its approval question is asked (the app-server shows
    * the question on the item); otherwise items start when the work begins.
@@ -74,7 +75,8 @@ export class ItemTracker {
   private readonly startTimes = new Map<string, { at: number; agent: boolean }>();
 
   constructor(private readonly options: ItemTrackerOptions = {}) {
-    this.newId = options.newId ?? ((callId) => callId || `item-${++this.counter}`);
+    const newId = options.newId ?? ((callId) => callId || `item-${++this.counter}`);
+    this.newId = (callId) => newId(callId, this.turnId);
   }
 
   /** The turn running now ("" between turns). */
@@ -134,12 +136,18 @@ export class ItemTracker {
       case "agent_reasoning_section_break":
         return this.reasoningDelta(
           { kind: "reasoning_summary_part", summary_index: event.summary_index },
-          event,
+          event.item_id,
         );
       case "agent_reasoning_delta":
-        return this.reasoningDelta({ kind: "reasoning_summary_text", text: event.delta, summary_index: 0 });
+        return this.reasoningDelta(
+          { kind: "reasoning_summary_text", text: event.delta, summary_index: 0 },
+          event.item_id,
+        );
       case "agent_reasoning_raw_content_delta":
-        return this.reasoningDelta({ kind: "reasoning_content_text", text: event.delta, content_index: 0 });
+        return this.reasoningDelta(
+          { kind: "reasoning_content_text", text: event.delta, content_index: 0 },
+          event.item_id,
+        );
       case "raw_response_item":
         return this.turnId ? this.responseItem(event.item) : [];
       case "web_search_begin":
@@ -312,13 +320,17 @@ export class ItemTracker {
     return out;
   }
 
-  private reasoningDelta(delta: ItemDelta, brk?: EventOf<"agent_reasoning_section_break">): ItemEvent[] {
+  /**
+   * `itemId`: the model's id of the reasoning item (the stored item's id: a replay names the item
+   * the same), "" or absent when unknown.
+   */
+  private reasoningDelta(delta: ItemDelta, itemId?: string): ItemEvent[] {
     const out: ItemEvent[] = [];
     let open = this.reasoning;
     if (!open) {
       open = {
         type: "reasoning",
-        id: this.newId(brk?.item_id || null),
+        id: this.newId(itemId || null),
         status: "in_progress",
         summary: [],
         content: [],
@@ -587,6 +599,26 @@ export class ItemTracker {
     this.turnId = "";
     return out;
   }
+}
+
+/**
+ * Item ids that the live stream and a replay of the thread's stored lines agree on (the
+ * app-server's live items and its thread/read): a call's own id, else the thread's id, the turn's
+ * id and the item's count in that turn (unique across threads, as Codex's uuids are). Counted ids
+ * follow the events both see (prompts, messages, reasoning, compactions, hook prompts), so the
+ * same stored turn gives the same ids again.
+ */
+export function turnScopedIds(threadId: string): (callId: string | null, turnId: string) => string {
+  let turn = "";
+  let count = 0;
+  return (callId, turnId) => {
+    if (callId) return callId;
+    if (turnId !== turn) {
+      turn = turnId;
+      count = 0;
+    }
+    return `${threadId}-${turnId}-${++count}`;
+  };
 }
 
 /**

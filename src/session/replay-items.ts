@@ -1,7 +1,8 @@
 /**
  * A stored thread's lines back as the events they were kept from, for the core's ItemTracker:
- * replaying them gives the items the live stream gave, for what a rollout keeps (messages,
- * reasoning, web searches, compactions; tool events are not stored).
+ * replaying them gives the items the live stream gave: messages, reasoning, web searches and
+ * compactions from history, tool items (commands, patches, MCP and client tool calls,
+ * sub-agents) from their stored end events.
  */
 import type { Event } from "../protocol/events.js";
 import { ItemTracker, type ItemTrackerOptions } from "../protocol/item-tracker.js";
@@ -28,12 +29,19 @@ export function eventOfLine(line: RolloutLine): Event | null {
           return { ...stored, reason: "interrupted" };
         case "token_count":
           return { ...stored, model_context_window: null };
+        case "exec_command_end":
+          return { ...stored, stdout: "", stderr: "", formatted_output: "" };
         case "turn_failed":
         case "turn_parked":
         case "turn_continued":
         case "client_tools_changed":
         case "entered_review_mode":
         case "exited_review_mode":
+        case "patch_apply_end":
+        case "mcp_tool_call_end":
+        case "client_tool_call_end":
+        case "agent_spawned":
+        case "agent_finished":
           return stored;
       }
       return null;

@@ -360,6 +360,8 @@ export class ThreadManager implements AgentHost {
   private async closeNow(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = null;
+    // A thread still opening would be live after the sweep below, its turn running on: wait.
+    await Promise.allSettled([...this.opening.values()]);
     await Promise.all([...this.live].map(([id, entry]) => this.evict(id, entry)));
     await this.store.close();
   }
@@ -378,6 +380,8 @@ export class ThreadManager implements AgentHost {
   }
 
   private async open(id: string, options: OpenThreadOptions, from: StoredRead | null): Promise<Thread> {
+    // Closing (a server draining): nothing new may start, so nothing outlives the close.
+    if (this.closing) throw new ThreadManagerClosedError();
     const opening = this.openNow(id, options, from);
     this.opening.set(id, opening);
     try {
@@ -530,6 +534,14 @@ export class ThreadManager implements AgentHost {
     clearTimeout(timer);
     await entry.recorder?.close();
     await entry.lease?.release();
+  }
+}
+
+/** A thread was to be opened after close() began (a server shutting down). */
+export class ThreadManagerClosedError extends Error {
+  override name = "ThreadManagerClosedError";
+  constructor() {
+    super("the server is shutting down: no new turns start");
   }
 }
 

@@ -217,7 +217,7 @@ export class Thread {
       case "continue_turn":
       case "user_shell":
         if (this.closed) {
-          this.emit({ type: "turn_failed", turn_id: op.turnId, message: "thread is shut down" });
+          this.refuseClosed(op.turnId);
           return;
         }
         if (op.type === "user_turn") this.queuedTurns.push(op.turnId);
@@ -396,7 +396,24 @@ export class Thread {
     this.listeners.emit(event);
   }
 
+  /** A turn asked for once the thread is shut down fails at once: its caller gets the answer. */
+  private refuseClosed(turnId: string): void {
+    const message = "thread is shut down";
+    this.emit({ type: "turn_failed", turn_id: turnId, message });
+    this.waiters.finish(turnId, {
+      turnId,
+      status: "failed",
+      finalResponse: null,
+      items: [],
+      usage: emptyUsage(),
+      error: message,
+      pendingCalls: [],
+    });
+  }
+
   private async runUserTurn(op: Extract<Op, { turnId: string }>): Promise<void> {
+    // Queued before the shutdown, behind the turn it interrupted: it must not start now.
+    if (this.closed) return this.refuseClosed(op.turnId);
     const overrides = op.type === "user_turn" ? this.takeOverrides(op.overrides) : op.overrides;
     const turnItems: ResponseItem[] = [];
     const record = (item: ResponseItem) => {

@@ -225,10 +225,14 @@ function handleEvent(
       });
       return null;
     case "reasoning_summary_delta":
-      context.emit({ type: "agent_reasoning_delta", delta: event.delta });
+      context.emit({ type: "agent_reasoning_delta", delta: event.delta, item_id: event.itemId ?? "" });
       return null;
     case "reasoning_content_delta":
-      context.emit({ type: "agent_reasoning_raw_content_delta", delta: event.delta });
+      context.emit({
+        type: "agent_reasoning_raw_content_delta",
+        delta: event.delta,
+        item_id: event.itemId ?? "",
+      });
       return null;
     case "custom_tool_input_delta": {
       const update = patches.delta(event.itemId, event.delta);

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { clientToolSpecSchema } from "../protocol/client-tools-schema.js";
+import { clientToolResultSchema, clientToolSpecSchema } from "../protocol/client-tools-schema.js";
 import type { ResponseItem } from "../protocol/items.js";
 import type { RolloutLine } from "./rollout.js";
 import { replayRollout, type StoredThread } from "./stored-thread.js";
@@ -74,7 +74,76 @@ const metaSchema = z.looseObject({
   agent_type: z.string().optional(),
 });
 
+const fileChangeSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.enum(["add", "delete"]), content: z.string() }),
+  z.object({ type: z.literal("update"), unified_diff: z.string(), move_path: z.string().nullish() }),
+]);
+const mcpInvocationSchema = z.object({ server: z.string(), tool: z.string(), arguments: z.unknown() });
+const agentStatusSchema = z.union([
+  z.enum(["pending_init", "running", "interrupted", "shutdown", "not_found"]),
+  z.object({ completed: z.string().nullable() }),
+  z.object({ errored: z.string() }),
+]);
+
+/** The ends of a turn's tool work (rollout.ts StoredToolEvent). */
+const toolEventSchemas = [
+  z.object({
+    type: z.literal("exec_command_end"),
+    call_id: z.string(),
+    turn_id: z.string(),
+    command: z.array(z.string()),
+    cwd: z.string(),
+    source: z.literal("user_shell").optional(),
+    exit_code: z.number(),
+    duration_ms: z.number(),
+    aggregated_output: z.string(),
+  }),
+  z.object({
+    type: z.literal("patch_apply_end"),
+    call_id: z.string(),
+    turn_id: z.string(),
+    stdout: z.string(),
+    stderr: z.string(),
+    success: z.boolean(),
+    changes: z.record(z.string(), fileChangeSchema),
+  }),
+  z.object({
+    type: z.literal("mcp_tool_call_end"),
+    call_id: z.string(),
+    invocation: mcpInvocationSchema,
+    duration_ms: z.number(),
+    result: z.union([
+      z.object({
+        Ok: z.looseObject({
+          content: z.array(z.looseObject({})),
+          structuredContent: z.looseObject({}).nullish(),
+          isError: z.boolean().nullish(),
+        }),
+      }),
+      z.object({ Err: z.string() }),
+    ]),
+  }),
+  z.object({
+    type: z.literal("client_tool_call_end"),
+    call_id: z.string(),
+    turn_id: z.string(),
+    tool: z.string(),
+    arguments: z.unknown(),
+    result: clientToolResultSchema,
+    duration_ms: z.number(),
+  }),
+  z.object({
+    type: z.literal("agent_spawned"),
+    agent_id: z.string(),
+    agent_type: z.string().nullable(),
+    message: z.string(),
+    depth: z.number(),
+  }),
+  z.object({ type: z.literal("agent_finished"), agent_id: z.string(), status: agentStatusSchema }),
+] as const;
+
 const eventSchema = z.discriminatedUnion("type", [
+  ...toolEventSchemas,
   z.object({ type: z.literal("turn_started"), turn_id: z.string() }),
   z.object({ type: z.literal("turn_complete"), turn_id: z.string(), usage: usageSchema }),
   z.object({ type: z.literal("turn_aborted"), turn_id: z.string() }),

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
-import type { Event } from "../protocol/events.js";
+import type { Event, EventOf } from "../protocol/events.js";
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
 import { localDateParts } from "../util/local-time.js";
 
@@ -55,7 +55,22 @@ export type RolloutEvent =
   /** The user named the thread (null: the name was cleared). Codex keeps `thread_name_updated` too. */
   | { type: "thread_name_updated"; thread_name: string | null }
   /** Fields the client set on the thread; an absent field is unchanged, null clears it. */
-  | { type: "thread_metadata_updated"; metadata: ThreadMetadataUpdate };
+  | { type: "thread_metadata_updated"; metadata: ThreadMetadataUpdate }
+  | StoredToolEvent;
+
+/**
+ * The ends of a turn's tool work, kept so that a stored turn shows every item the live stream
+ * showed (commands with their output, patches, MCP and client tool calls, sub-agents), as
+ * Codex's rollouts keep them. A command keeps its aggregated output only (stdout and stderr are
+ * parts of it; its formatted output is the tool output already in history).
+ */
+export type StoredToolEvent =
+  | Omit<EventOf<"exec_command_end">, "stdout" | "stderr" | "formatted_output">
+  | EventOf<"patch_apply_end">
+  | EventOf<"mcp_tool_call_end">
+  | EventOf<"client_tool_call_end">
+  | EventOf<"agent_spawned">
+  | EventOf<"agent_finished">;
 
 /** Events about the thread, not its turns: a rollback or revert keeps them. */
 export const THREAD_ANNOTATIONS: readonly string[] = ["thread_name_updated", "thread_metadata_updated"];
@@ -138,6 +153,16 @@ export function lineOfEvent(event: Event): { type: LineType; payload: PayloadOf<
     case "entered_review_mode":
     case "exited_review_mode":
       return { type: "event", payload: { type: event.type, turn_id: event.turn_id, review: event.review } };
+    case "exec_command_end": {
+      const { stdout: _stdout, stderr: _stderr, formatted_output: _formatted, ...kept } = event;
+      return { type: "event", payload: kept };
+    }
+    case "patch_apply_end":
+    case "mcp_tool_call_end":
+    case "client_tool_call_end":
+    case "agent_spawned":
+    case "agent_finished":
+      return { type: "event", payload: event };
     case "context_compacted":
       return {
         type: "compacted",

@@ -12,7 +12,7 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 import { noSandbox } from "../support/skips.js";
-import { flow, runTurn, startThread } from "./flow.js";
+import { flow, liveItems, runTurn, startThread, type WireItem, withoutTimes } from "./flow.js";
 
 const h = useAppServerHarness();
 // Approved commands run in the sandbox (workspace-write, or the config's read-only).
@@ -38,6 +38,17 @@ const UNTRUSTED = {
   approvalPolicy: "untrusted",
   sandboxPolicy: { type: "workspaceWrite", writableRoots: [], networkAccess: false },
 };
+
+/** The stored turn `turnId` (thread/read) shows each item as the live stream last completed it. */
+async function expectStoredAsLive(client: AppClient, threadId: string, turnId: string): Promise<void> {
+  const read = await client.call("thread/read", { threadId, includeTurns: true });
+  const stored = read.thread.turns.find((entry: { id: string }) => entry.id === turnId);
+  // A prompt's content is the client's input echoed as it was sent; the rest must be equal.
+  const notPrompt = (item: WireItem) => item.type !== "userMessage";
+  expect(stored.items.map(withoutTimes).filter(notPrompt)).toEqual(
+    liveItems(client, turnId).filter(notPrompt),
+  );
+}
 
 describe("app-server: command approvals", () => {
   it.skipIf(unsandboxed)("asks before an untrusted command and runs it when accepted", async () => {
@@ -106,6 +117,7 @@ describe("app-server: command approvals", () => {
       output: "exec command rejected by user",
     });
     expect(await exists(join(h.work, "declined-by-app.txt"))).toBe(false);
+    await expectStoredAsLive(client, threadId, turnId);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -117,7 +129,13 @@ describe("app-server: command approvals", () => {
     const { turnId, completed } = await runTurn(client, threadId, "cancel it", {
       approvalPolicy: "untrusted",
     });
-    expect(completed.params.turn).toEqual({ id: turnId, items: [], status: "interrupted", error: null });
+    expect(completed.params.turn).toEqual({
+      id: turnId,
+      items: [],
+      itemsView: "summary",
+      status: "interrupted",
+      error: null,
+    });
     expect(flow(client, turnId).slice(3)).toEqual([
       "item/started commandExecution inProgress",
       "item/completed commandExecution declined",

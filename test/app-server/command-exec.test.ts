@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
-import { gone, withMarker } from "../support/processes.js";
+import { gone, waitFor, withMarker } from "../support/processes.js";
 
 const h = useAppServerHarness();
 /** The first schema check of a file compiles Codex's large schemas: seconds on a loaded machine. */
@@ -217,8 +217,12 @@ describe("app-server: command/exec streaming", () => {
       sandboxPolicy: full,
     });
     await waitForOutput(client, "orphan", "up\n");
-    const pids = await withMarker(`sleep\0${marker}`);
-    expect(pids.length).toBeGreaterThan(0);
+    // `sleep` starts just after `echo up` prints: wait for it to show in /proc.
+    let pids: number[] = [];
+    await waitFor(async () => {
+      pids = await withMarker(`sleep\0${marker}`);
+      return pids.length > 0;
+    });
     expect(referenceSchemaFailures(client)).toEqual([]);
     await client.close();
     for (const pid of pids) expect(await gone(pid, 5_000)).toBe(true);

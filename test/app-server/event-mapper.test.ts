@@ -45,6 +45,7 @@ describe("EventMapper", () => {
     expect(out[3]?.params.turn).toEqual({
       id: "3",
       items: [],
+      itemsView: "summary",
       status: "failed",
       error: { message: "gave up", codexErrorInfo: null, additionalDetails: null },
     });

@@ -51,3 +51,29 @@ export function completedItems(client: AppClient, turnId: string, type: string):
     .filter((message) => message.params.turnId === turnId && message.params.item.type === type)
     .map((message) => message.params.item);
 }
+
+/** A ThreadItem as the wire carries it. */
+export type WireItem = { id: string; type: string } & Record<string, unknown>;
+
+/** `item` without the moments the live stream sent it at (not part of what the item is). */
+export function withoutTimes(item: WireItem): WireItem {
+  const { startedAtMs: _started, completedAtMs: _completed, ...rest } = item;
+  return rest as WireItem;
+}
+
+/**
+ * The items of turn `turnId` as the live stream last completed each one (a declined command, a
+ * sub-agent completes more than once), in the order they first completed: what the stored turn
+ * must show (thread/read, thread/turns/list, thread/resume).
+ */
+export function liveItems(client: AppClient, turnId: string): WireItem[] {
+  const items: WireItem[] = [];
+  for (const message of client.notifications("item/completed")) {
+    if (message.params.turnId !== turnId) continue;
+    const item = withoutTimes(message.params.item);
+    const index = items.findIndex((kept) => kept.id === item.id && kept.type === item.type);
+    if (index < 0) items.push(item);
+    else items[index] = item;
+  }
+  return items;
+}

@@ -14,7 +14,15 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { hang, message, type RecordedRequest, turn } from "../support/fake-model-server.js";
 import { gone } from "../support/processes.js";
-import { completedItems, flow, runTurn, startThread } from "./flow.js";
+import {
+  completedItems,
+  flow,
+  liveItems,
+  runTurn,
+  startThread,
+  type WireItem,
+  withoutTimes,
+} from "./flow.js";
 
 const h = useAppServerHarness();
 const FULL_ACCESS = { approvalPolicy: "never", sandbox: "danger-full-access" };
@@ -110,6 +118,13 @@ describe("app-server: plan mode (collaborationMode on turn/start)", () => {
     const stored = read.thread.turns[0].items.map((item: { type: string }) => item.type);
     expect(stored).toEqual(["userMessage", "plan", "agentMessage"]);
     expect(read.thread.turns[0].items[1].text).toBe(plan);
+    // The same ids and fields (a prompt's content is the client's input echoed as it was sent).
+    const notPrompt = (item: WireItem) => item.type !== "userMessage";
+    read.thread.turns.forEach((entry: { id: string; items: WireItem[] }) => {
+      expect(entry.items.map(withoutTimes).filter(notPrompt)).toEqual(
+        liveItems(client, entry.id).filter(notPrompt),
+      );
+    });
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

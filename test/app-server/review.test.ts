@@ -16,7 +16,7 @@ import type { AppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { flow, runTurn, startThread } from "./flow.js";
+import { flow, liveItems, runTurn, startThread, withoutTimes } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -107,10 +107,11 @@ describe("app-server: review/start", () => {
     expect(JSON.stringify(first?.body.text)).toContain("overall_correctness");
     expect(client.notifications("item/agentMessage/delta")).toEqual([]);
 
-    // thread/read replays the review, not its prompt or its JSON.
+    // thread/read replays the review and the reviewer's command, not its prompt or its JSON.
     const read = await client.call("thread/read", { threadId, includeTurns: true });
     const types = read.thread.turns[0].items.map((item: { type: string }) => item.type);
-    expect(types).toEqual(["enteredReviewMode", "exitedReviewMode"]);
+    expect(types).toEqual(["enteredReviewMode", "commandExecution", "exitedReviewMode"]);
+    expect(read.thread.turns[0].items.map(withoutTimes)).toEqual(liveItems(client, turnId));
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -126,7 +127,7 @@ describe("app-server: review/start", () => {
       // An answer that is not the review structure is shown as it is.
       { type: "exitedReviewMode", id: commit.turnId, review: "not json at all" },
     ]);
-    expect(JSON.stringify(h.model.requests[0]?.input)).toContain("commit " + sha);
+    expect(JSON.stringify(h.model.requests[0]?.input)).toContain(`commit ${sha}`);
 
     const custom = await review(client, threadId, { type: "custom", instructions: "  check the loop  " });
     expect(reviewItems(client, custom.turnId)[0]).toMatchObject({ review: "check the loop" });

@@ -10,7 +10,7 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { callOutputs } from "../support/exec-harness.js";
 import { functionCall, hold, message, turn } from "../support/fake-model-server.js";
-import { completedItems, runTurn, startThread } from "./flow.js";
+import { completedItems, liveItems, runTurn, startThread, type WireItem, withoutTimes } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -72,6 +72,12 @@ describe("app-server: sub-agents", () => {
     expect(completedItems(client, turnId, "agentMessage").map((item) => item.text)).toEqual([
       "the child says 3",
     ]);
+    // The stored turn shows the sub-agent as the live stream last completed it.
+    const read = await client.call("thread/read", { threadId, includeTurns: true });
+    const notPrompt = (item: WireItem) => item.type !== "userMessage";
+    expect(read.thread.turns[0].items.map(withoutTimes).filter(notPrompt)).toEqual(
+      liveItems(client, turnId).filter(notPrompt),
+    );
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 

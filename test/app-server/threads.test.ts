@@ -11,7 +11,7 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { referenceSchemaFailures } from "../support/app-server-schemas.js";
 import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
 import { gone, readPid } from "../support/processes.js";
-import { runTurn, startThread } from "./flow.js";
+import { liveItems, runTurn, startThread, type WireItem, withoutTimes } from "./flow.js";
 
 const h = useAppServerHarness();
 
@@ -45,8 +45,20 @@ describe("app-server: turns", () => {
     const reply = await client.request("turn/interrupt", { threadId, turnId: started.id });
     expect(reply.result).toEqual({});
     const completed = await client.turnCompleted(started.id);
-    expect(completed.params.turn).toEqual({ id: started.id, items: [], status: "interrupted", error: null });
+    expect(completed.params.turn).toEqual({
+      id: started.id,
+      items: [],
+      itemsView: "summary",
+      status: "interrupted",
+      error: null,
+    });
     expect(await gone(pid)).toBe(true);
+    // The stored turn shows the stopped command as the live stream last completed it.
+    const read = await client.call("thread/read", { threadId, includeTurns: true });
+    const notPrompt = (item: WireItem) => item.type !== "userMessage";
+    const live = liveItems(client, started.id).filter(notPrompt);
+    expect(live.map((item) => [item.type, item.status])).toEqual([["commandExecution", "failed"]]);
+    expect(read.thread.turns[0].items.map(withoutTimes).filter(notPrompt)).toEqual(live);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
@@ -98,6 +110,7 @@ describe("app-server: resume after a restart", () => {
           }),
           expect.objectContaining({ type: "agentMessage", text: "remembered: blue" }),
         ],
+        itemsView: "full",
         status: "completed",
         error: null,
       },

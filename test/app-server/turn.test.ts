@@ -87,9 +87,11 @@ describe("app-server: a full turn", () => {
       "item/completed agentMessage",
       "turn/completed completed",
     ]);
+    // Codex's summary view of the turn: its final answer, as item/completed gave it.
+    const [final] = completedItems(client, turnId, "agentMessage");
     expect(completed.params).toEqual({
       threadId,
-      turn: { id: turnId, items: [], status: "completed", error: null },
+      turn: { id: turnId, items: [final], itemsView: "summary", status: "completed", error: null },
     });
 
     const [command] = completedItems(client, turnId, "commandExecution");

@@ -4,11 +4,10 @@
  * caret notation; the final message on stdout is exact when redirected and shown visibly on a
  * terminal (a pty, made by python3's pty module); `--json` stays exact JSON.
  */
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, reasoning, turn } from "../support/fake-model-server.js";
+import { cliStdoutOnPty } from "../support/pty.js";
 
 const h = useExecHarness({ key: "k" });
 
@@ -20,39 +19,8 @@ const ANSWER = `answer${TITLE} ${CLIPBOARD} ${LINK} \u202eevil \u009b2J`;
 const ANSWER_SHOWN =
   "answer^[]2;pwned^G ^[]52;c;aGk=^G ^[]8;;http://evil.example/^[\\click^[]8;;^[\\ <U+202E>evil <U+009B>2J";
 
-/** Runs the CLI with stdout on a pty (stderr a pipe); resolves with what the pty received. */
-const PTY_RUNNER = `
-import os, pty, subprocess, sys
-master, slave = pty.openpty()
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.DEVNULL)
-os.close(slave)
-seen = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    seen += chunk
-child.wait()
-sys.stdout.buffer.write(seen)
-sys.exit(child.returncode)
-`;
-
 function stdoutOnPty(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", PTY_RUNNER, process.execPath, CLI_PATH, ...args], {
-      cwd: h.work,
-      env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
-    });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout }));
-  });
+  return cliStdoutOnPty(args, { cwd: h.work, env: { HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" } });
 }
 
 describe("terminal escapes in exec's output", () => {

@@ -53,6 +53,11 @@ const LAZY_ON_EXEC = [
   "src/mcp/render.ts",
   "src/prompt/skill-front-matter.ts",
   "src/prompt/skill-file.ts",
+  // `exec --remote`: the app-server client, only with --remote (issue 38).
+  "src/frontends/cli/exec-remote.ts",
+  "src/frontends/cli/remote-events.ts",
+  "src/frontends/tui/rpc-client.ts",
+  "src/frontends/tui/transports.ts",
 ];
 
 /**
@@ -99,6 +104,7 @@ describe("start-up loads no zod, commander or MCP SDK", () => {
     expect(LAZY_PACKAGES.filter((name) => packages.has(name))).toEqual([]);
     expect(sources).toContain("src/session/thread.ts");
     expect(LAZY_ON_EXEC.filter((source) => sources.has(source))).toEqual([]);
+    expect(packages.has("ws")).toBe(false);
     // The CLI is CommonJS (scripts/build.mjs): no ES module, no builtin by an ES import.
     expect([...esModules]).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, tscodexHome } from "../../src/config/load.js";
 import { parseOverride } from "../../src/config/overrides.js";
 import { warnConfigOnce } from "../../src/config/warnings.js";
+import { visibleLine } from "../../src/frontends/common/terminal-text.js";
 import { buildInitialContext } from "../../src/prompt/index.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
@@ -101,8 +102,8 @@ describe("drop-in configuration", () => {
       return true;
     };
     const out = { write } as unknown as NodeJS.WritableStream;
-    warnConfigOnce(config, out);
-    warnConfigOnce(await loadConfig({ home, env: {} }), out);
+    warnConfigOnce(config, out, visibleLine);
+    warnConfigOnce(await loadConfig({ home, env: {} }), out, visibleLine);
     expect(written.match(/unknown key 'notify'/g)).toHaveLength(1);
     expect(written).toContain("tscodex: warning: -c no_such_key: unknown key (ignored)");
   });

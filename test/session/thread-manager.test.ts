@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { Tscodex } from "../../src/index.js";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
-import { ThreadManager } from "../../src/session/thread-manager.js";
+import { ThreadManager, ThreadManagerClosedError } from "../../src/session/thread-manager.js";
 import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
 import type { RolloutLine } from "../../src/store/rollout.js";
 import { findRollout } from "../../src/store/rollout-store.js";
@@ -28,6 +28,19 @@ const texts = (input: readonly ResponseItem[]) =>
   input.map((item) => (item.type === "message" ? `${item.role}: ${messageText(item)}` : item.type));
 
 describe("ThreadManager", () => {
+  it("shuts down a thread still opening when close() begins, and opens none after (a draining server)", async () => {
+    const threads = await manager();
+    const opening = threads.start({ cwd: h.work });
+    const closed = threads.close();
+    const thread = await opening;
+    await closed;
+    expect(threads.size).toBe(0);
+    // Its turn never starts: nothing of it (no command) runs past the close.
+    expect((await thread.run({ text: "hello" })).status).toBe("failed");
+    expect(h.server.requests).toHaveLength(0);
+    await expect(threads.start({ cwd: h.work })).rejects.toThrow(ThreadManagerClosedError);
+  });
+
   it("records a thread and resumes it from disk in a fresh manager with the full history", async () => {
     const first = await manager();
     const thread = await first.start({ cwd: h.work });

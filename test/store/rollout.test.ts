@@ -4,7 +4,7 @@
  */
 import { appendFile, readFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Event } from "../../src/protocol/events.js";
+import type { Event, EventOf } from "../../src/protocol/events.js";
 import { emptyUsage, userMessage } from "../../src/protocol/items.js";
 import { JsonlThreadStore } from "../../src/store/jsonl-store.js";
 import { rolloutPath, type SessionMeta } from "../../src/store/rollout.js";
@@ -92,6 +92,63 @@ describe("RolloutRecorder", () => {
     recorder.recordEvent({ type: "agent_message_delta", delta: "x" });
     await recorder.close();
     expect((await readFile(recorder.path, "utf8")).trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("keeps the ends of tool work, a command's aggregated output only, and reads them back", async () => {
+    const recorder = await RolloutRecorder.create(home.path, meta());
+    const ends: Event[] = [
+      {
+        type: "exec_command_end",
+        call_id: "c1",
+        turn_id: "0",
+        command: ["bash", "-lc", "echo hi"],
+        cwd: "/repo",
+        exit_code: 0,
+        duration_ms: 5,
+        stdout: "hi\n",
+        stderr: "",
+        aggregated_output: "hi\n",
+        formatted_output: "Exit code: 0\nOutput:\nhi\n",
+      },
+      {
+        type: "patch_apply_end",
+        call_id: "p1",
+        turn_id: "0",
+        stdout: "A a.txt\n",
+        stderr: "",
+        success: true,
+        changes: { "/repo/a.txt": { type: "add", content: "x\n" } },
+      },
+      {
+        type: "mcp_tool_call_end",
+        call_id: "m1",
+        invocation: { server: "fx", tool: "echo", arguments: { text: "hi" } },
+        duration_ms: 3,
+        result: { Ok: { content: [{ type: "text", text: "echo: hi" }], isError: false } },
+      },
+      {
+        type: "client_tool_call_end",
+        call_id: "t1",
+        turn_id: "0",
+        tool: "lookup_weather",
+        arguments: { city: "Paris" },
+        result: { contentItems: [{ type: "inputText", text: "sunny" }], success: true },
+        duration_ms: 2,
+      },
+      { type: "agent_spawned", agent_id: "a1", agent_type: null, message: "count", depth: 1 },
+      { type: "agent_finished", agent_id: "a1", status: { completed: "3" } },
+    ];
+    for (const event of ends) recorder.recordEvent(event);
+    await recorder.close();
+    const { lines, skipped } = parseRollout(await readFile(recorder.path, "utf8"));
+    expect(skipped).toBe(0);
+    const {
+      stdout: _o,
+      stderr: _e,
+      formatted_output: _f,
+      ...command
+    } = ends[0] as EventOf<"exec_command_end">;
+    expect(lines.slice(1).map((line) => line.payload)).toEqual([command, ...ends.slice(1)]);
   });
 
   it("tolerates a torn last line, and appending after it starts a fresh line", async () => {

@@ -21,6 +21,9 @@ describe("parseTuiArgs", () => {
       approvalPolicy: "on-request",
     });
     expect(parseTuiArgs(["--remote=ws://127.0.0.1:1"])).toMatchObject({ remote: "ws://127.0.0.1:1" });
+    expect(
+      parseTuiArgs(["--remote", "ws://127.0.0.1:1", "--remote-auth-token-env", "APPTOK", "hi"]),
+    ).toMatchObject({ remote: "ws://127.0.0.1:1", remoteAuthTokenEnv: "APPTOK", prompt: "hi" });
   });
 
   it("takes images (-i, repeated or comma-separated), --oss and -p", () => {

@@ -14,12 +14,11 @@
  */
 import { TextDecoder } from "node:util";
 import type { Event } from "../../protocol/events.js";
-import { ItemTracker } from "../../protocol/item-tracker.js";
+import { ItemTracker, turnScopedIds } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
-import { uuidv7 } from "../../util/ids.js";
 import { hookNotification } from "./hook-runs.js";
-import type { TurnError, UserInputWire } from "./protocol/common.js";
+import type { ThreadItem, TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
 import { changesOf, threadItemOf } from "./thread-items.js";
 
@@ -28,10 +27,9 @@ export { changesOf, contentOf } from "./thread-items.js";
 type Notification = ServerNotification;
 
 export class EventMapper {
-  private readonly tracker = new ItemTracker({
-    newId: (callId) => callId || uuidv7(),
-    startOnApproval: true,
-  });
+  private readonly tracker: ItemTracker;
+  /** The running turn's last completed agent message: turn/completed's summary of the turn. */
+  private answer: ThreadItem | null = null;
   private readonly decoders = new Map<string, TextDecoder>();
   /** The echoed content of userMessage items started and not yet completed, by item id. */
   private readonly echoes = new Map<string, UserInputWire[]>();
@@ -43,7 +41,10 @@ export class EventMapper {
   constructor(
     private readonly threadId: string,
     private readonly userContent: (turnId: string) => UserInputWire[] | undefined,
-  ) {}
+  ) {
+    // Ids a replay of the stored thread gives again (thread/read shows the same items).
+    this.tracker = new ItemTracker({ newId: turnScopedIds(threadId), startOnApproval: true });
+  }
 
   /** The turn running now ("" between turns). */
   get currentTurn(): string {
@@ -174,6 +175,7 @@ export class EventMapper {
       return;
     }
     this.decoders.delete(item.id);
+    if (item.type === "agentMessage") this.answer = item;
     out.push({ method: "item/completed", params: { ...at, item, completedAtMs } });
   }
 
@@ -249,9 +251,15 @@ export class EventMapper {
     status: "completed" | "interrupted" | "failed",
     error: TurnError | null,
   ): Notification {
+    // As Codex: the turn's summary view, its final answer (thread/read has every item).
+    const items = this.answer ? [this.answer] : [];
+    this.answer = null;
     return {
       method: "turn/completed",
-      params: { threadId: this.threadId, turn: { ...turnOf(turnId), status, error } },
+      params: {
+        threadId: this.threadId,
+        turn: { ...turnOf(turnId), items, itemsView: "summary", status, error },
+      },
     };
   }
 }

@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
+import { turnScopedIds } from "../../protocol/item-tracker.js";
 import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
 import type {
   SandboxPolicy,
+  ThreadItem,
   ThreadOpenedResponse,
   ThreadSettingsWire,
   ThreadStatus,
@@ -210,15 +212,20 @@ export function sandboxPolicyOf(settings: EffectiveSettings, env: NodeJS.Process
 
 /**
  * The stored thread's turns, its items replayed through the core's ItemTracker as the live
- * stream was: stored events and response items in order (a rollout keeps no tool events, so
- * only messages, reasoning and searches come back).
+ * stream was (stored events and response items in order, ids as the live stream gave them:
+ * event-mapper.ts uses the same turnScopedIds), each item as it last completed. Every kind the
+ * live stream completes comes back: messages, reasoning, searches and plans from history;
+ * commands, patches, MCP and client tool calls and sub-agents from their stored end events.
  */
 function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
   const turns: Turn[] = [];
   let current: Turn | null = null;
-  for (const { event, items } of replayLines(stored.lines)) {
+  /** Where each item of the current turn is, by type and id. */
+  let places = new Map<string, number>();
+  for (const { event, items } of replayLines(stored.lines, { newId: turnScopedIds(stored.meta.id) })) {
     if (event.type === "turn_started") {
-      current = { id: event.turn_id, items: [], status: "inProgress", error: null };
+      current = { id: event.turn_id, items: [], itemsView: "full", status: "inProgress", error: null };
+      places = new Map();
       turns.push(current);
     } else if (current && event.type === "turn_complete") current.status = "completed";
     else if (current && event.type === "turn_aborted") current.status = "interrupted";
@@ -231,13 +238,34 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
       const kept =
         change.type === "item_completed" || (change.type === "item_started" && change.item.type === "review");
       const item = kept && current ? threadItemOf(change.item, stored.meta.id) : null;
-      if (item) current?.items.push(item);
+      if (item && current) keepLatest(current.items, places, item);
     }
   }
   // A turn without an end is running only if it is the live one; otherwise it died with its process.
   for (const turn of turns)
     if (turn.status === "inProgress" && turn.id !== runningTurn) turn.status = "interrupted";
   return turns;
+}
+
+/**
+ * Add `item` to a turn's items, or put it in the place of its earlier completion (a sub-agent
+ * completes each time its work ends): one item per id and type, as it last completed.
+ */
+function keepLatest(items: ThreadItem[], places: Map<string, number>, item: ThreadItem): void {
+  const key = `${item.type}:${item.id}`;
+  const index = places.get(key);
+  if (index === undefined) places.set(key, items.push(item) - 1);
+  else items[index] = item;
+}
+
+/**
+ * Codex's `summary` view of a turn's items: its first user message and its last agent message
+ * (what a client shows as the turn's title and answer).
+ */
+export function summaryItems(items: readonly ThreadItem[]): ThreadItem[] {
+  const prompt = items.find((item) => item.type === "userMessage");
+  const answer = items.findLast((item) => item.type === "agentMessage");
+  return [...(prompt ? [prompt] : []), ...(answer ? [answer] : [])];
 }
 
 function errorOf(message: string): TurnError {

@@ -24,6 +24,7 @@ import { PLAN_CLOSE, PLAN_OPEN } from "../../protocol/proposed-plan.js";
 import type { ItemEvent, TurnItem } from "../../protocol/turn-items.js";
 import type { TurnResult } from "../../session/thread.js";
 import { shellQuote } from "../../util/shell-quote.js";
+import { visibleLine } from "../common/terminal-text.js";
 import type { ApprovalRequestEvent, ExecRenderer, RunInfo } from "./renderer.js";
 
 type JsonItem = { id: string; type: string } & Record<string, unknown>;
@@ -62,8 +63,9 @@ export class ExecJsonWriter implements ExecRenderer {
         return;
       case "mcp_startup_update":
         if (event.status.state === "failed") {
+          // The error quotes the server's stderr: its controls are shown (terminal-text.ts).
           this.diagnostics.write(
-            `tscodex: MCP server '${event.server}' failed to start: ${event.status.error}\n`,
+            `tscodex: ${visibleLine(`MCP server '${event.server}' failed to start: ${event.status.error}`)}\n`,
           );
         }
         return;

@@ -108,6 +108,15 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
     description: "accepted for the Codex SDK; recorded in the rollout metadata",
   },
   { flags: "--color <when>", description: "colour human output: always, never, auto", defaultValue: "auto" },
+  {
+    flags: "--remote <url>",
+    description:
+      "run the turn on an existing app-server at ws://HOST:PORT (tscodex's or Codex's): its model, files and threads",
+  },
+  {
+    flags: "--remote-auth-token-env <var>",
+    description: "with --remote: send `Authorization: Bearer <value of VAR>` (app-server --api-key-env)",
+  },
 ];
 
 /** An OptionSpec's flags taken apart: `-m, --model <model>` → short `-m`, long `--model`, key `model`. */

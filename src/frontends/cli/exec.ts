@@ -4,14 +4,13 @@
  * rollout) → render events (human on stderr, or JSONL on stdout) → final message on stdout →
  * rollout flushed → exit code.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
-import { type ConfigOverride, ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
-import type { UserInputResponse, UserQuestion } from "../../protocol/agents.js";
 import type { ReviewDecision } from "../../protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
@@ -19,47 +18,21 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { currentDirectory, outputFileProblem, workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
-import { visibleText } from "../common/terminal-text.js";
+import { visibleLine, visibleOnTerminal, visibleText } from "../common/terminal-text.js";
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
+import {
+  type ExecCliOptions,
+  firstOptions,
+  flagOverrides,
+  type ResumeTarget,
+  readOutputSchema,
+  readPrompt,
+  wantsColor,
+} from "./exec-common.js";
 import { HumanRenderer } from "./human-output.js";
 
-export interface ExecCliOptions {
-  model?: string;
-  profile?: string;
-  config: string[];
-  /** Feature names from `--enable` / `--disable`: `features.NAME = true / false`. */
-  enable: string[];
-  disable: string[];
-  cd?: string;
-  sandbox?: SandboxMode;
-  askForApproval?: ApprovalPolicy;
-  fullAuto?: boolean;
-  oss?: boolean;
-  image: string[];
-  json?: boolean;
-  /** `--experimental-json`: what the Codex SDK passes; the same as `--json`. */
-  experimentalJson?: boolean;
-  outputLastMessage?: string;
-  /** A JSON Schema file: the final message must be JSON matching it. */
-  outputSchema?: string;
-  skipGitRepoCheck?: boolean;
-  dangerouslyBypassHookTrust?: boolean;
-  approveForMe?: boolean;
-  /** Record the project as trusted (config.toml `[projects]`), so its own config layers apply. */
-  trust?: boolean;
-  color: string;
-  /** `--add-dir`: extra writable roots (workspace-write). */
-  addDir?: string[];
-  /** `--search`: `web_search = "live"`. */
-  search?: boolean;
-  dangerouslyBypassApprovalsAndSandbox?: boolean;
-  /** `--ephemeral`: no rollout. */
-  ephemeral?: boolean;
-  includePlanTool?: boolean;
-  /** Recorded in the rollout metadata (the SDK passes them). */
-  threadSource?: string;
-  cyberAccessProgram?: string;
-}
+export type { ExecCliOptions, ResumeTarget } from "./exec-common.js";
+export { readPrompt } from "./exec-common.js";
 
 /** A turn whose prompt and output schema exec does not take from the user (`review`). */
 export interface ExecTask {
@@ -73,9 +46,6 @@ export interface ExecTask {
   sandboxMode: SandboxMode;
 }
 
-/** `tscodex exec resume [ID|--last]`: which stored thread to continue. */
-export type ResumeTarget = { id: string } | { last: true };
-
 export async function runExec(
   promptArg: string | undefined,
   options: ExecCliOptions,
@@ -83,10 +53,16 @@ export async function runExec(
   task?: ExecTask,
 ): Promise<number> {
   const json = Boolean(options.json || options.experimentalJson);
+  // A problem can quote a config file, a stored thread or a server's message: controls shown.
   const fail = (message: string) => {
-    process.stderr.write(`tscodex: ${message}\n`);
+    process.stderr.write(`tscodex: ${visibleText(message)}\n`);
     return 1;
   };
+  // Loaded only then: a local exec never reads the app-server client.
+  if (options.remote !== undefined && !task)
+    return (await import("./exec-remote.js")).runRemoteExec(promptArg, options, { kind: "turn", resume });
+  if (options.remoteAuthTokenEnv !== undefined)
+    return fail("--remote-auth-token-env needs --remote ws://HOST:PORT");
   const processCwd = currentDirectory();
   if (processCwd === undefined && (options.cd === undefined || !isAbsolute(options.cd))) {
     return fail("the working directory was deleted; cd into an existing directory, or pass -C DIR");
@@ -117,7 +93,7 @@ export async function runExec(
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
@@ -254,7 +230,7 @@ export async function runExec(
   let stdoutClosed = false;
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") {
-      process.stderr.write(`tscodex: stdout: ${error.message}\n`);
+      process.stderr.write(`tscodex: stdout: ${visibleText(error.message)}\n`);
     }
     if (stdoutClosed) return;
     stdoutClosed = true;
@@ -268,7 +244,7 @@ export async function runExec(
       const text = task ? task.render(result.finalResponse) : result.finalResponse;
       // On a terminal the answer is read, not kept: its controls are shown (terminal-text.ts).
       // Redirected (`> answer.txt`, a pipe) it is the model's text exactly.
-      process.stdout.write(`${process.stdout.isTTY ? visibleText(text, { tabs: "keep" }) : text}\n`);
+      process.stdout.write(`${visibleOnTerminal(text, process.stdout, { tabs: "keep" })}\n`);
     }
     // SDK errors quote stderr: the failure goes there too, whatever the output mode.
     if (result.status === "failed" && json)
@@ -288,73 +264,4 @@ export async function runExec(
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
-}
-
-/** Each question answered with its first suggested option (or nothing when it has none). */
-function firstOptions(questions: UserQuestion[]): UserInputResponse {
-  const answers: UserInputResponse["answers"] = {};
-  for (const question of questions) {
-    const first = question.options?.[0]?.label;
-    answers[question.id] = { answers: first ? [first] : [] };
-  }
-  return { answers };
-}
-
-/** `--output-schema FILE`: a JSON object (a JSON Schema), or a clear error naming the file. */
-async function readOutputSchema(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new Error(`--output-schema: cannot read ${path}: ${errorMessage(error)}`, { cause: error });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`--output-schema: ${path} is not valid JSON: ${errorMessage(error)}`, { cause: error });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error(`--output-schema: ${path} must hold a JSON object (a JSON Schema)`);
-  }
-  return value as Record<string, unknown>;
-}
-
-/**
- * Flags that are config keys, applied after `-c` as Codex does: `--enable X` / `--disable X`
- * (`features.X`), `--search` (`web_search = "live"`), `--include-plan-tool` (`tools.update_plan`).
- */
-function flagOverrides(
-  options: Pick<ExecCliOptions, "enable" | "disable" | "search" | "includePlanTool">,
-): ConfigOverride[] {
-  const feature = (name: string, value: boolean): ConfigOverride => {
-    if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new ConfigOverrideError(`invalid feature name '${name}'`);
-    return { path: ["features", name], value };
-  };
-  return [
-    ...(options.enable ?? []).map((name) => feature(name, true)),
-    ...(options.disable ?? []).map((name) => feature(name, false)),
-    ...(options.search ? [{ path: ["web_search"], value: "live" }] : []),
-    ...(options.includePlanTool ? [{ path: ["tools", "update_plan"], value: true }] : []),
-  ];
-}
-
-/**
- * The prompt: the argument, else stdin. With both (stdin piped, not a terminal), stdin follows
- * the prompt as a `<stdin>` block, as Codex does (`git diff | tscodex exec "review this"`).
- */
-export async function readPrompt(arg: string | undefined): Promise<string | null> {
-  const fromArg = arg !== undefined && arg !== "-";
-  if (process.stdin.isTTY) return fromArg ? arg : null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (fromArg) return text.trim() === "" ? arg : `${arg}\n\n<stdin>\n${text.replace(/\n$/, "")}\n</stdin>`;
-  return text.trim() === "" ? null : text.trim();
-}
-
-function wantsColor(mode: string): boolean {
-  if (mode === "always") return true;
-  if (mode === "never") return false;
-  return Boolean(process.stderr.isTTY) && !process.env.NO_COLOR;
 }

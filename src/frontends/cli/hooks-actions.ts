@@ -2,7 +2,8 @@
  * The work behind `tscodex hooks …`: the configured command hooks of the layers that apply
  * here, and recording trust for them (`[hooks.state."<key>"] trusted_hash` in
  * `$TSCODEX_HOME/config.toml`). A hook runs only once trusted, and an edited hook needs trusting
- * again (its hash changes).
+ * again (its hash changes). The human views show the control characters of what the hook files
+ * hold (commands, matchers, paths; terminal-text.ts); `--json` is exact.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { setHookTrust } from "../../config/hook-trust-edit.js";
 import { tscodexHome } from "../../config/load.js";
 import { type CommandHook, loadHookSources } from "../../hooks/index.js";
 import { readTextOrEmpty } from "../../util/files.js";
+import { visibleLine } from "../common/terminal-text.js";
 
 async function configuredHooks(): Promise<{ hooks: CommandHook[]; warnings: string[] }> {
   return loadHookSources({ home: tscodexHome(), cwd: process.cwd(), env: process.env, bypassTrust: false });
@@ -22,12 +24,14 @@ function describe(hook: CommandHook): string {
     `  key:     ${hook.key}`,
     `  command: ${hook.command}`,
     `  hash:    ${hook.hash}`,
-  ].join("\n");
+  ]
+    .map(visibleLine)
+    .join("\n");
 }
 
 export async function listHooks(options: { json?: boolean }): Promise<number> {
   const { hooks, warnings } = await configuredHooks();
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  for (const warning of warnings) process.stderr.write(`warning: ${visibleLine(warning)}\n`);
   if (options.json) {
     const rows = hooks.map((hook) => ({
       key: hook.key,
@@ -54,7 +58,7 @@ export async function trustHooks(keys: string[], options: { all?: boolean }): Pr
   const unknown = keys.filter((key) => !hooks.some((hook) => hook.key === key));
   if (unknown.length > 0) {
     process.stderr.write(
-      `tscodex: no configured hook with key ${unknown.join(", ")} (see \`tscodex hooks list\`)\n`,
+      `tscodex: no configured hook with key ${visibleLine(unknown.join(", "))} (see \`tscodex hooks list\`)\n`,
     );
     return 1;
   }
@@ -68,6 +72,6 @@ export async function trustHooks(keys: string[], options: { all?: boolean }): Pr
   for (const hook of chosen) text = setHookTrust(text, hook.key, hook.hash).text;
   await mkdir(home, { recursive: true });
   await writeFile(path, text);
-  for (const hook of chosen) process.stdout.write(`trusted ${hook.key}: ${hook.command}\n`);
+  for (const hook of chosen) process.stdout.write(`trusted ${visibleLine(`${hook.key}: ${hook.command}`)}\n`);
   return 0;
 }

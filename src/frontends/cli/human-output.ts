@@ -157,7 +157,8 @@ export class HumanRenderer implements ExecRenderer {
       case "stream_error":
         this.line(
           this.paint.yellow(
-            `model stream error, retrying (${event.attempt}/${event.max_attempts}): ${event.message}`,
+            // max_attempts 0: not known (a remote app-server says only that it retries).
+            `model stream error, retrying (${event.attempt}${event.max_attempts ? `/${event.max_attempts}` : ""}): ${event.message}`,
           ),
         );
         return;

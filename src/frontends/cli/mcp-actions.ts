@@ -1,7 +1,9 @@
 /**
  * The work behind `tscodex mcp …`: read `$TSCODEX_HOME/config.toml`, show or edit its
  * `[mcp_servers.*]` (edits keep the rest of the file as written; see config/mcp-edit.ts).
- * Each action returns the exit code; messages go to stdout, problems to stderr.
+ * Each action returns the exit code; messages go to stdout, problems to stderr. What the human
+ * views print (commands, arguments, names, a parser's message quoting a key) shows its control
+ * characters (terminal-text.ts); `--json` is exact.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -15,6 +17,7 @@ import {
 } from "../../config/mcp-servers.js";
 import { mcpServerConfigSchema, mcpServersSchema } from "../../config/mcp-servers-schema.js";
 import { readTextOrEmpty } from "../../util/files.js";
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 import type { AuthStatus, McpLoginOptions } from "./mcp-login-actions.js";
 
 /** `tscodex mcp add` options, as commander parses them. */
@@ -30,7 +33,7 @@ export interface McpAddOptions {
 const configPath = () => join(tscodexHome(), "config.toml");
 
 function fail(message: string): number {
-  process.stderr.write(`tscodex: ${message}\n`);
+  process.stderr.write(`tscodex: ${visibleText(message)}\n`);
   return 1;
 }
 
@@ -114,13 +117,15 @@ export async function listServers(options: { json?: boolean }): Promise<number> 
   const rows = [["Name", "Transport", "Command / URL", "Status", "Auth"]];
   for (const name of names) {
     const server = servers[name] ?? {};
-    rows.push([
-      name,
-      server.command !== undefined ? "stdio" : "http",
-      target(server),
-      server.enabled === false ? "disabled" : "enabled",
-      authLabel(auth.get(name) ?? "unsupported"),
-    ]);
+    rows.push(
+      [
+        name,
+        server.command !== undefined ? "stdio" : "http",
+        target(server),
+        server.enabled === false ? "disabled" : "enabled",
+        authLabel(auth.get(name) ?? "unsupported"),
+      ].map(visibleLine),
+    );
   }
   const widths =
     rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
@@ -165,7 +170,7 @@ export async function getServer(name: string, options: { json?: boolean }): Prom
   if (server.enabled_tools) lines.push(`  enabled_tools: ${server.enabled_tools.join(", ")}`);
   if (server.disabled_tools) lines.push(`  disabled_tools: ${server.disabled_tools.join(", ")}`);
   lines.push(`  remove: tscodex mcp remove ${name}`);
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${lines.map(visibleLine).join("\n")}\n`);
   return 0;
 }
 
@@ -226,7 +231,7 @@ async function editConfig(
   }
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, result.text);
-  process.stdout.write(`${done} (${path})\n`);
+  process.stdout.write(`${visibleLine(`${done} (${path})`)}\n`);
   if (!result.preserved) {
     process.stderr.write(
       "tscodex: note: config.toml had to be rewritten as a whole; its comments and layout were not kept\n",

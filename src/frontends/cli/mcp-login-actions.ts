@@ -1,12 +1,14 @@
 /**
  * `tscodex mcp login|logout NAME` and the auth status `tscodex mcp list` shows: OAuth for
  * Streamable HTTP servers (mcp/oauth/). Tokens live in `$TSCODEX_HOME/.credentials.json` and are
- * never printed.
+ * never printed. What is printed (an authorization URL, a server's error) shows its control
+ * characters (terminal-text.ts).
  */
 import { tscodexHome } from "../../config/load.js";
 import type { McpServerConfig } from "../../config/mcp-servers.js";
 import { readCredentials, removeCredentials } from "../../mcp/oauth/credentials.js";
 import { errorMessage } from "../../util/errors.js";
+import { visibleLine, visibleText } from "../common/terminal-text.js";
 
 /** Codex's auth statuses (`mcp list --json`'s `auth_status`) and their table labels. */
 export type AuthStatus = "unsupported" | "bearer_token" | "o_auth" | "not_logged_in";
@@ -53,7 +55,7 @@ export async function login(
       scopes: options.scopes ? options.scopes.split(/[\s,]+/).filter(Boolean) : undefined,
       noBrowser,
       env: process.env,
-      print: (line) => process.stdout.write(`${line}\n`),
+      print: (line) => process.stdout.write(`${visibleLine(line)}\n`),
       input: noBrowser ? process.stdin : undefined,
     });
     return 0;
@@ -77,6 +79,6 @@ export async function logout(name: string): Promise<number> {
 }
 
 function fail(message: string): number {
-  process.stderr.write(`tscodex: ${message}\n`);
+  process.stderr.write(`tscodex: ${visibleText(message)}\n`);
   return 1;
 }

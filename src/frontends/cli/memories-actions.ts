@@ -1,7 +1,9 @@
 /**
  * The work of `tscodex memories …` (loaded only when one runs). Global memories live in
  * `$TSCODEX_HOME/memories/`; `--project` picks the current project's `.tscodex/memories/`
- * (its git root, else the current directory).
+ * (its git root, else the current directory). A project's memories come with the repo: `list`
+ * shows their control characters, `show` only on a terminal (redirected, the text is exact; see
+ * terminal-text.ts).
  */
 import { tscodexHome } from "../../config/load.js";
 import {
@@ -13,6 +15,7 @@ import {
   removeMemory,
   writeMemory,
 } from "../../prompt/memories.js";
+import { visibleLine, visibleOnTerminal } from "../common/terminal-text.js";
 
 export interface ScopeOptions {
   project?: boolean;
@@ -22,14 +25,16 @@ export async function list(options: { json?: boolean }): Promise<number> {
   const found = await listMemories(tscodexHome(), process.cwd());
   if (options.json) process.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
   else if (found.length === 0) process.stdout.write("No memories.\n");
-  else for (const memory of found) process.stdout.write(`${memory.id}\t${memory.scope}\t${memory.summary}\n`);
+  else
+    for (const memory of found)
+      process.stdout.write(`${[memory.id, memory.scope, memory.summary].map(visibleLine).join("\t")}\n`);
   return 0;
 }
 
 export async function show(id: string): Promise<number> {
   const found = await readMemory(tscodexHome(), process.cwd(), id);
   if (!found) throw new Error(`no memory with id '${id}'`);
-  process.stdout.write(found.text);
+  process.stdout.write(visibleOnTerminal(found.text, process.stdout));
   return 0;
 }
 

@@ -11,7 +11,8 @@ export function registerMemoriesCommand(program: Command, setExitCode: (code: nu
     try {
       setExitCode(await action(await import("./memories-actions.js")));
     } catch (error) {
-      process.stderr.write(`tscodex: ${errorMessage(error)}\n`);
+      const { visibleText } = await import("../common/terminal-text.js");
+      process.stderr.write(`tscodex: ${visibleText(errorMessage(error))}\n`);
       setExitCode(1);
     }
   };

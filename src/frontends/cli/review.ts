@@ -13,6 +13,7 @@ import {
   reviewTarget,
 } from "../../session/review.js";
 import { errorMessage } from "../../util/errors.js";
+import { visibleText } from "../common/terminal-text.js";
 import { type ExecCliOptions, readPrompt, runExec } from "./exec.js";
 
 export interface ReviewCliOptions extends ExecCliOptions {
@@ -29,15 +30,31 @@ export async function runReview(promptArg: string | undefined, options: ReviewCl
   const prompt = wantsStdin ? ((await readPrompt(undefined)) ?? undefined) : promptArg;
   const target = reviewTarget({ ...options, prompt });
   if (typeof target === "string") {
-    process.stderr.write(`tscodex review: ${target}\n`);
+    process.stderr.write(`tscodex review: ${visibleText(target)}\n`);
     return 2;
+  }
+  if (options.remote !== undefined) {
+    // The server reviews its own checkout (review/start); a focus prompt has no field there.
+    if ("focus" in target && target.focus) {
+      process.stderr.write(
+        "tscodex review: a prompt with --base or --commit is not available with --remote\n",
+      );
+      return 2;
+    }
+    const { runRemoteExec } = await import("./exec-remote.js");
+    return runRemoteExec(undefined, options, {
+      kind: "review",
+      target,
+      display: `review: ${describeTarget(target)}`,
+    });
   }
   const cwd = resolve(options.cd ?? process.cwd());
   let text: string;
   try {
     text = await reviewPrompt(target, cwd);
   } catch (error) {
-    process.stderr.write(`tscodex review: ${errorMessage(error)}\n`);
+    // git's message can quote a ref or a path from the repo.
+    process.stderr.write(`tscodex review: ${visibleText(errorMessage(error))}\n`);
     return 1;
   }
   return runExec(undefined, options, undefined, {

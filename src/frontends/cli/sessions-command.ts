@@ -97,7 +97,8 @@ export async function runMigrateCommand(home: string, url: string | null): Promi
     const report = await migrateThreads(await openJsonlStore(home), target, (progress) => {
       process.stderr.write(`[${progress.done}/${progress.total}] ${progress.id} ${progress.outcome}\n`);
     });
-    for (const { id, error } of report.failed) process.stderr.write(`tscodex: ${id}: ${error}\n`);
+    for (const { id, error } of report.failed)
+      process.stderr.write(`tscodex: ${visibleLine(`${id}: ${error}`)}\n`);
     process.stdout.write(
       `migrated to ${redactUrl(url)}: ${report.copied} copied, ${report.resumed} completed, ` +
         `${report.unchanged} already there, ${report.failed.length} failed (${report.lines} lines)\n`,
@@ -113,7 +114,7 @@ function missing(id: string | undefined): number {
 }
 
 function failure(message: string): number {
-  process.stderr.write(`tscodex: ${message}\n`);
+  process.stderr.write(`tscodex: ${visibleText(message)}\n`);
   return 1;
 }
 

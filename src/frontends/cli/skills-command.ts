@@ -5,8 +5,10 @@
  */
 import type { Command } from "commander";
 
+/** Names, descriptions and paths come from SKILL.md files a cloned repo controls: shown visibly. */
 async function listSkills(options: { json?: boolean }): Promise<number> {
   const { loadConfig, tscodexHome } = await import("../../config/load.js");
+  const { visibleLine } = await import("../common/terminal-text.js");
   const { loadSkills } = await import("../../prompt/skills.js");
   // A config that does not load still lets the skills be listed (all enabled).
   const config = await loadConfig({ env: process.env }).catch(() => null);
@@ -16,7 +18,7 @@ async function listSkills(options: { json?: boolean }): Promise<number> {
     env: process.env,
     settings: config?.skillSettings,
   });
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  for (const warning of warnings) process.stderr.write(`warning: ${visibleLine(warning)}\n`);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(skills, null, 2)}\n`);
     return 0;
@@ -24,7 +26,8 @@ async function listSkills(options: { json?: boolean }): Promise<number> {
   if (skills.length === 0) process.stdout.write("No skills found.\n");
   for (const skill of skills) {
     process.stdout.write(
-      `${skill.name}: ${skill.description}${skill.enabled ? "" : " (disabled)"}\n  path: ${skill.path}\n  root: ${skill.root}\n`,
+      `${visibleLine(skill.name)}: ${visibleLine(skill.description)}${skill.enabled ? "" : " (disabled)"}\n` +
+        `  path: ${visibleLine(skill.path)}\n  root: ${visibleLine(skill.root)}\n`,
     );
   }
   return 0;

@@ -5,12 +5,16 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { visibleText } from "./terminal-text.js";
 
-/** A crashing turn or tool must not take every other client's threads down with it. */
+/**
+ * A crashing turn or tool must not take every other client's threads down with it. The report
+ * shows its controls: an error can quote what a client or model sent (terminal-text.ts).
+ */
 export function guardProcess(name: string): void {
   const report = (error: unknown): void => {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`tscodex ${name}: unexpected error (serving on): ${text}\n`);
+    process.stderr.write(`tscodex ${name}: unexpected error (serving on): ${visibleText(text)}\n`);
   };
   process.on("uncaughtException", report);
   process.on("unhandledRejection", report);

@@ -15,6 +15,17 @@
  * Newline is kept (or, for text that must stay on one line, shown as `^J`); a tab is expanded
  * to spaces up to the next 8-column stop (the terminal UI counts columns) or kept (exec's
  * output, where a tab only moves the cursor right).
+ *
+ * Where it applies, one rule for every writer to stdout/stderr:
+ *
+ * - Text meant for people is shown always, terminal or not: the TUI, exec's progress on stderr,
+ *   listings (`sessions list/show`, `mcp list/get`, `hooks list`, `skills list`, `memories
+ *   list`), and every error, warning and log line (a server's or model's message, a client's
+ *   key). Redirected, such text is still read by a person later (`less`, a CI log), and a
+ *   script wants the `--json` form, which stays exact.
+ * - Data a command exists to print is shown only when its stream is a terminal
+ *   (`visibleOnTerminal`): exec's final answer, `memories show`'s text. Redirected
+ *   (`> answer.txt`, a pipe) it is exactly what was written.
  */
 
 /** Every character shown in notation, plus newline and tab (handled by the options). */
@@ -64,6 +75,18 @@ export function visibleText(text: string, options: VisibleOptions = {}): string 
 /** `text` on one line: as `visibleText`, newlines shown as `^J`. */
 export function visibleLine(text: string): string {
   return visibleText(text, { newlines: "show" });
+}
+
+/**
+ * Data for `stream`: shown as `visibleText` when the stream is a terminal, exact otherwise (see
+ * the module comment).
+ */
+export function visibleOnTerminal(
+  text: string,
+  stream: { isTTY?: boolean },
+  options: VisibleOptions = {},
+): string {
+  return stream.isTTY ? visibleText(text, options) : text;
 }
 
 /**

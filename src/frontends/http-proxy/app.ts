@@ -11,6 +11,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Config } from "../../config/load.js";
 import { probeAnswer } from "../common/health.js";
 import { PeerGuard } from "../common/http-guard.js";
+import { visibleLine } from "../common/terminal-text.js";
 import { BackgroundTurns, cancelResponse } from "./background.js";
 import { handleChat } from "./chat.js";
 import { ApiError, fromUnexpected } from "./errors.js";
@@ -33,7 +34,8 @@ export function createApp(options: ProxyOptions): Hono {
     const started = performance.now();
     await next();
     const ms = (performance.now() - started).toFixed(1);
-    log(`tscodex proxy: ${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms`);
+    // The path is the client's, decoded (`%1B` is ESC): its controls are shown (terminal-text.ts).
+    log(`tscodex proxy: ${c.req.method} ${visibleLine(c.req.path)} ${c.res.status} ${ms}ms`);
   });
   app.use(async (c, next) => {
     const headers = c.req.header();

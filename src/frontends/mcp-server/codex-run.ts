@@ -13,6 +13,7 @@ import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { visibleLine } from "../common/terminal-text.js";
 import type { CodexArgs } from "./codex-schema.js";
 import { pagedResult, plainError, type ServerToolResult, threadResult } from "./results.js";
 import { runTurn } from "./run-turn.js";
@@ -142,7 +143,7 @@ async function callConfig(
   const project = await projectConfigPaths(cwd, resolve(settings.home ?? tscodexHome()));
   if (Object.keys(own).length === 0 && !args.profile && project.length === 0) return undefined;
   const config = await loadSettingsConfig(settings, own, args.profile ?? settings.profile, cwd);
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
   return config;
 }
 

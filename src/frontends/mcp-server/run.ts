@@ -6,6 +6,7 @@
 import { warnConfigOnce } from "../../config/warnings.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
+import { visibleLine } from "../common/terminal-text.js";
 import { loadServerConfig } from "./server-config.js";
 
 const NAME = "mcp-server";
@@ -31,7 +32,7 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
   const runtimeOptions = { config: options.config, rawEvents: options.rawEvents ?? false };
   const loaded = await loadServerConfig(runtimeOptions);
   const { config } = loaded;
-  warnConfigOnce(config, process.stderr);
+  warnConfigOnce(config, process.stderr, visibleLine);
   if (config.providerProblem)
     process.stderr.write(`tscodex mcp-server: warning: ${config.providerProblem}\n`);
   const stop = stopSignal();

@@ -12,6 +12,8 @@ export interface TuiArgs {
   /** `resume --all`: threads of every directory (by default, those of the cwd only). */
   all?: boolean;
   remote?: string;
+  /** `--remote-auth-token-env VAR`: send `Authorization: Bearer $VAR` to the `--remote` server. */
+  remoteAuthTokenEnv?: string;
   model?: string;
   sandbox?: string;
   approvalPolicy?: string;
@@ -54,6 +56,7 @@ const VALUE_FLAGS: Record<string, keyof TuiArgs> = {
   "-p": "profile",
   "--profile": "profile",
   "--remote": "remote",
+  "--remote-auth-token-env": "remoteAuthTokenEnv",
   "-c": "config",
   "--config": "config",
   "-i": "images",

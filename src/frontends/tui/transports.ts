@@ -33,16 +33,48 @@ export async function inProcessTransport(config: string[]): Promise<RpcTransport
   };
 }
 
-/** Connects to `ws://HOST:PORT`; resolves once the socket is open. */
-export async function webSocketTransport(url: string): Promise<RpcTransport> {
-  const { default: WebSocket } = await import("ws");
-  const ws = new WebSocket(url);
+/**
+ * `Authorization: Bearer <value>` from environment variable `name` (`--remote-auth-token-env`),
+ * as `app-server --api-key-env` requires it; no name, no header. Throws a one-line error when
+ * the variable is unset or empty, before anything connects.
+ */
+export function bearerHeaders(
+  name: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  if (name === undefined) return {};
+  const token = env[name];
+  if (!token) throw new Error(`--remote-auth-token-env: the variable ${name} is not set`);
+  return { Authorization: `Bearer ${token}` };
+}
+
+/**
+ * Connects to `ws://HOST:PORT` (or `wss://`), sending `headers` with the upgrade; resolves once
+ * the socket is open. A refused upgrade or connection rejects with one line naming the server
+ * and the cause (`HTTP 401 Unauthorized`, `ECONNREFUSED`).
+ */
+export async function webSocketTransport(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<RpcTransport> {
+  const [{ default: WebSocket }, { STATUS_CODES }] = await Promise.all([import("ws"), import("node:http")]);
+  const failed = (cause: string) => new Error(`cannot connect to the app-server at ${url}: ${cause}`);
+  let ws: InstanceType<typeof WebSocket>;
+  try {
+    ws = new WebSocket(url, { headers });
+  } catch (error) {
+    throw failed((error as Error).message);
+  }
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
-    ws.once("error", (error) => reject(new Error(`cannot connect to ${url}: ${error.message}`)));
-    ws.once("unexpected-response", (_request, response) =>
-      reject(new Error(`cannot connect to ${url}: HTTP ${response.statusCode}`)),
-    );
+    ws.once("error", (error: NodeJS.ErrnoException) => reject(failed(error.code ?? error.message)));
+    ws.once("unexpected-response", (_request, response) => {
+      const status = response.statusCode ?? 0;
+      const hint = status === 401 ? " (a missing or wrong key: see --remote-auth-token-env)" : "";
+      reject(failed(`HTTP ${status} ${STATUS_CODES[status] ?? ""}`.trimEnd() + hint));
+      // Without this the refused request's socket would keep the process alive.
+      ws.terminate();
+    });
   });
   return {
     send: (text) => ws.send(text),

@@ -9,6 +9,7 @@
 import type { IdempotencyRecord, ThreadStore } from "../../../store/index.js";
 import { errorMessage } from "../../../util/errors.js";
 import { KEY_TTL_MS, newKeyRecord, pruneExpiredKeysOnce } from "../../common/keyed-requests.js";
+import { visibleLine } from "../../common/terminal-text.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { liveView, requireStored } from "../thread-files.js";
@@ -55,7 +56,10 @@ export async function keyedTurnStart(
   claim.started(turnId);
   // The turn runs either way; only a resend after a restart would miss the key.
   await store.saveIdempotencyKey({ ...record, result: { status: 200, body: { turnId } } }).catch((error) => {
-    process.stderr.write(`tscodex app-server: storing clientUserMessageId ${key}: ${errorMessage(error)}\n`);
+    // The key is the client's: its controls are shown, not written to the operator's terminal.
+    process.stderr.write(
+      `tscodex app-server: storing clientUserMessageId ${visibleLine(`${key}: ${errorMessage(error)}`)}\n`,
+    );
   });
   return answer(turnId, { status: "inProgress", error: null });
 }

@@ -5,11 +5,12 @@
  * left memory).
  */
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
+import type { ThreadItem } from "../protocol/common.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { NotificationMethod, NotificationParams } from "../protocol/server-messages.js";
 import { liveView, requireStored } from "../thread-files.js";
 import { checkThreadId } from "../thread-id.js";
-import { storedThreadView } from "../thread-view.js";
+import { storedThreadView, summaryItems } from "../thread-view.js";
 import type { HandlerContext } from "./context.js";
 import { page } from "./thread-queries.js";
 
@@ -91,10 +92,14 @@ export async function threadTurnsList(
   const live = liveView(context.runtime, params.threadId);
   const turns = storedThreadView(stored, { includeTurns: true, live }).turns;
   const ordered = params.sortDirection === "desc" ? [...turns].reverse() : turns;
-  const shown =
-    params.itemsView === "notLoaded"
-      ? ordered.map((turn) => ({ ...turn, items: [], itemsView: "notLoaded" as const }))
-      : ordered;
+  const view = params.itemsView ?? "full";
+  const shown = ordered.map((turn) => ({ ...turn, items: itemsIn(turn.items, view), itemsView: view }));
   const { data, nextCursor } = page(shown, params.cursor, params.limit);
   return { data, nextCursor, backwardsCursor: null };
+}
+
+/** A turn's items as `view` shows them (Codex's TurnItemsView). */
+function itemsIn(items: ThreadItem[], view: "notLoaded" | "summary" | "full"): ThreadItem[] {
+  if (view === "notLoaded") return [];
+  return view === "summary" ? summaryItems(items) : items;
 }

@@ -13,6 +13,7 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
+import { visibleLine } from "../../common/terminal-text.js";
 import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
 import { reportMcpStartup } from "../mcp-startup-status.js";
@@ -44,7 +45,7 @@ async function threadConfig(context: HandlerContext, params: Partial<SettingsPar
   if (Object.keys(extra).length === 0 && project.length === 0) return context.runtime.config;
   try {
     const config = await context.runtime.configWith(extra, cwd);
-    warnConfigOnce(config, process.stderr);
+    warnConfigOnce(config, process.stderr, visibleLine);
     const notices = configNotices(config, context.runtime.config);
     context.after(() => sendNotices((text) => context.session.send(text), notices));
     return config;
@@ -153,7 +154,9 @@ export async function threadResume(
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   sendRestoredUsage(context, stored, view, channel.settings, ownConfig ?? runtime.config);
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
-  return openedResponse(view, channel.settings, sources, runtime.env);
+  // `excludeTurns` (0.169): the client pages the turns itself (thread/turns/list).
+  const shown = params.excludeTurns ? { ...view, turns: [] } : view;
+  return openedResponse(shown, channel.settings, sources, runtime.env);
 }
 
 export async function threadFork(

@@ -72,6 +72,8 @@ const threadResumeParams = lazy(() =>
     ...threadSettingsParams,
     /** Beyond Codex: re-declare the client tools (they are kept in the rollout too). */
     dynamicTools: dynamicTools(),
+    /** Answer without the turns (the client pages them with thread/turns/list). */
+    excludeTurns: z.boolean().nullish(),
   }),
 );
 

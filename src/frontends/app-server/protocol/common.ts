@@ -228,10 +228,14 @@ export const turnStatus = z
   .enum(["completed", "interrupted", "failed", "inProgress"])
   .meta({ id: "TurnStatus" });
 
+/** How much of a turn's items a Turn carries (0.169): none, its prompt and answer, or all. */
+export const turnItemsView = z.enum(["notLoaded", "summary", "full"]).meta({ id: "TurnItemsView" });
+
 export const turn = z
   .object({
     id: z.string(),
     items: z.array(threadItem),
+    itemsView: turnItemsView.optional(),
     status: turnStatus,
     error: turnError.nullable(),
   })
