@@ -7,6 +7,8 @@ const report = process.env.TSCODEX_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The app-server suite's schema rule: a test fails when its conversation left Codex's schemas.
+    setupFiles: ["test/support/schema-rule-setup.ts"],
     // Integration tests spawn real processes; two cores, so keep the pool small.
     pool: "forks",
     maxWorkers: 2,

@@ -121,6 +121,13 @@ export async function* mapResponsesStream(
           itemId: stringField(data, "item_id") ?? "",
         };
         break;
+      case "response.custom_tool_call_input.delta":
+        yield {
+          type: "custom_tool_input_delta",
+          itemId: stringField(data, "item_id") ?? "",
+          delta: stringField(data, "delta") ?? "",
+        };
+        break;
       case "response.output_item.added":
       case "response.output_item.done": {
         const item = parseResponseItem(data.item);

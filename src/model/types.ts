@@ -33,6 +33,8 @@ export type ResponseEvent =
   /** A reasoning summary part begins (`itemId`: the reasoning item's id, "" when unknown). */
   | { type: "reasoning_summary_part_added"; itemId: string; summaryIndex: number }
   | { type: "output_item_added"; item: ResponseItem }
+  /** A piece of a custom tool call's input as it streams (`itemId`: the call item's id). */
+  | { type: "custom_tool_input_delta"; itemId: string; delta: string }
   | { type: "output_item_done"; item: ResponseItem }
   | { type: "completed"; responseId: string; usage: TokenUsage | null }
   /**

@@ -142,6 +142,12 @@ export type Event =
       aggregated_output: string;
       formatted_output: string;
     }
+  /**
+   * An apply_patch call's input as it streams from the model: the changes its complete lines
+   * describe so far (paths resolved against the turn's cwd). Sent only when they change; the
+   * patch's real changes come with patch_apply_begin.
+   */
+  | { type: "patch_apply_updated"; call_id: string; turn_id: string; changes: Record<string, FileChange> }
   | {
       type: "patch_apply_begin";
       call_id: string;

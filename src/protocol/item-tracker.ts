@@ -68,6 +68,11 @@ export class ItemTracker {
   private readonly cancelled = new Set<string>();
   private readonly newId: (callId: string | null) => string;
   private counter = 0;
+  /**
+   * When each item of this turn started (a declined command completes twice); a sub-agent's stays
+   * across turns, as it completes each time its work ends.
+   */
+  private readonly startTimes = new Map<string, { at: number; agent: boolean }>();
 
   constructor(private readonly options: ItemTrackerOptions = {}) {
     const newId = options.newId ?? ((callId) => callId || `item-${++this.counter}`);
@@ -79,8 +84,35 @@ export class ItemTracker {
     return this.turnId;
   }
 
-  /** The item events `event` causes (often none), in order. */
-  push(event: Event): ItemEvent[] {
+  /**
+   * The item events `event` causes (often none), in order, stamped with their start and
+   * completion times. `atMs`: when the event happened (a replay passes the stored line's time).
+   */
+  push(event: Event, atMs: number = Date.now()): ItemEvent[] {
+    return this.stamp(this.changes(event), atMs);
+  }
+
+  private stamp(changes: ItemEvent[], atMs: number): ItemEvent[] {
+    for (const change of changes) {
+      const { item } = change;
+      if (change.type === "item_started") {
+        const started = this.startTimes.get(item.id)?.at ?? atMs;
+        this.startTimes.set(item.id, { at: started, agent: item.type === "sub_agent" });
+        item.started_at_ms = started;
+      } else if (change.type === "item_completed") {
+        item.started_at_ms = this.startTimes.get(item.id)?.at ?? item.started_at_ms ?? atMs;
+        item.completed_at_ms = atMs;
+      }
+    }
+    return changes;
+  }
+
+  /** A new turn: forget the last one's start times, sub-agents' aside. */
+  private forgetStartTimes(): void {
+    for (const [id, { agent }] of this.startTimes) if (!agent) this.startTimes.delete(id);
+  }
+
+  private changes(event: Event): ItemEvent[] {
     if (this.modes.hides(event)) return [];
     const modal = this.modes.push(event, this.turnId, () => this.newId(null));
     if (modal) return modal;
@@ -89,6 +121,7 @@ export class ItemTracker {
       case "turn_continued":
         // A parked turn continued (maybe in another process): its items go on under its id.
         this.turnId = event.turn_id;
+        this.forgetStartTimes();
         return [];
       case "user_message":
         return this.startAndComplete({
@@ -180,6 +213,10 @@ export class ItemTracker {
    * when the core closes it, as Codex does.
    */
   decline(callId: string, cancel: boolean): ItemEvent[] {
+    return this.stamp(this.declined(callId, cancel), Date.now());
+  }
+
+  private declined(callId: string, cancel: boolean): ItemEvent[] {
     const command = this.commands.get(callId);
     if (command) {
       if (cancel) {

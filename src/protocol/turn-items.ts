@@ -18,6 +18,12 @@ export type ItemStatus = "in_progress" | "completed" | "failed" | "declined";
 interface ItemBase {
   id: string;
   status: ItemStatus;
+  /**
+   * When the item started / last completed (Unix ms): the live event's time, or the stored line's
+   * when a thread is replayed, so a replay reports the times the thread had. Set by ItemTracker.
+   */
+  started_at_ms?: number;
+  completed_at_ms?: number;
 }
 
 export interface UserMessageItem extends ItemBase {

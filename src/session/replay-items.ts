@@ -59,6 +59,8 @@ export function* replayLines(
   const tracker = new ItemTracker(options);
   for (const line of lines) {
     const event = eventOfLine(line);
-    if (event) yield { event, items: tracker.push(event) };
+    // The line's own time: a replayed item reports when it happened, not when it was read.
+    const at = Date.parse(line.timestamp);
+    if (event) yield { event, items: tracker.push(event, Number.isNaN(at) ? undefined : at) };
   }
 }

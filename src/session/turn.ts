@@ -10,6 +10,7 @@
  * ends at a model-request boundary (only the client calls' outputs are missing), so the turn can
  * be continued later, in any process, by recording those outputs and calling runTurn again.
  */
+
 import type { ModelClient, ModelRequestSettings, Prompt, ResponseEvent } from "../model/types.js";
 import {
   addUsage,
@@ -24,6 +25,7 @@ import type { DispatchResult, ToolRouter } from "../tools/router.js";
 import { type TurnContext, toolName } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { History } from "./history.js";
+import { PatchStreams } from "./patch-stream.js";
 
 export interface TurnDeps {
   client: ModelClient;
@@ -191,17 +193,26 @@ async function sampleOnce(deps: TurnDeps): Promise<SampledResponse> {
         delay_ms: notice.delayMs,
       }),
   });
+  const patches = new PatchStreams(context.cwd);
   for await (const event of stream) {
     if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
-    const done = handleEvent(event, items, context);
-    if (event.type === "stream_restart") items = [];
+    const done = handleEvent(event, items, context, patches);
+    if (event.type === "stream_restart") {
+      items = [];
+      patches.clear();
+    }
     if (done) return { items, usage: done.usage };
   }
   if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
   throw new Error("model stream ended without a completed response");
 }
 
-function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnContext) {
+function handleEvent(
+  event: ResponseEvent,
+  items: ResponseItem[],
+  context: TurnContext,
+  patches: PatchStreams,
+) {
   switch (event.type) {
     case "output_text_delta":
       context.emit({ type: "agent_message_delta", delta: event.delta });
@@ -223,7 +234,19 @@ function handleEvent(event: ResponseEvent, items: ResponseItem[], context: TurnC
         item_id: event.itemId ?? "",
       });
       return null;
+    case "custom_tool_input_delta": {
+      const update = patches.delta(event.itemId, event.delta);
+      if (update)
+        context.emit({
+          type: "patch_apply_updated",
+          call_id: update.callId,
+          turn_id: context.turnId,
+          changes: update.changes,
+        });
+      return null;
+    }
     case "output_item_added":
+      patches.added(event.item);
       if (event.item.type === "web_search_call") {
         context.emit({ type: "web_search_begin", call_id: event.item.id ?? "" });
       }

@@ -218,10 +218,14 @@ describe("app-server: patch approvals", () => {
           itemId: "call_3",
           reason: `the sandbox is read-only; the patch writes ${join(h.work, "asked.txt")}`,
           grantRoot: null,
+          startedAtMs: expect.any(Number),
         },
       }),
     ]);
-    expect(flow(client, turnId).slice(3, 7)).toEqual([
+    expect(flow(client, turnId).slice(3, 9)).toEqual([
+      // The patch as the model streams it (0.171), then the item when it applies.
+      "item/fileChange/patchUpdated",
+      "item/fileChange/patchUpdated",
       "item/started fileChange inProgress",
       "item/fileChange/outputDelta",
       "item/completed fileChange completed",
@@ -243,7 +247,9 @@ describe("app-server: patch approvals", () => {
     h.model.enqueue(turn(customToolCall("apply_patch", PATCH, "call_3")), turn(message("not patched")));
     const { turnId, completed } = await runTurn(client, threadId, "patch it", READ_ONLY);
     expect(completed.params.turn.status).toBe("completed");
-    expect(flow(client, turnId).slice(3, 5)).toEqual([
+    expect(flow(client, turnId).slice(3, 7)).toEqual([
+      "item/fileChange/patchUpdated",
+      "item/fileChange/patchUpdated",
       "item/started fileChange inProgress",
       "item/completed fileChange declined",
     ]);
@@ -284,7 +290,7 @@ describe("app-server: questions to the user (request_user_input)", () => {
     expect(asked).toEqual([
       expect.objectContaining({
         method: "item/tool/requestUserInput",
-        params: { threadId, turnId, itemId: "call_1", questions: COLOR.questions },
+        params: { threadId, turnId, itemId: "call_1", isBlocking: true, questions: COLOR.questions },
       }),
     ]);
     expect(h.model.requests[1]?.input).toContainEqual({

@@ -72,15 +72,22 @@ describe("app-server: thread lifecycle (0.169)", () => {
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
-  it("unsubscribes: the last follower leaving closes the thread; then it is notLoaded", async () => {
-    const client = await h.stdio();
+  it("unsubscribes: the last follower leaving closes the thread; a second unsubscribe is notSubscribed (Codex), another client's notLoaded", async () => {
+    const server = await h.wsServer();
+    const client = await server.connect();
+    const other = await server.connect();
+    h.defer(client);
+    h.defer(other);
+    await client.initialize();
+    await other.initialize();
     const threadId = await startThread(client, { cwd: h.work, ...FULL_ACCESS });
     h.model.enqueue(turn(message("x")));
     await runTurn(client, threadId, "hello");
     expect(await client.call("thread/unsubscribe", { threadId })).toEqual({ status: "unsubscribed" });
     await client.waitFor((m) => m.method === "thread/closed" && m.params?.threadId === threadId);
     expect((await client.call("thread/loaded/list", {})).data).not.toContain(threadId);
-    expect(await client.call("thread/unsubscribe", { threadId })).toEqual({ status: "notLoaded" });
+    expect(await client.call("thread/unsubscribe", { threadId })).toEqual({ status: "notSubscribed" });
+    expect(await other.call("thread/unsubscribe", { threadId })).toEqual({ status: "notLoaded" });
     // Resuming brings it back.
     await client.call("thread/resume", { threadId });
     expect(await client.call("thread/unsubscribe", { threadId })).toEqual({ status: "unsubscribed" });

@@ -72,6 +72,9 @@ describe("app-server: a full turn", () => {
       "item/started commandExecution inProgress",
       "item/commandExecution/outputDelta",
       "item/completed commandExecution completed",
+      // 0.171: the patch as the model streams it, before the item starts.
+      "item/fileChange/patchUpdated",
+      "item/fileChange/patchUpdated",
       "item/started fileChange inProgress",
       "item/fileChange/outputDelta",
       "item/completed fileChange completed",

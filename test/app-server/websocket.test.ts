@@ -74,6 +74,7 @@ describe("app-server over WebSocket", () => {
         "item/started commandExecution inProgress",
         "item/commandExecution/outputDelta",
         "item/completed commandExecution completed",
+        "item/fileChange/patchUpdated",
         "item/started fileChange inProgress",
         "item/fileChange/outputDelta",
         "item/completed fileChange completed",

@@ -102,6 +102,13 @@ const PLAN = { plan: [{ step: "look", status: "in_progress" }] };
 const completedItems = (events: readonly ThreadEvent[]): TurnItem[] =>
   events.flatMap((event) => (event.type === "item_completed" ? [event.item] : []));
 
+/** An item without its times (live and replayed times differ by the write's few ms). */
+const untimed = ({
+  started_at_ms: _s,
+  completed_at_ms: _c,
+  ...item
+}: TurnItem): Omit<TurnItem, "started_at_ms" | "completed_at_ms"> => item;
+
 describe("ItemTracker", () => {
   it("gives the same items live and when the stored thread is replayed", async () => {
     const { live, stored } = await recordedThread();
@@ -116,8 +123,8 @@ describe("ItemTracker", () => {
       "web_search",
       "agent_message",
     ]);
-    expect(completedItems(replayed)).toEqual(liveKept);
-    expect(liveKept[1]).toEqual({
+    expect(completedItems(replayed).map(untimed)).toEqual(liveKept.map(untimed));
+    expect(untimed(liveKept[1] as TurnItem)).toEqual({
       type: "reasoning",
       id: "rs_1",
       status: "completed",
@@ -130,6 +137,31 @@ describe("ItemTracker", () => {
       query: "tides",
       action: { type: "search", query: "tides" },
     });
+  });
+
+  it("stamps items with when they started and completed; a replay gives the stored lines' times, not its own", async () => {
+    const before = Date.now();
+    const { live, stored } = await recordedThread();
+    const after = Date.now();
+    for (const item of completedItems(live)) {
+      expect(item.started_at_ms).toBeGreaterThanOrEqual(before);
+      expect(item.completed_at_ms).toBeGreaterThanOrEqual(item.started_at_ms ?? Infinity);
+      expect(item.completed_at_ms).toBeLessThanOrEqual(after);
+    }
+    // As if the thread had run a day before it is replayed: the times are still the thread's own.
+    const DAY = 86_400_000;
+    const dayOld = stored.lines.map((line) => ({
+      ...line,
+      timestamp: new Date(Date.parse(line.timestamp) - DAY).toISOString(),
+    }));
+    const lineTimes = new Set(dayOld.map((line) => Date.parse(line.timestamp)));
+    const replayed = completedItems([...replayLines(dayOld)].flatMap(({ items }) => items));
+    expect(replayed.length).toBeGreaterThan(3);
+    for (const item of replayed) {
+      expect(lineTimes.has(item.started_at_ms ?? -1)).toBe(true);
+      expect(lineTimes.has(item.completed_at_ms ?? -1)).toBe(true);
+      expect(item.completed_at_ms).toBeLessThanOrEqual(after - DAY);
+    }
   });
 
   it("streams each item between its start and its completion, and closes the plan with the turn", async () => {
@@ -235,11 +267,18 @@ describe("ItemTracker: compaction", () => {
   it("starts the compaction item when summarising begins and completes it with the summary", () => {
     const tracker = new ItemTracker();
     tracker.push({ type: "turn_started", turn_id: "2", model_context_window: null });
-    const [started] = tracker.push({ type: "context_compaction_started" });
-    expect(started).toMatchObject({ type: "item_started", item: { type: "context_compaction" } });
-    const done = tracker.push({ type: "context_compacted", summary: "S", replacement_history: [] });
+    const [started] = tracker.push({ type: "context_compaction_started" }, 1_000);
+    expect(started).toMatchObject({
+      type: "item_started",
+      item: { type: "context_compaction", started_at_ms: 1_000 },
+    });
+    const done = tracker.push({ type: "context_compacted", summary: "S", replacement_history: [] }, 2_000);
     expect(done).toEqual([
-      { type: "item_completed", turn_id: "2", item: { ...started?.item, status: "completed", summary: "S" } },
+      {
+        type: "item_completed",
+        turn_id: "2",
+        item: { ...started?.item, status: "completed", summary: "S", completed_at_ms: 2_000 },
+      },
     ]);
     // A stored compaction has no start: it starts and completes at once; an unfinished one fails.
     expect(

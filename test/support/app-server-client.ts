@@ -4,9 +4,12 @@
  * client). Every message either way is recorded, so tests can check order and validate shapes.
  * Server → client requests are answered by `onRequest` (return a result, `{ error }` for a
  * JSON-RPC error reply, or `null` to never answer).
+ * Every message is also validated against Codex's schemas as it passes (app-server-schema-rule.ts):
+ * the test during which an invalid one passed fails.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import WebSocket from "ws";
+import { newConversationCheck } from "./app-server-schema-rule.js";
 import { CLI_PATH } from "./cli.js";
 import { childEnv, type ListeningServer, type ServerEnv, spawnListening } from "./listening-server.js";
 
@@ -35,6 +38,8 @@ export abstract class AppClient {
   /** Every message we sent that parsed as JSON, in order. */
   readonly sent: WireMessage[] = [];
   onRequest: RequestHandler = () => null;
+  /** The schema rule's check of this conversation. */
+  readonly schemaCheck = newConversationCheck();
   private nextId = 1;
   private waiters: (() => void)[] = [];
 
@@ -44,7 +49,9 @@ export abstract class AppClient {
   /** Send raw text as one message (malformed-input tests). */
   sendRaw(text: string): void {
     try {
-      this.sent.push(JSON.parse(text) as WireMessage);
+      const message = JSON.parse(text) as WireMessage;
+      this.sent.push(message);
+      this.schemaCheck.sent(message);
     } catch {}
     this.write(text);
   }
@@ -117,6 +124,7 @@ export abstract class AppClient {
   protected receiveText(text: string): void {
     const message = JSON.parse(text) as WireMessage;
     this.received.push(message);
+    this.schemaCheck.received(message);
     if (message.method !== undefined && message.id !== undefined && message.id !== null)
       void this.answer(message);
     for (const wake of this.waiters.splice(0)) wake();

@@ -35,7 +35,7 @@ function both(name: string): string[] {
 }
 
 /** Reply schemas of the methods both implementations have (every one listed must match). */
-const RESPONSES: Record<string, string | string[]> = {
+export const RESPONSES: Record<string, string | string[]> = {
   initialize: "schema-089/v1/InitializeResponse.json",
   "thread/start": both("ThreadStartResponse"),
   "thread/resume": both("ThreadResumeResponse"),
@@ -109,7 +109,7 @@ const RESPONSES: Record<string, string | string[]> = {
  * A v1 `codex/event/<type>` notification: Codex 0.89 lists no schema for the envelope, so its
  * `msg` is checked against EventMsg and the envelope's fields by hand.
  */
-function checkLegacyEvent(message: WireMessage, failures: string[]): void {
+export function checkLegacyEvent(message: WireMessage, failures: string[]): void {
   const params = message.params as { id?: unknown; msg?: { type?: unknown }; conversationId?: unknown };
   const type = message.method?.slice("codex/event/".length);
   if (
@@ -149,6 +149,7 @@ const ONLY_169 = new Set([
   "collaborationMode/list",
   "thread/shellCommand",
   "item/plan/delta",
+  "item/fileChange/patchUpdated",
   "turn/steer",
   "thread/status/changed",
   "serverRequest/resolved",
@@ -192,7 +193,7 @@ const ONLY_169 = new Set([
  * Whether a message concerns client tools, MCP elicitation, plan mode, a user's shell command or
  * another 0.169-only method.
  */
-function isClientToolMessage(message: WireMessage): boolean {
+export function isClientToolMessage(message: WireMessage): boolean {
   return (
     ONLY_169.has(message.method ?? "") ||
     message.method === "item/tool/call" ||
@@ -209,7 +210,7 @@ function isClientToolMessage(message: WireMessage): boolean {
 }
 
 /** Whether a reply's thread holds an item 0.89's ThreadItem has no variant for. */
-function holdsOnly169Items(result: unknown): boolean {
+export function holdsOnly169Items(result: unknown): boolean {
   const turns = (result as { thread?: { turns?: { items?: WireMessage["params"][] }[] } })?.thread?.turns;
   return (turns ?? []).some((turn) =>
     (turn.items ?? []).some(

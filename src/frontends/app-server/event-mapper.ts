@@ -8,8 +8,9 @@
  * Ordering notes: an approval question for a patch arrives before the patch begins, so the
  * fileChange item starts with the question; a declined command completes as `declined` when the
  * answer is known, then as `failed` (exit -1) when the core closes it, as Codex does; a
- * cancelled one only as `declined`. A sub-agent's forwarded question (it carries `agent_id`) is
- * the child's item, not this thread's.
+ * cancelled one only as `declined`. A sub-agent's spawnAgent item completes as soon as it starts
+ * (the spawn call is done), and again each time the child's work ends. A sub-agent's forwarded
+ * question (it carries `agent_id`) is the child's item, not this thread's.
  */
 import { TextDecoder } from "node:util";
 import type { Event } from "../../protocol/events.js";
@@ -19,7 +20,7 @@ import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
 import { hookNotification } from "./hook-runs.js";
 import type { ThreadItem, TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
-import { threadItemOf } from "./thread-items.js";
+import { changesOf, threadItemOf } from "./thread-items.js";
 
 export { changesOf, contentOf } from "./thread-items.js";
 
@@ -101,6 +102,12 @@ export class EventMapper {
       case "context_compacted":
         out.push({ method: "thread/compacted", params: this.at() });
         return out;
+      case "patch_apply_updated":
+        out.push({
+          method: "item/fileChange/patchUpdated",
+          params: { ...this.at(event.turn_id), itemId: event.call_id, changes: changesOf(event.changes) },
+        });
+        return out;
       case "hook_started":
       case "hook_completed":
         return out.concat(hookNotification(this.threadId, event) ?? []);
@@ -146,34 +153,30 @@ export class EventMapper {
     const item = threadItemOf(change.item, this.threadId);
     if (!item) return;
     if (item.type === "userMessage") item.content = this.echoed(item.id, change) ?? item.content;
-    // Items only 0.169 has carry 0.169's timestamps (plans and user shell commands included).
-    const timed =
-      item.type === "dynamicToolCall" ||
-      item.type === "hookPrompt" ||
-      item.type === "collabAgentToolCall" ||
-      item.type === "contextCompaction" ||
-      item.type === "plan" ||
-      "source" in item;
+    // When the core saw the item start / complete (0.169's and 0.171's required timestamps).
+    const startedAtMs = change.item.started_at_ms ?? Date.now();
+    const completedAtMs = change.item.completed_at_ms ?? Date.now();
     // Codex announces each review mode change as an item that starts and completes at once.
     const instant = item.type === "enteredReviewMode" || item.type === "exitedReviewMode";
     if (instant) {
-      out.push({ method: "item/started", params: { ...at, item } });
-      out.push({ method: "item/completed", params: { ...at, item } });
+      out.push({ method: "item/started", params: { ...at, item, startedAtMs } });
+      out.push({ method: "item/completed", params: { ...at, item, completedAtMs } });
       return;
     }
     if (change.type === "item_started") {
-      out.push({
-        method: "item/started",
-        params: { ...at, item, ...(timed ? { startedAtMs: Date.now() } : {}) },
-      });
+      out.push({ method: "item/started", params: { ...at, item, startedAtMs } });
+      // A spawnAgent call completes once the child is spawned (Codex's item ends with the call);
+      // the child's work ending completes it again, with the child's final state.
+      if (item.type === "collabAgentToolCall")
+        out.push({
+          method: "item/completed",
+          params: { ...at, item: { ...item, status: "completed" }, completedAtMs: startedAtMs },
+        });
       return;
     }
     this.decoders.delete(item.id);
     if (item.type === "agentMessage") this.answer = item;
-    out.push({
-      method: "item/completed",
-      params: { ...at, item, ...(timed ? { completedAtMs: Date.now() } : {}) },
-    });
+    out.push({ method: "item/completed", params: { ...at, item, completedAtMs } });
   }
 
   /** The client's own form of user message `itemId`: taken when it starts, kept until it completes. */

@@ -149,8 +149,15 @@ const V2_APPROVALS: ApprovalWire<"item/commandExecution/requestApproval", "item/
     decision: (answer) => reviewDecision(answer.decision),
   };
 
+/** `startedAtMs` (0.169+): a question is always asked live, so its start is now. */
 function v2Common(channel: QuestionChannel, event: ApprovalRequestEvent) {
-  return { threadId: channel.id, turnId: event.turn_id, itemId: event.call_id, reason: event.reason };
+  return {
+    threadId: channel.id,
+    turnId: event.turn_id,
+    itemId: event.call_id,
+    reason: event.reason,
+    startedAtMs: Date.now(),
+  };
 }
 
 /** v1 answers with the core's decisions; an execpolicy amendment is taken as "for this session". */
@@ -258,6 +265,8 @@ async function userReply(
       threadId: channel.id,
       turnId: event.turn_id,
       itemId: event.call_id,
+      // 0.171: the turn waits for the answer (until the question's bound).
+      isBlocking: true,
       questions: event.questions.map((question) => ({ ...question, options: question.options ?? null })),
     },
     host.userInputBoundMs(),

@@ -31,6 +31,8 @@ export class ClientSession implements SessionHandle {
   readonly id = nextSessionId++;
   private readonly peer: RpcPeer;
   private readonly followed = new Set<ThreadChannel>();
+  /** Threads this client unsubscribed from (thread/unsubscribe answers notSubscribed again). */
+  private readonly left = new Set<string>();
   private readonly closing = new AbortController();
   readonly scope = new ConnectionScope();
   clientInfo: ClientInfo | null = null;
@@ -87,12 +89,18 @@ export class ClientSession implements SessionHandle {
   /** Receive `channel`'s notifications (idempotent). */
   follow(channel: ThreadChannel): void {
     this.followed.add(channel);
+    this.left.delete(channel.id);
     channel.attach(this);
   }
 
   unfollow(channel: ThreadChannel): void {
     this.followed.delete(channel);
+    this.left.add(channel.id);
     channel.unfollowedBy(this);
+  }
+
+  hasLeft(threadId: string): boolean {
+    return this.left.has(threadId);
   }
 
   /** The client is gone: its turns are interrupted, its open questions end. */

@@ -29,6 +29,8 @@ export interface SessionHandle extends ClientLink {
   follow(channel: ThreadChannel): void;
   /** Stop receiving `channel`'s notifications (its turns go on). */
   unfollow(channel: ThreadChannel): void;
+  /** Whether this client unsubscribed from thread `threadId` and has not followed it since. */
+  hasLeft(threadId: string): boolean;
 }
 
 export interface HandlerContext {

@@ -54,6 +54,7 @@ function modelEntry(slug: string, isDefault: boolean): Model {
     })),
     defaultReasoningEffort: defaultEffort,
     isDefault,
+    hidden: false,
   };
 }
 

@@ -68,7 +68,9 @@ export async function threadUnsubscribe(
   checkThreadId(params.threadId);
   const threads = await context.runtime.threads();
   const channel = context.runtime.channel(params.threadId);
-  if (!channel?.thread || !threads.peek(params.threadId)) return { status: "notLoaded" };
+  // A client that already left answers as Codex does, even once the thread has left memory.
+  if (!channel?.thread || !threads.peek(params.threadId))
+    return { status: context.session.hasLeft(params.threadId) ? "notSubscribed" : "notLoaded" };
   if (!channel.hasSubscriber(context.session)) return { status: "notSubscribed" };
   context.session.unfollow(channel);
   if (channel.subscriberCount === 0 && !channel.running) {

@@ -161,6 +161,8 @@ const model = lazy(() =>
       supportedReasoningEfforts: z.array(reasoningEffortOption()),
       defaultReasoningEffort: reasoningEffort,
       isDefault: z.boolean(),
+      // 0.171: whether pickers leave it out (tscodex lists only models it means to offer).
+      hidden: z.boolean(),
     })
     .meta({ id: "Model" }),
 );

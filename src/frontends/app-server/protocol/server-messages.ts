@@ -8,6 +8,7 @@ import { commandExecNotifications } from "./command-exec-requests.js";
 import {
   commandAction,
   dynamicToolContentItem,
+  fileUpdateChange,
   thread,
   threadItem,
   threadSettings,
@@ -83,12 +84,12 @@ export const serverNotifications = {
     "TurnPlanUpdatedNotification",
   ),
   "item/started": notification(
-    // startedAtMs: 0.169's field, sent with the items only 0.169 has (client tool calls, compaction).
-    z.object({ ...inTurn, item: threadItem, startedAtMs: z.number().int().optional() }),
+    // startedAtMs / completedAtMs: required since 0.169 (when the core saw the item start / complete).
+    z.object({ ...inTurn, item: threadItem, startedAtMs: z.number().int() }),
     "ItemStartedNotification",
   ),
   "item/completed": notification(
-    z.object({ ...inTurn, item: threadItem, completedAtMs: z.number().int().optional() }),
+    z.object({ ...inTurn, item: threadItem, completedAtMs: z.number().int() }),
     "ItemCompletedNotification",
   ),
   "item/agentMessage/delta": notification(delta, "AgentMessageDeltaNotification"),
@@ -107,6 +108,11 @@ export const serverNotifications = {
   ),
   "item/commandExecution/outputDelta": notification(delta, "CommandExecutionOutputDeltaNotification"),
   "item/fileChange/outputDelta": notification(delta, "FileChangeOutputDeltaNotification"),
+  // 0.171: the changes an apply_patch call describes so far, while the model writes it.
+  "item/fileChange/patchUpdated": notification(
+    z.object({ ...inTurn, itemId: z.string(), changes: z.array(fileUpdateChange) }),
+    "FileChangePatchUpdatedNotification",
+  ),
   "item/mcpToolCall/progress": notification(
     z.object({ ...inTurn, itemId: z.string(), message: z.string() }),
     "McpToolCallProgressNotification",
@@ -148,6 +154,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      startedAtMs: z.number().int(),
       reason: z.string().nullable(),
       command: z.string().nullable(),
       cwd: z.string().nullable(),
@@ -169,6 +176,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      startedAtMs: z.number().int(),
       reason: z.string().nullable(),
       grantRoot: z.string().nullable(),
     }),
@@ -180,6 +188,7 @@ const v2ServerRequests = {
     params: z.object({
       ...inTurn,
       itemId: z.string(),
+      isBlocking: z.boolean(),
       questions: z.array(
         z.object({
           id: z.string(),
