@@ -6,7 +6,9 @@
  * more input. Nothing here applies anything.
  */
 import { resolve } from "node:path";
-import { type Hunk, parsePatch, unifiedHunks } from "../apply-patch/index.js";
+// The modules themselves, not the apply-patch barrel: a one-turn exec must not load turn-diff.ts.
+import { type Hunk, parsePatch } from "../apply-patch/parser.js";
+import { unifiedHunks } from "../apply-patch/unified.js";
 import type { FileChange } from "../protocol/events.js";
 import type { ResponseItem } from "../protocol/items.js";
 
