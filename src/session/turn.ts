@@ -196,6 +196,9 @@ async function sampleOnce(deps: TurnDeps): Promise<SampledResponse> {
   const patches = new PatchStreams(context.cwd);
   for await (const event of stream) {
     if (context.signal.aborted) throw new TurnAbortedError("turn interrupted");
+    // The patch parser loads when an apply_patch call starts streaming: its first delta waits
+    // for it (a few ms, once per process), so no update is lost.
+    if (event.type === "custom_tool_input_delta" && patches.waiting(event.itemId)) await patches.ready();
     const done = handleEvent(event, items, context, patches);
     if (event.type === "stream_restart") {
       items = [];

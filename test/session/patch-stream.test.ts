@@ -14,9 +14,11 @@ const CALL = {
 };
 
 describe("PatchStreams", () => {
-  it("reports the changes of complete lines, once per change, with paths resolved against the cwd", () => {
+  it("reports the changes of complete lines, once per change, with paths resolved against the cwd", async () => {
     const streams = new PatchStreams("/w");
     streams.added(CALL);
+    // The parser loads when a call starts streaming; deltas before that only accumulate.
+    await streams.ready();
     expect(streams.delta("ctc_1", "*** Begin Patch\n*** Add File: a.t")).toBeNull();
     expect(streams.delta("ctc_1", "xt\n+one\n")).toEqual({
       callId: "call_1",
