@@ -3,49 +3,15 @@
  * pty module) the elapsed time shows while a command runs and while the model thinks, redrawn
  * in place; on a pipe there is no such line.
  */
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { delay, functionCall, message, turn } from "../support/fake-model-server.js";
+import { cliStderrOnPty } from "../support/pty.js";
 
 const h = useExecHarness({ key: "k", execArgs: ["-s", "danger-full-access"] });
 
-/** Runs `python3 -c` with the CLI's stderr on a pty; resolves with what the pty received. */
-const PTY_RUNNER = `
-import os, pty, subprocess, sys
-master, slave = pty.openpty()
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
-os.close(slave)
-seen = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    seen += chunk
-child.wait()
-sys.stdout.buffer.write(seen)
-sys.exit(child.returncode)
-`;
-
-function runOnPty(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", PTY_RUNNER, process.execPath, CLI_PATH, ...args], {
-      cwd: h.work,
-      env: { PATH: process.env.PATH ?? "", HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" },
-    });
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end();
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
-}
+const runOnPty = (args: string[]) =>
+  cliStderrOnPty(args, { cwd: h.work, env: { HOME: h.home, TSCODEX_HOME: h.home, FAKE_KEY: "k" } });
 
 describe("exec status line", () => {
   it("shows the elapsed time of a running command and of the model's thinking on a terminal", async () => {

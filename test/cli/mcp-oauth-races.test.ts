@@ -15,12 +15,11 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResponseItem } from "../../src/protocol/items.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { createFixtureServer } from "../support/mcp-fixture-server.js";
+import { startHttpFixture } from "../support/mcp-fixture-server.js";
 
 const h = useExecHarness({ config: false });
 const closers: (() => Promise<void>)[] = [];
@@ -111,29 +110,9 @@ async function startRotatingIssuer(names: string[]): Promise<RotatingIssuer> {
 
 /** The fixture MCP server over Streamable HTTP, answering 401 to any token `accepts` refuses. */
 async function protectedFixture(accepts: (authorization: string | undefined) => boolean): Promise<string> {
-  const http = createServer((req, res) => {
-    if (!accepts(req.headers.authorization)) {
-      res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' }).end();
-      return;
-    }
-    if (req.method !== "POST") {
-      res.writeHead(405).end();
-      return;
-    }
-    const server = createFixtureServer();
-    const transport = new StreamableHTTPServerTransport({});
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
-  });
-  return `${await listen(http)}/mcp`;
+  const fixture = await startHttpFixture({ accepts });
+  closers.push(() => fixture.close());
+  return fixture.url;
 }
 
 const NAMES = ["s1", "s2", "s3", "s4"];

@@ -203,11 +203,20 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
-/** Serve over Streamable HTTP (stateless: one server per request) on 127.0.0.1. */
-export async function startHttpFixture(): Promise<HttpFixture> {
+/**
+ * Serve over Streamable HTTP (stateless: one server per request) on 127.0.0.1. `accepts`, when
+ * given, gates every request on its Authorization header: a refused one gets 401 invalid_token.
+ */
+export async function startHttpFixture(
+  options: { accepts?: (authorization: string | undefined) => boolean } = {},
+): Promise<HttpFixture> {
   const requests: HttpFixture["requests"] = [];
   const http = createServer((req, res) => {
     requests.push({ method: req.method ?? "", authorization: req.headers.authorization });
+    if (options.accepts && !options.accepts(req.headers.authorization)) {
+      res.writeHead(401, { "www-authenticate": 'Bearer error="invalid_token"' }).end();
+      return;
+    }
     if (req.method !== "POST") {
       res.writeHead(405).end();
       return;

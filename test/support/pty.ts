@@ -1,6 +1,6 @@
 /**
- * Runs the built CLI with its stdout on a pseudo-terminal (python3's pty module; stdin is
- * /dev/null, stderr discarded), to test what a command prints when a person reads it.
+ * Runs the built CLI with its stdout or its stderr on a pseudo-terminal (python3's pty module;
+ * stdin and the other stream are /dev/null), to test what a command prints when a person reads it.
  */
 import { spawn } from "node:child_process";
 import { CLI_PATH } from "./cli.js";
@@ -8,7 +8,13 @@ import { CLI_PATH } from "./cli.js";
 const PTY_RUNNER = `
 import os, pty, subprocess, sys
 master, slave = pty.openpty()
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.DEVNULL)
+on_pty = sys.argv[1]
+child = subprocess.Popen(
+    sys.argv[2:],
+    stdin=subprocess.DEVNULL,
+    stdout=slave if on_pty == "stdout" else subprocess.DEVNULL,
+    stderr=slave if on_pty == "stderr" else subprocess.DEVNULL,
+)
 os.close(slave)
 seen = b""
 while True:
@@ -25,20 +31,39 @@ sys.exit(child.returncode)
 `;
 
 /** `tscodex ARGS` with stdout on a pty; resolves with its exit code and what the pty received. */
-export function cliStdoutOnPty(
+export async function cliStdoutOnPty(
   args: string[],
   options: { cwd: string; env: Record<string, string> },
 ): Promise<{ code: number | null; stdout: string }> {
+  const { code, shown } = await cliOnPty("stdout", args, options);
+  return { code, stdout: shown };
+}
+
+/** `tscodex ARGS` with stderr on a pty; resolves with its exit code and what the pty received. */
+export async function cliStderrOnPty(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; stderr: string }> {
+  const { code, shown } = await cliOnPty("stderr", args, options);
+  return { code, stderr: shown };
+}
+
+function cliOnPty(
+  stream: "stdout" | "stderr",
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number | null; shown: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", PTY_RUNNER, process.execPath, CLI_PATH, ...args], {
+    const child = spawn("python3", ["-c", PTY_RUNNER, stream, process.execPath, CLI_PATH, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? "", ...options.env },
+      stdio: ["ignore", "pipe", "inherit"],
     });
-    let stdout = "";
+    let shown = "";
     child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
+      shown += chunk.toString();
     });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout }));
+    child.on("close", (code) => resolve({ code, shown }));
   });
 }
