@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { toPlain } from "./overrides.js";
-import { isOurs, notOursBecause, notOursWarning, readIfOurs } from "./ownership.js";
+import { isOurs, notOursBecause, notOursWarning, ownershipOf, readIfOurs } from "./ownership.js";
 
 /** One project `.codex/config.toml`, parsed. */
 export interface ProjectLayer {
@@ -92,17 +92,11 @@ export async function projectDirs(cwd: string): Promise<string[]> {
 export async function gitRootOf(cwd: string): Promise<string | null> {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const git = join(dir, ".git");
-    if (await exists(git)) return (await notOursBecause(git)) === null ? dir : null;
+    const verdict = await ownershipOf(git);
+    if (verdict !== undefined) return verdict === null ? dir : null;
     const parent = dirname(dir);
     if (parent === dir || !(await isOurs(parent))) return null;
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Merge `layer` into `target`: tables merge key by key, anything else replaces. */

@@ -20,13 +20,21 @@ const WORLD_WRITABLE = 0o002;
 
 /** Why `path` may not steer this user's session, or null when it may; null too when it is missing. */
 export async function notOursBecause(path: string): Promise<string | null> {
+  return (await ownershipOf(path)) ?? null;
+}
+
+/**
+ * notOursBecause, with undefined for a missing path (or a dangling link): one lstat, and one
+ * stat for a link.
+ */
+export async function ownershipOf(path: string): Promise<string | null | undefined> {
   let link: Stats;
   let target: Stats;
   try {
     link = await lstat(path);
     target = link.isSymbolicLink() ? await stat(path) : link;
   } catch {
-    return null;
+    return undefined;
   }
   return link === target ? reasonOf(target) : (ownerReason(link) ?? reasonOf(target));
 }
@@ -66,11 +74,7 @@ function ownerReason(info: Stats): string | null {
 
 /** Whether `path` exists and this user controls it (see the module comment). */
 export async function isOurs(path: string): Promise<boolean> {
-  const exists = await lstat(path).then(
-    () => true,
-    () => false,
-  );
-  return exists && (await notOursBecause(path)) === null;
+  return (await ownershipOf(path)) === null;
 }
 
 /** The warning for a project file left out because this user does not control it. */
