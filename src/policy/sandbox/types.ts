@@ -1,4 +1,5 @@
 /** The sandbox runtime's contract types (the policy layer codes against these). */
+import type { FsAccess } from "../../protocol/permissions.js";
 
 /** What a sandboxed command may do. `writableRoots` counts only in workspace-write. */
 export interface SandboxPolicy {
@@ -16,6 +17,32 @@ export interface SandboxPolicy {
    * `sandbox_allow_unix_sockets`). socketpair() always works.
    */
   allowUnixSockets?: boolean | undefined;
+  /**
+   * A permission profile's filesystem rules, resolved to absolute paths (globs expanded), applied
+   * on top of the mode's layout from the least specific path to the most: `read` binds read-only,
+   * `write` writable, `deny` makes the path unreadable (a narrower rule inside reopens it). When
+   * no rule covers `/`, nothing outside the rules is readable. Absent: the mode's layout alone.
+   */
+  fsRules?: readonly ResolvedFsRule[] | undefined;
+  /**
+   * The managed proxy's routes: the command gets its own network namespace with only loopback,
+   * where `127.0.0.1:port` leads to the unix socket `socketPath` on the host (the proxy's
+   * listener for this command). No other way out: direct TCP, UDP and DNS fail. Wins over
+   * `networkAccess`.
+   */
+  proxyRoutes?: readonly ProxyRoute[] | undefined;
+}
+
+/** One filesystem rule with a concrete absolute path. */
+export interface ResolvedFsRule {
+  path: string;
+  access: FsAccess;
+}
+
+/** A loopback port inside the command's network namespace and the host unix socket it leads to. */
+export interface ProxyRoute {
+  port: number;
+  socketPath: string;
 }
 
 /** What enforces the policy: bubblewrap, the Landlock + seccomp helper, or nothing. */
