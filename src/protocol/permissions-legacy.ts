@@ -5,7 +5,9 @@
  * rules still speak. Pure.
  */
 import type { FsRule, Permissions } from "./permissions.js";
-import type { SandboxMode } from "./policy-names.js";
+import type { SANDBOX_MODES } from "./policy-names.js";
+
+type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /** The workspace-write extent: what `sandbox_workspace_write` (or a wire policy) adds to the mode. */
 export interface LegacyExtent {
