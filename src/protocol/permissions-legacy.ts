@@ -45,10 +45,12 @@ export function permissionsFromSandboxMode(mode: SandboxMode, extent: LegacyExte
       filesystem,
       network: { kind: "none" },
     };
-  const rules: FsRule[] = [READ_ALL, { path: ":workspace_roots", access: "write" }];
+  // The extra roots first: the permissions message lists writable roots in this order.
+  const rules: FsRule[] = [READ_ALL];
+  for (const root of extent.writableRoots) rules.push({ path: root, access: "write" });
+  rules.push({ path: ":workspace_roots", access: "write" });
   if (!extent.excludeSlashTmp) rules.push({ path: ":slash_tmp", access: "write" });
   if (!extent.excludeTmpdirEnvVar) rules.push({ path: ":tmpdir", access: "write" });
-  for (const root of extent.writableRoots) rules.push({ path: root, access: "write" });
   return {
     kind: "sandboxed",
     profile: null,
@@ -85,5 +87,27 @@ export function legacyProjection(permissions: Permissions): LegacyProjection {
       excludeSlashTmp: !writes(":slash_tmp"),
       excludeTmpdirEnvVar: !writes(":tmpdir"),
     },
+  };
+}
+
+/**
+ * `permissions` cut down to `mode` (a sub-agent's `sandbox_mode`), never wider: read-only keeps
+ * the parent's filesystem rules with every write made a read, and no network; a mode the value
+ * already is (or a wider one, which callers refuse first) leaves it as it is.
+ */
+export function narrowPermissions(permissions: Permissions, mode: SandboxMode): Permissions {
+  if (permissions.kind === "danger-full-access")
+    return mode === "danger-full-access"
+      ? permissions
+      : permissionsFromSandboxMode(mode, { ...NO_EXTENT, networkAccess: mode === "workspace-write" });
+  if (mode !== "read-only" || permissions.legacyMode === "read-only") return permissions;
+  const rules = permissions.filesystem.rules.map((rule) =>
+    rule.access === "write" ? { ...rule, access: "read" as const } : rule,
+  );
+  return {
+    ...permissions,
+    legacyMode: "read-only",
+    filesystem: { ...permissions.filesystem, rules },
+    network: { kind: "none" },
   };
 }

@@ -15,6 +15,8 @@ import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { Permissions } from "../protocol/permissions.js";
+import { type LegacyExtent, permissionsFromSandboxMode } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { buildToolDefinitions, memoryTool } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
@@ -25,7 +27,6 @@ import { VERSION } from "../version.js";
 import type { AgentHost } from "./agent-control.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
-import type { SandboxExtent } from "./settings.js";
 import { Thread } from "./thread.js";
 
 export interface CreateThreadOptions {
@@ -33,6 +34,7 @@ export interface CreateThreadOptions {
   /** `originator` header: who drives the agent (exec, mcp-server, an SDK user). */
   originator: string;
   approvalPolicy?: ApprovalPolicy | undefined;
+  /** A bare sandbox mode, completed by the configured extent (`-s`, the app-server's `sandbox`). */
   sandboxMode?: SandboxMode | undefined;
   model?: string | undefined;
   baseInstructions?: string | undefined;
@@ -57,10 +59,12 @@ export interface CreateThreadOptions {
   /** The program's hooks, run in process beside the configured ones (library). */
   hooks?: HookCallbacks | undefined;
   /**
-   * Writable roots and network in place of the config's (a sub-agent gets its parent's turn's,
-   * so it is never wider); `tempRoots` then holds only what it lists.
+   * The permissions, whole, in place of the configured ones (a sub-agent's: at most its
+   * parent's; an app-server `permissions` profile). Wins over `sandboxMode`.
    */
-  sandboxExtent?: SandboxExtent | undefined;
+  permissions?: Permissions | undefined;
+  /** What completes a bare sandbox mode a later turn names (a sub-agent's: its parent's). */
+  configuredExtent?: LegacyExtent | undefined;
   /** Skill roots besides Codex's (app-server `skills/extraRoots/set`). */
   skillRoots?: readonly string[] | undefined;
   /** SessionStart's source for a new thread: "clear" when it replaces one the user cleared. */
@@ -166,23 +170,18 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     approvalTimeoutMs: config.approvalTimeoutMs,
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
-  const sandboxMode = options.sandboxMode ?? config.sandboxMode;
-  // Kept whatever the mode: it counts only in workspace-write, which a later turn may choose;
-  // a sub-agent's is its parent's, so a turn naming a mode never widens it past that.
-  const extent: SandboxExtent = options.sandboxExtent ?? {
-    networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-    writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-    tempRoots: tempRoots(config, env),
-  };
+  const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
+  const permissions =
+    options.permissions ??
+    permissionsFromSandboxMode(options.sandboxMode ?? config.sandboxMode, configuredExtent);
   const thread = new Thread(
     id,
     services,
     {
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
-      sandboxMode,
-      ...extent,
-      configuredExtent: extent,
+      permissions,
+      configuredExtent,
       clientTools,
       clientToolsWin: options.clientToolsWin ?? false,
       ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
@@ -207,14 +206,6 @@ async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessE
   ]);
   const manager = McpClientManager.start(servers, { env, cwd, home: config.home });
   return { manager, startup: mcpStartup(manager) };
-}
-
-/** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */
-function tempRoots(config: Config, env: NodeJS.ProcessEnv): string[] {
-  const { excludeSlashTmp, excludeTmpdirEnvVar } = config.sandboxWorkspaceWrite;
-  const roots = excludeSlashTmp ? [] : ["/tmp"];
-  if (!excludeTmpdirEnvVar && env.TMPDIR) roots.push(resolve(env.TMPDIR));
-  return roots;
 }
 
 /** Request knobs per model family (reference section 1), with config overrides. */

@@ -15,6 +15,7 @@ import type {
   ReviewDecision,
 } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
+import type { Permissions } from "../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import type { ResourceScope } from "../util/resource-scope.js";
@@ -31,8 +32,13 @@ export interface TurnContext {
   readonly turnId: string;
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
+  /** The effective permissions, whole (what the sandbox enforces). */
+  readonly permissions: Permissions;
+  /** How `permissions` reads as a sandbox mode (the approval rules speak modes). */
   readonly sandboxMode: SandboxMode;
+  /** Whether commands may reach the network (directly, or through the managed proxy). */
   readonly networkAccess: boolean;
+  /** Every writable path, concrete (the cwd and temp dirs included). */
   readonly writableRoots: readonly string[];
   readonly shellEnvironment: ShellEnvironment;
   readonly truncation: TruncationPolicy;

@@ -3,6 +3,7 @@
  * replayed from its stored rollout are the same items, for every kind a rollout keeps; tool
  * items have a full lifecycle live; streamed reasoning keeps its summary parts.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseEvent } from "../../src/model/types.js";
 import { ItemTracker } from "../../src/protocol/item-tracker.js";
@@ -18,6 +19,7 @@ import { Thread } from "../../src/session/thread.js";
 import { readRollout } from "../../src/store/rollout-reader.js";
 import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
@@ -74,9 +76,8 @@ async function recordedThread() {
   const thread = new Thread("t-items", testThreadServices(client, [updatePlanTool()]), {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
   });
   const recorder = await RolloutRecorder.create(home.path, {
     id: "t-items",

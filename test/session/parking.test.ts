@@ -1,4 +1,5 @@
 /** Parked turns: client tool calls end the turn at a model-request boundary; outputs continue it. */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClientToolSpec } from "../../src/protocol/client-tools.js";
 import type { Event } from "../../src/protocol/events.js";
@@ -9,6 +10,7 @@ import { storedLastTurn } from "../../src/session/thread-manager.js";
 import { readRollout } from "../../src/store/rollout-reader.js";
 import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { call, completed, message, type Script, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
@@ -21,9 +23,8 @@ function makeThread(scripts: Script[], park = true) {
   const thread = new Thread("t-park", testThreadServices(client, [updatePlanTool()]), {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
     clientTools: [WEATHER],
     ...(park ? { parkClientCalls: true } : {}),
   });

@@ -14,6 +14,7 @@ import type {
   Turn,
   TurnError,
 } from "./protocol/common.js";
+import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
 import { threadItemOf } from "./thread-items.js";
 
 /** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
@@ -154,8 +155,8 @@ export function openedResponse(
     instructionSources,
     approvalPolicy: settings.approvalPolicy,
     approvalsReviewer: "user",
-    sandbox: sandboxPolicyOf(settings, env),
-    activePermissionProfile: null,
+    sandbox: wireSandboxOf(settings.permissions),
+    activePermissionProfile: activeProfileOf(settings.permissions),
     reasoningEffort: effortOf(settings.effort),
     multiAgentMode: "explicitRequestOnly",
   };
@@ -178,7 +179,7 @@ export function threadSettingsOf(settings: EffectiveSettings, env: NodeJS.Proces
     cwd: settings.cwd,
     model: settings.model,
     modelProvider: settings.provider,
-    sandboxPolicy: sandboxPolicyOf(settings, env),
+    sandboxPolicy: wireSandboxOf(settings.permissions),
     effort,
   };
 }
@@ -188,27 +189,6 @@ function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"
   return known.find((candidate) => candidate === effort) ?? null;
 }
 
-/**
- * The settings' sandbox as Codex's SandboxPolicy; /tmp or $TMPDIR missing from the temp roots
- * shows as excluded. `env`: the server's environment, whose $TMPDIR the threads were given.
- */
-export function sandboxPolicyOf(settings: EffectiveSettings, env: NodeJS.ProcessEnv): SandboxPolicy {
-  const tmpdir = env.TMPDIR;
-  switch (settings.sandboxMode) {
-    case "danger-full-access":
-      return { type: "dangerFullAccess" };
-    case "read-only":
-      return { type: "readOnly" };
-    case "workspace-write":
-      return {
-        type: "workspaceWrite",
-        writableRoots: [...settings.writableRoots],
-        networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: tmpdir ? !settings.tempRoots.includes(resolve(tmpdir)) : false,
-        excludeSlashTmp: !settings.tempRoots.includes("/tmp"),
-      };
-  }
-}
 
 /**
  * The stored thread's turns, its items replayed through the core's ItemTracker as the live

@@ -189,8 +189,8 @@ export async function threadFork(
 async function sourceOptions(runtime: HandlerContext["runtime"], id: string): Promise<OpenThreadOptions> {
   const live = runtime.channel(id)?.thread?.effectiveSettings;
   if (live) {
-    const { model, approvalPolicy, sandboxMode } = live;
-    return { model, approvalPolicy, sandboxMode };
+    const { model, approvalPolicy, permissions } = live;
+    return { model, approvalPolicy, permissions };
   }
   const { provider: _provider, ...stored } = (await runtime.storedChoice(id)) ?? {};
   return stored;

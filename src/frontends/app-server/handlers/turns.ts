@@ -5,7 +5,7 @@
  * turn on, except the output schema, which holds for that turn only. A turn/start with a
  * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
@@ -13,6 +13,7 @@ import { errorMessage } from "../../../util/errors.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
+import { permissionsFromWire } from "../permissions-wire.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -48,7 +49,7 @@ export async function startTurnOn(
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy, context.runtime.env) : {}),
+    ...(params.sandboxPolicy ? { permissions: permissionsFromWire(params.sandboxPolicy) } : {}),
     ...(params.cwd ? { cwd } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.effort ? { effort: params.effort } : {}),
@@ -133,36 +134,3 @@ function echoed(items: UserInputWire[]): UserInputWire[] {
   );
 }
 
-/**
- * Codex's sandbox policy → the core's, replacing the thread's from this turn on as Codex does:
- * a workspaceWrite policy brings its own roots, network and temp-dir exclusions (absent: none,
- * off, not excluded), never the thread's earlier ones. An external sandbox means the process is
- * already confined: commands run without ours. A root that is not an absolute path cannot be
- * honoured and is refused (-32602) rather than guessed at.
- */
-function sandboxOverrides(policy: SandboxPolicy, env: NodeJS.ProcessEnv): TurnOverrides {
-  switch (policy.type) {
-    case "dangerFullAccess":
-      return { sandboxMode: "danger-full-access" };
-    case "externalSandbox":
-      return { sandboxMode: "danger-full-access", networkAccess: policy.networkAccess === "enabled" };
-    case "readOnly":
-      return { sandboxMode: "read-only" };
-    case "workspaceWrite": {
-      const roots = policy.writableRoots ?? [];
-      const relative = roots.find((root) => !isAbsolute(root));
-      if (relative !== undefined)
-        throw RpcError.invalidParams(
-          `Invalid request: sandboxPolicy.writableRoots: '${relative}' is not an absolute path`,
-        );
-      const tempRoots = policy.excludeSlashTmp ? [] : ["/tmp"];
-      if (!policy.excludeTmpdirEnvVar && env.TMPDIR) tempRoots.push(resolve(env.TMPDIR));
-      return {
-        sandboxMode: "workspace-write",
-        networkAccess: policy.networkAccess ?? false,
-        writableRoots: roots.map((root) => resolve(root)),
-        tempRoots,
-      };
-    }
-  }
-}
