@@ -59,4 +59,3 @@ function modeMessages(before: ThreadSettings, after: ThreadSettings, first: bool
     : first && mode.mode === "default" && mode.developerInstructions === null;
   return unchanged ? [] : [developerMessage(collaborationModeMessage(mode))];
 }
-

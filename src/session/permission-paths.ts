@@ -14,7 +14,16 @@ export interface PathContext {
 }
 
 /** The runtime paths `:minimal` stands for: what common tools need to start. */
-export const MINIMAL_PATHS = ["/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc"] as const;
+export const MINIMAL_PATHS = [
+  "/bin",
+  "/sbin",
+  "/usr",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+] as const;
 
 /** The concrete paths a rule path stands for (several for `:workspace_roots` and `:minimal`). */
 export function expandRulePath(path: string, workspaceRoots: readonly string[], ctx: PathContext): string[] {

@@ -12,6 +12,7 @@ import type {
   ElicitationResult,
   Event,
   FileChange,
+  NetworkApprovalProtocol,
   ReviewDecision,
 } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
@@ -116,6 +117,16 @@ export type ApprovalQuestion =
       changes: Record<string, FileChange>;
       reason: string | null;
       grantRoot: string | null;
+    }
+  | {
+      /** A running command's request to a host the managed proxy blocked (allowlist miss). */
+      kind: "network";
+      callId: string;
+      command: string[];
+      cwd: string;
+      host: string;
+      protocol: NetworkApprovalProtocol;
+      reason: string;
     }
   | {
       kind: "mcp";

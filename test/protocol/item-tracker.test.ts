@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseEvent } from "../../src/model/types.js";
 import { ItemTracker } from "../../src/protocol/item-tracker.js";
 import { emptyUsage } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import {
   type ItemEvent,
   isItemEvent,
@@ -19,7 +20,6 @@ import { Thread } from "../../src/session/thread.js";
 import { readRollout } from "../../src/store/rollout-reader.js";
 import { RolloutRecorder } from "../../src/store/rollout-recorder.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
-import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import type { ClientToolSpec } from "../../src/protocol/client-tools.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread, type ThreadSettings } from "../../src/session/thread.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
 import { CLIENT_TOOL_FAILED_MARKER } from "../../src/tools/client-tools.js";
-import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { call, completed, message, type Script, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 

@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import type { ModelClient } from "../../src/model/types.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread } from "../../src/session/thread.js";
 import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
-import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
 import { testThreadServices } from "../support/thread-services.js";
 

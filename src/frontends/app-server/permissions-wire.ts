@@ -5,9 +5,13 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { Permissions, ProfileRef } from "../../protocol/permissions.js";
-import { legacyProjection, NO_EXTENT, permissionsFromSandboxMode } from "../../protocol/permissions-legacy.js";
-import { RpcError } from "./protocol/jsonrpc.js";
+import {
+  legacyProjection,
+  NO_EXTENT,
+  permissionsFromSandboxMode,
+} from "../../protocol/permissions-legacy.js";
 import type { SandboxPolicy } from "./protocol/common.js";
+import { RpcError } from "./protocol/jsonrpc.js";
 
 /**
  * A wire policy as a whole value: a workspaceWrite policy brings its own roots, network and

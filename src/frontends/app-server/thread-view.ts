@@ -4,6 +4,7 @@ import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
+import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
 import type {
   SandboxPolicy,
   ThreadItem,
@@ -14,7 +15,6 @@ import type {
   Turn,
   TurnError,
 } from "./protocol/common.js";
-import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
 import { threadItemOf } from "./thread-items.js";
 
 /** Unix seconds of an ISO time (Codex's createdAt / updatedAt). */
@@ -188,7 +188,6 @@ function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"
   const known = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
   return known.find((candidate) => candidate === effort) ?? null;
 }
-
 
 /**
  * The stored thread's turns, its items replayed through the core's ItemTracker as the live

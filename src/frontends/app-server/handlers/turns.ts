@@ -10,10 +10,10 @@ import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
+import { permissionsFromWire } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
-import { permissionsFromWire } from "../permissions-wire.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";
 import { clientToolsOf } from "./client-tools.js";
@@ -133,4 +133,3 @@ function echoed(items: UserInputWire[]): UserInputWire[] {
     item.type === "text" ? { ...item, text_elements: item.text_elements ?? [] } : item,
   );
 }
-
