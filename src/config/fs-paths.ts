@@ -15,8 +15,9 @@ import { isGlob, strongerAccess } from "./permission-profile-parse.js";
 import { PermissionProfileError } from "./permission-profiles.js";
 
 /**
- * `:minimal`: where programs, their libraries and the system's configuration live. /dev, /proc
- * and the helper's own paths are the backend's business; paths absent here are left out.
+ * `:minimal`: where programs, their libraries and the system's configuration live (the list
+ * session/permission-paths.ts shows in the prompt). /dev, /proc and the helper's own paths are
+ * the backend's business; paths absent here are left out.
  */
 export const MINIMAL_PATHS = [
   "/bin",
@@ -27,8 +28,6 @@ export const MINIMAL_PATHS = [
   "/lib64",
   "/libx32",
   "/etc",
-  "/nix/store",
-  "/run/current-system/sw",
 ] as const;
 
 /** A glob may match this many paths at most; beyond, the rule is refused (never run wider than asked). */
