@@ -238,7 +238,9 @@ export function configuredPermissions(
       note:
         config.defaultPermissions !== null
           ? `${mode} (${where}) is in force; default_permissions = "${config.defaultPermissions}" is ignored: a sandbox mode given for this run wins, and profiles and sandbox modes do not combine`
-          : null,
+          : Object.keys(profiles).length > 0
+            ? `${mode} is in force; the [permissions] profiles are not used: default_permissions is not set`
+            : null,
     };
   }
   return {

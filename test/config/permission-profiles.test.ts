@@ -50,6 +50,7 @@ describe("permission profiles: parsing and resolution", () => {
   it("resolves a profile extending :workspace: its rules on top of the parent's, network through the proxy", async () => {
     const config = await load(WEB);
     expect(config.defaultPermissions).toBe("web");
+    expect(config.warnings).toEqual([]);
     const value = resolvePermissionProfile(config.permissionProfiles, "web", "/home/u");
     expect(value).toEqual({
       kind: "sandboxed",
@@ -301,7 +302,12 @@ enabled = true
 proxy_url = "http://127.0.0.1:3128"
 enable_socks5 = false
 dangerously_allow_all_unix_sockets = true
+[permissions.web.network.mitm.hooks.h]
+host = "a.test"
 `);
+    expect(config.warnings).toContain(
+      `${join(home.path, "config.toml")}: unknown key 'permissions.web.network.mitm' (ignored)`,
+    );
     const lines = config.warnings.filter((line) => line.includes("not honoured"));
     expect(lines.map((line) => /network\.(\w+) is accepted/.exec(line)?.[1])).toEqual([
       "proxy_url",
@@ -433,6 +439,9 @@ describe("configuredPermissions: which setting is in force", () => {
     expect(configuredPermissions(config, { profile: "web" }, "/h").source).toBe("profile");
     const withMode = await load(toml, { overrides: [parseOverride("sandbox_mode=read-only")] });
     expect(withMode.sandboxModeSource).toBe("override");
-    expect(configuredPermissions(withMode, {}, "/h").source).toBe("sandbox_mode");
+    expect(configuredPermissions(withMode, {}, "/h")).toMatchObject({
+      source: "sandbox_mode",
+      note: 'sandbox_mode = "read-only" is in force; the [permissions] profiles are not used: default_permissions is not set',
+    });
   });
 });
