@@ -1,7 +1,7 @@
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MINIMAL_PATHS, resolveFilesystemRules } from "../../src/config/fs-paths.js";
+import { GLOB_MATCH_LIMIT, MINIMAL_PATHS, resolveFilesystemRules } from "../../src/config/fs-paths.js";
 import { PermissionProfileError } from "../../src/config/permission-profiles.js";
 import type { FilesystemPolicy, FsRule } from "../../src/protocol/permissions.js";
 import { permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
@@ -139,6 +139,18 @@ describe("resolveFilesystemRules", () => {
         home: root,
       }),
     ).rejects.toThrow(PermissionProfileError);
+  });
+
+  it("refuses a glob matching more than the limit rather than deny only some of it", async () => {
+    const many = join(root, "many");
+    await mkdir(many);
+    const names = Array.from({ length: GLOB_MATCH_LIMIT + 1 }, (_, i) => `f${i}.key`);
+    for (let i = 0; i < names.length; i += 500)
+      await Promise.all(names.slice(i, i + 500).map((name) => writeFile(join(many, name), "")));
+    const glob = (path: string) =>
+      resolveFilesystemRules(policy([{ path, access: "deny" }]), { cwd: root, tmpdir: null, home: root });
+    await expect(glob(`${many}/*.key`)).rejects.toThrow(`matches more than ${GLOB_MATCH_LIMIT} paths`);
+    expect(await glob(`${many}/f1?.key`)).toHaveLength(10);
   });
 
   it(":minimal is the system directories present here", async () => {
