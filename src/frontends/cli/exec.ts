@@ -8,6 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { configuredPermissions } from "../../config/permission-profiles.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
@@ -79,6 +80,13 @@ export async function runExec(
     : undefined;
   const outputProblem = lastMessagePath && (await outputFileProblem(lastMessagePath, "-o"));
   if (outputProblem) return fail(outputProblem);
+  const bypass = options.dangerouslyBypassApprovalsAndSandbox === true;
+  // A sandbox mode chosen for this run wins over default_permissions (reference §6).
+  const runSandboxMode: SandboxMode | undefined =
+    task?.sandboxMode ??
+    (bypass ? "danger-full-access" : undefined) ??
+    options.sandbox ??
+    (options.fullAuto ? "workspace-write" : undefined);
   let config: Config;
   try {
     config = await loadConfig({
@@ -88,7 +96,10 @@ export async function runExec(
       cwd,
       ...(options.trust ? { trust: true } : {}),
       overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
+      ...(runSandboxMode ? { sandboxMode: runSandboxMode } : {}),
     });
+    // [permissions.*] with nothing choosing among them is refused here, before any request.
+    configuredPermissions(config);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
@@ -127,12 +138,7 @@ export async function runExec(
     return fail(errorMessage(error));
   }
 
-  const bypass = options.dangerouslyBypassApprovalsAndSandbox === true;
-  const sandboxMode: SandboxMode =
-    task?.sandboxMode ??
-    (bypass ? "danger-full-access" : undefined) ??
-    options.sandbox ??
-    (options.fullAuto ? "workspace-write" : config.sandboxMode);
+  const sandboxMode: SandboxMode = runSandboxMode ?? config.sandboxMode;
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy = bypass
     ? "never"
