@@ -10,25 +10,10 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { ResolvedFsRule } from "../policy/sandbox/types.js";
+import { expandRulePath } from "../protocol/permission-paths.js";
 import type { FilesystemPolicy, FsAccess } from "../protocol/permissions.js";
 import { isGlob, strongerAccess } from "./permission-profile-parse.js";
 import { PermissionProfileError } from "./permission-profiles.js";
-
-/**
- * `:minimal`: where programs, their libraries and the system's configuration live (the list
- * session/permission-paths.ts shows in the prompt). /dev, /proc and the helper's own paths are
- * the backend's business; paths absent here are left out.
- */
-export const MINIMAL_PATHS = [
-  "/bin",
-  "/sbin",
-  "/usr",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/etc",
-] as const;
 
 /** A glob may match this many paths at most; beyond, the rule is refused (never run wider than asked). */
 export const GLOB_MATCH_LIMIT = 10_000;
@@ -79,28 +64,14 @@ export async function resolveFilesystemRules(
     .sort((a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The absolute paths one symbolic path stands for (none: `:tmpdir` without $TMPDIR). */
+/** The absolute paths one symbolic path stands for, `:minimal`'s present ones only. */
 async function concretePaths(path: string, roots: string[], ctx: FsRuleContext): Promise<string[]> {
-  const [head = "", ...rest] = path.split("/");
-  const under = (base: string) => (rest.length ? join(base, ...rest) : base);
-  switch (head) {
-    case ":root":
-      return ["/"];
-    case ":slash_tmp":
-      return ["/tmp"];
-    case ":tmpdir":
-      return ctx.tmpdir && isAbsolute(ctx.tmpdir) ? [resolve(ctx.tmpdir)] : [];
-    case ":minimal":
-      return (await Promise.all(MINIMAL_PATHS.map(async (dir) => ((await exists(dir)) ? [dir] : [])))).flat();
-    case ":workspace_roots":
-      return roots.map(under);
-    case "~":
-      return [under(ctx.home)];
-    default:
-      if (!isAbsolute(path))
-        throw new PermissionProfileError(`filesystem rule \`${path}\` is not an absolute path`);
-      return [resolve(path)];
-  }
+  const paths = expandRulePath(path, { roots, tmpdir: ctx.tmpdir, home: ctx.home });
+  if (path.startsWith(":minimal"))
+    return (await Promise.all(paths.map(async (dir) => ((await exists(dir)) ? [dir] : [])))).flat();
+  if (paths.length === 0 && !path.startsWith(":"))
+    throw new PermissionProfileError(`filesystem rule \`${path}\` is not an absolute path`);
+  return paths;
 }
 
 /** The real path of `path`; for a path not there (yet), its nearest existing ancestor's, joined back. */

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
+import { configuredPermissions } from "../config/permission-profiles.js";
 import { buildShellEnvironment } from "../exec/environment.js";
 import { type HookCallbacks, loadHooks, type ThreadStartSource } from "../hooks/index.js";
 import { createModelClient } from "../model/client.js";
@@ -171,9 +172,13 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
   const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
+  // A bare mode (the app-server's `sandbox`, the MCP tool's) is the legacy value; else config's
+  // choice: default_permissions' profile, or sandbox_mode.
   const permissions =
     options.permissions ??
-    permissionsFromSandboxMode(options.sandboxMode ?? config.sandboxMode, configuredExtent);
+    (options.sandboxMode
+      ? permissionsFromSandboxMode(options.sandboxMode, configuredExtent)
+      : configuredPermissions(config).permissions);
   const thread = new Thread(
     id,
     services,

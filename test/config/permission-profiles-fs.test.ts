@@ -1,9 +1,10 @@
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GLOB_MATCH_LIMIT, MINIMAL_PATHS, resolveFilesystemRules } from "../../src/config/fs-paths.js";
+import { GLOB_MATCH_LIMIT, resolveFilesystemRules } from "../../src/config/fs-paths.js";
 import { PermissionProfileError } from "../../src/config/permission-profiles.js";
 import type { FilesystemPolicy, FsRule } from "../../src/protocol/permissions.js";
+import { MINIMAL_PATHS } from "../../src/protocol/permissions.js";
 import { permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 

@@ -3,7 +3,10 @@
  * `sandboxPolicy`, command/exec, every thread response's `sandbox`) and the active profile.
  * A profile reads on the wire as its legacy projection, as Codex's thread responses show it.
  */
+import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import type { Config } from "../../config/load.js";
+import { PermissionProfileError, resolvePermissionProfile } from "../../config/permission-profiles.js";
 import type { Permissions, ProfileRef } from "../../protocol/permissions.js";
 import {
   legacyProjection,
@@ -66,4 +69,30 @@ export function wireSandboxOf(permissions: Permissions): SandboxPolicy {
 /** The thread response's `activePermissionProfile`: the profile in force, null for a bare sandbox mode. */
 export function activeProfileOf(permissions: Permissions): ProfileRef | null {
   return permissions.profile ? { ...permissions.profile } : null;
+}
+
+/**
+ * thread/start's, thread/resume's and turn/start's `permissions`: a profile id (built-in or
+ * `[permissions.NAME]`), never with `sandbox`/`sandboxPolicy` (Codex's rule). Errors as Codex
+ * words them, -32600.
+ */
+export function permissionsParam(
+  id: string | null | undefined,
+  sandboxGiven: boolean,
+  config: Config,
+): Permissions | undefined {
+  if (!id) return undefined;
+  if (sandboxGiven) throw RpcError.invalidRequest("`permissions` cannot be combined with `sandbox`");
+  return loadingProfiles(() => resolvePermissionProfile(config.permissionProfiles, id, homedir()));
+}
+
+/** `load()`, a profile error turned into Codex's -32600 "failed to load configuration: ...". */
+export function loadingProfiles<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (error instanceof PermissionProfileError)
+      throw RpcError.invalidRequest(`failed to load configuration: ${error.message}`);
+    throw error;
+  }
 }

@@ -8,11 +8,13 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
-import { configuredPermissions } from "../../config/permission-profiles.js";
+import { type ConfiguredPermissions, configuredPermissions } from "../../config/permission-profiles.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { ReviewDecision } from "../../protocol/events.js";
+import type { Permissions } from "../../protocol/permissions.js";
+import { legacyProjection } from "../../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
@@ -88,6 +90,7 @@ export async function runExec(
     options.sandbox ??
     (options.fullAuto ? "workspace-write" : undefined);
   let config: Config;
+  let configured: ConfiguredPermissions;
   try {
     config = await loadConfig({
       ...(options.profile ? { profile: options.profile } : {}),
@@ -99,12 +102,13 @@ export async function runExec(
       ...(runSandboxMode ? { sandboxMode: runSandboxMode } : {}),
     });
     // [permissions.*] with nothing choosing among them is refused here, before any request.
-    configuredPermissions(config);
+    configured = configuredPermissions(config);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
   warnConfigOnce(config, process.stderr, visibleLine);
+  if (configured.note) process.stderr.write(`${visibleLine(`note: ${configured.note}`)}\n`);
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
@@ -138,7 +142,8 @@ export async function runExec(
     return fail(errorMessage(error));
   }
 
-  const sandboxMode: SandboxMode = runSandboxMode ?? config.sandboxMode;
+  // One value from here on: a profile (default_permissions) or the run's or config's sandbox mode.
+  const permissions = configured.permissions;
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy = bypass
     ? "never"
@@ -171,7 +176,7 @@ export async function runExec(
   });
   let thread: Thread;
   try {
-    const open = { cwd, sandboxMode, approvalPolicy };
+    const open = { cwd, permissions, approvalPolicy };
     thread = resume
       ? await manager.resume("id" in resume ? resume.id : resume, open)
       : await manager.start(open);
@@ -199,7 +204,7 @@ export async function runExec(
     provider: config.provider.id,
     cwd,
     approvalPolicy,
-    sandboxMode,
+    sandboxMode: sandboxLabel(permissions),
     prompt: task?.display ?? prompt,
   });
   // Nothing here shows output as it streams: commands need not copy it into deltas.
@@ -270,4 +275,10 @@ export async function runExec(
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
+}
+
+/** The header's sandbox: the mode, or the profile and the mode it reads as. */
+function sandboxLabel(permissions: Permissions): string {
+  const { mode } = legacyProjection(permissions);
+  return permissions.profile ? `${permissions.profile.id} (permission profile; ${mode})` : mode;
 }

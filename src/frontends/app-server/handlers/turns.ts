@@ -6,11 +6,12 @@
  * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
 import { resolve } from "node:path";
+import type { Config } from "../../../config/load.js";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
-import { permissionsFromWire } from "../permissions-wire.js";
+import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -49,7 +50,7 @@ export async function startTurnOn(
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandboxPolicy ? { permissions: permissionsFromWire(params.sandboxPolicy) } : {}),
+    ...turnPermissions(params, context.runtime.config),
     ...(params.cwd ? { cwd } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.effort ? { effort: params.effort } : {}),
@@ -96,6 +97,13 @@ export async function turnSteer(
     if (error instanceof SteerError) throw RpcError.invalidRequest(error.message);
     throw error;
   }
+}
+
+/** turn/start's `sandboxPolicy` or `permissions` (a profile id): the turn's value, whole. */
+function turnPermissions(params: ParamsOf<"turn/start">, config: Config): TurnOverrides {
+  const profile = permissionsParam(params.permissions, Boolean(params.sandboxPolicy), config);
+  if (profile) return { permissions: profile };
+  return params.sandboxPolicy ? { permissions: permissionsFromWire(params.sandboxPolicy) } : {};
 }
 
 /** Steer `input` into running turn `turnId` of `channel`; throws SteerError when it is not running. */
