@@ -48,7 +48,9 @@ export function createHttpProxyServer(route: RouteContext): Server {
 }
 
 /** `http://host[:port]/path` of an absolute-form request, or undefined for anything else. */
-function absoluteTarget(url: string | undefined): { host: string; port: number; path: string } | undefined {
+function absoluteTarget(
+  url: string | undefined,
+): { host: string; port: number; path: string; authority: string } | undefined {
   if (!url || url.startsWith("/")) return undefined;
   let parsed: URL;
   try {
@@ -61,6 +63,9 @@ function absoluteTarget(url: string | undefined): { host: string; port: number; 
     host: normalizeHost(parsed.hostname),
     port: parsed.port ? Number(parsed.port) : 80,
     path: `${parsed.pathname}${parsed.search}`,
+    // What the Host header must say: the request target's, never a different one the client
+    // sent (that would reach another virtual host behind an allowed name).
+    authority: parsed.host,
   };
 }
 
@@ -86,10 +91,7 @@ async function handleRequest(route: RouteContext, req: IncomingMessage, res: Ser
     failResponse(res, 502, decision.message);
     return;
   }
-  const headers = forwardedHeaders(req.rawHeaders);
-  if (!headers.some((name, index) => index % 2 === 0 && name.toLowerCase() === "host")) {
-    headers.push("Host", target.port === 80 ? target.host : `${target.host}:${target.port}`);
-  }
+  const headers = ["Host", target.authority, ...forwardedHeaders(req.rawHeaders, ["host"])];
   const upstream = request({
     host: decision.addresses[0],
     port: target.port,
@@ -181,10 +183,12 @@ async function handleUpgrade(route: RouteContext, req: IncomingMessage, socket: 
     return;
   }
   // The handshake keeps Connection and Upgrade (they are the point); only Proxy-* headers go.
-  const lines = [`${method} ${target.path} HTTP/1.1`];
+  const lines = [`${method} ${target.path} HTTP/1.1`, `Host: ${target.authority}`];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] ?? "";
-    if (!name.toLowerCase().startsWith("proxy-")) lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ""}`);
+    const lower = name.toLowerCase();
+    if (lower !== "host" && !lower.startsWith("proxy-"))
+      lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ""}`);
   }
   upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
   if (head.length > 0) upstream.write(head);
@@ -206,9 +210,9 @@ async function decideAndReport(route: RouteContext, request: ProxyRequest): Prom
   return decision;
 }
 
-/** Raw header pairs without hop-by-hop ones, those the Connection header names, and Proxy-*. */
-function forwardedHeaders(raw: readonly string[]): string[] {
-  const named = new Set<string>();
+/** Raw header pairs without hop-by-hop ones, those the Connection header names, Proxy-* and `drop`. */
+function forwardedHeaders(raw: readonly string[], drop: readonly string[] = []): string[] {
+  const named = new Set<string>(drop);
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (raw[i]?.toLowerCase() !== "connection") continue;
     for (const token of (raw[i + 1] ?? "").split(",")) named.add(token.trim().toLowerCase());

@@ -18,6 +18,8 @@ export class SocketSet {
       socket.destroy();
       return;
     }
+    // A kept-alive upstream socket is announced again for each request it carries.
+    if (this.sockets.has(socket)) return;
     this.sockets.add(socket);
     socket.once("close", () => this.sockets.delete(socket));
   }

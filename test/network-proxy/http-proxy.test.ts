@@ -71,6 +71,13 @@ describe("HTTP proxy", () => {
     expect(f.blocks).toEqual([]);
   });
 
+  it("sends the request target's Host upstream, whatever Host the client wrote", async () => {
+    const f = await open(rules({ domains: allow("allowed.bar.test") }));
+    const result = await viaProxy(f, url("allowed.bar.test", "/fronted"), ["-H", "Host: other.bar.test"]);
+    expect(result.status).toBe(200);
+    expect(target.seen).toContain(`GET allowed.bar.test:${target.port} /fronted`);
+  });
+
   it("answers a host off the allowlist with 403, x-proxy-error and Codex's JSON, and reports it once", async () => {
     const f = await open(rules({ domains: allow("allowed.bar.test") }));
     const before = target.seen.length;

@@ -10,11 +10,12 @@ import { once } from "node:events";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { request } from "node:http";
-import { connect, type Socket } from "node:net";
+import { connect, Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type NetworkProxy, startNetworkProxy } from "../../src/network-proxy/index.js";
 import { defaultResolveHost, HOSTS_FILE_ENV, parseHostsFile } from "../../src/network-proxy/resolve.js";
+import { SocketSet } from "../../src/network-proxy/tunnel.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 import { allow, curl, resolveFromTable, rules, startEcho, startTarget, type Target } from "./support.js";
 
@@ -150,6 +151,16 @@ describe("closing", () => {
 });
 
 describe("robustness", () => {
+  it("tracks a kept-alive upstream socket once, however many requests it carries", () => {
+    const sockets = new SocketSet();
+    const socket = new Socket();
+    for (let i = 0; i < 20; i++) sockets.add(socket);
+    expect(sockets.size).toBe(1);
+    expect(socket.listenerCount("close")).toBe(1);
+    sockets.destroyAll();
+    expect(socket.destroyed).toBe(true);
+  });
+
   it("answers garbage with 400 and closes, survives SOCKS garbage and a throwing onBlock", async () => {
     const p = await start();
     let calls = 0;
