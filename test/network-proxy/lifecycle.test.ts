@@ -108,6 +108,27 @@ describe("unix-socket routes", () => {
   });
 });
 
+describe("tunnels", () => {
+  it("pass an end both ways, and close when the upstream side goes", async () => {
+    const p = await start();
+    const route = await p.openRoute(rules({ domains: allow("allowed.bar.test") }), { listen: "tcp" });
+    const polite = connect({ port: route.http.port, host: "127.0.0.1", allowHalfOpen: true });
+    await openTunnel(polite);
+    const upstream = [...echo.connections].at(-1);
+    const upstreamClosed = once(upstream ?? polite, "close");
+    polite.end("bye");
+    // The echo server answers our FIN with its own once it has echoed everything.
+    expect(await drain(polite)).toBe("bye");
+    await upstreamClosed;
+
+    const abrupt = connect(route.http.port, "127.0.0.1");
+    await openTunnel(abrupt);
+    const closed = once(abrupt, "close");
+    for (const socket of echo.connections) socket.destroy();
+    await closed;
+  });
+});
+
 describe("closing", () => {
   it("a route stops its listeners and destroys its live tunnels; other routes go on", async () => {
     const p = await start();

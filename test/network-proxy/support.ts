@@ -103,7 +103,14 @@ export async function startTarget(): Promise<Target> {
 }
 
 /** A raw TCP echo server (the other end of a tunnel). */
-export async function startEcho(): Promise<{ port: number; close(): Promise<void> }> {
+export interface Echo {
+  port: number;
+  /** Its open connections (so a test sees them close). */
+  connections: Set<import("node:net").Socket>;
+  close(): Promise<void>;
+}
+
+export async function startEcho(): Promise<Echo> {
   const sockets = new Set<import("node:net").Socket>();
   const server: NetServer = createNetServer((socket) => {
     sockets.add(socket);
@@ -115,6 +122,7 @@ export async function startEcho(): Promise<{ port: number; close(): Promise<void
   await once(server, "listening");
   return {
     port: (server.address() as AddressInfo).port,
+    connections: sockets,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
