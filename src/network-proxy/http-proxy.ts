@@ -27,9 +27,14 @@ const HOP_BY_HOP = new Set([
 ]);
 
 export function createHttpProxyServer(route: RouteContext): Server {
-  const server = createServer({ requestTimeout: 0, keepAlive: true }, (req, res) => {
-    handleRequest(route, req, res).catch(() => failResponse(res, 502, "proxy error"));
-  });
+  // requestTimeout 0: a long upload is not cut (headersTimeout still bounds a silent client).
+  // A 256 KB high-water mark streams large bodies ~1.5x faster than 16 KB (bench/network-proxy.ts).
+  const server = createServer(
+    { requestTimeout: 0, keepAlive: true, highWaterMark: 256 * 1024 },
+    (req, res) => {
+      handleRequest(route, req, res).catch(() => failResponse(res, 502, "proxy error"));
+    },
+  );
   server.on("connection", (socket: Socket) => route.sockets.add(socket));
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on("error", () => socket.destroy());
