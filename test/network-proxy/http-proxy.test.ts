@@ -177,6 +177,32 @@ describe("HTTP proxy", () => {
     socket.destroy();
   });
 
+  it("passes an upgrade (WebSocket over plain HTTP) to an allowed host, and refuses one elsewhere", async () => {
+    const f = await open(rules({ domains: allow("allowed.bar.test") }));
+    const upgrade = (host: string) =>
+      `GET http://${host}:${target.port}/ws HTTP/1.1\r\nHost: ${host}:${target.port}\r\n` +
+      "Connection: Upgrade\r\nUpgrade: echo\r\nProxy-Authorization: Basic eA==\r\n\r\n";
+    const socket = connect(f.route.http.port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.write(upgrade("allowed.bar.test"));
+    expect(await readUntil(socket, "\r\n\r\n")).toMatch(/^HTTP\/1\.1 101 /);
+    socket.write("over the upgrade");
+    expect(await readUntil(socket, "upgrade")).toBe("over the upgrade");
+    socket.destroy();
+    expect(target.seen).toContain(`UPGRADE allowed.bar.test:${target.port} /ws`);
+
+    const refused = connect(f.route.http.port, "127.0.0.1");
+    await once(refused, "connect");
+    refused.write(upgrade("other.bar.test"));
+    const answer = await readUntil(refused, "}");
+    expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(answer).toContain("x-proxy-error: blocked-by-allowlist\r\n");
+    refused.destroy();
+    expect(f.blocks).toEqual([
+      { host: "other.bar.test", port: target.port, protocol: "http", reason: "not_allowed", method: "GET" },
+    ]);
+  });
+
   it("refuses a CONNECT off the allowlist with a text 403", async () => {
     const f = await open(rules({ domains: allow("allowed.bar.test") }));
     const result = await curl(["-p", "-i", "-x", f.httpProxyUrl, url("other.bar.test")]);

@@ -89,6 +89,13 @@ export async function startTarget(): Promise<Target> {
       );
     });
   });
+  // An upgrade (as WebSocket does): 101, then it echoes raw bytes.
+  server.on("upgrade", (req, socket) => {
+    seen.push(`UPGRADE ${req.headers.host} ${req.url}`);
+    socket.on("error", () => socket.destroy());
+    socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n");
+    socket.pipe(socket);
+  });
   server.keepAliveTimeout = 1000;
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
