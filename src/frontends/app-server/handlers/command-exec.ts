@@ -14,6 +14,7 @@ import { buildShellEnvironment } from "../../../exec/environment.js";
 import { prepareSandboxedCommand, SandboxUnavailableError } from "../../../policy/sandbox/index.js";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
+import { enforceCommandCeiling } from "../ceiling.js";
 import { CommandProcess, type OutputStream } from "../command-process.js";
 import type { ScopedResource, ScopeKey } from "../connection-scope.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
@@ -138,6 +139,7 @@ async function start(
   mode: { tty: boolean; streamStdin: boolean; streamOutput: boolean; processId: string | null },
 ): Promise<CommandProcess> {
   const { config, env: serverEnv } = context.runtime;
+  enforceCommandCeiling(config, params.sandboxPolicy);
   const cwd = resolve(params.cwd ?? process.cwd());
   const policy = serverSandboxPolicy(params.sandboxPolicy, cwd, config, serverEnv);
   let argv: string[];

@@ -10,6 +10,7 @@ import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
+import { enforceTurnCeiling } from "../ceiling.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -57,6 +58,7 @@ export async function startTurnOn(
     ...(tools ? { clientTools: tools } : {}),
     ...collaborationOverrides(params.collaborationMode),
   };
+  enforceTurnCeiling(channel, overrides, context.runtime.config);
   const { turnId, begin } = channel.startTurn(
     context.session,
     echoed(params.input),
