@@ -8,6 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { approvalDefault, ceilingViolation } from "../../config/requirements.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
@@ -138,7 +139,11 @@ export async function runExec(
     ? "never"
     : (options.askForApproval ??
       (options.approveForMe ? "on-request" : undefined) ??
-      (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+      (options.fullAuto
+        ? "never"
+        : (config.approvalPolicySetting ?? approvalDefault(config.requirements, "never"))));
+  const aboveCeiling = ceilingViolation(config.requirements, { sandboxMode, approvalPolicy });
+  if (aboveCeiling) return fail(aboveCeiling);
   if (options.dangerouslyBypassHookTrust) {
     config.bypassHookTrust = true;
     process.stderr.write(

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
+import { settingsViolation } from "../../config/requirements.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
@@ -63,6 +64,8 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   }
 
   const config = await loadConfig({ overrides: options.config.map(parseOverride) });
+  const aboveCeiling = settingsViolation(config.requirements, {}, config);
+  if (aboveCeiling) return fail(aboveCeiling);
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
   let store: ThreadStore;
   try {
