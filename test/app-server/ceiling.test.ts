@@ -84,6 +84,11 @@ describe("app-server with requirements.toml in its home", () => {
         allowedPermissionProfiles: { ":read-only": true, ":workspace": true },
       },
     });
+    expect((await client.call("permissionProfile/list", {})).data).toEqual([
+      { id: ":read-only", description: null, allowed: true },
+      { id: ":workspace", description: null, allowed: true },
+      { id: ":danger-full-access", description: null, allowed: false },
+    ]);
   });
 
   it("refuses a thread above the ceiling, naming the requirement, before it starts", async () => {

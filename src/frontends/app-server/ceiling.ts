@@ -22,11 +22,17 @@ export function enforceCeiling(config: Config, request: CeilingRequest): void {
 
 /**
  * thread/start, thread/resume, thread/fork: the thread's policies as it will run them: the
- * params', else those of thread `threadId` (live, else as stored), else `config`'s.
+ * params', else those of thread `threadId` (live, else as stored), else `config`'s. A
+ * `permissions` profile id (Codex 0.171, experimental) is judged as that profile instead of a
+ * sandbox mode (a built-in also as its mode).
  */
 export async function enforceThreadCeiling(
   runtime: AppServerRuntime,
-  params: { sandbox?: SandboxMode | null | undefined; approvalPolicy?: ApprovalPolicy | null | undefined },
+  params: {
+    sandbox?: SandboxMode | null | undefined;
+    approvalPolicy?: ApprovalPolicy | null | undefined;
+    permissions?: string | null | undefined;
+  },
   config: Config,
   threadId?: string,
 ): Promise<void> {
@@ -34,10 +40,13 @@ export async function enforceThreadCeiling(
   const previous = threadId
     ? (runtime.channel(threadId)?.thread?.effectiveSettings ?? (await runtime.storedChoice(threadId)))
     : null;
-  enforceCeiling(config, {
-    sandboxMode: params.sandbox ?? previous?.sandboxMode ?? config.sandboxMode,
-    approvalPolicy: params.approvalPolicy ?? previous?.approvalPolicy ?? config.approvalPolicy,
-  });
+  const approvalPolicy = params.approvalPolicy ?? previous?.approvalPolicy ?? config.approvalPolicy;
+  if (params.permissions) enforceCeiling(config, { permissionProfile: params.permissions, approvalPolicy });
+  else
+    enforceCeiling(config, {
+      sandboxMode: params.sandbox ?? previous?.sandboxMode ?? config.sandboxMode,
+      approvalPolicy,
+    });
 }
 
 /** turn/start: the turn's overrides over what the thread of `channel` runs with. */

@@ -1,8 +1,9 @@
 /**
- * `permissionProfile/list` (Codex 0.171): the built-in permission profiles. tscodex enforces no
- * managed requirements (no requirements.toml, see configRequirements/read), so every one is
- * allowed. Named `[permissions.*]` profiles are not served yet.
+ * `permissionProfile/list` (Codex 0.171): the built-in permission profiles, each `allowed` as the
+ * operator's requirements.toml says (config/requirements.ts; all of them without one). Named
+ * `[permissions.*]` profiles are not served yet.
  */
+import { profileAllowed } from "../../../config/requirements.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
@@ -11,9 +12,14 @@ const BUILT_IN_PROFILES = [":read-only", ":workspace", ":danger-full-access"];
 
 export async function permissionProfileList(
   params: ParamsOf<"permissionProfile/list">,
-  _context: HandlerContext,
+  context: HandlerContext,
 ): Promise<ResultOf<"permissionProfile/list">> {
-  const all = BUILT_IN_PROFILES.map((id) => ({ id, description: null, allowed: true }));
+  const { requirements } = context.runtime.config;
+  const all = BUILT_IN_PROFILES.map((id) => ({
+    id,
+    description: null,
+    allowed: profileAllowed(requirements, id),
+  }));
   const start = params.cursor ? Number.parseInt(params.cursor, 10) : 0;
   if (!Number.isInteger(start) || start < 0 || start > all.length)
     throw RpcError.invalidRequest("Invalid request: unknown cursor");
