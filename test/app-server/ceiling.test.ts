@@ -115,6 +115,31 @@ describe("app-server with requirements.toml in its home", () => {
     expect(resumed.error?.message).toMatch(/^sandbox mode `danger-full-access` is not allowed/);
   });
 
+  it("refuses to run a thread stored above the ceiling before it was set: no turn, shell command or resume", async () => {
+    const before = await h.stdio();
+    const { thread } = await before.call("thread/start", { cwd: h.work, sandbox: "danger-full-access" });
+    h.model.enqueue(turn(message("done")));
+    await before.call("turn/start", { threadId: thread.id, input: [{ type: "text", text: "hi" }] });
+    await before.waitFor((m) => m.method === "turn/completed");
+    await before.close();
+
+    const file = await requirements(LIMITED);
+    const client = await h.stdio();
+    const refusal = {
+      code: -32600,
+      message: `sandbox mode \`danger-full-access\` is not allowed by requirements.toml (allowed_sandbox_modes = read-only, workspace-write) at ${file}`,
+    };
+    const input = [{ type: "text", text: "again" }];
+    expect((await client.request("turn/start", { threadId: thread.id, input })).error).toEqual(refusal);
+    const shell = await client.request("thread/shellCommand", { threadId: thread.id, command: "touch ran" });
+    expect(shell.error).toEqual(refusal);
+    expect((await client.request("thread/resume", { threadId: thread.id })).error).toEqual(refusal);
+    expect(await exists(join(h.work, "ran"))).toBe(false);
+    expect(h.model.requests).toHaveLength(1);
+    // Resuming it within the ceiling is allowed, and so are its turns from then on.
+    await client.call("thread/resume", { threadId: thread.id, sandbox: "workspace-write" });
+  });
+
   it("refuses the server's own configured default when it is above the ceiling", async () => {
     const file = await requirements(LIMITED);
     const client = await h.stdio({ args: ["-c", 'sandbox_mode="danger-full-access"'] });
