@@ -8,10 +8,13 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
+import { type PermissionProfiles, parsePermissionProfiles } from "./permission-profile-parse.js";
+import { checkPermissionProfiles } from "./permission-profiles.js";
 import { trustedProjectLayers } from "./project-trust.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import { approvalDefault, loadRequirements, type Requirements, sandboxDefault } from "./requirements.js";
@@ -48,6 +51,18 @@ export interface Config {
   approvalPolicy: ApprovalPolicy;
   sandboxMode: SandboxMode;
   sandboxWorkspaceWrite: SandboxWorkspaceWrite;
+  /** Whether a sandbox mode was given at all: `-s`, or `sandbox_mode` in a layer, the profile or `-c`. */
+  sandboxModeExplicit: boolean;
+  /**
+   * Where the sandbox mode came from: `-s` (LoadOptions.sandboxMode), a `-c sandbox_mode=`
+   * override, a config file or `[profiles.NAME]`; null when unset (the default applies).
+   * configuredPermissions weighs it against `default_permissions`.
+   */
+  sandboxModeSource: "flag" | "override" | "config" | null;
+  /** `[permissions.NAME]`: the named permission profiles, layers merged and checked. */
+  permissionProfiles: PermissionProfiles;
+  /** `default_permissions`: the profile commands run under (a name or a built-in id); null when unset. */
+  defaultPermissions: string | null;
   projectDocMaxBytes: number;
   shellEnvironmentPolicy: ShellEnvironmentPolicy;
   reasoningEffort?: string;
@@ -160,9 +175,7 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError };
 
 /** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */
 export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -234,6 +247,22 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     merged = { ...file, ...profile };
   }
 
+  // Permission profiles: checked now, so a bad one is refused before anything runs.
+  const permissionTables = parsePermissionProfiles(file.permissions, configPath);
+  const defaultPermissions = file.default_permissions ?? null;
+  warnings.push(
+    ...permissionTables.warnings,
+    ...checkPermissionProfiles(permissionTables.profiles, defaultPermissions, configPath),
+  );
+  const sandboxModeSource =
+    options.sandboxMode !== undefined
+      ? "flag"
+      : (options.overrides ?? []).some(({ path }) => path.length === 1 && path[0] === "sandbox_mode")
+        ? "override"
+        : merged.sandbox_mode !== undefined
+          ? "config"
+          : null;
+
   const providers: Record<string, ProviderConfig> = {
     ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
@@ -277,6 +306,10 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
       excludeTmpdirEnvVar: sww.exclude_tmpdir_env_var ?? false,
       excludeSlashTmp: sww.exclude_slash_tmp ?? false,
     },
+    sandboxModeExplicit: sandboxModeSource !== null,
+    sandboxModeSource,
+    permissionProfiles: permissionTables.profiles,
+    defaultPermissions,
     projectDocMaxBytes: merged.project_doc_max_bytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
     shellEnvironmentPolicy: merged.shell_environment_policy ?? {},
     ...(merged.model_reasoning_effort ? { reasoningEffort: merged.model_reasoning_effort } : {}),

@@ -15,6 +15,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Permissions } from "../protocol/permissions.js";
+import { legacyProjection } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import { intersection, RequirementsError, type RequirementsFile } from "./requirements-file.js";
@@ -121,17 +123,37 @@ export function ceilingViolation(
 
 /**
  * ceilingViolation for what a thread or turn would run with: `given` (a request's own values)
- * over `base` (the thread's settings, or the configuration's defaults).
+ * over `settings` (what the thread runs with, or a new one would).
  */
 export function settingsViolation(
   requirements: Requirements | null | undefined,
   given: { sandboxMode?: SandboxMode | undefined; approvalPolicy?: ApprovalPolicy | undefined },
-  base: { sandboxMode: SandboxMode; approvalPolicy: ApprovalPolicy },
+  settings: { permissions: Permissions; approvalPolicy: ApprovalPolicy },
 ): string | null {
   return ceilingViolation(requirements, {
-    sandboxMode: given.sandboxMode ?? base.sandboxMode,
-    approvalPolicy: given.approvalPolicy ?? base.approvalPolicy,
+    ...(given.sandboxMode ? { sandboxMode: given.sandboxMode } : permissionsRequest(settings.permissions)),
+    approvalPolicy: given.approvalPolicy ?? settings.approvalPolicy,
   });
+}
+
+/** A Permissions value as the ceiling judges it: its profile (when it came from one) and the mode it projects onto. */
+export function permissionsRequest(permissions: Permissions): CeilingRequest {
+  return {
+    permissionProfile: permissions.profile?.id ?? null,
+    sandboxMode: legacyProjection(permissions).mode,
+  };
+}
+
+/**
+ * ceilingViolation for one Permissions value: its profile (when it came from one) and the
+ * sandbox mode it projects onto, and the approval policy that goes with it.
+ */
+export function permissionsViolation(
+  requirements: Requirements | null | undefined,
+  permissions: Permissions,
+  approvalPolicy?: ApprovalPolicy,
+): string | null {
+  return ceilingViolation(requirements, { ...permissionsRequest(permissions), approvalPolicy });
 }
 
 /** Whether permission profile `id` is within the ceiling (permissionProfile/list's `allowed`). */

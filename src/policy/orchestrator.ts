@@ -189,11 +189,15 @@ function withModelEnv(
   return { kind: "unknown" };
 }
 
-/** The sandbox policy of a turn (writable roots only count in workspace-write). */
+/**
+ * The sandbox policy of a turn (writable roots only count in workspace-write). Only a full
+ * network reaches the host's: a proxied one never does.
+ */
 export function sandboxPolicyOf(turn: TurnContext): SandboxPolicy {
+  const { permissions } = turn;
   return {
     mode: turn.sandboxMode,
     writableRoots: turn.sandboxMode === "workspace-write" ? [...turn.writableRoots] : [],
-    networkAccess: turn.networkAccess,
+    networkAccess: permissions.kind === "danger-full-access" || permissions.network.kind === "full",
   };
 }

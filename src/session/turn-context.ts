@@ -7,6 +7,7 @@ import type { Event } from "../protocol/events.js";
 import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 import type { HookPoints } from "./hook-points.js";
+import { tmpdirOf } from "./permission-paths.js";
 import type { ThreadQuestions } from "./questions.js";
 import type { ThreadServices } from "./services.js";
 import { permissionsOf, type ThreadSettings } from "./settings.js";
@@ -29,13 +30,14 @@ export function buildTurnContext(
   signal: AbortSignal,
 ): TurnContext {
   const { settings, services, hooks } = sources;
-  const permissions = permissionsOf(settings);
+  const permissions = permissionsOf(settings, tmpdirOf(services));
   return {
     threadId: sources.threadId,
     turnId,
     cwd: settings.cwd,
     approvalPolicy: settings.approvalPolicy,
-    sandboxMode: settings.sandboxMode,
+    permissions: settings.permissions,
+    sandboxMode: permissions.sandboxMode,
     networkAccess: permissions.networkAccess,
     writableRoots: permissions.writableRoots,
     shellEnvironment: { env: services.shellEnvironment },

@@ -12,9 +12,11 @@ import type {
   ElicitationResult,
   Event,
   FileChange,
+  NetworkApprovalProtocol,
   ReviewDecision,
 } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
+import type { Permissions } from "../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import type { ResourceScope } from "../util/resource-scope.js";
@@ -31,8 +33,13 @@ export interface TurnContext {
   readonly turnId: string;
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
+  /** The effective permissions, whole (what the sandbox enforces). */
+  readonly permissions: Permissions;
+  /** How `permissions` reads as a sandbox mode (the approval rules speak modes). */
   readonly sandboxMode: SandboxMode;
+  /** Whether commands may reach the network (directly, or through the managed proxy). */
   readonly networkAccess: boolean;
+  /** Every writable path, concrete (the cwd and temp dirs included). */
   readonly writableRoots: readonly string[];
   readonly shellEnvironment: ShellEnvironment;
   readonly truncation: TruncationPolicy;
@@ -110,6 +117,16 @@ export type ApprovalQuestion =
       changes: Record<string, FileChange>;
       reason: string | null;
       grantRoot: string | null;
+    }
+  | {
+      /** A running command's request to a host the managed proxy blocked (allowlist miss). */
+      kind: "network";
+      callId: string;
+      command: string[];
+      cwd: string;
+      host: string;
+      protocol: NetworkApprovalProtocol;
+      reason: string;
     }
   | {
       kind: "mcp";

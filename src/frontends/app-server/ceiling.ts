@@ -6,9 +6,15 @@
  * the configured default.
  */
 import type { Config } from "../../config/load.js";
-import { type CeilingRequest, ceilingViolation } from "../../config/requirements.js";
+import {
+  type CeilingRequest,
+  ceilingViolation,
+  permissionsRequest,
+  settingsViolation,
+} from "../../config/requirements.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { TurnOverrides } from "../../session/thread.js";
+import { configViolation } from "../common/ceiling.js";
 import type { SandboxPolicy } from "./protocol/common.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import type { AppServerRuntime } from "./runtime.js";
@@ -21,10 +27,9 @@ export function enforceCeiling(config: Config, request: CeilingRequest): void {
 }
 
 /**
- * thread/start, thread/resume, thread/fork: the thread's policies as it will run them: the
- * params', else those of thread `threadId` (live, else as stored), else `config`'s. A
- * `permissions` profile id (Codex 0.171, experimental) is judged as that profile instead of a
- * sandbox mode (a built-in also as its mode).
+ * thread/start, thread/resume, thread/fork: the thread's permissions and approval policy as it
+ * will run them: the params' (a `permissions` profile id, else `sandbox`), else those of thread
+ * `threadId` (live, else as stored), else what `config` gives a new thread.
  */
 export async function enforceThreadCeiling(
   runtime: AppServerRuntime,
@@ -37,25 +42,38 @@ export async function enforceThreadCeiling(
   threadId?: string,
 ): Promise<void> {
   if (!config.requirements) return;
-  const previous = threadId
-    ? (runtime.channel(threadId)?.thread?.effectiveSettings ?? (await runtime.storedChoice(threadId)))
-    : null;
-  const approvalPolicy = params.approvalPolicy ?? previous?.approvalPolicy ?? config.approvalPolicy;
-  if (params.permissions) enforceCeiling(config, { permissionProfile: params.permissions, approvalPolicy });
-  else
-    enforceCeiling(config, {
-      sandboxMode: params.sandbox ?? previous?.sandboxMode ?? config.sandboxMode,
-      approvalPolicy,
-    });
+  const live = threadId ? runtime.channel(threadId)?.thread?.effectiveSettings : undefined;
+  const stored = threadId && !live ? await runtime.storedChoice(threadId) : null;
+  const given = {
+    ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+  };
+  const approvalPolicy = given.approvalPolicy ?? live?.approvalPolicy ?? stored?.approvalPolicy;
+  const refused = params.permissions
+    ? ceilingViolation(config.requirements, {
+        permissionProfile: params.permissions,
+        approvalPolicy: approvalPolicy ?? config.approvalPolicy,
+      })
+    : live
+      ? settingsViolation(config.requirements, given, live)
+      : stored?.sandboxMode
+        ? ceilingViolation(config.requirements, {
+            sandboxMode: given.sandboxMode ?? stored.sandboxMode,
+            approvalPolicy: approvalPolicy ?? config.approvalPolicy,
+          })
+        : configViolation(config, { ...given, ...(approvalPolicy ? { approvalPolicy } : {}) });
+  if (refused) throw RpcError.invalidRequest(refused);
 }
 
-/** turn/start: the turn's overrides over what the thread of `channel` runs with. */
+/** turn/start, review/start, thread/shellCommand: the turn's overrides over what the thread runs with. */
 export function enforceTurnCeiling(channel: ThreadChannel, overrides: TurnOverrides, config: Config): void {
   if (!config.requirements) return;
   const settings = channel.thread?.effectiveSettings;
+  const approvalPolicy = overrides.approvalPolicy ?? settings?.approvalPolicy;
+  const permissions = overrides.permissions ?? (overrides.sandboxMode ? undefined : settings?.permissions);
   enforceCeiling(config, {
-    sandboxMode: overrides.sandboxMode ?? settings?.sandboxMode,
-    approvalPolicy: overrides.approvalPolicy ?? settings?.approvalPolicy,
+    ...(permissions ? permissionsRequest(permissions) : { sandboxMode: overrides.sandboxMode }),
+    approvalPolicy,
   });
 }
 

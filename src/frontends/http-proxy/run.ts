@@ -9,10 +9,10 @@ import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { loadConfig } from "../../config/load.js";
 import { parseOverride } from "../../config/overrides.js";
-import { settingsViolation } from "../../config/requirements.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
+import { configViolation } from "../common/ceiling.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
@@ -64,7 +64,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   }
 
   const config = await loadConfig({ overrides: options.config.map(parseOverride) });
-  const aboveCeiling = settingsViolation(config.requirements, {}, config);
+  const aboveCeiling = configViolation(config);
   if (aboveCeiling) return fail(aboveCeiling);
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
   let store: ThreadStore;

@@ -14,6 +14,7 @@ import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { configViolation } from "../common/ceiling.js";
 import { visibleLine } from "../common/terminal-text.js";
 import type { CodexArgs } from "./codex-schema.js";
 import { pagedResult, plainError, type ServerToolResult, threadResult } from "./results.js";
@@ -91,7 +92,7 @@ async function openThread(
   }
   if (config?.providerProblem) return plainError(config.providerProblem);
   // Before the thread exists (checked again with the turn, for a thread found above).
-  const refused = settingsViolation(runtime.config.requirements, overrides, config ?? runtime.config);
+  const refused = configViolation(config ?? runtime.config, overrides);
   if (refused) return plainError(refused);
   if (args.sessionId && args.resetSession) {
     const old = await findThread(runtime, args.sessionId);
