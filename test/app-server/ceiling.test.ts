@@ -176,6 +176,33 @@ describe("app-server with requirements.toml in its home", () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
+  it("judges permission profiles: a thread's or a turn's `permissions`, and a legacy sandbox as its built-in", async () => {
+    const file = await requirements(
+      '[allowed_permission_profiles]\n":read-only" = true\n":workspace" = true\n',
+    );
+    const client = await h.stdio({ capabilities: { experimentalApi: true } });
+    const allowed = "allowed_permission_profiles = :read-only, :workspace";
+    const profile = await client.request("thread/start", { cwd: h.work, permissions: ":danger-full-access" });
+    expect(profile.error).toEqual({
+      code: -32600,
+      message: `permission profile \`:danger-full-access\` is not allowed by requirements.toml (${allowed}) at ${file}`,
+    });
+    const legacy = await client.request("thread/start", { cwd: h.work, sandbox: "danger-full-access" });
+    expect(legacy.error?.message).toBe(
+      `sandbox mode \`danger-full-access\` (the built-in permission profile \`:danger-full-access\`) is not allowed by requirements.toml (${allowed}) at ${file}`,
+    );
+    const { thread } = await client.call("thread/start", { cwd: h.work, permissions: ":workspace" });
+    const input = [{ type: "text", text: "hello" }];
+    const wider = await client.request("turn/start", {
+      threadId: thread.id,
+      input,
+      permissions: ":danger-full-access",
+    });
+    expect(wider.error?.code).toBe(-32600);
+    expect(wider.error?.message).toContain(`is not allowed by requirements.toml (${allowed}) at ${file}`);
+    expect(h.model.requests).toHaveLength(0);
+  });
+
   it("refuses command/exec with a sandbox policy above the ceiling, running nothing", async () => {
     const file = await requirements(LIMITED);
     const client = await h.stdio();
