@@ -37,13 +37,16 @@ export class RoutePolicy {
   constructor(
     private readonly rules: ProxyRules,
     private readonly resolveHost: ResolveHost,
+    /** Decides allowlist misses (an approval question); absent: every miss is blocked. */
+    private readonly allowMiss?: (block: ProxyBlock) => Promise<boolean>,
   ) {
     this.domains = compileDomainRules(rules.domains);
   }
 
   async decide(request: ProxyRequest): Promise<Decision> {
     const refused = this.checkName(request);
-    if (refused) return { kind: "block", block: refused };
+    if (refused && !(refused.reason === "not_allowed" && (await this.missAllowed(refused))))
+      return { kind: "block", block: refused };
     let addresses: string[];
     try {
       addresses = isIP(request.host) ? [request.host] : await this.resolveHost(request.host);
@@ -71,6 +74,11 @@ export class RoutePolicy {
     if (this.domains.denies(request.host)) return blockOf(request, "denied");
     if (!this.domains.allows(request.host)) return blockOf(request, "not_allowed");
     return undefined;
+  }
+
+  private async missAllowed(block: ProxyBlock): Promise<boolean> {
+    if (!this.allowMiss) return false;
+    return this.allowMiss({ ...block }).catch(() => false);
   }
 
   private loopbackLiteralAllowed(host: string): boolean {

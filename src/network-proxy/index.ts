@@ -40,6 +40,11 @@ export interface NetworkProxyOptions {
 export interface OpenRouteOptions {
   /** Called once per refused request; exceptions it throws are swallowed. */
   onBlock?: (block: ProxyBlock) => void;
+  /**
+   * Asked about a host no allow entry matches (never a denied, local or method block): true lets
+   * this request through (an approval for the turn or session). Its rejection counts as false.
+   */
+  allowMiss?: (block: ProxyBlock) => Promise<boolean>;
   /** `unix` (default): sockets in the proxy's directory; `tcp`: 127.0.0.1 ephemeral ports. */
   listen?: "unix" | "tcp";
 }
@@ -115,7 +120,7 @@ class ManagedProxy implements NetworkProxy {
     const sockets = new SocketSet();
     const agent = new Agent({ keepAlive: true, maxFreeSockets: 16 });
     const context: RouteContext = {
-      policy: new RoutePolicy(rules, this.resolveHost),
+      policy: new RoutePolicy(rules, this.resolveHost, options.allowMiss),
       sockets,
       agent,
       reportBlock: (block) => {

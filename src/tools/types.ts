@@ -160,6 +160,20 @@ export interface AttemptOutcome {
   output: string;
 }
 
+/** What one attempt of a command runs with, besides its argv. */
+export interface AttemptContext {
+  sandboxed: boolean;
+  /** Variables to set over the command's environment (the managed proxy's); empty without one. */
+  env: Readonly<Record<string, string>>;
+  /** One sentence per host the managed proxy refused this attempt so far (what the model reads). */
+  blockedHosts(): string[];
+  /**
+   * The attempt's process outlives the runner (a session still running): its proxy route stays
+   * open until `exited` settles instead of closing when the runner returns.
+   */
+  holdUntil(exited: Promise<unknown>): void;
+}
+
 /** A command for the orchestrator to assess, maybe ask about, sandbox and run. */
 export interface OrchestratedCommand<T> {
   command: string[];
@@ -168,7 +182,7 @@ export interface OrchestratedCommand<T> {
   /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
   escalation?: { justification?: string | undefined } | null | undefined;
   /** Runs one attempt: `argv` is the command, wrapped in the sandbox when `sandboxed`. */
-  runner: (argv: string[], attempt: { sandboxed: boolean }) => Promise<T>;
+  runner: (argv: string[], attempt: AttemptContext) => Promise<T>;
   /** A finished attempt's exit code and output; null when it cannot tell (still running). */
   outcome?: ((result: T) => AttemptOutcome | null) | undefined;
   /** Called once, before the first approval question or attempt (e.g. exec_command_begin). */

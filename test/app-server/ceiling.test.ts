@@ -176,7 +176,7 @@ describe("app-server with requirements.toml in its home", () => {
     expect(h.model.requests).toHaveLength(1);
   });
 
-  it("judges permission profiles: a thread's or a turn's `permissions`, and a legacy sandbox as its built-in", async () => {
+  it("judges permission profiles: a thread's, a turn's or a command's, and a legacy sandbox as its built-in", async () => {
     const file = await requirements(
       '[allowed_permission_profiles]\n":read-only" = true\n":workspace" = true\n',
     );
@@ -201,6 +201,23 @@ describe("app-server with requirements.toml in its home", () => {
     expect(wider.error?.code).toBe(-32600);
     expect(wider.error?.message).toContain(`is not allowed by requirements.toml (${allowed}) at ${file}`);
     expect(h.model.requests).toHaveLength(0);
+
+    const marker = join(h.work, "ran");
+    const command = ["sh", "-c", `touch ${marker}`];
+    const exec = await client.request("command/exec", {
+      command,
+      cwd: h.work,
+      permissionProfile: ":danger-full-access",
+    });
+    expect(exec.error?.code).toBe(-32600);
+    expect(exec.error?.message).toContain(`is not allowed by requirements.toml (${allowed}) at ${file}`);
+    expect(await exists(marker)).toBe(false);
+    const ok = await client.call("command/exec", {
+      command: ["sh", "-c", "echo within"],
+      cwd: h.work,
+      permissionProfile: ":read-only",
+    });
+    expect(ok).toMatchObject({ exitCode: 0, stdout: "within\n" });
   });
 
   it("refuses command/exec with a sandbox policy above the ceiling, running nothing", async () => {

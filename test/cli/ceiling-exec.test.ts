@@ -2,9 +2,10 @@
  * `tscodex exec` under the operator's ceiling (requirements.toml in the home): a sandbox mode or
  * approval policy above it, from a flag or a config value, is refused with the requirement named,
  * exit 1, before any model request; a default nobody chose moves inside it; without the file,
- * everything runs as before. And `tscodex proxy`, whose configured sandbox serves every request:
- * it does not start above the ceiling.
+ * everything runs as before. And `tscodex proxy`, whose configured sandbox serves every request
+ * (it does not start above the ceiling), and `tscodex sandbox` (it runs nothing above it).
  */
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -78,5 +79,23 @@ describe("proxy under requirements.toml", () => {
       `sandbox mode \`danger-full-access\` is not allowed by requirements.toml (allowed_sandbox_modes = read-only, workspace-write) at ${file}`,
     );
     expect(result.stderr).not.toContain("listening");
+  });
+});
+
+describe("tscodex sandbox under requirements.toml", () => {
+  it("runs nothing above the ceiling, whether asked with -s or -P", async () => {
+    const file = await requirements('allowed_sandbox_modes = ["read-only", "workspace-write"]\n');
+    const marker = join(h.work, "ran");
+    for (const choice of [
+      ["-s", "danger-full-access"],
+      ["-P", ":danger-full-access"],
+    ]) {
+      const result = await h.cli(["sandbox", ...choice, "--", "touch", marker]);
+      expect(result.code, choice.join(" ")).toBe(1);
+      expect(result.stderr, choice.join(" ")).toContain(
+        `tscodex sandbox: sandbox mode \`danger-full-access\` is not allowed by requirements.toml (allowed_sandbox_modes = read-only, workspace-write) at ${file}`,
+      );
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 });

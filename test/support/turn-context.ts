@@ -29,7 +29,12 @@ export const directOrchestrator: CommandOrchestrator = {
     request.onStart?.();
     return {
       kind: "ran",
-      result: await request.runner(request.command, { sandboxed: false }),
+      result: await request.runner(request.command, {
+        sandboxed: false,
+        env: {},
+        blockedHosts: () => [],
+        holdUntil: () => {},
+      }),
       sandboxed: false,
     };
   },

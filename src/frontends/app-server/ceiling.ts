@@ -12,10 +12,10 @@ import {
   permissionsRequest,
   settingsViolation,
 } from "../../config/requirements.js";
+import type { Permissions } from "../../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { TurnOverrides } from "../../session/thread.js";
 import { configViolation } from "../common/ceiling.js";
-import type { SandboxPolicy } from "./protocol/common.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 import type { AppServerRuntime } from "./runtime.js";
 import type { ThreadChannel } from "./thread-channel.js";
@@ -78,30 +78,9 @@ export function enforceTurnCeiling(channel: ThreadChannel, overrides: TurnOverri
 }
 
 /**
- * command/exec: the request's sandbox policy, else the server's sandbox_mode; with
- * `permissionProfile`, that profile (and `profileMode`, its legacy sandbox mode, when known).
+ * command/exec: the permissions the command would run with (its `sandboxPolicy`, else its
+ * `permissionProfile`, else the configured ones), as one value.
  */
-export function enforceCommandCeiling(
-  config: Config,
-  sandboxPolicy: SandboxPolicy | null | undefined,
-  permissionProfile?: { id: string; profileMode?: SandboxMode } | null,
-): void {
-  enforceCeiling(
-    config,
-    permissionProfile
-      ? { permissionProfile: permissionProfile.id, sandboxMode: permissionProfile.profileMode }
-      : { sandboxMode: sandboxPolicy ? wireMode(sandboxPolicy) : config.sandboxMode },
-  );
-}
-
-/** The sandbox mode a wire policy runs as; an external sandbox is no sandbox of ours: full access. */
-export function wireMode(policy: SandboxPolicy): SandboxMode {
-  switch (policy.type) {
-    case "readOnly":
-      return "read-only";
-    case "workspaceWrite":
-      return "workspace-write";
-    default:
-      return "danger-full-access";
-  }
+export function enforceCommandCeiling(config: Config, permissions: Permissions): void {
+  enforceCeiling(config, permissionsRequest(permissions));
 }
