@@ -187,9 +187,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
-  const requirements = await loadRequirements(home).catch((error: Error) => {
-    throw new ConfigError(error.message, { cause: error });
-  });
+  const requirements = await loadRequirements(home);
   const validator = await configValidator();
   const warnings = unknownKeyPaths(raw, validator.schema).map(
     (key) => `${configPath}: unknown key '${key}' (ignored)`,

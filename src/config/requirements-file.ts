@@ -3,6 +3,7 @@
  * (requirements.ts, no zod) and the file's schema (requirements-schema.ts, zod).
  */
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { ConfigError } from "./errors.js";
 
 /** What one requirements.toml file sets (absent: that file leaves the setting unbounded). */
 export interface RequirementsFile {
@@ -15,7 +16,7 @@ export interface RequirementsFile {
 }
 
 /** A requirements file that cannot be read or is invalid; the message names the file. */
-export class RequirementsError extends Error {
+export class RequirementsError extends ConfigError {
   override name = "RequirementsError";
 }
 
