@@ -17,6 +17,7 @@ import { type PermissionProfiles, parsePermissionProfiles } from "./permission-p
 import { checkPermissionProfiles } from "./permission-profiles.js";
 import { trustedProjectLayers } from "./project-trust.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
+import { approvalDefault, loadRequirements, type Requirements, sandboxDefault } from "./requirements.js";
 import type {
   AgentProfileConfig,
   ConfigFile,
@@ -123,6 +124,8 @@ export interface Config {
   skillSettings: SkillSetting[];
   /** --dangerously-bypass-hook-trust: configured hooks run without being trusted (one run only; no config key). */
   bypassHookTrust?: boolean;
+  /** The operator's ceiling (requirements.toml in /etc/tscodex, /etc/codex, the home); null: none. */
+  requirements: Requirements | null;
   /** `[profiles.NAME]` tables as configured. */
   profiles: NonNullable<ConfigFile["profiles"]>;
   /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
@@ -184,10 +187,12 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
+  const requirements = await loadRequirements(home);
   const validator = await configValidator();
   const warnings = unknownKeyPaths(raw, validator.schema).map(
     (key) => `${configPath}: unknown key '${key}' (ignored)`,
   );
+  warnings.push(...(requirements?.warnings ?? []));
   if (options.cwd) {
     try {
       const { layers, problems } = await trustedProjectLayers(
@@ -289,8 +294,10 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     model,
     provider: resolveProvider(providerId, providerConfig, env),
     providerProblem: missingKeyMessage(providerId, providerConfig, env, configPath),
-    approvalPolicy: options.approvalPolicy ?? merged.approval_policy ?? "on-request",
-    sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? "read-only",
+    // A default nobody chose moves inside the ceiling; a chosen value above it is refused where it is used.
+    approvalPolicy:
+      options.approvalPolicy ?? merged.approval_policy ?? approvalDefault(requirements, "on-request"),
+    sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? sandboxDefault(requirements, "read-only"),
     sandboxWorkspaceWrite: {
       writableRoots: (sww.writable_roots ?? []).map((root) => resolve(root)),
       networkAccess: sww.network_access ?? false,
@@ -364,6 +371,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     },
     execUserInput: merged.user_input?.exec_answer ?? "unavailable",
     ...(profileName ? { profile: profileName } : {}),
+    requirements,
     profiles: file.profiles ?? {},
     modelProviders: providers,
   };

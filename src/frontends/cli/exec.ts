@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { type ConfiguredPermissions, configuredPermissions } from "../../config/permission-profiles.js";
+import { approvalDefault, permissionsViolation } from "../../config/requirements.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
@@ -149,7 +150,11 @@ export async function runExec(
     ? "never"
     : (options.askForApproval ??
       (options.approveForMe ? "on-request" : undefined) ??
-      (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+      (options.fullAuto
+        ? "never"
+        : (config.approvalPolicySetting ?? approvalDefault(config.requirements, "never"))));
+  const aboveCeiling = permissionsViolation(config.requirements, permissions, approvalPolicy);
+  if (aboveCeiling) return fail(aboveCeiling);
   if (options.dangerouslyBypassHookTrust) {
     config.bypassHookTrust = true;
     process.stderr.write(

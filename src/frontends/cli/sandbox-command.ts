@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
 import { configuredPermissions } from "../../config/permission-profiles.js";
+import { permissionsViolation } from "../../config/requirements.js";
 import { describeBlock } from "../../network-proxy/blocked.js";
 import { type CommandSandbox, openCommandSandbox } from "../../policy/sandbox/command-sandbox.js";
 import {
@@ -59,6 +60,8 @@ export async function runSandboxCommand(command: string[], options: SandboxCliOp
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
+  const aboveCeiling = permissionsViolation(config.requirements, permissions);
+  if (aboveCeiling) return fail(aboveCeiling);
 
   let sandbox: CommandSandbox | null = null;
   try {

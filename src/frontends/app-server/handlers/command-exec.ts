@@ -22,6 +22,7 @@ import {
 import type { Permissions } from "../../../protocol/permissions.js";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
+import { enforceCommandCeiling } from "../ceiling.js";
 import { CommandProcess, type OutputStream } from "../command-process.js";
 import type { ScopedResource, ScopeKey } from "../connection-scope.js";
 import { loadingProfiles, permissionsFromWire, permissionsParam } from "../permissions-wire.js";
@@ -146,6 +147,7 @@ async function start(
   const { config, env: serverEnv } = context.runtime;
   const cwd = resolve(params.cwd ?? process.cwd());
   const permissions = requestPermissions(params, config);
+  enforceCommandCeiling(config, permissions);
   let sandbox: CommandSandbox;
   let argv: string[];
   try {

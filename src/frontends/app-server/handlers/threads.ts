@@ -15,6 +15,7 @@ import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
 import { visibleLine } from "../../common/terminal-text.js";
+import { enforceThreadCeiling } from "../ceiling.js";
 import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
 import { reportMcpStartup } from "../mcp-startup-status.js";
@@ -124,6 +125,7 @@ export async function threadStart(
 export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
+  await enforceThreadCeiling(context.runtime, params, config);
   const options = {
     cwd: process.cwd(),
     ...openOptions(params, config, tools, context.runtime.skillExtraRoots, context.runtime.config),
@@ -144,6 +146,7 @@ export async function threadResume(
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/resume");
   const id = await threadIdOf(params);
   const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
+  await enforceThreadCeiling(runtime, params, ownConfig ?? runtime.config, id);
   const wasLive = (await runtime.threads()).peek(id) !== undefined;
   const options = openOptions(params, ownConfig, tools, runtime.skillExtraRoots, runtime.config);
   const channel = await runtime.open(id, options);
@@ -180,6 +183,7 @@ export async function threadFork(
   const threads = await runtime.threads();
   await requireStored(threads, id);
   const config = await threadConfig(context, params);
+  await enforceThreadCeiling(runtime, params, config, id);
   // The fork runs with what its source runs with (live) or started with (stored); params win.
   const source = await sourceOptions(runtime, id);
   const options = {

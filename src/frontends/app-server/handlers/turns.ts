@@ -11,6 +11,7 @@ import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
+import { enforceTurnCeiling } from "../ceiling.js";
 import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
@@ -59,6 +60,7 @@ export async function startTurnOn(
     ...(tools ? { clientTools: tools } : {}),
     ...collaborationOverrides(params.collaborationMode),
   };
+  enforceTurnCeiling(channel, overrides, context.runtime.config);
   const { turnId, begin } = channel.startTurn(
     context.session,
     echoed(params.input),
