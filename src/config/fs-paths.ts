@@ -9,9 +9,8 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import type { ResolvedFsRule } from "../policy/sandbox/types.js";
 import { expandRulePath } from "../protocol/permission-paths.js";
-import type { FilesystemPolicy, FsAccess } from "../protocol/permissions.js";
+import type { FilesystemPolicy, FsAccess, ResolvedFsRule } from "../protocol/permissions.js";
 import { isGlob, strongerAccess } from "./permission-profile-parse.js";
 import { PermissionProfileError } from "./permission-profiles.js";
 

@@ -18,11 +18,12 @@ import {
 } from "../protocol/permissions.js";
 import {
   DEFAULT_GLOB_SCAN_MAX_DEPTH,
+  type LegacyExtent,
   NO_EXTENT,
   permissionsFromSandboxMode,
 } from "../protocol/permissions-legacy.js";
+import type { SandboxMode } from "../protocol/policy.js";
 import { ConfigError } from "./errors.js";
-import type { Config } from "./load.js";
 import type {
   PermissionNetworkConfig,
   PermissionProfileConfig,
@@ -203,6 +204,16 @@ export interface ConfiguredPermissions {
   note: string | null;
 }
 
+/** What configuredPermissions reads of the loaded config (config/load.ts's Config has it all). */
+export interface PermissionChoiceConfig {
+  permissionProfiles: PermissionProfiles;
+  defaultPermissions: string | null;
+  sandboxMode: SandboxMode;
+  sandboxModeExplicit: boolean;
+  sandboxModeSource: "flag" | "override" | "config" | null;
+  sandboxWorkspaceWrite: LegacyExtent;
+}
+
 /**
  * The permissions a run gets from its config (reference §6): an explicit profile choice (`-P`,
  * the app-server's `permissions`) first; then a sandbox mode given on the command line (`-s`,
@@ -211,7 +222,7 @@ export interface ConfiguredPermissions {
  * `[permissions.*]` defined with none of these chosen is refused with Codex's message.
  */
 export function configuredPermissions(
-  config: Config,
+  config: PermissionChoiceConfig,
   choice: { profile?: string } = {},
   home: string = homedir(),
 ): ConfiguredPermissions {

@@ -5,7 +5,7 @@
  * against the file system for the sandbox, while the prompt and the patch gate use this as is.
  */
 import { isAbsolute, join, resolve } from "node:path";
-import { MINIMAL_PATHS } from "./permissions.js";
+import { MINIMAL_PATHS, type Permissions } from "./permissions.js";
 
 export interface RulePathContext {
   /** The workspace roots: the turn's cwd first, then the profile's. */
@@ -37,4 +37,27 @@ export function expandRulePath(path: string, ctx: RulePathContext): string[] {
     default:
       return isAbsolute(path) ? [resolve(path)] : [];
   }
+}
+
+export interface PathContext {
+  cwd: string;
+  /** The $TMPDIR commands get; null when unset. */
+  tmpdir: string | null;
+}
+
+/** Every path a value lets commands write (before rules that deny inside them). */
+export function writablePaths(permissions: Permissions, ctx: PathContext): string[] {
+  if (permissions.kind === "danger-full-access") return ["/"];
+  const { rules, workspaceRoots } = permissions.filesystem;
+  const paths = rules
+    .filter((rule) => rule.access === "write")
+    .flatMap((rule) =>
+      expandRulePath(rule.path, { roots: [ctx.cwd, ...workspaceRoots], tmpdir: ctx.tmpdir, home: null }),
+    );
+  return [...new Set(paths)];
+}
+
+/** The $TMPDIR commands get (their environment's), which `:tmpdir` stands for. */
+export function tmpdirOf(services: { shellEnvironment: Readonly<Record<string, string>> }): string | null {
+  return services.shellEnvironment.TMPDIR || null;
 }

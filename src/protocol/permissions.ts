@@ -26,6 +26,12 @@ export interface FsRule {
   access: FsAccess;
 }
 
+/** One filesystem rule with a concrete absolute path (what a backend applies). */
+export interface ResolvedFsRule {
+  path: string;
+  access: FsAccess;
+}
+
 export interface FilesystemPolicy {
   /** Rules in any order: the most specific path wins; at equal paths deny > write > read. */
   rules: FsRule[];

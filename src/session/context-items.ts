@@ -10,7 +10,7 @@ import {
   permissionsMessage,
 } from "../prompt/index.js";
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
-import { tmpdirOf } from "./permission-paths.js";
+import { tmpdirOf } from "../protocol/permission-paths.js";
 import type { ThreadServices } from "./services.js";
 import { applyTurnOverrides, permissionsOf, type ThreadSettings, type TurnOverrides } from "./settings.js";
 

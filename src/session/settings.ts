@@ -5,6 +5,7 @@
 import type { PermissionsInput } from "../prompt/index.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { CollaborationMode } from "../protocol/collaboration-mode.js";
+import { writablePaths } from "../protocol/permission-paths.js";
 import type { Permissions } from "../protocol/permissions.js";
 import {
   type LegacyExtent,
@@ -13,7 +14,6 @@ import {
   permissionsFromSandboxMode,
 } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
-import { writablePaths } from "./permission-paths.js";
 import type { ModelChoice } from "./services.js";
 
 export interface ThreadSettings {

@@ -4,10 +4,10 @@
  */
 import { LazyTurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { Event } from "../protocol/events.js";
+import { tmpdirOf } from "../protocol/permission-paths.js";
 import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 import type { HookPoints } from "./hook-points.js";
-import { tmpdirOf } from "./permission-paths.js";
 import type { ThreadQuestions } from "./questions.js";
 import type { ThreadServices } from "./services.js";
 import { permissionsOf, type ThreadSettings } from "./settings.js";

@@ -102,32 +102,36 @@ const curl = (url: string, extra = "") =>
 describe.each(backends)("permission profiles under $name", ({ name, status }) => {
   const skip = missing(status, `the permission profile checks under ${name}`);
 
-  it.skipIf(skip)("an allowed host is reached through the proxy; others get 403 with the reason", async () => {
-    const script = [
-      `echo "A $(${curl(`http://allowed.bar.test:${port}/`)})"`,
-      `echo "B $(${curl(`http://other.bar.test:${port}/`)})"`,
-      `echo "C $(${curl(`http://a.b.deep.test:${port}/`)})"`,
-      `echo "D $(${curl(`http://bad.deep.test:${port}/`)})"`,
-      `echo "E $(${curl(`http://apex.test:${port}/`)})"`,
-      `echo "ENV $HTTP_PROXY $ALL_PROXY $CODEX_NETWORK_PROXY_ACTIVE $NODE_USE_ENV_PROXY"`,
-    ].join("; ");
-    const result = await sandbox("web", name, script);
-    expect(result.code, result.stderr).toBe(0);
-    const line = (tag: string) => result.stdout.split("\n").find((text) => text.startsWith(`${tag} `)) ?? "";
-    expect(line("A")).toContain(`200  hello from allowed.bar.test:${port}`);
-    expect(line("B")).toMatch(/403 x-proxy-error: blocked-by-allowlist .*"reason":"not_allowed"/);
-    expect(line("C")).toContain("200  hello from a.b.deep.test");
-    expect(line("D")).toMatch(/403 x-proxy-error: blocked-by-denylist .*"reason":"denied"/);
-    expect(line("E")).toContain("200  hello from apex.test");
-    expect(line("ENV")).toBe("ENV http://127.0.0.1:3128 socks5h://127.0.0.1:8081 1 1");
-    // The blocks are reported as they happen, naming the host and why.
-    expect(result.stderr).toContain('Network access to "other.bar.test" was blocked');
-    expect(seen).toEqual([
-      `GET allowed.bar.test:${port}`,
-      `GET a.b.deep.test:${port}`,
-      `GET apex.test:${port}`,
-    ]);
-  });
+  it.skipIf(skip)(
+    "an allowed host is reached through the proxy; others get 403 with the reason",
+    async () => {
+      const script = [
+        `echo "A $(${curl(`http://allowed.bar.test:${port}/`)})"`,
+        `echo "B $(${curl(`http://other.bar.test:${port}/`)})"`,
+        `echo "C $(${curl(`http://a.b.deep.test:${port}/`)})"`,
+        `echo "D $(${curl(`http://bad.deep.test:${port}/`)})"`,
+        `echo "E $(${curl(`http://apex.test:${port}/`)})"`,
+        `echo "ENV $HTTP_PROXY $ALL_PROXY $CODEX_NETWORK_PROXY_ACTIVE $NODE_USE_ENV_PROXY"`,
+      ].join("; ");
+      const result = await sandbox("web", name, script);
+      expect(result.code, result.stderr).toBe(0);
+      const line = (tag: string) =>
+        result.stdout.split("\n").find((text) => text.startsWith(`${tag} `)) ?? "";
+      expect(line("A")).toContain(`200  hello from allowed.bar.test:${port}`);
+      expect(line("B")).toMatch(/403 x-proxy-error: blocked-by-allowlist .*"reason":"not_allowed"/);
+      expect(line("C")).toContain("200  hello from a.b.deep.test");
+      expect(line("D")).toMatch(/403 x-proxy-error: blocked-by-denylist .*"reason":"denied"/);
+      expect(line("E")).toContain("200  hello from apex.test");
+      expect(line("ENV")).toBe("ENV http://127.0.0.1:3128 socks5h://127.0.0.1:8081 1 1");
+      // The blocks are reported as they happen, naming the host and why.
+      expect(result.stderr).toContain('Network access to "other.bar.test" was blocked');
+      expect(seen).toEqual([
+        `GET allowed.bar.test:${port}`,
+        `GET a.b.deep.test:${port}`,
+        `GET apex.test:${port}`,
+      ]);
+    },
+  );
 
   it.skipIf(skip)("nothing but the proxy: direct TCP, a raw IP and curl --noproxy fail", async () => {
     const script = [
@@ -167,24 +171,27 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
     expect(seen).toEqual([`GET allowed.bar.test:${port}`]);
   });
 
-  it.skipIf(skip)("a denied directory is unreadable and unwritable; a narrower rule reopens inside it", async () => {
-    await mkdir(join(work.path, "secret", "public"), { recursive: true });
-    await writeFile(join(work.path, "secret", "s.txt"), "top secret\n");
-    await writeFile(join(work.path, "secret", "public", "p.txt"), "public\n");
-    const script = [
-      "cat secret/s.txt 2>&1 || true",
-      "ls secret 2>&1 || true",
-      "(echo x > secret/new.txt) 2>&1 || true",
-      "cat secret/public/p.txt",
-      "echo ok > written.txt && cat written.txt",
-    ].join("; ");
-    const result = await sandbox("secret", name, script);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).not.toContain("top secret");
-    expect(result.stdout.match(/Permission denied/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
-    expect(result.stdout).toContain("public\n");
-    expect(result.stdout).toContain("ok\n");
-  });
+  it.skipIf(skip)(
+    "a denied directory is unreadable and unwritable; a narrower rule reopens inside it",
+    async () => {
+      await mkdir(join(work.path, "secret", "public"), { recursive: true });
+      await writeFile(join(work.path, "secret", "s.txt"), "top secret\n");
+      await writeFile(join(work.path, "secret", "public", "p.txt"), "public\n");
+      const script = [
+        "cat secret/s.txt 2>&1 || true",
+        "ls secret 2>&1 || true",
+        "(echo x > secret/new.txt) 2>&1 || true",
+        "cat secret/public/p.txt",
+        "echo ok > written.txt && cat written.txt",
+      ].join("; ");
+      const result = await sandbox("secret", name, script);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain("top secret");
+      expect(result.stdout.match(/Permission denied/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
+      expect(result.stdout).toContain("public\n");
+      expect(result.stdout).toContain("ok\n");
+    },
+  );
 
   it.skipIf(skip)("the command's exit status is its own; built-ins run as -P", async () => {
     expect((await sandbox(":workspace", name, "exit 7")).code).toBe(7);
@@ -203,7 +210,9 @@ describe("bad profiles are refused before anything runs", () => {
     await writeFile(join(home.path, "config.toml"), loops);
     const cycle = await sandbox("loop_a", "auto", "echo RAN");
     expect(cycle.code).toBe(1);
-    expect(cycle.stderr).toMatch(/permissions profile inheritance cycle detected: loop_\w -> loop_\w -> loop_\w/);
+    expect(cycle.stderr).toMatch(
+      /permissions profile inheritance cycle detected: loop_\w -> loop_\w -> loop_\w/,
+    );
     expect(cycle.stdout).not.toContain("RAN");
   });
 });

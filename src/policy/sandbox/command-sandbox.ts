@@ -9,8 +9,8 @@
 import { homedir } from "node:os";
 import { resolveFilesystemRules } from "../../config/fs-paths.js";
 import type { ProxyBlock } from "../../network-proxy/index.js";
+import { writablePaths } from "../../protocol/permission-paths.js";
 import type { Permissions } from "../../protocol/permissions.js";
-import { writablePaths } from "../../session/permission-paths.js";
 import { type ResolvedFsRule, type SandboxPolicy, SandboxUnavailableError } from "./types.js";
 
 /** Where the command finds the proxy inside its network namespace: Codex's default proxy_url and socks_url ports. */
