@@ -174,7 +174,7 @@ describe("app-server: permission profiles", () => {
         },
       });
       const [item] = completedItems(client, turnId, "commandExecution");
-      expect(String(item?.aggregatedOutput)).toContain(`hello from other.bar.test:${port} 200`);
+      expect(String(item?.aggregatedOutput)).toContain(`hello from other.bar.test:${port}\n 200`);
       expect(seen).toEqual([`other.bar.test:${port}`]);
     },
   );
