@@ -467,6 +467,7 @@ export class ThreadManager implements AgentHost {
 
   private meta(thread: Thread, options: OpenThreadOptions, config: Config): SessionMeta {
     const instructions = options.baseInstructions ?? config.baseInstructions;
+    const profile = thread.effectiveSettings.permissions.profile;
     return {
       id: thread.id,
       created: isoTimestamp(),
@@ -474,7 +475,8 @@ export class ThreadManager implements AgentHost {
       model: options.model ?? config.model,
       provider: config.provider.id,
       approval_policy: options.approvalPolicy ?? config.approvalPolicy,
-      sandbox_mode: options.sandboxMode ?? config.sandboxMode,
+      sandbox_mode: thread.effectiveSettings.sandbox.mode,
+      ...(profile ? { permission_profile: profile.id } : {}),
       source: this.options.source,
       ...this.options.metadata,
       ...(instructions !== undefined ? { instructions } : {}),

@@ -65,6 +65,7 @@ const metaSchema = z.looseObject({
   provider: z.string(),
   approval_policy: z.string(),
   sandbox_mode: z.string(),
+  permission_profile: z.string().optional(),
   source: z.string(),
   instructions: z.string().optional(),
   forked_from: z.string().optional(),

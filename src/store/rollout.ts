@@ -20,6 +20,8 @@ export interface SessionMeta {
   provider: string;
   approval_policy: string;
   sandbox_mode: string;
+  /** The permission profile the thread started under (`sandbox_mode` is then how it reads as a mode). */
+  permission_profile?: string;
   /** Who started the thread: "exec", "sdk", "cli", a server name. */
   source: string;
   /** Custom base instructions, when the thread did not use the built-in ones. */

@@ -106,6 +106,17 @@ describe("app-server: permission profiles", () => {
     expect(plain.activePermissionProfile).toBeNull();
   });
 
+  it("a thread resumed by another server process keeps its profile", async () => {
+    const first = await server();
+    const started = await first.call("thread/start", { cwd: h.work, permissions: "web" });
+    h.model.enqueue(turn(message("hi")));
+    await runTurn(first, started.thread.id, "hello");
+    await first.close();
+    const second = await server();
+    const resumed = await second.call("thread/resume", { threadId: started.thread.id });
+    expect(resumed.activePermissionProfile).toEqual({ id: "web", extends: ":workspace" });
+  });
+
   it.skipIf(unsandboxed)(
     "a turn under a profile: the allowed host is reached, another is blocked, and the item and the model say which",
     async () => {

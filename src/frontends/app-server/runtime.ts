@@ -4,8 +4,11 @@
  * Threads outlive connections: a client that reconnects (or another one) resumes them by id,
  * and a restarted server loads them from their rollouts.
  */
+import { homedir } from "node:os";
 import { type Config, loadConfig } from "../../config/load.js";
 import { applyOverride, type ConfigOverride, parseOverride } from "../../config/overrides.js";
+import { PermissionProfileError, resolvePermissionProfile } from "../../config/permission-profiles.js";
+import type { Permissions } from "../../protocol/permissions.js";
 import {
   type ApprovalPolicy,
   approvalPolicySchema,
@@ -32,6 +35,8 @@ export interface StoredChoice {
   provider: string;
   approvalPolicy?: ApprovalPolicy;
   sandboxMode?: SandboxMode;
+  /** The permission profile it started under, resolved again from today's config. */
+  permissions?: Permissions;
 }
 
 export interface RuntimeOptions {
@@ -302,12 +307,26 @@ export class AppServerRuntime implements ChannelHost {
     const { meta } = stored;
     const approvalPolicy = approvalPolicySchema.safeParse(meta.approval_policy).data;
     const sandboxMode = sandboxModeSchema.safeParse(meta.sandbox_mode).data;
+    const permissions = meta.permission_profile ? this.storedProfile(meta.permission_profile) : undefined;
     return {
       model: meta.model,
       provider: meta.provider,
       ...(approvalPolicy ? { approvalPolicy } : {}),
-      ...(sandboxMode ? { sandboxMode } : {}),
+      ...(permissions ? { permissions } : sandboxMode ? { sandboxMode } : {}),
     };
+  }
+
+  /**
+   * A stored thread's profile as today's config defines it; undefined when it no longer does
+   * (the thread then gets its stored sandbox mode, as before profiles).
+   */
+  private storedProfile(id: string): Permissions | undefined {
+    try {
+      return resolvePermissionProfile(this.current.permissionProfiles, id, homedir());
+    } catch (error) {
+      if (error instanceof PermissionProfileError) return undefined;
+      throw error;
+    }
   }
 
   /** A channel whose thread shut down (idle expiry, archive, rollback) is forgotten. */

@@ -540,6 +540,11 @@ export class TuiApp {
     const s = this.style;
     const params = approval.params;
     const lines = [s.bold(s.yellow("Approval needed"))];
+    const network = networkContextOf(params.networkApprovalContext);
+    if (network)
+      lines.push(
+        `Let this command reach ${s.cyan(visibleLine(network.host))} (${visibleLine(network.protocol)}), which the network allowlist blocked?`,
+      );
     if (approval.method.includes("fileChange"))
       lines.push(
         `Apply the proposed patch${params.grantRoot ? ` (write access to ${visibleLine(String(params.grantRoot))})` : ""}?`,
@@ -563,4 +568,11 @@ export class TuiApp {
     );
     return lines.flatMap((line) => wrapLine(line, width));
   }
+}
+
+/** A network approval's host and protocol (Codex's networkApprovalContext), when the request has one. */
+function networkContextOf(value: unknown): { host: string; protocol: string } | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { host, protocol } = value as Record<string, unknown>;
+  return typeof host === "string" && typeof protocol === "string" ? { host, protocol } : null;
 }
