@@ -21,11 +21,9 @@ const sources = [
   "git-guard-calls.c",
   "proxy-bridge.c",
   "sanitizer.c",
-].map(
+].map((name) => fileURLToPath(new URL(`../native/${name}`, import.meta.url)));
+const headers = ["contain.h", "fs-rules.h", "git-guard.h", "git-guard-calls.h", "proxy-bridge.h"].map(
   (name) => fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
-);
-const headers = ["contain.h", "fs-rules.h", "git-guard.h", "git-guard-calls.h", "proxy-bridge.h"].map((name) =>
-  fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
 );
 const outDir = fileURLToPath(new URL("../native/build/", import.meta.url));
 const output = `${outDir}tscodex-sandbox`;

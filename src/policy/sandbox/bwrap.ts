@@ -25,9 +25,16 @@ export interface BwrapMounts {
   networkAccess: boolean;
   /** Unix sockets the helper inside connects to (the proxy's), bound in at their paths. */
   sockets?: readonly string[] | undefined;
+  /** The helper run inside: bound in at its path when the rules do not cover `/`. */
+  helper?: string | undefined;
 }
 
-export function bwrapArgv(bwrap: string, argv: readonly string[], cwd: string, mounts: BwrapMounts): string[] {
+export function bwrapArgv(
+  bwrap: string,
+  argv: readonly string[],
+  cwd: string,
+  mounts: BwrapMounts,
+): string[] {
   const args = [bwrap, "--new-session", "--die-with-parent", "--unshare-pid"];
   if (!mounts.networkAccess) args.push("--unshare-net");
   // Run as root, bwrap keeps root's capabilities: a command could remount / read-write.
@@ -40,7 +47,7 @@ export function bwrapArgv(bwrap: string, argv: readonly string[], cwd: string, m
   // A fresh procfs leaves sysctls writable for uid 0 even without capabilities.
   args.push("--ro-bind", "/proc/sys", "/proc/sys");
   if (rules) {
-    args.push(...ruleMounts(rules, mounts.deniedFile, mounts.sockets ?? []));
+    args.push(...ruleMounts(rules, mounts));
   } else {
     for (const root of mounts.layout.writable) args.push("--bind", root, root);
     // -try: a nested .git found by the scan may be gone by now (/tmp is shared); gone is safe.
@@ -51,7 +58,7 @@ export function bwrapArgv(bwrap: string, argv: readonly string[], cwd: string, m
   return args;
 }
 
-function ruleMounts(rules: RuleLayout, deniedFile: string | undefined, sockets: readonly string[]): string[] {
+function ruleMounts(rules: RuleLayout, { deniedFile, sockets = [], helper }: BwrapMounts): string[] {
   const args: string[] = [];
   for (const mount of rules.mounts) {
     if (mount.access === "read") args.push("--ro-bind-try", mount.path, mount.path);
@@ -62,6 +69,10 @@ function ruleMounts(rules: RuleLayout, deniedFile: string | undefined, sockets: 
   }
   // Before the read-only remounts: their mount points may have to be made in a tmpfs.
   for (const socket of sockets) args.push("--ro-bind", socket, socket);
+  if (rules.root === null) {
+    for (const link of rules.links) args.push("--symlink", link.target, link.path);
+    if (helper) args.push("--ro-bind", helper, helper);
+  }
   // Read-only last, once the mount points of the rules beneath were made in them.
   for (const mount of rules.mounts) {
     if (mount.access === "deny" && mount.directory) args.push("--remount-ro", mount.path);

@@ -23,7 +23,14 @@ export type BackendStatus =
  * whether it can make a network namespace (needed for proxy routes).
  */
 export type LandlockStatus =
-  | { available: true; path: string; notes: string[]; abi: number; pidNamespace: boolean; netNamespace: boolean }
+  | {
+      available: true;
+      path: string;
+      notes: string[];
+      abi: number;
+      pidNamespace: boolean;
+      netNamespace: boolean;
+    }
   | { available: false; reason: string };
 
 let bwrapStatus: Promise<BackendStatus> | undefined;

@@ -7,7 +7,7 @@
  */
 import { lstat, mkdir, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, sep } from "node:path";
+import { join, normalize, sep } from "node:path";
 import type { FsAccess } from "../../protocol/permissions.js";
 import { CONTROL_DIRS, findGuardedEntries, isWithin, realpathOrNull, tempDirs } from "./layout.js";
 import type { ResolvedFsRule, SandboxPolicy } from "./types.js";
@@ -23,6 +23,11 @@ export interface RuleLayout {
   root: "read" | "write" | null;
   /** The mounts below `/`, least specific first; control dirs inside write rules come as reads. */
   mounts: RuleMount[];
+  /**
+   * Rule paths that lead through a symlink (`/lib64` → `/usr/lib64`), to their real paths: a
+   * layout without `/` must recreate them (bwrap), or `/lib64/ld-linux…` is not found.
+   */
+  links: { path: string; target: string }[];
 }
 
 /** At the same path: deny > write > read (Codex's precedence). */
@@ -33,10 +38,13 @@ export async function resolveRuleLayout(
   policy: SandboxPolicy,
 ): Promise<RuleLayout> {
   const byPath = new Map<string, FsAccess>();
+  const links = new Map<string, string>();
   const real = await Promise.all(rules.map((rule) => realpathOrNull(rule.path)));
   rules.forEach((rule, i) => {
     const path = real[i];
     if (path === null || path === undefined) return;
+    const literal = normalize(rule.path).replace(/(.)\/+$/, "$1");
+    if (literal !== path && rule.access !== "deny") links.set(literal, path);
     const previous = byPath.get(path);
     if (previous === undefined || STRENGTH[rule.access] > STRENGTH[previous]) byPath.set(path, rule.access);
   });
@@ -52,7 +60,10 @@ export async function resolveRuleLayout(
       return { access, path, directory, reopened };
     }),
   );
-  return { root: rootAccess === "read" || rootAccess === "write" ? rootAccess : null, mounts };
+  const root = rootAccess === "read" || rootAccess === "write" ? rootAccess : null;
+  // Only links outside every mount: inside one, the host's link is there already.
+  const outside = [...links].filter(([path]) => !mounts.some((mount) => isWithin(path, mount.path)));
+  return { root, mounts, links: outside.map(([path, target]) => ({ path, target })) };
 }
 
 /**
@@ -65,7 +76,8 @@ async function protectControlDirs(byPath: Map<string, FsAccess>, policy: Sandbox
   const writes = [...byPath].filter(([, access]) => access === "write").map(([path]) => path);
   if (writes.length === 0) return;
   for (const path of policy.readOnlyPaths ?? []) {
-    if (writes.some((root) => isWithin(path, root))) await mkdir(path, { recursive: true }).catch(() => undefined);
+    if (writes.some((root) => isWithin(path, root)))
+      await mkdir(path, { recursive: true }).catch(() => undefined);
   }
   const temp = new Set((await Promise.all(tempDirs().map((dir) => realpathOrNull(dir)))).filter(isString));
   const scanned = writes.filter((root) => root !== sep && !temp.has(root));
@@ -109,7 +121,10 @@ export async function deniedFilePlaceholder(): Promise<string> {
   const current = await lstat(path).catch(() => null);
   const uid = process.getuid?.();
   const intact =
-    current?.isFile() && current.size === 0 && (current.mode & 0o7777) === 0 && (uid === undefined || current.uid === uid);
+    current?.isFile() &&
+    current.size === 0 &&
+    (current.mode & 0o7777) === 0 &&
+    (uid === undefined || current.uid === uid);
   if (intact) return path;
   await rm(path, { recursive: true, force: true });
   try {

@@ -84,7 +84,8 @@ function ruleFlags(rules: RuleLayout): string[] {
 
 function socketFlags(sockets: SocketRules): string[] {
   const flags: string[] = [];
-  for (const route of sockets.proxyRoutes ?? []) flags.push("--proxy-route", `${route.port}=${route.socketPath}`);
+  for (const route of sockets.proxyRoutes ?? [])
+    flags.push("--proxy-route", `${route.port}=${route.socketPath}`);
   if (sockets.networkAccess) flags.push("--allow-network");
   if (sockets.allowUnixSockets) flags.push("--allow-unix-sockets");
   return flags;

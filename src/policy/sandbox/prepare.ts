@@ -75,7 +75,7 @@ export async function prepareSandboxedCommand(
     const inner = seccompOnlyArgv(helper, argv, sockets);
     const deniedFile = rules && hasDeniedFile(rules) ? await deniedFilePlaceholder() : undefined;
     const socketPaths = proxyRoutes.map((route) => route.socketPath);
-    const mounts = { layout, rules, deniedFile, networkAccess, sockets: socketPaths };
+    const mounts = { layout, rules, deniedFile, networkAccess, sockets: socketPaths, helper };
     return { argv: bwrapArgv(status.path, inner, cwd, mounts), backend };
   }
   const status = await landlockBackendStatus();
