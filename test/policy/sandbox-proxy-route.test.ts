@@ -4,8 +4,9 @@
  * stand-in for the managed proxy) and nothing else leads anywhere: direct TCP to a host
  * listener on 127.0.0.1 (bash /dev/tcp, node net.connect, curl --noproxy) fails and the listener
  * sees no connection, a UDP datagram never arrives, /proc/net/dev lists only lo. Many parallel
- * connections, a large upload with a half-close, and a read-only policy work through the route;
- * no bridge process is left once the command ends.
+ * connections, a large upload with a half-close, a read-only policy and a profile that denies
+ * the sockets' directory (without `/`) work through the route; no bridge process is left once
+ * the command ends.
  */
 import { spawn } from "node:child_process";
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand, type SandboxPolicy } from "../../src/policy/sandbox/index.js";
+import type { ResolvedFsRule } from "../../src/policy/sandbox/types.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing } from "../support/skips.js";
@@ -45,8 +47,9 @@ beforeAll(async () => {
   base = await mkdtemp(join(parent, ".tscodex-test-route-"));
   ws = join(base, "ws");
   await mkdir(ws);
-  proxySocket = join(base, "proxy.sock");
-  echoSocket = join(base, "echo.sock");
+  await mkdir(join(base, "sockets"));
+  proxySocket = join(base, "sockets", "proxy.sock");
+  echoSocket = join(base, "sockets", "echo.sock");
   proxy = createHttpServer((request, response) => {
     if (request.url === "/big") return response.end("x".repeat(1_000_000));
     response.end("hello via proxy\n");
@@ -201,6 +204,28 @@ print(data.decode().strip())"`,
     expect(output).toContain("NO-WRITE");
     expect(existsSync(join(ws, "made"))).toBe(false);
   });
+
+  it.skipIf(skip)(
+    "reaches the route under a profile without `/` whose rules deny the socket's directory",
+    async () => {
+      const fsRules: ResolvedFsRule[] = [
+        ...["/usr", "/bin", "/lib", "/lib64"].map((path) => ({ path, access: "read" as const })),
+        { path: join(base, "sockets"), access: "deny" },
+        { path: ws, access: "write" },
+      ];
+      const prepared = await prepareSandboxedCommand(
+        ["bash", "-c", `curl -s http://127.0.0.1:${HTTP_PORT}/; ls ${base}/sockets || echo SOCKETS-DENIED`],
+        ws,
+        { ...policy("read-only"), fsRules },
+        { backend: name },
+      );
+      const result = await runCommand({ argv: prepared.argv, cwd: ws, env: env(), timeoutMs: 60_000 });
+      const output = renderCaptured(result.aggregated);
+      expect(output).toContain("hello via proxy");
+      expect(output).toContain("SOCKETS-DENIED");
+      expect(output).not.toContain("proxy.sock");
+    },
+  );
 
   it.skipIf(skip)("leaves no bridge process once the command ends", async () => {
     const prepared = await prepareSandboxedCommand(

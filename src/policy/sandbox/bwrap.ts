@@ -13,6 +13,7 @@
  */
 import type { RuleLayout } from "./fs-rules.js";
 import type { SandboxLayout } from "./layout.js";
+import { isWithin } from "./layout.js";
 
 /** What bwrapArgv mounts and which network it gives. */
 export interface BwrapMounts {
@@ -60,10 +61,14 @@ export function bwrapArgv(
 
 function ruleMounts(rules: RuleLayout, { deniedFile, sockets = [], helper }: BwrapMounts): string[] {
   const args: string[] = [];
+  // The helper inside (no capabilities) must reach a proxy socket bound into a denied directory.
+  const traversable = (mount: { path: string; reopened: boolean }) =>
+    mount.reopened || sockets.some((socket) => isWithin(socket, mount.path));
   for (const mount of rules.mounts) {
     if (mount.access === "read") args.push("--ro-bind-try", mount.path, mount.path);
     else if (mount.access === "write") args.push("--bind-try", mount.path, mount.path);
-    else if (mount.directory) args.push("--perms", mount.reopened ? "0111" : "0000", "--tmpfs", mount.path);
+    else if (mount.directory)
+      args.push("--perms", traversable(mount) ? "0111" : "0000", "--tmpfs", mount.path);
     else if (deniedFile) args.push("--ro-bind", deniedFile, mount.path);
     else throw new Error(`bwrapArgv: no placeholder to deny the file ${mount.path}`);
   }
