@@ -4,11 +4,15 @@
  * stays as its supervisor (the .git guard) and stand-in: same exit code or fatal signal, same
  * process group, passes on signals sent to it alone, dies with its caller.
  *
- *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--writable PATH]... [--read-only DIR]...
+ *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--pid-namespace]
+ *                   [--proxy-route PORT=SOCKPATH]... [--restrict-reads]
+ *                   [--writable PATH | --read-only PATH | --deny PATH]... -- CMD [ARGS...]
+ *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1 net-namespace=0|1",
+ *                                exit 0 if usable
+ *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] [--proxy-route ...]
  *                   -- CMD [ARGS...]
- *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
- *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
- *                                only steps 4-6 (bwrap runs it inside its own sandbox)
+ *                                only steps 4-6, and the bridge (bwrap runs it inside its own
+ *                                sandbox, in a network namespace of bwrap's: checked, only lo)
  *   tscodex-sandbox --contain-only -- CMD [ARGS...]
  *                                no sandbox, only the keeper of contain.c (danger-full-access)
  *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
@@ -17,20 +21,27 @@
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
  *   0. With --pid-namespace: a new PID namespace (contain.c), so that the end of the command,
  *      or of its caller, ends everything it started; /proc is remounted for it in step 1.
+ *      With --proxy-route: a new network namespace with only lo up, and every route's port
+ *      bound and listening (proxy-bridge.c), before anything else.
  *   1. A private mount namespace in which every mount is remounted read-only, the --writable
- *      paths are bind-mounted read-write on top, and the --read-only DIRs (control dirs such as
- *      .git inside writable roots) read-only again: Landlock has no right for chmod, chown,
- *      utimes or setxattr, and it can only allow, never deny beneath an allowed directory, so
- *      mounts do that part. /dev/shm gets a private tmpfs and /dev/pts a private devpts
- *      instance (no handle on the user's terminal). Fails closed when impossible.
- *   2. Drop every capability (matters when run as root) and set no_new_privs.
- *   3. Landlock: reads everywhere; writes only beneath --writable paths and to a few device
- *      nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill() of processes outside
- *      the sandbox) and, without network, abstract unix sockets.
+ *      paths are bind-mounted read-write on top, the --read-only paths (control dirs such as
+ *      .git inside writable roots) read-only again and the --deny paths hidden, in command-line
+ *      order (fs-rules.c): Landlock has no right for chmod, chown, utimes or setxattr, and it
+ *      can only allow, never deny beneath an allowed directory, so mounts do that part.
+ *      /dev/shm gets a private tmpfs and /dev/pts a private devpts instance (no handle on the
+ *      user's terminal). Fails closed when impossible.
+ *   2. Drop every capability (matters when run as root) and set no_new_privs (the proxy
+ *      bridge is forked in between: it needs connect(), which Landlock and seccomp forbid).
+ *   3. Landlock: reads everywhere (with --restrict-reads only beneath the --writable and
+ *      --read-only paths, /proc and the usual devices); writes only beneath --writable paths
+ *      and to a few device nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill()
+ *      of processes outside the sandbox) and, without network, abstract unix sockets.
  *   4. seccomp: TIOCSTI/TIOCLINUX ioctls fail (no typing into the caller's terminal); without
  *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
  *      with EPERM, and so does socket(AF_UNIX) unless --allow-unix-sockets (host daemons such
- *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed). x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
+ *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed); with
+ *      --proxy-route AF_INET and AF_INET6 are allowed (the namespace leads only to the routes).
+ *      x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
  *   5. Die with the parent (PR_SET_PDEATHSIG).
  *   6. The .git guard (git-guard.c): fork; the child installs a seccomp user-notification
  *      filter on every name-creating call and execvp's the command; we stay as its supervisor

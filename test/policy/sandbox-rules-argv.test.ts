@@ -73,6 +73,20 @@ describe("resolveRuleLayout", () => {
     ]);
   });
 
+  it("drops a read or write rule inside one with the same access", async () => {
+    const ws = join(base, "ws");
+    const layout = await resolveRuleLayout(
+      [
+        { path: ws, access: "read" },
+        { path: join(ws, "secret"), access: "read" },
+        { path: join(base, "link"), access: "read" },
+        { path: join(base, "missing"), access: "deny" },
+      ],
+      policy(),
+    );
+    expect(layout.mounts).toEqual([{ access: "read", path: ws }]);
+  });
+
   it("keeps a symlinked rule path as a link to recreate when `/` is not covered", async () => {
     const layout = await resolveRuleLayout([{ path: join(base, "link"), access: "read" }], policy());
     expect(layout.root).toBeNull();

@@ -51,7 +51,13 @@ export async function resolveRuleLayout(
   await protectControlDirs(byPath, policy);
   const rootAccess = byPath.get(sep);
   byPath.delete(sep);
-  const ordered = [...byPath.entries()].sort(([a], [b]) => depth(a) - depth(b) || a.localeCompare(b));
+  const sorted = [...byPath.entries()].sort(([a], [b]) => depth(a) - depth(b) || a.localeCompare(b));
+  // A read or write inside one with the same access changes nothing (`/bin` → `/usr/bin` inside
+  // `/usr`). Denies stay: one also hides what bwrap binds in (the proxy's sockets) beneath it.
+  const ordered = sorted.filter(([path, access], i) => {
+    const enclosing = sorted.slice(0, i).filter(([root]) => isWithin(path, root));
+    return access === "deny" || (enclosing.at(-1)?.[1] ?? rootAccess) !== access;
+  });
   const mounts = await Promise.all(
     ordered.map(async ([path, access], i): Promise<RuleMount> => {
       if (access !== "deny") return { access, path };

@@ -1,7 +1,9 @@
 /**
  * The command line of the fallback helper (native/tscodex-sandbox.c): a private mount
  * namespace that makes everything but the writable roots read-only (and control dirs inside
- * them), a private /dev/shm and /dev/pts, Landlock for writes, seccomp for sockets, and the
+ * them; or a profile's rules, in order, denied paths hidden), a private /dev/shm and /dev/pts,
+ * Landlock for writes (and reads, without `/`), seccomp for sockets, with proxy routes a
+ * network namespace whose only way out is the helper's bridge to the proxy, and the
  * .git guard (native/git-guard.c: a supervisor that makes every name-creating call for the
  * command and refuses any new `.git`, `.codex`, `.agents` or `.tscodex`). The helper stays as the command's stand-in (same process
  * group, same exit status or fatal signal); with a PID namespace (native/contain.c) one more
