@@ -20,6 +20,7 @@ import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand, type SandboxPolicy } from "../../src/policy/sandbox/index.js";
 import type { ResolvedFsRule } from "../../src/policy/sandbox/types.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
+import { findNativeHelper } from "../../src/util/native-helper.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing } from "../support/skips.js";
 
@@ -246,5 +247,24 @@ print(data.decode().strip())"`,
     child.stdin.end("\n");
     expect(await exited).toBe(0);
     expect(bridges()).toEqual([]);
+  });
+});
+
+describe("the helper's own checks", () => {
+  it("refuses routes in seccomp-only mode when started on the host's network (not bwrap's namespace)", async () => {
+    const helper = await findNativeHelper();
+    if (!helper)
+      return console.warn("skipped the helper's route check: the helper is not built (npm run build)");
+    const interfaces = readFileSync("/proc/net/dev", "utf8").split("\n").slice(2).filter(Boolean);
+    if (interfaces.length < 2) return console.warn("skipped the helper's route check: this host has only lo");
+    const result = await runCommand({
+      argv: [helper, "--seccomp-only", "--proxy-route", `${HTTP_PORT}=${proxySocket}`, "--", "true"],
+      cwd: ws,
+      env: env(),
+      timeoutMs: 10_000,
+    });
+    // The host has more than lo: the helper must not bridge on the host's network.
+    expect(result.exitCode).toBe(125);
+    expect(renderCaptured(result.aggregated)).toContain("proxy routes need a network namespace with only lo");
   });
 });
