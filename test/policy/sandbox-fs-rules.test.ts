@@ -35,6 +35,9 @@ beforeEach(async () => {
   await mkdir(join(ws, "secret", "open"), { recursive: true });
   await writeFile(join(ws, "secret", "s.txt"), "TOP-SECRET\n");
   await writeFile(join(ws, "secret", "open", "o.txt"), "REOPENED\n");
+  await mkdir(join(ws, "secret", "deep", "inner"), { recursive: true });
+  await writeFile(join(ws, "secret", "deep", "inner", "i.txt"), "DEEP\n");
+  await writeFile(join(ws, "secret", "deep", "d.txt"), "DEEP-SECRET\n");
   await writeFile(join(ws, "key.pem"), "PRIVATE-KEY\n");
   await mkdir(join(out, ".codex"), { recursive: true });
   await writeFile(join(out, ".codex", "config.toml"), "model = 'x'\n");
@@ -118,6 +121,23 @@ describe.each(backends)("filesystem rules under $name", ({ name, status }) => {
     expect(output).not.toContain("TOP-SECRET");
     expect(output).toContain("NO-WRITE");
     expect(existsSync(join(ws, "secret", "open", "new"))).toBe(false);
+  });
+
+  it.skipIf(skip)("a reopened path deeper inside a deny: the directories between only traverse", async () => {
+    const rules = [
+      ...workspace(),
+      { path: join(ws, "secret"), access: "deny" as const },
+      { path: join(ws, "secret", "deep", "inner"), access: "read" as const },
+    ];
+    const { output } = await sandboxed(
+      name,
+      rules,
+      "cat secret/deep/inner/i.txt; ls secret/deep || echo DEEP-UNLISTED; cat secret/deep/d.txt",
+    );
+    expect(output).toContain("DEEP\n");
+    expect(output).toContain("DEEP-UNLISTED");
+    expect(output).not.toContain("DEEP-SECRET");
+    expect(output).not.toMatch(/^inner$/m);
   });
 
   it.skipIf(skip)(

@@ -11,6 +11,8 @@
  * another group, so it goes through --die-with-parent (SIGKILL when bwrap dies) and the pid
  * namespace (everything in it dies with its pid 1).
  */
+
+import { dirname } from "node:path";
 import type { RuleLayout } from "./fs-rules.js";
 import type { SandboxLayout } from "./layout.js";
 import { isWithin } from "./layout.js";
@@ -64,7 +66,18 @@ function ruleMounts(rules: RuleLayout, { deniedFile, sockets = [], helper }: Bwr
   // The helper inside (no capabilities) must reach a proxy socket bound into a denied directory.
   const traversable = (mount: { path: string; reopened: boolean }) =>
     mount.reopened || sockets.some((socket) => isWithin(socket, mount.path));
+  const made = new Set<string>();
+  // Directories bwrap would make (0755, listable) between a denied directory and what it reopens.
+  const traverseOnly = (path: string) => {
+    const deny = nearestMount(rules, path);
+    if (deny?.access !== "deny" || !deny.directory) return;
+    for (let dir = dirname(path); dir !== deny.path && isWithin(dir, deny.path); dir = dirname(dir)) {
+      if (!made.has(dir)) args.push("--perms", "0111", "--dir", dir);
+      made.add(dir);
+    }
+  };
   for (const mount of rules.mounts) {
+    if (mount.access !== "deny") traverseOnly(mount.path);
     if (mount.access === "read") args.push("--ro-bind-try", mount.path, mount.path);
     else if (mount.access === "write") args.push("--bind-try", mount.path, mount.path);
     else if (mount.directory)
@@ -73,7 +86,10 @@ function ruleMounts(rules: RuleLayout, { deniedFile, sockets = [], helper }: Bwr
     else throw new Error(`bwrapArgv: no placeholder to deny the file ${mount.path}`);
   }
   // Before the read-only remounts: their mount points may have to be made in a tmpfs.
-  for (const socket of sockets) args.push("--ro-bind", socket, socket);
+  for (const socket of sockets) {
+    traverseOnly(socket);
+    args.push("--ro-bind", socket, socket);
+  }
   if (rules.root === null) {
     for (const link of rules.links) args.push("--symlink", link.target, link.path);
     if (helper) args.push("--ro-bind", helper, helper);
@@ -85,4 +101,14 @@ function ruleMounts(rules: RuleLayout, { deniedFile, sockets = [], helper }: Bwr
   // Without `/`, bwrap's root is a writable tmpfs holding the mount points.
   if (rules.root === null) args.push("--remount-ro", "/");
   return args;
+}
+
+/** The most specific mount strictly above `path`. */
+function nearestMount(rules: RuleLayout, path: string): RuleLayout["mounts"][number] | undefined {
+  let best: RuleLayout["mounts"][number] | undefined;
+  for (const mount of rules.mounts) {
+    if (mount.path !== path && isWithin(path, mount.path) && (!best || mount.path.length > best.path.length))
+      best = mount;
+  }
+  return best;
 }
