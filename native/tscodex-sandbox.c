@@ -121,7 +121,8 @@ struct ruleset_attr {
 #define ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n) + 4)
 #endif
 
-#define MAX_PATHS 256
+/* Mounts per run (landlock.ts HELPER_MAX_PATHS): a profile's expanded glob denies can be many. */
+#define MAX_PATHS 4096
 
 struct options {
   int allow_network;

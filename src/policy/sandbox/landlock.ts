@@ -13,6 +13,9 @@ import type { RuleLayout } from "./fs-rules.js";
 import type { SandboxLayout } from "./layout.js";
 import type { ProxyRoute } from "./types.js";
 
+/** How many --writable, --read-only and --deny paths the helper takes (MAX_PATHS). */
+export const HELPER_MAX_PATHS = 4096;
+
 /** The helper's exit code when the kernel has no Landlock. */
 export const HELPER_EXIT_NO_LANDLOCK = 120;
 

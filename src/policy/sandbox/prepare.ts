@@ -8,7 +8,7 @@ import {
   sandboxHelperPath,
 } from "./detect.js";
 import { deniedFilePlaceholder, type RuleLayout, resolveRuleLayout } from "./fs-rules.js";
-import { landlockArgv, type SocketRules, seccompOnlyArgv } from "./landlock.js";
+import { HELPER_MAX_PATHS, landlockArgv, type SocketRules, seccompOnlyArgv } from "./landlock.js";
 import { resolveLayout } from "./layout.js";
 import {
   type PreparedCommand,
@@ -84,18 +84,29 @@ export async function prepareSandboxedCommand(
       `cannot run the ${policy.mode} sandbox with the Landlock helper: ${status.reason}; ${FIX}`,
     );
   }
-  if (proxyRoutes.length > 0 && !status.netNamespace) {
-    throw new SandboxUnavailableError(
-      `network domain rules need a network namespace that reaches only the proxy; the Landlock helper cannot create one here (user namespaces disabled?); ${FIX}`,
-    );
-  }
-  if (rules?.root === "write") {
-    throw new SandboxUnavailableError(
-      `the filesystem rule \`/ = write\` cannot be enforced by the Landlock helper (it keeps the host's mounts read-only); ${FIX}`,
-    );
-  }
+  const refusal = landlockRefusal(status.netNamespace, rules, proxyRoutes.length > 0);
+  if (refusal) throw new SandboxUnavailableError(`${refusal}; ${FIX}`);
   if (!status.pidNamespace) warnUncontained("the Landlock helper cannot create a PID namespace");
   return { argv: landlockArgv(status.path, argv, layout, sockets, status.pidNamespace, rules), backend };
+}
+
+/** Why the Landlock helper cannot enforce these rules or routes here; null when it can. */
+function landlockRefusal(
+  netNamespace: boolean,
+  rules: RuleLayout | undefined,
+  routes: boolean,
+): string | null {
+  if (routes && !netNamespace) {
+    return "network domain rules need a network namespace that reaches only the proxy; the Landlock helper cannot create one here (user namespaces disabled?)";
+  }
+  if (rules?.root === "write") {
+    return "the filesystem rule `/ = write` cannot be enforced by the Landlock helper (it keeps the host's mounts read-only)";
+  }
+  // The rules and /dev/shm.
+  if (rules && rules.mounts.length + 1 > HELPER_MAX_PATHS) {
+    return `${rules.mounts.length} filesystem rules (after glob expansion) exceed the Landlock helper's limit of ${HELPER_MAX_PATHS - 1}`;
+  }
+  return null;
 }
 
 function hasDeniedFile(rules: RuleLayout): boolean {
