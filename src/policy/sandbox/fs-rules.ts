@@ -33,6 +33,11 @@ export interface RuleLayout {
 /** At the same path: deny > write > read (Codex's precedence). */
 const STRENGTH: Record<FsAccess, number> = { read: 0, write: 1, deny: 2 };
 
+/**
+ * The mounts for `rules` (real paths; missing ones dropped; at one path deny > write > read).
+ * Reads the file system (realpath, stat, the control-dir scan of each write rule) and makes
+ * nothing but a missing read-only path of the policy inside a write rule (the home).
+ */
 export async function resolveRuleLayout(
   rules: readonly ResolvedFsRule[],
   policy: SandboxPolicy,
