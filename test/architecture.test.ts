@@ -1,6 +1,7 @@
 /**
  * The layer graph of src/: no import cycles, and imports only point down
- * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model → protocol).
+ * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model →
+ * network-proxy → protocol).
  * Type-only imports count too: they are dependencies of the design even when erased.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ const SRC = resolve(import.meta.dirname, "../src");
 const LAYERS = [
   "protocol",
   "util",
+  "network-proxy",
   "version.ts",
   "model",
   "config",

@@ -8,12 +8,16 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
+import { type PermissionProfiles, parsePermissionProfiles } from "./permission-profile-parse.js";
+import { checkPermissionProfiles } from "./permission-profiles.js";
 import { trustedProjectLayers } from "./project-trust.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
+import { approvalDefault, loadRequirements, type Requirements, sandboxDefault } from "./requirements.js";
 import type {
   AgentProfileConfig,
   ConfigFile,
@@ -47,6 +51,18 @@ export interface Config {
   approvalPolicy: ApprovalPolicy;
   sandboxMode: SandboxMode;
   sandboxWorkspaceWrite: SandboxWorkspaceWrite;
+  /** Whether a sandbox mode was given at all: `-s`, or `sandbox_mode` in a layer, the profile or `-c`. */
+  sandboxModeExplicit: boolean;
+  /**
+   * Where the sandbox mode came from: `-s` (LoadOptions.sandboxMode), a `-c sandbox_mode=`
+   * override, a config file or `[profiles.NAME]`; null when unset (the default applies).
+   * configuredPermissions weighs it against `default_permissions`.
+   */
+  sandboxModeSource: "flag" | "override" | "config" | null;
+  /** `[permissions.NAME]`: the named permission profiles, layers merged and checked. */
+  permissionProfiles: PermissionProfiles;
+  /** `default_permissions`: the profile commands run under (a name or a built-in id); null when unset. */
+  defaultPermissions: string | null;
   projectDocMaxBytes: number;
   shellEnvironmentPolicy: ShellEnvironmentPolicy;
   reasoningEffort?: string;
@@ -108,6 +124,8 @@ export interface Config {
   skillSettings: SkillSetting[];
   /** --dangerously-bypass-hook-trust: configured hooks run without being trusted (one run only; no config key). */
   bypassHookTrust?: boolean;
+  /** The operator's ceiling (requirements.toml in /etc/tscodex, /etc/codex, the home); null: none. */
+  requirements: Requirements | null;
   /** `[profiles.NAME]` tables as configured. */
   profiles: NonNullable<ConfigFile["profiles"]>;
   /** Every provider a thread may name: the built-in ones, then `[model_providers.ID]`. */
@@ -157,9 +175,7 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError };
 
 /** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */
 export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -171,10 +187,12 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
   const raw = await readConfigFile(configPath);
+  const requirements = await loadRequirements(home);
   const validator = await configValidator();
   const warnings = unknownKeyPaths(raw, validator.schema).map(
     (key) => `${configPath}: unknown key '${key}' (ignored)`,
   );
+  warnings.push(...(requirements?.warnings ?? []));
   if (options.cwd) {
     try {
       const { layers, problems } = await trustedProjectLayers(
@@ -227,6 +245,22 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     merged = { ...file, ...profile };
   }
 
+  // Permission profiles: checked now, so a bad one is refused before anything runs.
+  const permissionTables = parsePermissionProfiles(file.permissions, configPath);
+  const defaultPermissions = file.default_permissions ?? null;
+  warnings.push(
+    ...permissionTables.warnings,
+    ...checkPermissionProfiles(permissionTables.profiles, defaultPermissions, configPath),
+  );
+  const sandboxModeSource =
+    options.sandboxMode !== undefined
+      ? "flag"
+      : (options.overrides ?? []).some(({ path }) => path.length === 1 && path[0] === "sandbox_mode")
+        ? "override"
+        : merged.sandbox_mode !== undefined
+          ? "config"
+          : null;
+
   const providers: Record<string, ProviderConfig> = {
     ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
@@ -260,14 +294,20 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     model,
     provider: resolveProvider(providerId, providerConfig, env),
     providerProblem: missingKeyMessage(providerId, providerConfig, env, configPath),
-    approvalPolicy: options.approvalPolicy ?? merged.approval_policy ?? "on-request",
-    sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? "read-only",
+    // A default nobody chose moves inside the ceiling; a chosen value above it is refused where it is used.
+    approvalPolicy:
+      options.approvalPolicy ?? merged.approval_policy ?? approvalDefault(requirements, "on-request"),
+    sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? sandboxDefault(requirements, "read-only"),
     sandboxWorkspaceWrite: {
       writableRoots: (sww.writable_roots ?? []).map((root) => resolve(root)),
       networkAccess: sww.network_access ?? false,
       excludeTmpdirEnvVar: sww.exclude_tmpdir_env_var ?? false,
       excludeSlashTmp: sww.exclude_slash_tmp ?? false,
     },
+    sandboxModeExplicit: sandboxModeSource !== null,
+    sandboxModeSource,
+    permissionProfiles: permissionTables.profiles,
+    defaultPermissions,
     projectDocMaxBytes: merged.project_doc_max_bytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
     shellEnvironmentPolicy: merged.shell_environment_policy ?? {},
     ...(merged.model_reasoning_effort ? { reasoningEffort: merged.model_reasoning_effort } : {}),
@@ -331,6 +371,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     },
     execUserInput: merged.user_input?.exec_answer ?? "unavailable",
     ...(profileName ? { profile: profileName } : {}),
+    requirements,
     profiles: file.profiles ?? {},
     modelProviders: providers,
   };

@@ -33,15 +33,67 @@ export function checkConfigPath(path: readonly string[], what: string): void {
 }
 
 export function parseOverride(raw: string): ConfigOverride {
-  const eq = raw.indexOf("=");
+  const eq = keyEnd(raw);
   if (eq <= 0) throw new ConfigOverrideError(`invalid -c override '${raw}': expected key.path=value`);
   const key = raw.slice(0, eq).trim();
-  const path = key.split(".").map((part) => part.trim());
+  const path = splitKey(key, raw);
   if (path.some((part) => part.length === 0)) {
     throw new ConfigOverrideError(`invalid -c override '${raw}': empty segment in key '${key}'`);
   }
   checkConfigPath(path, `invalid -c override '${raw}'`);
   return { path, value: parseOverrideValue(raw.slice(eq + 1).trim(), path) };
+}
+
+/** The `=` that ends the key: the first one outside a quoted key segment. */
+function keyEnd(raw: string): number {
+  let quote: string | null = null;
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i];
+    if (quote) {
+      if (char === "\\" && quote === '"') i++;
+      else if (char === quote) quote = null;
+    } else if (char === '"' || char === "'") quote = char;
+    else if (char === "=") return i;
+  }
+  return -1;
+}
+
+/**
+ * A dotted key's segments. A segment may be quoted as in TOML (`domains."x.test"`, `'a.b'`),
+ * so a host name or a path can be one key.
+ */
+function splitKey(key: string, raw: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quote: string | null = null;
+  for (let i = 0; i < key.length; i++) {
+    const char = key[i] as string;
+    if (quote) {
+      current += char;
+      if (char === "\\" && quote === '"') current += key[++i] ?? "";
+      else if (char === quote) quote = null;
+    } else if (char === '"' || char === "'") {
+      current += char;
+      quote = char;
+    } else if (char === ".") {
+      parts.push(current);
+      current = "";
+    } else current += char;
+  }
+  if (quote)
+    throw new ConfigOverrideError(`invalid -c override '${raw}': unterminated quote in key '${key}'`);
+  parts.push(current);
+  return parts.map((part) => unquoteKey(part.trim(), raw));
+}
+
+function unquoteKey(part: string, raw: string): string {
+  if (part.startsWith("'") && part.endsWith("'") && part.length >= 2) return part.slice(1, -1);
+  if (!(part.startsWith('"') && part.endsWith('"') && part.length >= 2)) return part;
+  try {
+    return JSON.parse(part) as string;
+  } catch {
+    throw new ConfigOverrideError(`invalid -c override '${raw}': bad quoted key ${part}`);
+  }
 }
 
 function parseOverrideValue(text: string, path: readonly string[]): unknown {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
 import { mcpServersSchema } from "./mcp-servers-schema.js";
+import { permissionProfileSchema } from "./permission-profile-schema.js";
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -173,6 +174,10 @@ export const configFileSchema = z.looseObject({
         .optional(),
     })
     .optional(),
+  /** The permission profile commands run under: a `[permissions.NAME]` or a built-in (`:workspace`). */
+  default_permissions: z.string().min(1).optional(),
+  /** `[permissions.NAME]`: Codex's permission profiles (permission-profiles.ts). */
+  permissions: z.record(z.string(), permissionProfileSchema).optional(),
   /** MCP servers as tool sources (see mcp-servers.ts). */
   mcp_servers: mcpServersSchema.optional(),
   /** Limits of `tscodex mcp-server` itself (tscodex's own table). */

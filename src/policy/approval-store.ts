@@ -1,6 +1,7 @@
 /**
  * Asking the user, and remembering "approved for session" answers for the rest of the thread:
- * exact commands (argv in a cwd), patch paths and MCP tools (server and tool). One store per thread, shared by the
+ * exact commands (argv in a cwd), patch paths, MCP tools (server and tool) and hosts the managed
+ * proxy blocked. One store per thread, shared by the
  * orchestrator (commands) and the gate (patches).
  */
 import type { ReviewDecision } from "../protocol/events.js";
@@ -10,6 +11,7 @@ export class ApprovalStore {
   private readonly commands = new Set<string>();
   private readonly paths = new Set<string>();
   private readonly mcpTools = new Set<string>();
+  private readonly hosts = new Set<string>();
 
   hasCommand(command: readonly string[], cwd: string): boolean {
     return this.commands.has(commandKey(command, cwd));
@@ -33,10 +35,12 @@ export class ApprovalStore {
     if (question.kind === "patch" && this.hasAllPaths(paths)) return "approved";
     if (question.kind === "mcp" && this.mcpTools.has(mcpKey(question.server, question.tool)))
       return "approved";
+    if (question.kind === "network" && this.hosts.has(question.host)) return "approved";
     const decision = await askTurn(turn, question);
     if (decision === "approved_for_session") {
       if (question.kind === "exec") this.commands.add(commandKey(question.command, question.cwd));
       else if (question.kind === "mcp") this.mcpTools.add(mcpKey(question.server, question.tool));
+      else if (question.kind === "network") this.hosts.add(question.host);
       else for (const path of paths) this.paths.add(path);
     }
     return decision;

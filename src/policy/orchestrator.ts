@@ -13,13 +13,19 @@
  * attempt. When no sandbox backend works, the model gets SandboxUnavailableError's message:
  * nothing runs unsandboxed unless policy or the user said so.
  */
+
+import { describeBlock } from "../network-proxy/blocked.js";
+import type { ProxyBlock } from "../network-proxy/types.js";
+import type { Permissions } from "../protocol/permissions.js";
 import type {
+  AttemptContext,
   AttemptOutcome,
   CommandOrchestrator,
   McpCallApprovalRequest,
   McpCallVerdict,
   OrchestratedCommand,
   OrchestratedResult,
+  ToolInvocation,
   TurnContext,
 } from "../tools/types.js";
 import {
@@ -32,6 +38,7 @@ import {
 import { ApprovalStore, isApproved } from "./approval-store.js";
 import { ExecPolicy } from "./exec-policy.js";
 import { approveMcpCall } from "./mcp-approval.js";
+import { openCommandSandbox } from "./sandbox/command-sandbox.js";
 import {
   containCommand,
   isLikelySandboxDenial,
@@ -77,6 +84,10 @@ export class PolicyOrchestrator implements CommandOrchestrator {
   private readonly prepare: NonNullable<OrchestratorOptions["prepare"]>;
   private readonly contain: NonNullable<OrchestratorOptions["contain"]>;
   private readonly isDenial: NonNullable<OrchestratorOptions["isDenial"]>;
+  /** Hosts approved for one turn (turn id + host); the session's live in the store. */
+  private readonly turnHosts = new Set<string>();
+  /** Network questions wait for each other: they may share a command's call id. */
+  private questions: Promise<unknown> = Promise.resolve();
 
   constructor(options: OrchestratorOptions = {}) {
     this.store = options.store ?? new ApprovalStore();
@@ -129,40 +140,120 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       if (!answer.approved) return { kind: "rejected", message: answer.message };
     }
     const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";
-    let argv: string[];
+    let first: PreparedAttempt;
     try {
-      argv = await this.argvFor(command, cwd, turn, sandboxed);
+      first = await this.prepareAttempt(command, cwd, inv, sandboxed);
     } catch (error) {
       if (error instanceof SandboxUnavailableError) return { kind: "rejected", message: error.message };
       throw error;
     }
     start();
-    const first = await request.runner(argv, { sandboxed });
+    const firstResult = await first.run(request.runner);
     if (!sandboxed || !plan.retryOnDenial || turn.signal.aborted)
-      return { kind: "ran", result: first, sandboxed };
-    if (!this.deniedBySandbox(request.outcome?.(first) ?? null))
-      return { kind: "ran", result: first, sandboxed };
+      return { kind: "ran", result: firstResult, sandboxed };
+    if (!this.deniedBySandbox(request.outcome?.(firstResult) ?? null))
+      return { kind: "ran", result: firstResult, sandboxed };
 
     const retry = await ask(RETRY_WITHOUT_SANDBOX_REASON);
     if (!retry.approved) return { kind: "rejected", message: retry.message };
-    const second = await request.runner(await this.contain(command), { sandboxed: false });
-    return { kind: "ran", result: second, sandboxed: false };
+    const second = await this.prepareAttempt(command, cwd, inv, false);
+    return { kind: "ran", result: await second.run(request.runner), sandboxed: false };
   }
 
-  confine(command: string[], cwd: string, turn: TurnContext): Promise<string[]> {
-    return this.argvFor(command, cwd, turn, turn.sandboxMode !== "danger-full-access");
+  /**
+   * The argv that runs `command` under the turn's sandbox (contained only without one). A
+   * proxied network cannot be handed on with an argv alone: here it is none (narrower, never wider).
+   */
+  async confine(command: string[], cwd: string, turn: TurnContext): Promise<string[]> {
+    if (turn.sandboxMode === "danger-full-access") return this.contain(command);
+    const { permissions } = turn;
+    const offline: Permissions =
+      permissions.kind === "sandboxed" && permissions.network.kind === "proxied"
+        ? { ...permissions, network: { kind: "none" } }
+        : permissions;
+    const sandbox = await openCommandSandbox(offline, this.sandboxContext(cwd, turn));
+    if (!sandbox.policy) return this.contain(command);
+    return (await this.prepare(command, cwd, sandbox.policy, { backend: this.backend })).argv;
   }
 
-  /** Sandboxed: the sandbox's argv (protected paths read-only); else contained only. */
-  private async argvFor(command: string[], cwd: string, turn: TurnContext, sandboxed: boolean) {
-    // No sandbox, but what the command starts still ends with it.
-    if (!sandboxed) return this.contain(command);
-    const policy = {
-      ...sandboxPolicyOf(turn),
-      readOnlyPaths: this.protectedPaths,
+  /**
+   * One attempt: sandboxed, the sandbox's argv and the proxy's variables (its route open while
+   * the process runs, its blocks collected for the model, an allowlist miss asked about as a
+   * network question); else contained only, without the proxy (an approved escalation).
+   */
+  private async prepareAttempt(
+    command: string[],
+    cwd: string,
+    inv: ToolInvocation,
+    sandboxed: boolean,
+  ): Promise<PreparedAttempt> {
+    const { turn } = inv;
+    if (!sandboxed) return attemptOf(await this.contain(command), false, {}, null);
+    const blocked = new BlockedHosts();
+    const sandbox = await openCommandSandbox(turn.permissions, {
+      ...this.sandboxContext(cwd, turn),
+      onBlock: (block) => blocked.add(block),
+      allowMiss: (block) => this.allowHost(block, command, cwd, inv),
+    });
+    try {
+      const argv = sandbox.policy
+        ? (await this.prepare(command, cwd, sandbox.policy, { backend: this.backend })).argv
+        : await this.contain(command);
+      return attemptOf(argv, true, sandbox.env, { blocked, release: sandbox.release });
+    } catch (error) {
+      await sandbox.release();
+      throw error;
+    }
+  }
+
+  private sandboxContext(cwd: string, turn: TurnContext) {
+    return {
+      cwd,
+      tmpdir: turn.shellEnvironment.env.TMPDIR || null,
+      protectedPaths: this.protectedPaths,
       allowUnixSockets: this.allowUnixSockets,
     };
-    return (await this.prepare(command, cwd, policy, { backend: this.backend })).argv;
+  }
+
+  /**
+   * A host no allow entry matches: allowed when approved for this turn or the session, asked
+   * about where the approval policy lets the model ask (a PermissionRequest hook first), else
+   * blocked. One question at a time: a command's questions share its call id.
+   */
+  private allowHost(
+    block: ProxyBlock,
+    command: string[],
+    cwd: string,
+    inv: ToolInvocation,
+  ): Promise<boolean> {
+    const { turn } = inv;
+    const key = `${turn.turnId}\u0000${block.host}`;
+    if (this.turnHosts.has(key)) return Promise.resolve(true);
+    if (turn.approvalPolicy === "never" && !turn.permissionHook) return Promise.resolve(false);
+    const asking = this.questions.then(async () => {
+      if (this.turnHosts.has(key)) return true;
+      const hook = await turn.permissionHook?.({
+        kind: "exec",
+        command,
+        justification: `network access to ${block.host}`,
+      });
+      if (hook) return hook.allow;
+      if (turn.approvalPolicy === "never") return false;
+      const question = {
+        kind: "network" as const,
+        callId: inv.callId,
+        command,
+        cwd,
+        host: block.host,
+        protocol: block.protocol,
+        reason: `${block.host} is not on the network allowlist; allow this command to reach it?`,
+      };
+      const approved = isApproved(await this.store.ask(turn, question));
+      if (approved) this.turnHosts.add(key);
+      return approved;
+    });
+    this.questions = asking.catch(() => false);
+    return asking;
   }
 
   /** MCP tool calls take the same approval path and session memory (mcp-approval.ts). */
@@ -189,11 +280,50 @@ function withModelEnv(
   return { kind: "unknown" };
 }
 
-/** The sandbox policy of a turn (writable roots only count in workspace-write). */
-export function sandboxPolicyOf(turn: TurnContext): SandboxPolicy {
+/** An attempt ready to run: its argv, and what its runner gets besides. */
+interface PreparedAttempt {
+  run<T>(runner: (argv: string[], attempt: AttemptContext) => Promise<T>): Promise<T>;
+}
+
+function attemptOf(
+  argv: string[],
+  sandboxed: boolean,
+  env: Readonly<Record<string, string>>,
+  network: { blocked: BlockedHosts; release: () => Promise<void> } | null,
+): PreparedAttempt {
   return {
-    mode: turn.sandboxMode,
-    writableRoots: turn.sandboxMode === "workspace-write" ? [...turn.writableRoots] : [],
-    networkAccess: turn.networkAccess,
+    async run(runner) {
+      const held: { until: Promise<unknown> | null } = { until: null };
+      const context: AttemptContext = {
+        sandboxed,
+        env,
+        blockedHosts: () => network?.blocked.sentences() ?? [],
+        holdUntil: (exited) => {
+          held.until = exited;
+        },
+      };
+      try {
+        return await runner(argv, context);
+      } finally {
+        // The route closes when the process is done: now, or when a held session exits.
+        const release = network?.release;
+        if (release && held.until) void held.until.finally(release);
+        else if (release) await release();
+      }
+    },
   };
+}
+
+/** The hosts the proxy refused for one attempt, one sentence each, in the order refused. */
+class BlockedHosts {
+  private readonly seen = new Map<string, string>();
+
+  add(block: ProxyBlock): void {
+    const key = `${block.host}\u0000${block.reason}`;
+    if (!this.seen.has(key)) this.seen.set(key, describeBlock(block));
+  }
+
+  sentences(): string[] {
+    return [...this.seen.values()];
+  }
 }

@@ -89,6 +89,15 @@ export interface HookRunSummary {
   entries: HookOutputEntry[];
 }
 
+/** How a blocked request reached the managed proxy (Codex's NetworkApprovalProtocol). */
+export type NetworkApprovalProtocol = "http" | "https" | "socks5Tcp" | "socks5Udp";
+
+/** The host a network approval question is about. */
+export interface NetworkApprovalContext {
+  host: string;
+  protocol: NetworkApprovalProtocol;
+}
+
 export interface SessionConfiguredEvent {
   type: "session_configured";
   session_id: string;
@@ -208,6 +217,12 @@ export type Event =
        * reads `mcp SERVER TOOL ARGUMENTS`).
        */
       mcp_tool_call?: McpInvocation;
+      /**
+       * Set when the question is whether a running command may reach a host the managed proxy
+       * blocked (Codex's NetworkApprovalContext): approved allows it for the turn,
+       * approved_for_session for the thread.
+       */
+      network_approval_context?: NetworkApprovalContext;
       /** Set when a sub-agent asked (its thread id): the question was forwarded to its parent. */
       agent_id?: string;
     }

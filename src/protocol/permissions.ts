@@ -26,6 +26,12 @@ export interface FsRule {
   access: FsAccess;
 }
 
+/** One filesystem rule with a concrete absolute path (what a backend applies). */
+export interface ResolvedFsRule {
+  path: string;
+  access: FsAccess;
+}
+
 export interface FilesystemPolicy {
   /** Rules in any order: the most specific path wins; at equal paths deny > write > read. */
   rules: FsRule[];
@@ -91,3 +97,18 @@ export type Permissions =
 
 /** The ids of the built-in profiles, in the order `permissionProfile/list` gives them. */
 export const BUILTIN_PROFILE_IDS = [":read-only", ":workspace", ":danger-full-access"] as const;
+
+/**
+ * `:minimal`: where programs, their libraries and the system's configuration live. /dev, /proc
+ * and the helper's own paths are the backend's business; absent ones are left out when resolved.
+ */
+export const MINIMAL_PATHS = [
+  "/bin",
+  "/sbin",
+  "/usr",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+] as const;

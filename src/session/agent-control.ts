@@ -13,13 +13,14 @@
 import { type AgentStatus, isFinal } from "../protocol/agents.js";
 import type { Event } from "../protocol/events.js";
 import { developerMessage } from "../protocol/items.js";
+import type { Permissions } from "../protocol/permissions.js";
+import { narrowPermissions } from "../protocol/permissions-legacy.js";
 import type { SandboxMode } from "../protocol/policy.js";
 import { SANDBOX_MODES } from "../protocol/policy-names.js";
 import type { AgentCollab } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
-import type { SandboxExtent } from "./settings.js";
 import type { ForwardedAnswer, Thread } from "./thread.js";
 
 export interface AgentLimits {
@@ -48,9 +49,8 @@ export interface ChildThreadOptions {
   agentType: string | null;
   cwd: string;
   approvalPolicy: TurnContext["approvalPolicy"];
-  sandboxMode: SandboxMode;
-  /** The parent turn's writable roots and network: a child's are never wider. */
-  sandboxExtent: SandboxExtent;
+  /** The parent turn's permissions, narrowed to the agent's sandbox_mode: never wider. */
+  permissions: Permissions;
   profile: AgentProfile | null;
 }
 
@@ -159,13 +159,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
       agentType: request.agentType,
       cwd: turn.cwd,
       approvalPolicy: turn.approvalPolicy,
-      sandboxMode,
-      // The parent's roots in full (cwd and temp dirs included), so none of the config's join.
-      sandboxExtent: {
-        writableRoots: [...turn.writableRoots],
-        tempRoots: [],
-        networkAccess: turn.networkAccess,
-      },
+      permissions: narrowPermissions(turn.permissions, sandboxMode),
       profile,
     });
     const child = this.track(thread);

@@ -25,8 +25,8 @@ export class PendingApprovals {
     const id = question.callId;
     return this.pending.wait({
       id,
-      // An MCP call's question is answered as a command's (the same event and op).
-      kind: question.kind === "mcp" ? "exec" : question.kind,
+      // MCP calls' and network questions are answered as a command's (the same event and op).
+      kind: question.kind === "patch" ? "patch" : "exec",
       signal,
       timeoutMs: this.timeoutMs,
       announce: () => this.emit(requestEvent(question, turnId)),
@@ -67,6 +67,17 @@ function requestEvent(question: ApprovalQuestion, turnId: string): Event {
       cwd: question.cwd,
       reason: question.reason,
       mcp_tool_call: invocation,
+    };
+  }
+  if (question.kind === "network") {
+    return {
+      type: "exec_approval_request",
+      call_id: question.callId,
+      turn_id: turnId,
+      command: question.command,
+      cwd: question.cwd,
+      reason: question.reason,
+      network_approval_context: { host: question.host, protocol: question.protocol },
     };
   }
   if (question.kind === "exec") {

@@ -10,6 +10,7 @@ import {
   permissionsMessage,
 } from "../prompt/index.js";
 import { developerMessage, type ResponseItem, userMessage } from "../protocol/items.js";
+import { tmpdirOf } from "../protocol/permission-paths.js";
 import type { ThreadServices } from "./services.js";
 import { applyTurnOverrides, permissionsOf, type ThreadSettings, type TurnOverrides } from "./settings.js";
 
@@ -24,7 +25,7 @@ export async function turnContextItems(
     const next = overrides ? applyTurnOverrides(settings, overrides) : settings;
     const items = await buildInitialContext({
       cwd: next.cwd,
-      permissions: permissionsOf(next),
+      permissions: permissionsOf(next, tmpdirOf(services)),
       developerInstructions: services.developerInstructions,
       memories: services.memories,
       skills: services.skills?.message,
@@ -37,8 +38,8 @@ export async function turnContextItems(
   if (!overrides) return { settings, items: [] };
   const next = applyTurnOverrides(settings, overrides);
   const items: ResponseItem[] = [];
-  const before = permissionsMessage(permissionsOf(settings));
-  const after = permissionsMessage(permissionsOf(next));
+  const before = permissionsMessage(permissionsOf(settings, tmpdirOf(services)));
+  const after = permissionsMessage(permissionsOf(next, tmpdirOf(services)));
   if (after !== before) items.push(developerMessage(after));
   if (next.cwd !== settings.cwd) items.push(userMessage(environmentContext(next.cwd, services.shellPath)));
   items.push(...modeMessages(settings, next, false));

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
+import { configuredPermissions } from "../config/permission-profiles.js";
 import { buildShellEnvironment } from "../exec/environment.js";
 import { type HookCallbacks, loadHooks, type ThreadStartSource } from "../hooks/index.js";
 import { createModelClient } from "../model/client.js";
@@ -15,6 +16,8 @@ import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { Permissions } from "../protocol/permissions.js";
+import { type LegacyExtent, permissionsFromSandboxMode } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { buildToolDefinitions, memoryTool } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
@@ -25,7 +28,6 @@ import { VERSION } from "../version.js";
 import type { AgentHost } from "./agent-control.js";
 import { compactionSettings } from "./compact.js";
 import type { ThreadServices } from "./services.js";
-import type { SandboxExtent } from "./settings.js";
 import { Thread } from "./thread.js";
 
 export interface CreateThreadOptions {
@@ -33,6 +35,7 @@ export interface CreateThreadOptions {
   /** `originator` header: who drives the agent (exec, mcp-server, an SDK user). */
   originator: string;
   approvalPolicy?: ApprovalPolicy | undefined;
+  /** A bare sandbox mode, completed by the configured extent (`-s`, the app-server's `sandbox`). */
   sandboxMode?: SandboxMode | undefined;
   model?: string | undefined;
   baseInstructions?: string | undefined;
@@ -57,10 +60,12 @@ export interface CreateThreadOptions {
   /** The program's hooks, run in process beside the configured ones (library). */
   hooks?: HookCallbacks | undefined;
   /**
-   * Writable roots and network in place of the config's (a sub-agent gets its parent's turn's,
-   * so it is never wider); `tempRoots` then holds only what it lists.
+   * The permissions, whole, in place of the configured ones (a sub-agent's: at most its
+   * parent's; an app-server `permissions` profile). Wins over `sandboxMode`.
    */
-  sandboxExtent?: SandboxExtent | undefined;
+  permissions?: Permissions | undefined;
+  /** What completes a bare sandbox mode a later turn names (a sub-agent's: its parent's). */
+  configuredExtent?: LegacyExtent | undefined;
   /** Skill roots besides Codex's (app-server `skills/extraRoots/set`). */
   skillRoots?: readonly string[] | undefined;
   /** SessionStart's source for a new thread: "clear" when it replaces one the user cleared. */
@@ -166,23 +171,22 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     approvalTimeoutMs: config.approvalTimeoutMs,
     clientToolTimeoutMs: config.clientToolTimeoutMs,
   };
-  const sandboxMode = options.sandboxMode ?? config.sandboxMode;
-  // Kept whatever the mode: it counts only in workspace-write, which a later turn may choose;
-  // a sub-agent's is its parent's, so a turn naming a mode never widens it past that.
-  const extent: SandboxExtent = options.sandboxExtent ?? {
-    networkAccess: config.sandboxWorkspaceWrite.networkAccess,
-    writableRoots: config.sandboxWorkspaceWrite.writableRoots,
-    tempRoots: tempRoots(config, env),
-  };
+  const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
+  // A bare mode (the app-server's `sandbox`, the MCP tool's) is the legacy value; else config's
+  // choice: default_permissions' profile, or sandbox_mode.
+  const permissions =
+    options.permissions ??
+    (options.sandboxMode
+      ? permissionsFromSandboxMode(options.sandboxMode, configuredExtent)
+      : configuredPermissions(config).permissions);
   const thread = new Thread(
     id,
     services,
     {
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
-      sandboxMode,
-      ...extent,
-      configuredExtent: extent,
+      permissions,
+      configuredExtent,
       clientTools,
       clientToolsWin: options.clientToolsWin ?? false,
       ...(options.reasoningEffort ? { model: { effort: options.reasoningEffort } } : {}),
@@ -207,14 +211,6 @@ async function startMcpServers(config: Config, cwd: string, env: NodeJS.ProcessE
   ]);
   const manager = McpClientManager.start(servers, { env, cwd, home: config.home });
   return { manager, startup: mcpStartup(manager) };
-}
-
-/** /tmp and $TMPDIR as writable roots, unless excluded (sandbox_workspace_write.exclude_*). */
-function tempRoots(config: Config, env: NodeJS.ProcessEnv): string[] {
-  const { excludeSlashTmp, excludeTmpdirEnvVar } = config.sandboxWorkspaceWrite;
-  const roots = excludeSlashTmp ? [] : ["/tmp"];
-  if (!excludeTmpdirEnvVar && env.TMPDIR) roots.push(resolve(env.TMPDIR));
-  return roots;
 }
 
 /** Request knobs per model family (reference section 1), with config overrides. */

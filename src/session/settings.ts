@@ -5,22 +5,30 @@
 import type { PermissionsInput } from "../prompt/index.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { CollaborationMode } from "../protocol/collaboration-mode.js";
+import { writablePaths } from "../protocol/permission-paths.js";
+import type { Permissions } from "../protocol/permissions.js";
+import {
+  type LegacyExtent,
+  type LegacyProjection,
+  legacyProjection,
+  permissionsFromSandboxMode,
+} from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import type { ModelChoice } from "./services.js";
 
 export interface ThreadSettings {
   cwd: string;
   approvalPolicy: ApprovalPolicy;
-  sandboxMode: SandboxMode;
-  networkAccess: boolean;
-  /** Extra writable roots (workspace-write), before cwd and the temp roots. */
-  writableRoots: string[];
   /**
-   * Temp directories writable in workspace-write, after cwd. Default ["/tmp"]; config
-   * `sandbox_workspace_write.exclude_slash_tmp` drops /tmp, and $TMPDIR joins unless
-   * `exclude_tmpdir_env_var`.
+   * The effective permissions (a sandbox mode or a permission profile): one value, replaced
+   * whole by a turn that names any part of it, never merged field by field.
    */
-  tempRoots?: string[];
+  permissions: Permissions;
+  /**
+   * What completes a bare sandbox mode a turn names (config's `sandbox_workspace_write`; a
+   * sub-agent's parent's), instead of an earlier turn's extent.
+   */
+  configuredExtent: LegacyExtent;
   /** The client's tools (Codex's dynamic tools), offered from the first turn on. */
   clientTools?: ClientToolSpec[];
   /** A client tool hides a built-in or MCP tool of the same name instead of being refused (proxy). */
@@ -34,22 +42,15 @@ export interface ThreadSettings {
   model?: ModelChoice;
   /** The collaboration mode turns run in (absent: default), until a turn sets another. */
   collaborationMode?: CollaborationMode;
-  /**
-   * The configured workspace-write extent (config's `sandbox_workspace_write`): what a turn that
-   * names a sandbox mode without its own extent gets, instead of an earlier turn's.
-   */
-  configuredExtent?: SandboxExtent;
 }
 
 /** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
 export interface EffectiveSettings {
   cwd: string;
   approvalPolicy: ApprovalPolicy;
-  sandboxMode: SandboxMode;
-  networkAccess: boolean;
-  writableRoots: readonly string[];
-  /** /tmp and $TMPDIR as workspace-write roots, unless excluded. */
-  tempRoots: readonly string[];
+  permissions: Permissions;
+  /** How `permissions` reads as Codex's sandbox mode and workspace-write extent (the legacy wire fields). */
+  sandbox: LegacyProjection;
   model: string;
   /** The model provider's id. */
   provider: string;
@@ -63,26 +64,17 @@ export function effectiveSettings(
   settings: ThreadSettings,
   built: { model?: string | undefined; provider?: string | undefined; reasoningEffort?: string | undefined },
 ): EffectiveSettings {
-  const { cwd, approvalPolicy, sandboxMode, networkAccess, writableRoots, tempRoots } = settings;
+  const { cwd, approvalPolicy, permissions } = settings;
   return {
     cwd,
     approvalPolicy,
-    sandboxMode,
-    networkAccess: sandboxNetwork(sandboxMode, networkAccess),
-    writableRoots: [...writableRoots],
-    tempRoots: [...(tempRoots ?? ["/tmp"])],
+    permissions,
+    sandbox: legacyProjection(permissions),
     model: settings.model?.model ?? built.model ?? "",
     provider: built.provider ?? "",
     effort: settings.model?.effort ?? built.reasoningEffort ?? null,
     collaborationMode: settings.collaborationMode ?? { mode: "default", developerInstructions: null },
   };
-}
-
-/** The workspace-write extent: extra roots, temp roots and network (see ThreadSettings). */
-export interface SandboxExtent {
-  writableRoots: string[];
-  tempRoots: string[];
-  networkAccess: boolean;
 }
 
 export interface UserInput {
@@ -98,12 +90,10 @@ export interface UserInput {
  */
 export interface TurnOverrides {
   approvalPolicy?: ApprovalPolicy | undefined;
+  /** The permissions from this turn on, whole (a profile, or a mode with its own extent). */
+  permissions?: Permissions | undefined;
+  /** A bare sandbox mode from this turn on, completed by the thread's configured extent. */
   sandboxMode?: SandboxMode | undefined;
-  networkAccess?: boolean | undefined;
-  /** Replace the thread's extra writable roots (a turn's workspace-write policy). */
-  writableRoots?: string[] | undefined;
-  /** Replace the thread's temp roots (/tmp, $TMPDIR) (a turn's workspace-write policy). */
-  tempRoots?: string[] | undefined;
   cwd?: string | undefined;
   model?: string | undefined;
   effort?: string | undefined;
@@ -119,41 +109,38 @@ export interface TurnOverrides {
   signal?: AbortSignal | undefined;
 }
 
-/** The overrides that make up a turn's sandbox: one value, replaced whole, never merged by field. */
-const SANDBOX_KEYS = ["sandboxMode", "networkAccess", "writableRoots", "tempRoots"] as const;
+/** The overrides that make up a turn's permissions: one value, replaced whole, never merged by field. */
+const PERMISSION_KEYS = ["permissions", "sandboxMode"] as const;
 
-function namesSandbox(overrides: TurnOverrides): boolean {
-  return SANDBOX_KEYS.some((key) => overrides[key] !== undefined);
+function namesPermissions(overrides: TurnOverrides): boolean {
+  return PERMISSION_KEYS.some((key) => overrides[key] !== undefined);
 }
 
 /**
- * `later` over `earlier` (pending overrides, then a turn's own). A later sandbox replaces the
- * earlier one whole: `{sandboxMode: "read-only"}` after `{networkAccess: true}` has no network.
+ * `later` over `earlier` (pending overrides, then a turn's own). Later permissions replace the
+ * earlier ones whole: `{sandboxMode: "read-only"}` after a workspace-write value with network
+ * has no network.
  */
 export function mergeOverrides(earlier: TurnOverrides, later: TurnOverrides | undefined): TurnOverrides {
   if (!later) return earlier;
   const base = { ...earlier };
-  if (namesSandbox(later)) for (const key of SANDBOX_KEYS) delete base[key];
+  if (namesPermissions(later)) for (const key of PERMISSION_KEYS) delete base[key];
   return { ...base, ...later };
 }
 
 /**
  * The settings after a turn's overrides (client tools and the output schema are handled apart).
- * A turn that names any part of the sandbox replaces the whole sandbox, as Codex's per-turn
- * policy does: what it leaves out comes from the configured extent (no network, no extra roots
- * without one), never from an earlier turn, so no mode inherits another's network.
+ * A turn that names its permissions replaces them whole, as Codex's per-turn policy does: a bare
+ * mode is completed by the configured extent (no network, no extra roots without one), never by
+ * an earlier turn's, so no mode inherits another's network.
  */
 export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
   const { approvalPolicy, cwd, model, effort, summary, collaborationMode } = overrides;
   const next: ThreadSettings = { ...settings };
   if (approvalPolicy) next.approvalPolicy = approvalPolicy;
-  if (namesSandbox(overrides)) {
-    const configured = settings.configuredExtent;
-    next.sandboxMode = overrides.sandboxMode ?? settings.sandboxMode;
-    next.networkAccess = overrides.networkAccess ?? configured?.networkAccess ?? false;
-    next.writableRoots = [...(overrides.writableRoots ?? configured?.writableRoots ?? [])];
-    next.tempRoots = [...(overrides.tempRoots ?? configured?.tempRoots ?? ["/tmp"])];
-  }
+  if (overrides.permissions) next.permissions = overrides.permissions;
+  else if (overrides.sandboxMode)
+    next.permissions = permissionsFromSandboxMode(overrides.sandboxMode, settings.configuredExtent);
   if (cwd) next.cwd = cwd;
   if (collaborationMode) next.collaborationMode = collaborationMode;
   if (model || effort || summary) {
@@ -167,21 +154,16 @@ export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOver
 }
 
 /**
- * Whether commands may reach the network: only workspace-write has a choice; read-only never
- * (whatever `sandbox_workspace_write.network_access` says), danger-full-access always.
+ * What the permissions message and the tools see: the mode, network, and every writable path
+ * in full (`tmpdir`: the $TMPDIR commands get).
  */
-export function sandboxNetwork(mode: SandboxMode, networkAccess: boolean): boolean {
-  if (mode === "danger-full-access") return true;
-  return mode === "workspace-write" && networkAccess;
-}
-
-/** What the permissions message and the sandbox see: the writable roots in full. */
-export function permissionsOf(settings: ThreadSettings): PermissionsInput {
-  const { sandboxMode, approvalPolicy, networkAccess, cwd, writableRoots, tempRoots } = settings;
+export function permissionsOf(settings: ThreadSettings, tmpdir: string | null): PermissionsInput {
+  const { permissions, approvalPolicy, cwd } = settings;
+  const { mode, extent } = legacyProjection(permissions);
   return {
-    sandboxMode,
+    sandboxMode: mode,
     approvalPolicy,
-    networkAccess: sandboxNetwork(sandboxMode, networkAccess),
-    writableRoots: [...new Set([...writableRoots, cwd, ...(tempRoots ?? ["/tmp"])])],
+    networkAccess: extent.networkAccess,
+    writableRoots: writablePaths(permissions, { cwd, tmpdir }),
   };
 }

@@ -181,8 +181,7 @@ export class ThreadManager implements AgentHost {
     return this.start({
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy,
-      sandboxMode: options.sandboxMode,
-      sandboxExtent: options.sandboxExtent,
+      permissions: options.permissions,
       model: profile?.model,
       developerInstructions: profile?.developerInstructions,
       reasoningEffort: profile?.reasoningEffort,

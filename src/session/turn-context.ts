@@ -4,6 +4,7 @@
  */
 import { LazyTurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { Event } from "../protocol/events.js";
+import { tmpdirOf } from "../protocol/permission-paths.js";
 import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 import type { HookPoints } from "./hook-points.js";
@@ -29,13 +30,14 @@ export function buildTurnContext(
   signal: AbortSignal,
 ): TurnContext {
   const { settings, services, hooks } = sources;
-  const permissions = permissionsOf(settings);
+  const permissions = permissionsOf(settings, tmpdirOf(services));
   return {
     threadId: sources.threadId,
     turnId,
     cwd: settings.cwd,
     approvalPolicy: settings.approvalPolicy,
-    sandboxMode: settings.sandboxMode,
+    permissions: settings.permissions,
+    sandboxMode: permissions.sandboxMode,
     networkAccess: permissions.networkAccess,
     writableRoots: permissions.writableRoots,
     shellEnvironment: { env: services.shellEnvironment },

@@ -12,9 +12,11 @@ import type {
   ElicitationResult,
   Event,
   FileChange,
+  NetworkApprovalProtocol,
   ReviewDecision,
 } from "../protocol/events.js";
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
+import type { Permissions } from "../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import type { ResourceScope } from "../util/resource-scope.js";
@@ -31,8 +33,13 @@ export interface TurnContext {
   readonly turnId: string;
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
+  /** The effective permissions, whole (what the sandbox enforces). */
+  readonly permissions: Permissions;
+  /** How `permissions` reads as a sandbox mode (the approval rules speak modes). */
   readonly sandboxMode: SandboxMode;
+  /** Whether commands may reach the network (directly, or through the managed proxy). */
   readonly networkAccess: boolean;
+  /** Every writable path, concrete (the cwd and temp dirs included). */
   readonly writableRoots: readonly string[];
   readonly shellEnvironment: ShellEnvironment;
   readonly truncation: TruncationPolicy;
@@ -112,6 +119,16 @@ export type ApprovalQuestion =
       grantRoot: string | null;
     }
   | {
+      /** A running command's request to a host the managed proxy blocked (allowlist miss). */
+      kind: "network";
+      callId: string;
+      command: string[];
+      cwd: string;
+      host: string;
+      protocol: NetworkApprovalProtocol;
+      reason: string;
+    }
+  | {
       kind: "mcp";
       callId: string;
       server: string;
@@ -143,6 +160,20 @@ export interface AttemptOutcome {
   output: string;
 }
 
+/** What one attempt of a command runs with, besides its argv. */
+export interface AttemptContext {
+  sandboxed: boolean;
+  /** Variables to set over the command's environment (the managed proxy's); empty without one. */
+  env: Readonly<Record<string, string>>;
+  /** One sentence per host the managed proxy refused this attempt so far (what the model reads). */
+  blockedHosts(): string[];
+  /**
+   * The attempt's process outlives the runner (a session still running): its proxy route stays
+   * open until `exited` settles instead of closing when the runner returns.
+   */
+  holdUntil(exited: Promise<unknown>): void;
+}
+
 /** A command for the orchestrator to assess, maybe ask about, sandbox and run. */
 export interface OrchestratedCommand<T> {
   command: string[];
@@ -151,7 +182,7 @@ export interface OrchestratedCommand<T> {
   /** The model asked to run outside the sandbox (`sandbox_permissions: "require_escalated"`). */
   escalation?: { justification?: string | undefined } | null | undefined;
   /** Runs one attempt: `argv` is the command, wrapped in the sandbox when `sandboxed`. */
-  runner: (argv: string[], attempt: { sandboxed: boolean }) => Promise<T>;
+  runner: (argv: string[], attempt: AttemptContext) => Promise<T>;
   /** A finished attempt's exit code and output; null when it cannot tell (still running). */
   outcome?: ((result: T) => AttemptOutcome | null) | undefined;
   /** Called once, before the first approval question or attempt (e.g. exec_command_begin). */

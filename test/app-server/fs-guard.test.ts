@@ -1,9 +1,10 @@
 /**
  * The guards of the app-server's fs/* methods against a hostile workspace (issue 37), through the
  * real stdio server: writes and copies resolve every path component, a link as the last one
- * included, and land only inside the writable roots and outside their protected entries
- * (.git, .codex, .tscodex, .agents, the tscodex home); recursive removes and copies never delete
- * or create such an entry; reads refuse what is not a regular file and stop at a bound.
+ * included, and never land in a protected entry (.git, .codex, .tscodex, .agents, the tscodex
+ * home), nor, under a requirements.toml, outside the ceiling's writable roots; recursive removes
+ * and copies never delete or create such an entry; reads refuse what is not a regular file and
+ * stop at a bound.
  */
 import { execFileSync } from "node:child_process";
 import { access, mkdir, readFile, symlink, truncate, writeFile } from "node:fs/promises";
@@ -30,7 +31,9 @@ const cwdOnly = [
   "-c",
   "sandbox_workspace_write.exclude_tmpdir_env_var=true",
 ];
-const REFUSED = /^fs\/(writeFile|copy) refused: .* is outside the writable roots/;
+const REFUSED = /^fs\/(writeFile|copy) refused: .* is (outside the writable roots|inside a protected entry)/;
+/** The operator's ceiling: at most workspace-write, so fs/* writes stay in the server's roots. */
+const WORKSPACE_CEILING = 'allowed_sandbox_modes = ["read-only", "workspace-write"]\n';
 
 async function outsideDir(): Promise<string> {
   const outside = await tmpdir("tscodex-fs-outside-");
@@ -41,6 +44,8 @@ async function outsideDir(): Promise<string> {
 describe("app-server fs/*: links in the workspace", () => {
   it("refuses writeFile and copy through a link to an outside file, a dangling outside target or .git/config", async () => {
     const outside = await outsideDir();
+    // Without requirements the client writes where its user can: the ceiling bounds it to the roots.
+    await writeFile(join(h.home, "requirements.toml"), WORKSPACE_CEILING);
     const client = await h.stdio({ args: cwdOnly });
     const outsideFile = join(outside, "victim.txt");
     await writeFile(outsideFile, "original");
@@ -115,7 +120,7 @@ describe("app-server fs/*: protected entries in trees", () => {
     const reply = await client.request("fs/remove", { path: project });
     expect(reply.error?.code).toBe(-32600);
     expect(reply.error?.message).toBe(
-      `fs/remove refused: ${project} holds ${join(project, "vendor", "lib", ".git")}, and .git, .codex, .agents and .tscodex entries in the workspace are never created, changed or removed by fs/*`,
+      `fs/remove refused: ${project} holds ${join(project, "vendor", "lib", ".git")}, and .git, .codex, .agents and .tscodex entries and the tscodex home are never created, changed or removed by fs/*`,
     );
     expect(await readFile(join(project, "vendor", "lib", ".git", "config"), "utf8")).toBe("[core]\n");
     expect(await readFile(join(project, "a.txt"), "utf8")).toBe("a");
@@ -142,7 +147,7 @@ describe("app-server fs/*: protected entries in trees", () => {
     });
     expect(reply.error?.code).toBe(-32600);
     expect(reply.error?.message).toBe(
-      `fs/copy refused: copying ${repo} would create ${join(clone, ".git")}, and .git, .codex, .agents and .tscodex entries in the workspace are never created, changed or removed by fs/*`,
+      `fs/copy refused: copying ${repo} would create ${join(clone, ".git")}, and .git, .codex, .agents and .tscodex entries and the tscodex home are never created, changed or removed by fs/*`,
     );
     expect(await exists(clone)).toBe(false);
 

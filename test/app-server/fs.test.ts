@@ -1,8 +1,8 @@
 /**
  * fs/* against the real server: reads, writes, directories, metadata, copies and removal by
- * absolute path, the server's sandbox deciding every write (read-only refuses them all;
- * workspace-write only inside the writable roots), and watches that report fs/changed; every
- * message checked against Codex 0.169's schema.
+ * absolute path, each write the client's own (it acts as the user, whatever the server's
+ * sandbox; a requirements.toml bounds it to the ceiling's writable roots), and watches that
+ * report fs/changed; every message checked against Codex 0.169's schema.
  */
 import { access, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -104,36 +104,32 @@ describe("app-server: fs/*", () => {
     FIRST_CHECK_TIMEOUT_MS,
   );
 
-  it("refuses every write on a read-only server, and says why", async () => {
+  it("writes as the user on a read-only server: the server's sandbox is the agent's, not the client's", async () => {
     const client = await h.stdio();
-    const target = join(h.work, "ro.txt");
+    const target = join(h.work, "saved.txt");
     await writeFile(join(h.work, "present.txt"), "x");
-    const attempts: [string, unknown][] = [
-      ["fs/writeFile", { path: target, dataBase64: b64("no") }],
-      ["fs/createDirectory", { path: join(h.work, "dir") }],
-      ["fs/remove", { path: join(h.work, "present.txt") }],
-      ["fs/copy", { sourcePath: join(h.work, "present.txt"), destinationPath: target }],
-    ];
-    for (const [method, params] of attempts) {
-      const reply = await client.request(method, params);
-      expect(reply.error?.code, method).toBe(-32600);
-      expect(reply.error?.message).toBe(
-        `${method} refused: the server's sandbox is read-only (sandbox_mode = "read-only"); start it with -c sandbox_mode="workspace-write" to write inside the workspace`,
-      );
-    }
-    expect(await exists(target)).toBe(false);
-    expect(await exists(join(h.work, "dir"))).toBe(false);
-    expect(await exists(join(h.work, "present.txt"))).toBe(true);
-    // Reading is allowed.
-    expect(await client.call("fs/readFile", { path: join(h.work, "present.txt") })).toEqual({
-      dataBase64: b64("x"),
-    });
+    expect(await client.call("fs/writeFile", { path: target, dataBase64: b64("yes") })).toEqual({});
+    expect(await client.call("fs/createDirectory", { path: join(h.work, "dir") })).toEqual({});
+    expect(
+      await client.call("fs/copy", {
+        sourcePath: join(h.work, "present.txt"),
+        destinationPath: join(h.work, "dir", "c.txt"),
+      }),
+    ).toEqual({});
+    expect(await client.call("fs/remove", { path: join(h.work, "present.txt") })).toEqual({});
+    expect(await readFile(target, "utf8")).toBe("yes");
+    expect(await readFile(join(h.work, "dir", "c.txt"), "utf8")).toBe("x");
+    expect(await exists(join(h.work, "present.txt"))).toBe(false);
     expect(referenceSchemaFailures(client)).toEqual([]);
   });
 
-  it("writes only inside the writable roots under workspace-write, symlinks and .git included", async () => {
+  it("writes only inside the writable roots under a workspace-write ceiling, symlinks and .git included", async () => {
     const outside = await tmpdir("tscodex-fs-outside-");
     h.defer({ close: () => outside.cleanup() });
+    await writeFile(
+      join(h.home, "requirements.toml"),
+      'allowed_sandbox_modes = ["read-only", "workspace-write"]\n',
+    );
     const client = await h.stdio({ args: cwdOnly });
     expect(
       await client.call("fs/writeFile", { path: join(h.work, "in.txt"), dataBase64: b64("in") }),
@@ -147,7 +143,9 @@ describe("app-server: fs/*", () => {
     ]) {
       const reply = await client.request("fs/writeFile", { path, dataBase64: b64("out") });
       expect(reply.error?.code, path).toBe(-32600);
-      expect(reply.error?.message).toMatch(/^fs\/writeFile refused: .* is outside the writable roots/);
+      expect(reply.error?.message).toMatch(
+        /^fs\/writeFile refused: .* is (outside the writable roots|inside a protected entry)/,
+      );
     }
     expect(await exists(join(outside.path, "out.txt"))).toBe(false);
     expect(await exists(join(h.work, ".git", "config"))).toBe(false);

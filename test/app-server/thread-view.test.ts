@@ -1,48 +1,47 @@
 /**
- * A thread's sandbox as the app-server shows it (thread responses, thread/settings/updated):
- * whether $TMPDIR is excluded is judged by the server's environment, the one its threads were
- * given, not by whatever this process's environment says.
+ * A thread's permissions as the app-server shows them (thread responses, thread/settings/updated):
+ * Codex's SandboxPolicy read back exactly as a client gave it, and the active profile.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { sandboxPolicyOf, threadSettingsOf } from "../../src/frontends/app-server/thread-view.js";
-import type { EffectiveSettings } from "../../src/session/thread.js";
+import { describe, expect, it } from "vitest";
+import {
+  activeProfileOf,
+  permissionsFromWire,
+  wireSandboxOf,
+} from "../../src/frontends/app-server/permissions-wire.js";
+import type { SandboxPolicy } from "../../src/frontends/app-server/protocol/common.js";
 
-const settings = (tempRoots: string[]): EffectiveSettings => ({
-  cwd: "/work",
-  approvalPolicy: "on-request",
-  sandboxMode: "workspace-write",
-  networkAccess: false,
-  writableRoots: [],
-  tempRoots,
-  model: "gpt-5.2-codex",
-  provider: "openai",
-  effort: null,
-  collaborationMode: { mode: "default", developerInstructions: null },
-});
-
-describe("app-server thread view: sandbox policy", () => {
-  afterEach(() => {
-    vi.unstubAllEnvs();
+describe("app-server permissions on the wire", () => {
+  it("a policy comes back as it was given, exclusions included", () => {
+    const policies: SandboxPolicy[] = [
+      { type: "readOnly" },
+      { type: "dangerFullAccess" },
+      {
+        type: "workspaceWrite",
+        writableRoots: ["/extra"],
+        networkAccess: true,
+        excludeTmpdirEnvVar: true,
+        excludeSlashTmp: false,
+      },
+      {
+        type: "workspaceWrite",
+        writableRoots: [],
+        networkAccess: false,
+        excludeTmpdirEnvVar: false,
+        excludeSlashTmp: true,
+      },
+    ];
+    for (const policy of policies) expect(wireSandboxOf(permissionsFromWire(policy))).toEqual(policy);
   });
 
-  it("reads $TMPDIR from the server's environment", () => {
-    vi.stubEnv("TMPDIR", "/process-tmp");
-    const serverEnv = { TMPDIR: "/server-tmp" };
-    expect(sandboxPolicyOf(settings(["/tmp", "/server-tmp"]), serverEnv)).toMatchObject({
-      type: "workspaceWrite",
-      excludeTmpdirEnvVar: false,
-      excludeSlashTmp: false,
-    });
-    expect(threadSettingsOf(settings(["/tmp"]), serverEnv).sandboxPolicy).toMatchObject({
-      excludeTmpdirEnvVar: true,
-    });
+  it("an external sandbox runs without ours; a bare mode has no active profile", () => {
+    const external = permissionsFromWire({ type: "externalSandbox", networkAccess: "enabled" });
+    expect(external.kind).toBe("danger-full-access");
+    expect(activeProfileOf(external)).toBeNull();
   });
 
-  it("shows $TMPDIR as not excluded when the server has none", () => {
-    vi.stubEnv("TMPDIR", "/process-tmp");
-    expect(sandboxPolicyOf(settings([]), {})).toMatchObject({
-      excludeTmpdirEnvVar: false,
-      excludeSlashTmp: true,
-    });
+  it("a relative writable root is refused, not guessed at", () => {
+    expect(() => permissionsFromWire({ type: "workspaceWrite", writableRoots: ["rel"] })).toThrow(
+      /'rel' is not an absolute path/,
+    );
   });
 });

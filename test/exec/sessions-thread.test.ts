@@ -2,11 +2,13 @@
  * Exec sessions inside a real Thread (injected model, no HTTP): sessions outlive turns, an
  * interrupt ends what its turn started, and shutdown ends everything before shutdown_complete.
  */
+
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelClient, Prompt, ResponseEvent } from "../../src/model/types.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread } from "../../src/session/thread.js";
 import { execCommandTool } from "../../src/tools/builtin/exec-command.js";
 import { writeStdinTool } from "../../src/tools/builtin/write-stdin.js";
@@ -66,9 +68,8 @@ function makeThread(scripts: Script[]): { thread: Thread; events: Event[] } {
     {
       cwd: dir.path,
       approvalPolicy: "never",
-      sandboxMode: "danger-full-access",
-      networkAccess: false,
-      writableRoots: [],
+      permissions: permissionsFromSandboxMode("danger-full-access"),
+      configuredExtent: NO_EXTENT,
     },
   );
   const events: Event[] = [];

@@ -56,7 +56,7 @@ function harness(
       cwd: turn.cwd,
       inv: invocationFor(turn, callId),
       runner: async (argv, attempt) => {
-        attempts.push({ argv, ...attempt });
+        attempts.push({ argv, sandboxed: attempt.sandboxed });
         return results.shift() ?? { exitCode: 0, output: "ok" };
       },
       outcome: (result) => result,

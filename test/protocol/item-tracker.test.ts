@@ -3,10 +3,12 @@
  * replayed from its stored rollout are the same items, for every kind a rollout keeps; tool
  * items have a full lifecycle live; streamed reasoning keeps its summary parts.
  */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseEvent } from "../../src/model/types.js";
 import { ItemTracker } from "../../src/protocol/item-tracker.js";
 import { emptyUsage } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import {
   type ItemEvent,
   isItemEvent,
@@ -74,9 +76,8 @@ async function recordedThread() {
   const thread = new Thread("t-items", testThreadServices(client, [updatePlanTool()]), {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
   });
   const recorder = await RolloutRecorder.create(home.path, {
     id: "t-items",

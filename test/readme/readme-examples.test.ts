@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
+import { loadRequirements } from "../../src/config/requirements.js";
 import { CLI_PATH, runCli } from "../support/cli.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { message, turn } from "../support/fake-model-server.js";
@@ -90,6 +91,14 @@ describe("README TOML examples", () => {
     await mkdir(home, { recursive: true });
     try {
       for (const block of toml) {
+        // A requirements.toml example is read by the requirements loader, from the home alone.
+        if (block.preamble === "requirements.toml") {
+          await writeFile(join(home, "requirements.toml"), block.code);
+          const requirements = await loadRequirements(home, []);
+          expect(requirements?.warnings, `README line ${block.line}`).toEqual([]);
+          await rm(join(home, "requirements.toml"));
+          continue;
+        }
         await writeFile(join(home, "config.toml"), block.code);
         const config = await loadConfig({ home, env: {} });
         expect(config.warnings, `README line ${block.line}`).toEqual([]);

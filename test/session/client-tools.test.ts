@@ -1,8 +1,10 @@
 /** Client tools through a Thread: request events, answers, bounds, per-turn sets, name clashes. */
+
 import { describe, expect, it } from "vitest";
 import type { ClientToolSpec } from "../../src/protocol/client-tools.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread, type ThreadSettings } from "../../src/session/thread.js";
 import { updatePlanTool } from "../../src/tools/builtin/update-plan.js";
 import { CLIENT_TOOL_FAILED_MARKER } from "../../src/tools/client-tools.js";
@@ -25,9 +27,8 @@ function setup(scripts: Script[], settings: Partial<ThreadSettings> = {}, timeou
   const thread = new Thread("t-1", services, {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
     clientTools: [WEATHER],
     ...settings,
   });

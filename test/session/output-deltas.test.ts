@@ -2,8 +2,10 @@
  * Thread.subscribe's `outputDeltas: false`: such listeners never see output deltas, and while
  * only such listeners are subscribed the turn tells tools nobody wants deltas.
  */
+
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/protocol/events.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread } from "../../src/session/thread.js";
 import { runsAsIs, type ToolDefinition, type ToolInvocation } from "../../src/tools/types.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
@@ -53,9 +55,8 @@ describe("Thread output-delta listeners", () => {
     const thread = new Thread("t-1", testThreadServices(client, [deltaTool(seen)]), {
       cwd: "/tmp",
       approvalPolicy: "never",
-      sandboxMode: "read-only",
-      networkAccess: false,
-      writableRoots: [],
+      permissions: permissionsFromSandboxMode("read-only"),
+      configuredExtent: NO_EXTENT,
     });
     const quiet: Event[] = [];
     thread.subscribe((event) => quiet.push(event), { outputDeltas: false });

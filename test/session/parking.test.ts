@@ -1,8 +1,10 @@
 /** Parked turns: client tool calls end the turn at a model-request boundary; outputs continue it. */
+
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClientToolSpec } from "../../src/protocol/client-tools.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { NO_CLIENT_OUTPUT } from "../../src/session/parking.js";
 import { Thread } from "../../src/session/thread.js";
 import { storedLastTurn } from "../../src/session/thread-manager.js";
@@ -21,9 +23,8 @@ function makeThread(scripts: Script[], park = true) {
   const thread = new Thread("t-park", testThreadServices(client, [updatePlanTool()]), {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
     clientTools: [WEATHER],
     ...(park ? { parkClientCalls: true } : {}),
   });

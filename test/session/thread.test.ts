@@ -2,10 +2,12 @@
  * The turn loop with an injected model (no HTTP): ordering of outputs, parallel dispatch,
  * unknown tools, fatal errors, retries that restart a stream, and interrupts.
  */
+
 import { describe, expect, it } from "vitest";
 import type { ModelClient } from "../../src/model/types.js";
 import type { Event } from "../../src/protocol/events.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import { Thread } from "../../src/session/thread.js";
 import { runsAsIs, type ToolDefinition, ToolError, type ToolInvocation } from "../../src/tools/types.js";
 import { call, completed, message, scriptedClient } from "../support/scripted-model.js";
@@ -39,9 +41,8 @@ function makeThread(client: ModelClient, tools: ToolDefinition[], parallel = tru
   return new Thread("t-1", services, {
     cwd: "/tmp",
     approvalPolicy: "never",
-    sandboxMode: "read-only",
-    networkAccess: false,
-    writableRoots: [],
+    permissions: permissionsFromSandboxMode("read-only"),
+    configuredExtent: NO_EXTENT,
   });
 }
 

@@ -4,9 +4,11 @@
  * commands as given (no policy, no sandbox), scripted approval answers, a client that answers
  * every client tool call, and a resource scope the test owns.
  */
+
 import { TurnDiffTracker } from "../../src/apply-patch/turn-diff.js";
 import { type ClientToolResult, failedClientResult } from "../../src/protocol/client-tools.js";
 import type { Event, ReviewDecision } from "../../src/protocol/events.js";
+import { NO_EXTENT, permissionsFromSandboxMode } from "../../src/protocol/permissions-legacy.js";
 import type { ApprovalGate } from "../../src/tools/router.js";
 import type {
   ApprovalQuestion,
@@ -27,7 +29,12 @@ export const directOrchestrator: CommandOrchestrator = {
     request.onStart?.();
     return {
       kind: "ran",
-      result: await request.runner(request.command, { sandboxed: false }),
+      result: await request.runner(request.command, {
+        sandboxed: false,
+        env: {},
+        blockedHosts: () => [],
+        holdUntil: () => {},
+      }),
       sandboxed: false,
     };
   },
@@ -93,6 +100,14 @@ export function testTurnContext(options: TestTurnOptions = {}): TestTurn {
       return clientTool ? clientTool(call) : failedClientResult("no client in this test");
     },
     ...context,
+    // A test that names only a mode gets that mode's value (its roots and network as given).
+    permissions:
+      context.permissions ??
+      permissionsFromSandboxMode(context.sandboxMode ?? "danger-full-access", {
+        ...NO_EXTENT,
+        writableRoots: context.writableRoots ?? [],
+        networkAccess: context.networkAccess ?? false,
+      }),
     signal: context.signal ?? abort.signal,
     events,
     questions,

@@ -84,9 +84,16 @@ export const DECLARED_APPROVAL: ReviewDecision = "denied";
 
 type ApprovalAnswer = ServerRequestResult<"item/commandExecution/requestApproval">["decision"];
 
-/** Codex's decisions → the core's. An execpolicy amendment is taken as "for this session". */
+/**
+ * Codex's decisions → the core's. An execpolicy amendment is taken as "for this session"; a
+ * network policy amendment as allowing the host for the session, or denying it.
+ */
 export function reviewDecision(answer: ApprovalAnswer): ReviewDecision {
-  if (typeof answer === "object") return "approved_for_session";
+  if (typeof answer === "object")
+    return "applyNetworkPolicyAmendment" in answer &&
+      answer.applyNetworkPolicyAmendment.network_policy_amendment.action === "deny"
+      ? "denied"
+      : "approved_for_session";
   switch (answer) {
     case "accept":
       return "approved";
@@ -142,12 +149,26 @@ const V2_APPROVALS: ApprovalWire<"item/commandExecution/requestApproval", "item/
       command: shellQuote(event.command),
       cwd: event.cwd,
       commandActions: commandActions(event.command),
-      proposedExecpolicyAmendment: proposedAmendment(event.command),
+      ...networkParams(event),
     }),
     patch: "item/fileChange/requestApproval",
     patchParams: (channel, event) => ({ ...v2Common(channel, event), grantRoot: event.grant_root }),
     decision: (answer) => reviewDecision(answer.decision),
   };
+
+/**
+ * A command's question proposes an execpolicy amendment; a blocked host's carries Codex's
+ * networkApprovalContext and proposes allowing that host.
+ */
+function networkParams(event: EventOf<"exec_approval_request">) {
+  const network = event.network_approval_context;
+  if (!network) return { proposedExecpolicyAmendment: proposedAmendment(event.command) };
+  return {
+    proposedExecpolicyAmendment: null,
+    networkApprovalContext: { ...network },
+    proposedNetworkPolicyAmendments: [{ host: network.host, action: "allow" as const }],
+  };
+}
 
 /** `startedAtMs` (0.169+): a question is always asked live, so its start is now. */
 function v2Common(channel: QuestionChannel, event: ApprovalRequestEvent) {

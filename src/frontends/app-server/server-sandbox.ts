@@ -1,8 +1,9 @@
 /**
- * The sandbox of what a client does outside threads (command/exec, fs writes): the request's
- * policy when it gives one, else the server's `sandbox_mode`. Workspace-write means the given
- * cwd (the server's for fs), `sandbox_workspace_write.writable_roots`, /tmp and $TMPDIR (unless
- * excluded); the tscodex home stays read-only inside them, as for the agent's own commands.
+ * A wire sandbox policy (else the server's `sandbox_mode`) as the sandbox runtime's policy, rooted
+ * at a cwd: fs/* takes its workspace-write roots under a workspace ceiling (fs-write-policy.ts).
+ * Workspace-write means the given cwd (the server's for fs), `sandbox_workspace_write.
+ * writable_roots`, /tmp and $TMPDIR (unless excluded); the tscodex home stays read-only inside
+ * them, as for the agent's own commands.
  */
 import { resolve } from "node:path";
 import type { Config } from "../../config/load.js";

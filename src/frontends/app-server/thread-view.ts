@@ -4,6 +4,7 @@ import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
+import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
 import type {
   SandboxPolicy,
   ThreadItem,
@@ -154,8 +155,8 @@ export function openedResponse(
     instructionSources,
     approvalPolicy: settings.approvalPolicy,
     approvalsReviewer: "user",
-    sandbox: sandboxPolicyOf(settings, env),
-    activePermissionProfile: null,
+    sandbox: wireSandboxOf(settings.permissions),
+    activePermissionProfile: activeProfileOf(settings.permissions),
     reasoningEffort: effortOf(settings.effort),
     multiAgentMode: "explicitRequestOnly",
   };
@@ -178,7 +179,7 @@ export function threadSettingsOf(settings: EffectiveSettings, env: NodeJS.Proces
     cwd: settings.cwd,
     model: settings.model,
     modelProvider: settings.provider,
-    sandboxPolicy: sandboxPolicyOf(settings, env),
+    sandboxPolicy: wireSandboxOf(settings.permissions),
     effort,
   };
 }
@@ -186,28 +187,6 @@ export function threadSettingsOf(settings: EffectiveSettings, env: NodeJS.Proces
 function effortOf(effort: string | null): ThreadOpenedResponse["reasoningEffort"] {
   const known = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
   return known.find((candidate) => candidate === effort) ?? null;
-}
-
-/**
- * The settings' sandbox as Codex's SandboxPolicy; /tmp or $TMPDIR missing from the temp roots
- * shows as excluded. `env`: the server's environment, whose $TMPDIR the threads were given.
- */
-export function sandboxPolicyOf(settings: EffectiveSettings, env: NodeJS.ProcessEnv): SandboxPolicy {
-  const tmpdir = env.TMPDIR;
-  switch (settings.sandboxMode) {
-    case "danger-full-access":
-      return { type: "dangerFullAccess" };
-    case "read-only":
-      return { type: "readOnly" };
-    case "workspace-write":
-      return {
-        type: "workspaceWrite",
-        writableRoots: [...settings.writableRoots],
-        networkAccess: settings.networkAccess,
-        excludeTmpdirEnvVar: tmpdir ? !settings.tempRoots.includes(resolve(tmpdir)) : false,
-        excludeSlashTmp: !settings.tempRoots.includes("/tmp"),
-      };
-  }
 }
 
 /**

@@ -85,6 +85,7 @@ export class ExecJsonWriter implements ExecRenderer {
   approval(request: ApprovalRequestEvent, decision: ReviewDecision): void {
     if (!this.options.approvalItems) return;
     const mcp = request.type === "exec_approval_request" ? request.mcp_tool_call : undefined;
+    const network = request.type === "exec_approval_request" ? request.network_approval_context : undefined;
     const details = mcp
       ? {
           kind: "mcp",
@@ -93,13 +94,21 @@ export class ExecJsonWriter implements ExecRenderer {
           tool: mcp.tool,
           arguments: mcp.arguments,
         }
-      : request.type === "exec_approval_request"
-        ? { kind: "exec", call_id: request.call_id, command: shellQuote(request.command), cwd: request.cwd }
-        : {
-            kind: "patch",
+      : network && request.type === "exec_approval_request"
+        ? {
+            kind: "network",
             call_id: request.call_id,
-            changes: fileChanges(request.changes),
-          };
+            host: network.host,
+            protocol: network.protocol,
+            command: shellQuote(request.command),
+          }
+        : request.type === "exec_approval_request"
+          ? { kind: "exec", call_id: request.call_id, command: shellQuote(request.command), cwd: request.cwd }
+          : {
+              kind: "patch",
+              call_id: request.call_id,
+              changes: fileChanges(request.changes),
+            };
     this.completed(this.item("approval_request", { ...details, reason: request.reason, decision }));
   }
 

@@ -8,10 +8,14 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../config/load.js";
 import { ConfigOverrideError, parseOverride } from "../../config/overrides.js";
+import { type ConfiguredPermissions, configuredPermissions } from "../../config/permission-profiles.js";
+import { approvalDefault, permissionsViolation } from "../../config/requirements.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import { findGitRoot } from "../../prompt/agents-md.js";
 import { imageFileToDataUrl } from "../../prompt/images.js";
 import type { ReviewDecision } from "../../protocol/events.js";
+import type { Permissions } from "../../protocol/permissions.js";
+import { legacyProjection } from "../../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { Thread } from "../../session/thread.js";
 import { ThreadManager } from "../../session/thread-manager.js";
@@ -79,7 +83,15 @@ export async function runExec(
     : undefined;
   const outputProblem = lastMessagePath && (await outputFileProblem(lastMessagePath, "-o"));
   if (outputProblem) return fail(outputProblem);
+  const bypass = options.dangerouslyBypassApprovalsAndSandbox === true;
+  // A sandbox mode chosen for this run wins over default_permissions (reference §6).
+  const runSandboxMode: SandboxMode | undefined =
+    task?.sandboxMode ??
+    (bypass ? "danger-full-access" : undefined) ??
+    options.sandbox ??
+    (options.fullAuto ? "workspace-write" : undefined);
   let config: Config;
+  let configured: ConfiguredPermissions;
   try {
     config = await loadConfig({
       ...(options.profile ? { profile: options.profile } : {}),
@@ -88,12 +100,16 @@ export async function runExec(
       cwd,
       ...(options.trust ? { trust: true } : {}),
       overrides: [...options.config.map(parseOverride), ...flagOverrides(options)],
+      ...(runSandboxMode ? { sandboxMode: runSandboxMode } : {}),
     });
+    // [permissions.*] with nothing choosing among them is refused here, before any request.
+    configured = configuredPermissions(config);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
   warnConfigOnce(config, process.stderr, visibleLine);
+  if (configured.note) process.stderr.write(`${visibleLine(`note: ${configured.note}`)}\n`);
   config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
@@ -127,18 +143,18 @@ export async function runExec(
     return fail(errorMessage(error));
   }
 
-  const bypass = options.dangerouslyBypassApprovalsAndSandbox === true;
-  const sandboxMode: SandboxMode =
-    task?.sandboxMode ??
-    (bypass ? "danger-full-access" : undefined) ??
-    options.sandbox ??
-    (options.fullAuto ? "workspace-write" : config.sandboxMode);
+  // One value from here on: a profile (default_permissions) or the run's or config's sandbox mode.
+  const permissions = configured.permissions;
   // No human can answer in exec: unless asked otherwise, never ask (as Codex's exec).
   const approvalPolicy: ApprovalPolicy = bypass
     ? "never"
     : (options.askForApproval ??
       (options.approveForMe ? "on-request" : undefined) ??
-      (options.fullAuto ? "never" : (config.approvalPolicySetting ?? "never")));
+      (options.fullAuto
+        ? "never"
+        : (config.approvalPolicySetting ?? approvalDefault(config.requirements, "never"))));
+  const aboveCeiling = permissionsViolation(config.requirements, permissions, approvalPolicy);
+  if (aboveCeiling) return fail(aboveCeiling);
   if (options.dangerouslyBypassHookTrust) {
     config.bypassHookTrust = true;
     process.stderr.write(
@@ -165,7 +181,7 @@ export async function runExec(
   });
   let thread: Thread;
   try {
-    const open = { cwd, sandboxMode, approvalPolicy };
+    const open = { cwd, permissions, approvalPolicy };
     thread = resume
       ? await manager.resume("id" in resume ? resume.id : resume, open)
       : await manager.start(open);
@@ -193,7 +209,7 @@ export async function runExec(
     provider: config.provider.id,
     cwd,
     approvalPolicy,
-    sandboxMode,
+    sandboxMode: sandboxLabel(permissions),
     prompt: task?.display ?? prompt,
   });
   // Nothing here shows output as it streams: commands need not copy it into deltas.
@@ -264,4 +280,10 @@ export async function runExec(
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
   }
+}
+
+/** The header's sandbox: the mode, or the profile and the mode it reads as. */
+function sandboxLabel(permissions: Permissions): string {
+  const { mode } = legacyProjection(permissions);
+  return permissions.profile ? `${permissions.profile.id} (permission profile; ${mode})` : mode;
 }

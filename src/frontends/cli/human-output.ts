@@ -221,14 +221,23 @@ export class HumanRenderer implements ExecRenderer {
     const request = visibleStrings(raw, VISIBLE);
     const { bold, dim, yellow } = this.paint;
     const mcp = request.type === "exec_approval_request" ? request.mcp_tool_call : undefined;
+    const network = request.type === "exec_approval_request" ? request.network_approval_context : undefined;
     const what = mcp
       ? bold(`${mcp.server}.${mcp.tool}(${JSON.stringify(mcp.arguments ?? {})})`)
-      : request.type === "exec_approval_request"
-        ? `${bold(shellQuote(request.command))} ${dim(`in ${request.cwd}`)}`
-        : Object.entries(request.changes)
-            .map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`)
-            .join("\n");
-    const kind = mcp ? "MCP tool call" : request.type === "exec_approval_request" ? "command" : "patch";
+      : network && request.type === "exec_approval_request"
+        ? `${bold(network.host)} ${dim(`(${network.protocol}) from ${shellQuote(request.command)}`)}`
+        : request.type === "exec_approval_request"
+          ? `${bold(shellQuote(request.command))} ${dim(`in ${request.cwd}`)}`
+          : Object.entries(request.changes)
+              .map(([path, change]) => `  ${change.type[0]?.toUpperCase()} ${path}`)
+              .join("\n");
+    const kind = mcp
+      ? "MCP tool call"
+      : network
+        ? "network access"
+        : request.type === "exec_approval_request"
+          ? "command"
+          : "patch";
     this.section(yellow(`approval requested (${kind})`), what);
     if (request.reason) this.line(`reason: ${request.reason}`);
     this.line(yellow(`→ ${decision} (answered by approvals.exec_outcome)`));

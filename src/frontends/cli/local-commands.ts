@@ -22,7 +22,9 @@ export function registerLocalCommands({ program, setExitCode }: CommandHost): vo
 
   program
     .command("sandbox")
-    .description("Run a command under the sandbox policy (default: sandbox_mode from config, else read-only)")
+    .description(
+      "Run a command under the permissions config chooses (default_permissions' profile, else sandbox_mode, else read-only), or -P/-s",
+    )
     .argument("<command...>", "the command and its arguments (after --)")
     .option("--full-auto", "workspace-write: cwd, writable_roots and /tmp writable; network off")
     .addOption(
@@ -32,6 +34,11 @@ export function registerLocalCommands({ program, setExitCode }: CommandHost): vo
         "danger-full-access",
       ]),
     )
+    .option(
+      "-P, --permission-profile <name>",
+      "a permission profile: :read-only, :workspace, :danger-full-access or [permissions.<name>]",
+    )
+    .option("-C, --cd <dir>", "run in this directory (the workspace root)")
     .addOption(
       new Option("--backend <backend>", "sandbox backend")
         .choices(["auto", "bwrap", "landlock"])

@@ -12,6 +12,7 @@ import { parseOverride } from "../../config/overrides.js";
 import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
+import { configViolation } from "../common/ceiling.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
@@ -63,6 +64,8 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   }
 
   const config = await loadConfig({ overrides: options.config.map(parseOverride) });
+  const aboveCeiling = configViolation(config);
+  if (aboveCeiling) return fail(aboveCeiling);
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
   let store: ThreadStore;
   try {

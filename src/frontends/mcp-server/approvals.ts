@@ -40,6 +40,20 @@ export function elicitationFor(
       },
     };
   }
+  if (event.type === "exec_approval_request" && event.network_approval_context) {
+    const { host, protocol } = event.network_approval_context;
+    return {
+      message: `Allow \`${shellQuote(event.command)}\` to reach ${host} (${protocol}), which the network policy blocked?`,
+      meta: {
+        ...common,
+        codex_elicitation: "network-approval",
+        codex_network_host: host,
+        codex_network_protocol: protocol,
+        codex_command: event.command,
+        codex_cwd: event.cwd,
+      },
+    };
+  }
   if (event.type === "exec_approval_request") {
     return {
       message: `Allow Codex to run \`${shellQuote(event.command)}\` in \`${event.cwd}\`?`,

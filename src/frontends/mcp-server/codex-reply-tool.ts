@@ -4,6 +4,7 @@
  * aliases.
  */
 import type { z } from "zod";
+import { settingsViolation } from "../../config/requirements.js";
 import { codexOutput, replyArgs } from "./codex-schema.js";
 import { plainError, type ServerToolResult } from "./results.js";
 import { runTurn } from "./run-turn.js";
@@ -28,6 +29,8 @@ export const codexReplyTool = defineServerTool({
     const found = await findThread(context.runtime, id);
     if (found === null) return sessionNotFound(id);
     if ("error" in found) return plainError(found.error);
+    const refused = settingsViolation(context.runtime.config.requirements, {}, found.effectiveSettings);
+    if (refused) return plainError(refused);
     return runTurn(found, { input: { text: prompt }, ...(pageSize ? { pageSize } : {}) }, context);
   },
 });

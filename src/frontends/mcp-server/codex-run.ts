@@ -8,11 +8,13 @@ import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { projectConfigPaths } from "../../config/layers.js";
 import { type Config, tscodexHome } from "../../config/load.js";
+import { settingsViolation } from "../../config/requirements.js";
 import { warnConfigOnce } from "../../config/warnings.js";
 import type { Thread, TurnOverrides } from "../../session/thread.js";
 import type { OpenThreadOptions } from "../../session/thread-manager.js";
 import { workingDirectoryProblem } from "../../util/directory.js";
 import { errorMessage } from "../../util/errors.js";
+import { configViolation } from "../common/ceiling.js";
 import { visibleLine } from "../common/terminal-text.js";
 import type { CodexArgs } from "./codex-schema.js";
 import { pagedResult, plainError, type ServerToolResult, threadResult } from "./results.js";
@@ -43,6 +45,8 @@ export async function handleCodex(args: CodexArgs, context: ServerToolContext): 
   const overrides = turnOverrides(args);
   const thread = await openThread(args, cwd, overrides, context);
   if (!("id" in thread)) return thread;
+  const refused = settingsViolation(context.runtime.config.requirements, overrides, thread.effectiveSettings);
+  if (refused) return plainError(refused);
 
   const request = {
     input: { text: args.prompt, ...(images.length ? { images } : {}) },
@@ -87,6 +91,9 @@ async function openThread(
     return plainError(`Failed to load configuration for Codex tool: ${errorMessage(error)}`);
   }
   if (config?.providerProblem) return plainError(config.providerProblem);
+  // Before the thread exists (checked again with the turn, for a thread found above).
+  const refused = configViolation(config ?? runtime.config, overrides);
+  if (refused) return plainError(refused);
   if (args.sessionId && args.resetSession) {
     const old = await findThread(runtime, args.sessionId);
     if (old && !("error" in old)) await threads.delete(old.id);

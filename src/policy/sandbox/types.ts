@@ -1,5 +1,5 @@
 /** The sandbox runtime's contract types (the policy layer codes against these). */
-import type { FsAccess } from "../../protocol/permissions.js";
+import type { ResolvedFsRule } from "../../protocol/permissions.js";
 
 /** What a sandboxed command may do. `writableRoots` counts only in workspace-write. */
 export interface SandboxPolicy {
@@ -33,11 +33,7 @@ export interface SandboxPolicy {
   proxyRoutes?: readonly ProxyRoute[] | undefined;
 }
 
-/** One filesystem rule with a concrete absolute path. */
-export interface ResolvedFsRule {
-  path: string;
-  access: FsAccess;
-}
+export type { ResolvedFsRule };
 
 /** A loopback port inside the command's network namespace and the host unix socket it leads to. */
 export interface ProxyRoute {

@@ -16,6 +16,7 @@ import { defineFunctionTool, withSerde } from "../define-tool.js";
 import { formatAborted, formatSpawnError } from "../exec-output.js";
 import { renderCaptured } from "../truncate.js";
 import {
+  type AttemptContext,
   type AttemptOutcome,
   type ToolDefinition,
   ToolError,
@@ -109,7 +110,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
       };
 
       // One attempt: `spawnArgv` is argv, wrapped in the sandbox when the policy says so.
-      const attempt = async (spawnArgv: string[]): Promise<Attempt> => {
+      const attempt = async (spawnArgv: string[], context: AttemptContext): Promise<Attempt> => {
         const attemptStarted = performance.now();
         let session: ExecSession;
         let pruned: ExecSession | null;
@@ -117,13 +118,15 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
           ({ session, pruned } = await manager.start({
             argv: spawnArgv,
             cwd,
-            env: { ...turn.shellEnvironment.env, ...SESSION_ENV },
+            env: { ...turn.shellEnvironment.env, ...SESSION_ENV, ...context.env },
             tty: args.tty ?? false,
           }));
         } catch (error) {
           return { output: failedToStart(error, inv, origin, performance.now() - started), outcome: null };
         }
-        trackSession(session, origin, turn);
+        trackSession(session, origin, turn, context.blockedHosts);
+        // A session still running keeps its proxy route until it exits.
+        context.holdUntil(session.exited);
         // Sessions a turn started end when that turn is interrupted.
         manager.endOnAbort(session, turn.signal);
 
@@ -138,7 +141,7 @@ export function execCommandTool(options: ExecCommandToolOptions = {}): ToolDefin
           exit: result.exit,
           output: result.output,
           maxOutputTokens: args.max_output_tokens,
-          notes: pruned ? [prunedNote(pruned, manager.limit)] : [],
+          notes: [...(pruned ? [prunedNote(pruned, manager.limit)] : []), ...context.blockedHosts()],
         });
         const success = result.exit ? result.exit.exitCode === 0 : true;
         // Only a process that already exited can be judged a sandbox denial.

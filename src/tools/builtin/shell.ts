@@ -25,6 +25,7 @@ import {
 } from "../exec-output.js";
 import { renderCaptured } from "../truncate.js";
 import {
+  type AttemptContext,
   type AttemptOutcome,
   type OrchestratedResult,
   type PreparedCall,
@@ -111,11 +112,11 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
     turn.emit({ type: "exec_command_begin", ...base });
   };
   let deltas = 0;
-  const attempt = (argv: string[]): Promise<ExecResult> =>
-    runCommand({
+  const attempt = async (argv: string[], context: AttemptContext): Promise<ShellAttempt> => {
+    const result = await runCommand({
       argv,
       cwd: run.cwd,
-      env: run.env ? { ...turn.shellEnvironment.env, ...run.env } : turn.shellEnvironment.env,
+      env: { ...turn.shellEnvironment.env, ...run.env, ...context.env },
       timeoutMs: Math.max(0, run.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS),
       signal: turn.signal,
       onOutput: (stream, chunk) => {
@@ -131,7 +132,9 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
         }
       },
     });
-  const orchestrated: OrchestratedResult<ExecResult> = await turn.orchestrator.run({
+    return { ...result, blocked: context.blockedHosts() };
+  };
+  const orchestrated: OrchestratedResult<ShellAttempt> = await turn.orchestrator.run({
     command: run.argv,
     cwd: run.cwd,
     inv,
@@ -148,10 +151,14 @@ async function runShellCall(run: ShellRun, inv: ToolInvocation): Promise<ToolOut
   }
   const result = orchestrated.result;
 
-  const end = (exitCode: number, formatted: string, success: boolean): ToolOutput => {
+  // Hosts the managed proxy refused: the model and the item read which, and why, after the output.
+  const noted = (text: string): string =>
+    result.blocked.length > 0 ? `${text}\n\n${result.blocked.join("\n")}` : text;
+  const end = (exitCode: number, unnoted: string, success: boolean): ToolOutput => {
+    const formatted = noted(unnoted);
     const failedToRun = result.spawnError !== undefined;
     // A command that wrote one stream only has that stream's text as its aggregated text.
-    const aggregated = failedToRun ? formatted : renderCaptured(result.aggregated);
+    const aggregated = failedToRun ? formatted : noted(renderCaptured(result.aggregated));
     const rendered = (text: CapturedText) => (text === result.aggregated ? aggregated : renderCaptured(text));
     turn.emit({
       type: "exec_command_end",
@@ -206,6 +213,9 @@ export function endNotRun(
   });
   return { content: message, success: false };
 }
+
+/** One attempt's result and the sentences of the hosts the proxy refused during it. */
+type ShellAttempt = ExecResult & { blocked: string[] };
 
 /** A finished attempt's facts for sandbox-denial detection (none when it never ran or was stopped). */
 function attemptOutcome(result: ExecResult): AttemptOutcome | null {

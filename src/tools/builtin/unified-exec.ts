@@ -114,7 +114,13 @@ export interface SessionOrigin {
  * Streams the session's output as deltas and announces its exit, under the exec_command
  * call that started it. Events go to `turn` until retarget() points them at a later turn.
  */
-export function trackSession(session: ExecSession, origin: SessionOrigin, turn: EventSink): void {
+export function trackSession(
+  session: ExecSession,
+  origin: SessionOrigin,
+  turn: EventSink,
+  /** Sentences about hosts the managed proxy refused, appended to the end's output. */
+  blockedHosts: () => readonly string[] = () => [],
+): void {
   const tracker: Tracker = { turn, deltas: 0 };
   trackers.set(session, tracker);
   session.onOutput((stream, chunk) => {
@@ -133,6 +139,8 @@ export function trackSession(session: ExecSession, origin: SessionOrigin, turn: 
     // The thread is going away: nobody is left to show the end to.
     if (session.killReason === "shutdown") return;
     const { aggregated, stdout, stderr } = session.transcript();
+    const blocked = blockedHosts();
+    const noted = (text: string) => (blocked.length > 0 ? `${text}\n\n${blocked.join("\n")}` : text);
     tracker.turn.emit({
       type: "exec_command_end",
       call_id: origin.callId,
@@ -143,8 +151,10 @@ export function trackSession(session: ExecSession, origin: SessionOrigin, turn: 
       duration_ms: Math.round(performance.now() - session.startedAt),
       stdout: renderCaptured(stdout),
       stderr: renderCaptured(stderr),
-      aggregated_output: renderCaptured(aggregated),
-      formatted_output: truncateText(aggregated, { mode: "tokens", limit: DEFAULT_MAX_OUTPUT_TOKENS }).text,
+      aggregated_output: noted(renderCaptured(aggregated)),
+      formatted_output: noted(
+        truncateText(aggregated, { mode: "tokens", limit: DEFAULT_MAX_OUTPUT_TOKENS }).text,
+      ),
     });
   });
 }

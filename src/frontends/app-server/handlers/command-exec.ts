@@ -1,6 +1,6 @@
 /**
- * command/exec and its controls: run one command outside any thread, under a sandbox policy (the
- * request's, else the configured sandbox_mode), with the configured shell environment (plus the
+ * command/exec and its controls: run one command outside any thread, under the request's
+ * permissions (`sandboxPolicy` or `permissionProfile`), else the configured ones, with the configured shell environment (plus the
  * request's `env`). Buffered: the reply carries exit code and output. Streamed (`processId` plus
  * `streamStdoutStderr`, `streamStdin` or `tty`): output arrives as `command/exec/outputDelta`
  * before the reply, and `command/exec/write`, `resize` and `terminate` address the process by
@@ -10,15 +10,24 @@
  * agent's commands use applies, and a missing one is the same clear error.
  */
 import { resolve } from "node:path";
+import type { Config } from "../../../config/load.js";
+import { configuredPermissions, PermissionProfileError } from "../../../config/permission-profiles.js";
 import { buildShellEnvironment } from "../../../exec/environment.js";
-import { prepareSandboxedCommand, SandboxUnavailableError } from "../../../policy/sandbox/index.js";
+import { type CommandSandbox, openCommandSandbox } from "../../../policy/sandbox/command-sandbox.js";
+import {
+  containCommand,
+  prepareSandboxedCommand,
+  SandboxUnavailableError,
+} from "../../../policy/sandbox/index.js";
+import type { Permissions } from "../../../protocol/permissions.js";
 import { errorMessage } from "../../../util/errors.js";
 import { decodeBase64 } from "../base64.js";
+import { enforceCommandCeiling } from "../ceiling.js";
 import { CommandProcess, type OutputStream } from "../command-process.js";
 import type { ScopedResource, ScopeKey } from "../connection-scope.js";
+import { loadingProfiles, permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { ErrorCode, encodeNotification, RpcError } from "../protocol/jsonrpc.js";
-import { serverSandboxPolicy } from "../server-sandbox.js";
 import type { HandlerContext } from "./context.js";
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -126,10 +135,8 @@ function checkShape(params: ParamsOf<"command/exec">, processId: string | null, 
     throw RpcError.invalidRequest("command/exec cannot combine disableOutputCap with outputBytesCap");
   if (params.disableTimeout && params.timeoutMs != null)
     throw RpcError.invalidRequest("command/exec cannot combine disableTimeout with timeoutMs");
-  if (params.permissionProfile != null)
-    throw RpcError.invalidRequest(
-      "command/exec permissionProfile is not supported by tscodex: give sandboxPolicy instead",
-    );
+  if (params.permissionProfile != null && params.sandboxPolicy != null)
+    throw RpcError.invalidRequest("command/exec cannot combine permissionProfile with sandboxPolicy");
 }
 
 async function start(
@@ -139,13 +146,27 @@ async function start(
 ): Promise<CommandProcess> {
   const { config, env: serverEnv } = context.runtime;
   const cwd = resolve(params.cwd ?? process.cwd());
-  const policy = serverSandboxPolicy(params.sandboxPolicy, cwd, config, serverEnv);
+  const permissions = requestPermissions(params, config);
+  enforceCommandCeiling(config, permissions);
+  let sandbox: CommandSandbox;
   let argv: string[];
   try {
-    argv = (await prepareSandboxedCommand(params.command, cwd, policy, { backend: config.sandboxBackend }))
-      .argv;
+    sandbox = await openCommandSandbox(permissions, {
+      cwd,
+      tmpdir: serverEnv.TMPDIR || null,
+      protectedPaths: [config.home],
+      allowUnixSockets: config.sandboxAllowUnixSockets,
+    });
+    argv = sandbox.policy
+      ? (
+          await prepareSandboxedCommand(params.command, cwd, sandbox.policy, {
+            backend: config.sandboxBackend,
+          })
+        ).argv
+      : await containCommand(params.command);
   } catch (error) {
-    if (error instanceof SandboxUnavailableError) throw execFailed(error.message);
+    if (error instanceof SandboxUnavailableError || error instanceof PermissionProfileError)
+      throw execFailed(error.message);
     throw error;
   }
   const env = buildShellEnvironment(config.shellEnvironmentPolicy, serverEnv);
@@ -153,6 +174,8 @@ async function start(
     if (value === null) delete env[name];
     else env[name] = value;
   }
+  // The proxy's variables last: inside the sandbox's namespace only the proxy is reachable anyway.
+  Object.assign(env, sandbox.env);
   const { processId } = mode;
   const onDelta =
     mode.streamOutput && processId !== null
@@ -168,7 +191,7 @@ async function start(
       : null;
   const uncapped = onDelta ? Number.POSITIVE_INFINITY : BUFFERED_HARD_CAP;
   try {
-    return await CommandProcess.start({
+    const command = await CommandProcess.start({
       argv,
       cwd,
       env,
@@ -180,7 +203,11 @@ async function start(
       onDelta,
       backlog: () => context.session.backlog(),
     });
+    // The proxy route lives as long as the process.
+    void command.done.finally(() => sandbox.release());
+    return command;
   } catch (error) {
+    await sandbox.release();
     throw execFailed(errorMessage(error));
   }
 }
@@ -191,6 +218,18 @@ async function running(processId: string, context: HandlerContext): Promise<Comm
   if (!command)
     throw RpcError.invalidRequest(`no active command/exec for process id ${JSON.stringify(processId)}`);
   return command;
+}
+
+/**
+ * The request's permissions: its `sandboxPolicy`, else its `permissionProfile` (a profile id),
+ * else what the server's config chooses (default_permissions' profile or sandbox_mode).
+ */
+function requestPermissions(params: ParamsOf<"command/exec">, config: Config): Permissions {
+  if (params.sandboxPolicy) return permissionsFromWire(params.sandboxPolicy);
+  return (
+    permissionsParam(params.permissionProfile, false, config) ??
+    loadingProfiles(() => configuredPermissions(config).permissions)
+  );
 }
 
 function execFailed(message: string): RpcError {

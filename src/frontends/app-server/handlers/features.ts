@@ -1,11 +1,12 @@
 /**
  * `experimentalFeature/list`: the `[features]` flags tscodex reads, each on or off as the server's
  * configuration (or, with `threadId`, that thread's project configuration) sets it; and
- * `configRequirements/read`: tscodex enforces no managed requirements (no requirements.toml), so
- * there are none to report.
+ * `configRequirements/read`: the operator's requirements.toml (config/requirements.ts) in
+ * Codex's shape, null when there is none.
  */
 import { FEATURES, featureEnabled } from "../../../config/features.js";
 import type { Config } from "../../../config/load.js";
+import { requirementsWire } from "../../../config/requirements.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
 import { page } from "./thread-queries.js";
@@ -29,9 +30,9 @@ export async function experimentalFeatureList(
 
 export async function configRequirementsRead(
   _params: ParamsOf<"configRequirements/read">,
-  _context: HandlerContext,
+  context: HandlerContext,
 ): Promise<ResultOf<"configRequirements/read">> {
-  return { requirements: null };
+  return { requirements: requirementsWire(context.runtime.config.requirements) };
 }
 
 /** The server's configuration, or the one thread `threadId` opens with in its cwd. */

@@ -1,10 +1,10 @@
 /**
  * fs/readFile, writeFile, createDirectory, getMetadata, readDirectory, remove, copy: the host
  * file system by absolute path, contents as base64 (Codex 0.169). Reads go anywhere the server
- * can read, regular files only and up to READ_FILE_LIMIT; every write passes the server's
- * sandbox first (fs-write-policy.ts) on the real path it reaches (real-target.ts: a link as the
- * last component is followed), so a read-only server refuses them and a link in the workspace
- * cannot write outside it or into `.git`. Recursive removes and copies never delete or create a
+ * can read, regular files only and up to READ_FILE_LIMIT; every write is the client's own (it
+ * acts as the user), judged by fs-write-policy.ts on the real path it reaches (real-target.ts:
+ * a link as the last component is followed): never into `.git` or the tscodex home, and within
+ * the operator's requirements.toml when there is one. Recursive removes and copies never delete or create a
  * protected entry (fs-trees.ts). I/O failures are -32603 with the system's message, misuse and
  * refusals -32600.
  */

@@ -170,7 +170,7 @@ function refuseWhenPolicyDoes(entry: McpToolEntry, channel: ThreadChannel): void
     approvalMode: entry.approvalMode,
     readOnly: entry.readOnly,
     approvalPolicy: channel.settings.approvalPolicy,
-    sandboxMode: channel.settings.sandboxMode,
+    sandboxMode: channel.settings.sandbox.mode,
   });
   if (plan.action === "reject") throw RpcError.invalidRequest(plan.message);
 }

@@ -1,19 +1,23 @@
 /**
- * `permissionProfile/list` (Codex 0.171): the built-in permission profiles. tscodex enforces no
- * managed requirements (no requirements.toml, see configRequirements/read), so every one is
- * allowed. Named `[permissions.*]` profiles are not served yet.
+ * `permissionProfile/list` (Codex 0.171): the built-in profiles first, in Codex's order, then the
+ * configured `[permissions.NAME]` ones by name, paged by a string offset. `allowed` says whether
+ * the operator's requirements.toml lets a client choose it (config/requirements.ts; all without one).
  */
+import { listPermissionProfiles } from "../../../config/permission-profiles.js";
+import { profileAllowed } from "../../../config/requirements.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import type { HandlerContext } from "./context.js";
 
-const BUILT_IN_PROFILES = [":read-only", ":workspace", ":danger-full-access"];
-
 export async function permissionProfileList(
   params: ParamsOf<"permissionProfile/list">,
-  _context: HandlerContext,
+  context: HandlerContext,
 ): Promise<ResultOf<"permissionProfile/list">> {
-  const all = BUILT_IN_PROFILES.map((id) => ({ id, description: null, allowed: true }));
+  const { permissionProfiles, requirements } = context.runtime.config;
+  const all = listPermissionProfiles(permissionProfiles).map((profile) => ({
+    ...profile,
+    allowed: profileAllowed(requirements, profile.id),
+  }));
   const start = params.cursor ? Number.parseInt(params.cursor, 10) : 0;
   if (!Number.isInteger(start) || start < 0 || start > all.length)
     throw RpcError.invalidRequest("Invalid request: unknown cursor");

@@ -6,6 +6,7 @@
  */
 import { type ReviewTarget, reviewJsonSchema, reviewPrompt } from "../../../session/review.js";
 import { errorMessage } from "../../../util/errors.js";
+import { enforceTurnCeiling } from "../ceiling.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import type { ReviewTargetWire } from "../protocol/review-requests.js";
@@ -17,6 +18,7 @@ export async function reviewStart(
 ): Promise<ResultOf<"review/start">> {
   const { target, hint } = targetOf(params.target);
   const channel = await context.runtime.open(params.threadId);
+  enforceTurnCeiling(channel, {}, context.runtime.config);
   context.session.follow(channel);
   let prompt: string;
   try {

@@ -8,15 +8,18 @@
 import { resolve } from "node:path";
 import { projectConfigPaths } from "../../../config/layers.js";
 import type { Config } from "../../../config/load.js";
+import { PermissionProfileError } from "../../../config/permission-profiles.js";
 import { warnConfigOnce } from "../../../config/warnings.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
 import { visibleLine } from "../../common/terminal-text.js";
+import { enforceThreadCeiling } from "../ceiling.js";
 import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
 import { reportMcpStartup } from "../mcp-startup-status.js";
+import { permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
@@ -60,13 +63,16 @@ function openOptions(
   config: Config | undefined,
   tools: ClientToolSpec[] | undefined,
   skillRoots: readonly string[],
+  serverConfig: Config,
 ) {
+  const permissions = permissionsParam(params.permissions, Boolean(params.sandbox), config ?? serverConfig);
   const options: OpenThreadOptions = {
     ...(config ? { config } : {}),
     ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
     ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+    ...(permissions ? { permissions } : {}),
     ...(params.baseInstructions ? { baseInstructions: params.baseInstructions } : {}),
     ...(params.developerInstructions ? { developerInstructions: params.developerInstructions } : {}),
     ...(tools ? { clientTools: tools } : {}),
@@ -75,12 +81,17 @@ function openOptions(
   return options;
 }
 
-/** Open through `open`, turning core failures (a tool name clash, a bad cwd) into -32602. */
+/**
+ * Open through `open`, turning core failures (a tool name clash, a bad cwd) into -32602, and a
+ * permission profile the config cannot resolve into Codex's -32600.
+ */
 async function opening(open: () => Promise<Thread>): Promise<Thread> {
   try {
     return await open();
   } catch (error) {
     if (error instanceof RpcError) throw error;
+    if (error instanceof PermissionProfileError)
+      throw RpcError.invalidRequest(`failed to load configuration: ${error.message}`);
     throw RpcError.invalidParams(`Invalid request: ${errorMessage(error)}`);
   }
 }
@@ -114,9 +125,10 @@ export async function threadStart(
 export async function openNewThread(params: ParamsOf<"thread/start">, context: HandlerContext) {
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/start");
   const config = await threadConfig(context, params);
+  await enforceThreadCeiling(context.runtime, params, config);
   const options = {
     cwd: process.cwd(),
-    ...openOptions(params, config, tools, context.runtime.skillExtraRoots),
+    ...openOptions(params, config, tools, context.runtime.skillExtraRoots, context.runtime.config),
     ...(params.sessionStartSource ? { sessionStartSource: params.sessionStartSource } : {}),
   };
   const threads = await context.runtime.threads();
@@ -134,8 +146,10 @@ export async function threadResume(
   const tools = clientToolsOf(params.dynamicTools, context.session, "thread/resume");
   const id = await threadIdOf(params);
   const ownConfig = params.config || params.modelProvider ? await threadConfig(context, params) : undefined;
+  await enforceThreadCeiling(runtime, params, ownConfig ?? runtime.config, id);
   const wasLive = (await runtime.threads()).peek(id) !== undefined;
-  const channel = await runtime.open(id, openOptions(params, ownConfig, tools, runtime.skillExtraRoots));
+  const options = openOptions(params, ownConfig, tools, runtime.skillExtraRoots, runtime.config);
+  const channel = await runtime.open(id, options);
   const thread = channel.thread;
   if (!thread) throw RpcError.invalidRequest(`thread not found: ${id}`);
   if (wasLive) {
@@ -143,6 +157,7 @@ export async function threadResume(
     channel.override({
       ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
+      ...(options.permissions ? { permissions: options.permissions } : {}),
       ...(params.model ? { model: params.model } : {}),
       ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
       ...(tools ? { clientTools: tools } : {}),
@@ -168,9 +183,13 @@ export async function threadFork(
   const threads = await runtime.threads();
   await requireStored(threads, id);
   const config = await threadConfig(context, params);
+  await enforceThreadCeiling(runtime, params, config, id);
   // The fork runs with what its source runs with (live) or started with (stored); params win.
   const source = await sourceOptions(runtime, id);
-  const options = { ...source, ...openOptions(params, config, undefined, runtime.skillExtraRoots) };
+  const options = {
+    ...source,
+    ...openOptions(params, config, undefined, runtime.skillExtraRoots, runtime.config),
+  };
   const thread = await opening(() => threads.fork(id, {}, options));
   const channel = runtime.adopt(thread);
   const stored = await requireStored(threads, thread.id);
@@ -189,8 +208,8 @@ export async function threadFork(
 async function sourceOptions(runtime: HandlerContext["runtime"], id: string): Promise<OpenThreadOptions> {
   const live = runtime.channel(id)?.thread?.effectiveSettings;
   if (live) {
-    const { model, approvalPolicy, sandboxMode } = live;
-    return { model, approvalPolicy, sandboxMode };
+    const { model, approvalPolicy, permissions } = live;
+    return { model, approvalPolicy, permissions };
   }
   const { provider: _provider, ...stored } = (await runtime.storedChoice(id)) ?? {};
   return stored;

@@ -5,11 +5,14 @@
  * turn on, except the output schema, which holds for that turn only. A turn/start with a
  * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
+import type { Config } from "../../../config/load.js";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
+import { enforceTurnCeiling } from "../ceiling.js";
+import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -48,7 +51,7 @@ export async function startTurnOn(
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
-    ...(params.sandboxPolicy ? sandboxOverrides(params.sandboxPolicy, context.runtime.env) : {}),
+    ...turnPermissions(params, context.runtime.config),
     ...(params.cwd ? { cwd } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.effort ? { effort: params.effort } : {}),
@@ -57,6 +60,7 @@ export async function startTurnOn(
     ...(tools ? { clientTools: tools } : {}),
     ...collaborationOverrides(params.collaborationMode),
   };
+  enforceTurnCeiling(channel, overrides, context.runtime.config);
   const { turnId, begin } = channel.startTurn(
     context.session,
     echoed(params.input),
@@ -97,6 +101,13 @@ export async function turnSteer(
   }
 }
 
+/** turn/start's `sandboxPolicy` or `permissions` (a profile id): the turn's value, whole. */
+function turnPermissions(params: ParamsOf<"turn/start">, config: Config): TurnOverrides {
+  const profile = permissionsParam(params.permissions, Boolean(params.sandboxPolicy), config);
+  if (profile) return { permissions: profile };
+  return params.sandboxPolicy ? { permissions: permissionsFromWire(params.sandboxPolicy) } : {};
+}
+
 /** Steer `input` into running turn `turnId` of `channel`; throws SteerError when it is not running. */
 export async function steerOn(
   channel: ThreadChannel,
@@ -131,38 +142,4 @@ function echoed(items: UserInputWire[]): UserInputWire[] {
   return items.map((item) =>
     item.type === "text" ? { ...item, text_elements: item.text_elements ?? [] } : item,
   );
-}
-
-/**
- * Codex's sandbox policy → the core's, replacing the thread's from this turn on as Codex does:
- * a workspaceWrite policy brings its own roots, network and temp-dir exclusions (absent: none,
- * off, not excluded), never the thread's earlier ones. An external sandbox means the process is
- * already confined: commands run without ours. A root that is not an absolute path cannot be
- * honoured and is refused (-32602) rather than guessed at.
- */
-function sandboxOverrides(policy: SandboxPolicy, env: NodeJS.ProcessEnv): TurnOverrides {
-  switch (policy.type) {
-    case "dangerFullAccess":
-      return { sandboxMode: "danger-full-access" };
-    case "externalSandbox":
-      return { sandboxMode: "danger-full-access", networkAccess: policy.networkAccess === "enabled" };
-    case "readOnly":
-      return { sandboxMode: "read-only" };
-    case "workspaceWrite": {
-      const roots = policy.writableRoots ?? [];
-      const relative = roots.find((root) => !isAbsolute(root));
-      if (relative !== undefined)
-        throw RpcError.invalidParams(
-          `Invalid request: sandboxPolicy.writableRoots: '${relative}' is not an absolute path`,
-        );
-      const tempRoots = policy.excludeSlashTmp ? [] : ["/tmp"];
-      if (!policy.excludeTmpdirEnvVar && env.TMPDIR) tempRoots.push(resolve(env.TMPDIR));
-      return {
-        sandboxMode: "workspace-write",
-        networkAccess: policy.networkAccess ?? false,
-        writableRoots: roots.map((root) => resolve(root)),
-        tempRoots,
-      };
-    }
-  }
 }

@@ -120,6 +120,8 @@ const turnStartParams = lazy(() =>
     cwd: z.string().nullish(),
     approvalPolicy: askForApproval.nullish(),
     sandboxPolicy: sandboxPolicy.nullish(),
+    /** 0.171 (experimental): a permission profile id from this turn on; never with `sandboxPolicy`. */
+    permissions: z.string().nullish(),
     model: z.string().nullish(),
     effort: reasoningEffort.nullish(),
     summary: reasoningSummary.nullish(),

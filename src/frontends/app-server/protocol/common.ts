@@ -356,6 +356,8 @@ export const threadSettingsParams = {
   modelProvider: z.string().nullish(),
   approvalPolicy: askForApproval.nullish(),
   sandbox: sandboxMode.nullish(),
+  /** 0.171 (experimental): a permission profile id for this thread; never with `sandbox`. */
+  permissions: z.string().nullish(),
   /** Config overrides for this thread: dotted keys (`"model_reasoning_effort"`) → values. */
   config: z.record(z.string(), z.unknown()).nullish(),
   baseInstructions: z.string().nullish(),

@@ -5,6 +5,7 @@
  * (server startup progress, warnings about the configuration).
  */
 import { z } from "zod";
+import { askForApproval, sandboxMode } from "./common.js";
 import { lazy, method } from "./method-spec.js";
 
 const jsonObject = lazy(() => z.record(z.string(), z.unknown()));
@@ -110,8 +111,19 @@ export const modelProviderCapabilitiesResponse = lazy(() =>
   }),
 );
 
-/** tscodex enforces no managed requirements (requirements.toml): always null. */
-export const configRequirementsReadResponse = lazy(() => z.object({ requirements: z.null() }));
+/** The operator's requirements.toml (Codex's ConfigRequirements: the fields tscodex enforces); null: none. */
+export const configRequirementsReadResponse = lazy(() =>
+  z.object({
+    requirements: z
+      .object({
+        allowedSandboxModes: z.array(sandboxMode).nullable(),
+        allowedApprovalPolicies: z.array(askForApproval).nullable(),
+        allowedPermissionProfiles: z.record(z.string(), z.boolean()).nullable(),
+      })
+      .meta({ id: "ConfigRequirements" })
+      .nullable(),
+  }),
+);
 
 export const experimentalFeatureStage = lazy(() =>
   z

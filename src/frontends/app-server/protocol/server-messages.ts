@@ -147,6 +147,11 @@ export type ServerNotification = {
 }[NotificationMethod];
 
 const approvalDecision = z.enum(["accept", "acceptForSession", "decline", "cancel"]);
+const networkApprovalContext = z.object({
+  host: z.string(),
+  protocol: z.enum(["http", "https", "socks5Tcp", "socks5Udp"]),
+});
+const networkPolicyAmendment = z.object({ host: z.string(), action: z.enum(["allow", "deny"]) });
 
 /** Every request the server sends the client, by method: params, and the result it expects. */
 const v2ServerRequests = {
@@ -160,12 +165,18 @@ const v2ServerRequests = {
       cwd: z.string().nullable(),
       commandActions: z.array(commandAction).nullable(),
       proposedExecpolicyAmendment: z.array(z.string()).nullable(),
+      /** 0.171: set when the question is a host the managed proxy blocked. */
+      networkApprovalContext: networkApprovalContext.nullish(),
+      proposedNetworkPolicyAmendments: z.array(networkPolicyAmendment).nullish(),
     }),
     result: z.object({
       decision: z.union([
         approvalDecision,
         z.object({
           acceptWithExecpolicyAmendment: z.object({ execpolicy_amendment: z.array(z.string()) }),
+        }),
+        z.object({
+          applyNetworkPolicyAmendment: z.object({ network_policy_amendment: networkPolicyAmendment }),
         }),
       ]),
     }),
