@@ -4,11 +4,15 @@
  * stays as its supervisor (the .git guard) and stand-in: same exit code or fatal signal, same
  * process group, passes on signals sent to it alone, dies with its caller.
  *
- *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--writable PATH]... [--read-only DIR]...
+ *   tscodex-sandbox [--allow-network] [--allow-unix-sockets] [--pid-namespace]
+ *                   [--proxy-route PORT=SOCKPATH]... [--restrict-reads]
+ *                   [--writable PATH | --read-only PATH | --deny PATH]... -- CMD [ARGS...]
+ *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1 net-namespace=0|1",
+ *                                exit 0 if usable
+ *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] [--proxy-route ...]
  *                   -- CMD [ARGS...]
- *   tscodex-sandbox --probe      print "landlock-abi=N mount-namespace=0|1", exit 0 if usable
- *   tscodex-sandbox --seccomp-only [--allow-network] [--allow-unix-sockets] -- CMD [ARGS...]
- *                                only steps 4-6 (bwrap runs it inside its own sandbox)
+ *                                only steps 4-6, and the bridge (bwrap runs it inside its own
+ *                                sandbox, in a network namespace of bwrap's: checked, only lo)
  *   tscodex-sandbox --contain-only -- CMD [ARGS...]
  *                                no sandbox, only the keeper of contain.c (danger-full-access)
  *   tscodex-sandbox --file-ops   apply_patch's writes, one request at a time on stdin, without
@@ -17,20 +21,27 @@
  * What it applies, in this order (mounts need capabilities; Landlock forbids mounts after it):
  *   0. With --pid-namespace: a new PID namespace (contain.c), so that the end of the command,
  *      or of its caller, ends everything it started; /proc is remounted for it in step 1.
+ *      With --proxy-route: a new network namespace with only lo up, and every route's port
+ *      bound and listening (proxy-bridge.c), before anything else.
  *   1. A private mount namespace in which every mount is remounted read-only, the --writable
- *      paths are bind-mounted read-write on top, and the --read-only DIRs (control dirs such as
- *      .git inside writable roots) read-only again: Landlock has no right for chmod, chown,
- *      utimes or setxattr, and it can only allow, never deny beneath an allowed directory, so
- *      mounts do that part. /dev/shm gets a private tmpfs and /dev/pts a private devpts
- *      instance (no handle on the user's terminal). Fails closed when impossible.
- *   2. Drop every capability (matters when run as root) and set no_new_privs.
- *   3. Landlock: reads everywhere; writes only beneath --writable paths and to a few device
- *      nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill() of processes outside
- *      the sandbox) and, without network, abstract unix sockets.
+ *      paths are bind-mounted read-write on top, the --read-only paths (control dirs such as
+ *      .git inside writable roots) read-only again and the --deny paths hidden, in command-line
+ *      order (fs-rules.c): Landlock has no right for chmod, chown, utimes or setxattr, and it
+ *      can only allow, never deny beneath an allowed directory, so mounts do that part.
+ *      /dev/shm gets a private tmpfs and /dev/pts a private devpts instance (no handle on the
+ *      user's terminal). Fails closed when impossible.
+ *   2. Drop every capability (matters when run as root) and set no_new_privs (the proxy
+ *      bridge is forked in between: it needs connect(), which Landlock and seccomp forbid).
+ *   3. Landlock: reads everywhere (with --restrict-reads only beneath the --writable and
+ *      --read-only paths, /proc and the usual devices); writes only beneath --writable paths
+ *      and to a few device nodes (/dev/null, ttys). On ABI >= 6 also scope signals (no kill()
+ *      of processes outside the sandbox) and, without network, abstract unix sockets.
  *   4. seccomp: TIOCSTI/TIOCLINUX ioctls fail (no typing into the caller's terminal); without
  *      --allow-network, socket()/socketpair() of any family but AF_UNIX and io_uring_setup fail
  *      with EPERM, and so does socket(AF_UNIX) unless --allow-unix-sockets (host daemons such
- *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed). x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
+ *      as docker, ssh-agent or dbus listen on unix sockets; socketpair() stays allowed); with
+ *      --proxy-route AF_INET and AF_INET6 are allowed (the namespace leads only to the routes).
+ *      x32 syscalls fail with EPERM; a foreign ABI (32-bit) kills the process.
  *   5. Die with the parent (PR_SET_PDEATHSIG).
  *   6. The .git guard (git-guard.c): fork; the child installs a seccomp user-notification
  *      filter on every name-creating call and execvp's the command; we stay as its supervisor
@@ -61,12 +72,15 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include "contain.h"
+#include "fs-rules.h"
 #include "git-guard.h"
+#include "proxy-bridge.h"
 
 #define EXIT_NO_LANDLOCK 120
 #define EXIT_SETUP 125
@@ -107,7 +121,8 @@ struct ruleset_attr {
 #define ARG_LOW(n) (offsetof(struct seccomp_data, args) + 8 * (n) + 4)
 #endif
 
-#define MAX_PATHS 256
+/* Mounts per run (landlock.ts HELPER_MAX_PATHS): a profile's expanded glob denies can be many. */
+#define MAX_PATHS 4096
 
 struct options {
   int allow_network;
@@ -116,10 +131,15 @@ struct options {
   int contain_only;
   int pid_namespace;
   int probe;
+  int restrict_reads;
   const char *writable[MAX_PATHS];
   int n_writable;
   const char *read_only[MAX_PATHS];
   int n_read_only;
+  struct fs_op ops[MAX_PATHS];
+  int n_ops;
+  struct proxy_route routes[MAX_PROXY_ROUTES];
+  int n_routes;
   char **command;
 };
 
@@ -133,7 +153,8 @@ static void die(int code, const char *what, int err) {
 
 static void usage(void) {
   die(EXIT_SETUP,
-      "usage: tscodex-sandbox [--allow-network] [--pid-namespace] [--writable PATH]... [--read-only DIR]... "
+      "usage: tscodex-sandbox [--allow-network] [--pid-namespace] [--proxy-route PORT=SOCKPATH]... "
+      "[--restrict-reads] [--writable PATH | --read-only PATH | --deny PATH]... "
       "-- CMD [ARGS...] | --contain-only -- CMD [ARGS...] | --probe",
       0);
 }
@@ -159,10 +180,20 @@ static void parse_args(int argc, char **argv, struct options *opt) {
       opt->contain_only = 1;
     } else if (strcmp(arg, "--pid-namespace") == 0) {
       opt->pid_namespace = 1;
-    } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_writable < MAX_PATHS) {
+    } else if (strcmp(arg, "--restrict-reads") == 0) {
+      opt->restrict_reads = 1;
+    } else if (strcmp(arg, "--writable") == 0 && i + 1 < argc && opt->n_ops < MAX_PATHS) {
       opt->writable[opt->n_writable++] = argv[++i];
-    } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_read_only < MAX_PATHS) {
+      opt->ops[opt->n_ops++] = (struct fs_op){FS_WRITE, argv[i]};
+    } else if (strcmp(arg, "--read-only") == 0 && i + 1 < argc && opt->n_ops < MAX_PATHS) {
       opt->read_only[opt->n_read_only++] = argv[++i];
+      opt->ops[opt->n_ops++] = (struct fs_op){FS_READ, argv[i]};
+    } else if (strcmp(arg, "--deny") == 0 && i + 1 < argc && opt->n_ops < MAX_PATHS) {
+      opt->ops[opt->n_ops++] = (struct fs_op){FS_DENY, argv[++i]};
+    } else if (strcmp(arg, "--proxy-route") == 0 && i + 1 < argc && opt->n_routes < MAX_PROXY_ROUTES &&
+               proxy_route_parse(argv[i + 1], &opt->routes[opt->n_routes]) == 0) {
+      opt->n_routes++;
+      i++;
     } else {
       usage();
     }
@@ -182,35 +213,6 @@ static int enter_mount_namespace(void) {
   if (unshare_as_self(CLONE_NEWNS) != 0) return -1;
   /* Without this our bind mounts would propagate back to the caller's namespace. */
   return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
-}
-
-/* Remount the mount at `path` read-only or read-write, keeping the flags a user namespace locks. */
-static int remount(const char *path, int read_only) {
-  struct statvfs vfs;
-  if (statvfs(path, &vfs) != 0) return -1;
-  unsigned long flags = MS_REMOUNT | MS_BIND | (read_only ? MS_RDONLY : 0);
-  if (vfs.f_flag & ST_NOSUID) flags |= MS_NOSUID;
-  if (vfs.f_flag & ST_NODEV) flags |= MS_NODEV;
-  if (vfs.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-  if (vfs.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-  if (vfs.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-  if (vfs.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-  if (!(vfs.f_flag & (ST_NOATIME | ST_RELATIME))) flags |= MS_STRICTATIME;
-  return mount(NULL, path, NULL, flags, NULL);
-}
-
-static void bind_read_only(const char *dir) {
-  /* Gone since the caller listed it (a shared /tmp): nothing left to protect. */
-  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
-  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
-  if (remount(dir, 1) != 0) die(EXIT_SETUP, dir, errno);
-}
-
-static void bind_writable(const char *dir) {
-  /* A writable root that does not exist has nothing to write to. */
-  if (access(dir, F_OK) != 0 && errno == ENOENT) return;
-  if (mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) != 0) die(EXIT_SETUP, dir, errno);
-  if (remount(dir, 0) != 0) die(EXIT_SETUP, dir, errno);
 }
 
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */
@@ -275,8 +277,7 @@ static int setup_mounts(const struct options *opt) {
   if (opt->pid_namespace && mount_own_proc() != 0) return -1;
   if (remount_everything_read_only() != 0) return -1;
   if (private_dev_mounts() != 0) return -1;
-  for (int i = 0; i < opt->n_writable; i++) bind_writable(opt->writable[i]);
-  for (int i = 0; i < opt->n_read_only; i++) bind_read_only(opt->read_only[i]);
+  apply_fs_ops(opt->ops, opt->n_ops);
   /* Our cwd still points into the mount it was on (now read-only): look it up again. */
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) && chdir(cwd) != 0) return -1;
@@ -307,8 +308,9 @@ static uint64_t write_rights(int abi) {
 }
 
 /* Rights that apply to a non-directory (the kernel rejects directory rights on files). */
-static const uint64_t FILE_RIGHTS =
-    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
+static const uint64_t FILE_RIGHTS = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE |
+                                   LANDLOCK_ACCESS_FS_IOCTL_DEV | LANDLOCK_ACCESS_FS_READ_FILE |
+                                   LANDLOCK_ACCESS_FS_EXECUTE;
 
 /* Adds a rule; a path that does not exist is skipped (nothing to write there anyway). */
 static void allow_path(int ruleset, const char *path, uint64_t rights, int required) {
@@ -333,8 +335,16 @@ static void allow_path(int ruleset, const char *path, uint64_t rights, int requi
 static const char *const DEVICES[] = {"/dev/null", "/dev/zero",   "/dev/full", "/dev/random",
                                       "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
 
+/* What --restrict-reads takes away outside the rules' paths. */
+static const uint64_t READ_RIGHTS =
+    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
+
+/* Readable under --restrict-reads whatever the rules say, as bwrap's --dev and --proc give them. */
+static const char *const SYSTEM_READABLE[] = {"/proc"};
+
 static void apply_landlock(const struct options *opt, int abi) {
-  uint64_t rights = write_rights(abi);
+  uint64_t reads = opt->restrict_reads ? READ_RIGHTS : 0;
+  uint64_t rights = write_rights(abi) | reads;
   struct ruleset_attr attr = {.handled_access_fs = rights};
   if (abi >= 6) {
     attr.scoped = SCOPE_SIGNAL;
@@ -344,7 +354,12 @@ static void apply_landlock(const struct options *opt, int abi) {
   int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (ruleset < 0) die(EXIT_SETUP, "landlock_create_ruleset", errno);
   for (int i = 0; i < opt->n_writable; i++) allow_path(ruleset, opt->writable[i], rights, 1);
-  uint64_t device_rights = rights & FILE_RIGHTS;
+  if (reads) {
+    for (int i = 0; i < opt->n_read_only; i++) allow_path(ruleset, opt->read_only[i], reads, 0);
+    for (size_t i = 0; i < sizeof SYSTEM_READABLE / sizeof *SYSTEM_READABLE; i++)
+      allow_path(ruleset, SYSTEM_READABLE[i], LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR, 0);
+  }
+  uint64_t device_rights = rights & (FILE_RIGHTS | reads);
   for (size_t i = 0; i < sizeof DEVICES / sizeof *DEVICES; i++)
     allow_path(ruleset, DEVICES[i], device_rights, 0);
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
@@ -356,7 +371,11 @@ static void apply_landlock(const struct options *opt, int abi) {
 #define DENY BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
 #define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 
-static void apply_seccomp(int allow_network, int allow_unix_sockets) {
+/*
+ * `inet`: the command's network namespace leads only to the proxy routes, so AF_INET and
+ * AF_INET6 sockets are allowed (they reach nothing but loopback); other families stay denied.
+ */
+static void apply_seccomp(int allow_network, int allow_unix_sockets, int inet) {
   struct sock_filter filter[64];
   unsigned n = 0;
 #define PUSH(insn) (filter[n++] = (struct sock_filter)insn)
@@ -384,10 +403,16 @@ static void apply_seccomp(int allow_network, int allow_unix_sockets) {
     PUSH(ALLOW);
     PUSH(DENY);
     /* socket(AF_UNIX) reaches host daemons (docker, ssh-agent, dbus): only when opted in. */
-    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, allow_unix_sockets ? 4 : 1));
-    if (allow_unix_sockets) {
-      PUSH(LOAD(ARG_LOW(0)));
-      PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+    int families[3], n_families = 0;
+    if (allow_unix_sockets) families[n_families++] = AF_UNIX;
+    if (inet) {
+      families[n_families++] = AF_INET;
+      families[n_families++] = AF_INET6;
+    }
+    PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, (unsigned char)(n_families ? 2 + 2 * n_families : 1)));
+    if (n_families) PUSH(LOAD(ARG_LOW(0)));
+    for (int i = 0; i < n_families; i++) {
+      PUSH(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)families[i], 0, 1));
       PUSH(ALLOW);
     }
     PUSH(DENY);
@@ -591,6 +616,38 @@ static int file_ops(void) {
   return 0;
 }
 
+/* Whether only `lo` exists here: bwrap's --unshare-net made the namespace we were started in. */
+static int only_loopback(void) {
+  struct if_nameindex *names = if_nameindex();
+  if (!names) return 0;
+  int only = 1;
+  for (struct if_nameindex *name = names; name->if_index != 0; name++) only &= strcmp(name->if_name, "lo") == 0;
+  if_freenameindex(names);
+  return only;
+}
+
+/*
+ * --proxy-route: a network namespace with only loopback (our own, or bwrap's in seccomp-only
+ * mode, checked: never the host's), then the routes' ports bound before anything else runs.
+ */
+static void start_network(struct options *opt) {
+  if (opt->seccomp_only) {
+    if (!only_loopback())
+      die(EXIT_SETUP, "proxy routes need a network namespace with only lo (bwrap --unshare-net)", 0);
+  } else if (enter_net_namespace() != 0) {
+    die(EXIT_SETUP, "cannot create a network namespace for the proxy routes", errno);
+  }
+  if (proxy_routes_prepare(opt->routes, opt->n_routes) != 0) exit(EXIT_SETUP);
+}
+
+/* --probe: whether a network namespace with lo up can be made (in a child: it changes us). */
+static int net_namespace_works(void) {
+  pid_t child = fork();
+  if (child == 0) _exit(enter_net_namespace() == 0 ? 0 : 1);
+  int status;
+  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 static int exec_command(char **command) {
   execvp(command[0], command);
   int err = errno;
@@ -609,6 +666,7 @@ int main(int argc, char **argv) {
   if (opt.pid_namespace && enter_pid_namespace() != 0)
     die(EXIT_SETUP, "cannot create a PID namespace", errno);
   pid_t parent = getppid();
+  if (opt.n_routes > 0) start_network(&opt);
 
   int abi = landlock_abi();
   if (abi < 1 && !opt.seccomp_only)
@@ -618,18 +676,20 @@ int main(int argc, char **argv) {
         0);
 
   /* The probe goes through the whole setup, so "usable" means the real thing worked. */
-  int mount_ns = 0;
+  int mount_ns = 0, net_ns = 0;
   if (opt.probe) {
+    net_ns = net_namespace_works();
     mount_ns = setup_mounts(&opt) == 0;
   } else if (!opt.seccomp_only && setup_mounts(&opt) != 0) {
     die(EXIT_SETUP, "cannot make the file system read-only in a private mount namespace", errno);
   }
   if (!opt.seccomp_only) drop_capabilities();
+  if (proxy_bridge_start(opt.routes, opt.n_routes) != 0) die(EXIT_SETUP, "cannot start the proxy bridge", errno);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(EXIT_SETUP, "no_new_privs", errno);
   if (!opt.seccomp_only) apply_landlock(&opt, abi);
-  apply_seccomp(opt.allow_network, opt.allow_unix_sockets);
+  apply_seccomp(opt.allow_network, opt.allow_unix_sockets, opt.n_routes > 0);
   if (opt.probe) {
-    printf("landlock-abi=%d mount-namespace=%d\n", abi, mount_ns);
+    printf("landlock-abi=%d mount-namespace=%d net-namespace=%d\n", abi, mount_ns, net_ns);
     return 0;
   }
 

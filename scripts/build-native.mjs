@@ -13,11 +13,17 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const sources = ["tscodex-sandbox.c", "contain.c", "git-guard.c", "git-guard-calls.c", "sanitizer.c"].map(
+const sources = [
+  "tscodex-sandbox.c",
+  "contain.c",
+  "fs-rules.c",
+  "git-guard.c",
+  "git-guard-calls.c",
+  "proxy-bridge.c",
+  "sanitizer.c",
+].map((name) => fileURLToPath(new URL(`../native/${name}`, import.meta.url)));
+const headers = ["contain.h", "fs-rules.h", "git-guard.h", "git-guard-calls.h", "proxy-bridge.h"].map(
   (name) => fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
-);
-const headers = ["contain.h", "git-guard.h", "git-guard-calls.h"].map((name) =>
-  fileURLToPath(new URL(`../native/${name}`, import.meta.url)),
 );
 const outDir = fileURLToPath(new URL("../native/build/", import.meta.url));
 const output = `${outDir}tscodex-sandbox`;

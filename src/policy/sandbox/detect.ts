@@ -18,9 +18,19 @@ export type BackendStatus =
   | { available: true; path: string; notes: string[] }
   | { available: false; reason: string };
 
-/** The helper's status adds what the kernel supports, and whether commands get a PID namespace. */
+/**
+ * The helper's status adds what the kernel supports, whether commands get a PID namespace, and
+ * whether it can make a network namespace (needed for proxy routes).
+ */
 export type LandlockStatus =
-  | { available: true; path: string; notes: string[]; abi: number; pidNamespace: boolean }
+  | {
+      available: true;
+      path: string;
+      notes: string[];
+      abi: number;
+      pidNamespace: boolean;
+      netNamespace: boolean;
+    }
   | { available: false; reason: string };
 
 let bwrapStatus: Promise<BackendStatus> | undefined;
@@ -80,7 +90,10 @@ async function probeBwrap(): Promise<BackendStatus> {
   const bwrap = found && (await isExecutable(found)) ? found : null;
   if (!bwrap) return { available: false, reason: "bubblewrap (bwrap) is not installed" };
   // The flags of a real workspace-write run, on a command that does nothing.
-  const argv = bwrapArgv(bwrap, ["true"], "/", { writable: ["/tmp"], readOnly: [] }, false);
+  const argv = bwrapArgv(bwrap, ["true"], "/", {
+    layout: { writable: ["/tmp"], readOnly: [] },
+    networkAccess: false,
+  });
   const run = await runProbe(argv);
   if (run.code !== 0) {
     return { available: false, reason: `${bwrap} does not work here: ${firstLine(run.output)}` };
@@ -105,7 +118,7 @@ async function probeLandlock(): Promise<LandlockStatus> {
   if (run.code === HELPER_EXIT_NO_LANDLOCK) {
     return { available: false, reason: `this kernel has no Landlock: ${firstLine(run.output)}` };
   }
-  const match = /landlock-abi=(\d+) mount-namespace=([01])/.exec(run.output);
+  const match = /landlock-abi=(\d+) mount-namespace=([01])(?: net-namespace=([01]))?/.exec(run.output);
   if (run.code !== 0 || !match) {
     return { available: false, reason: `${helper} does not work here: ${firstLine(run.output)}` };
   }
@@ -125,7 +138,9 @@ async function probeLandlock(): Promise<LandlockStatus> {
   if (!contained) {
     notes.push("no PID namespace: a daemon a command starts (setsid) can outlive it");
   }
-  return { available: true, path: helper, notes, abi, pidNamespace: contained };
+  const netNamespace = match[3] === "1";
+  if (!netNamespace) notes.push("no network namespace: profiles with network domain rules cannot run");
+  return { available: true, path: helper, notes, abi, pidNamespace: contained, netNamespace };
 }
 
 async function probeContainment(): Promise<BackendStatus> {

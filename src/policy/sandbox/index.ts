@@ -23,6 +23,8 @@ export {
 export { type PrepareOptions, prepareSandboxedCommand } from "./prepare.js";
 export {
   type PreparedCommand,
+  type ProxyRoute,
+  type ResolvedFsRule,
   type SandboxBackend,
   type SandboxBackendChoice,
   type SandboxPolicy,

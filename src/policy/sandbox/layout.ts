@@ -101,11 +101,13 @@ export async function findGuardedEntries(root: string): Promise<string[]> {
   return found;
 }
 
-function tempDirs(): string[] {
+/** The shared temp directories (not scanned for nested control dirs). */
+export function tempDirs(): string[] {
   return [...new Set(["/tmp", tmpdir()])];
 }
 
-async function realpathOrNull(path: string): Promise<string | null> {
+/** The real path, or null when it does not exist. */
+export async function realpathOrNull(path: string): Promise<string | null> {
   try {
     return await realpath(path);
   } catch {

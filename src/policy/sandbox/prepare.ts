@@ -7,7 +7,8 @@ import {
   landlockBackendStatus,
   sandboxHelperPath,
 } from "./detect.js";
-import { landlockArgv, type SocketRules, seccompOnlyArgv } from "./landlock.js";
+import { deniedFilePlaceholder, type RuleLayout, resolveRuleLayout } from "./fs-rules.js";
+import { HELPER_MAX_PATHS, landlockArgv, type SocketRules, seccompOnlyArgv } from "./landlock.js";
 import { resolveLayout } from "./layout.js";
 import {
   type PreparedCommand,
@@ -29,6 +30,11 @@ const FIX = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), or 
  * danger-full-access only contains argv (backend "none"; see contain.ts). Throws SandboxUnavailableError,
  * naming the fix, when no backend works: never runs a command silently unsandboxed.
  * Per call it only stats the writable roots; backend detection is cached.
+ *
+ * `policy.fsRules`, when present, decides the file system alone (writableRoots and the mode's
+ * layout are ignored); `policy.proxyRoutes` gives the command a network namespace whose only way
+ * out is the routes, in any mode but danger-full-access. A rule or route the backend cannot
+ * enforce throws SandboxUnavailableError naming it, before anything runs.
  */
 export async function prepareSandboxedCommand(
   argv: string[],
@@ -41,13 +47,16 @@ export async function prepareSandboxedCommand(
   const backend = choice === "auto" ? await detectSandboxBackend() : choice;
   if (backend === "none") throw new SandboxUnavailableError(await noBackendMessage(policy));
 
-  const layout = await resolveLayout(policy);
+  const rules = policy.fsRules ? await resolveRuleLayout(policy.fsRules, policy) : undefined;
+  const layout = rules ? { writable: [], readOnly: [] } : await resolveLayout(policy);
+  const proxyRoutes = policy.proxyRoutes ?? [];
   // Only workspace-write may have network: a read-only policy that carries a stale flag (an
-  // earlier turn's, or config's sandbox_workspace_write) still gets none.
-  const networkAccess = policy.mode === "workspace-write" && policy.networkAccess;
+  // earlier turn's, or config's sandbox_workspace_write) still gets none. Proxy routes win.
+  const networkAccess = proxyRoutes.length === 0 && policy.mode === "workspace-write" && policy.networkAccess;
   const sockets: SocketRules = {
     networkAccess,
     allowUnixSockets: policy.allowUnixSockets ?? false,
+    ...(proxyRoutes.length > 0 ? { proxyRoutes } : {}),
   };
   if (backend === "bwrap") {
     const status = await bwrapBackendStatus();
@@ -64,7 +73,10 @@ export async function prepareSandboxedCommand(
       );
     }
     const inner = seccompOnlyArgv(helper, argv, sockets);
-    return { argv: bwrapArgv(status.path, inner, cwd, layout, networkAccess), backend };
+    const deniedFile = rules && hasDeniedFile(rules) ? await deniedFilePlaceholder() : undefined;
+    const socketPaths = proxyRoutes.map((route) => route.socketPath);
+    const mounts = { layout, rules, deniedFile, networkAccess, sockets: socketPaths, helper };
+    return { argv: bwrapArgv(status.path, inner, cwd, mounts), backend };
   }
   const status = await landlockBackendStatus();
   if (!status.available) {
@@ -72,8 +84,33 @@ export async function prepareSandboxedCommand(
       `cannot run the ${policy.mode} sandbox with the Landlock helper: ${status.reason}; ${FIX}`,
     );
   }
+  const refusal = landlockRefusal(status.netNamespace, rules, proxyRoutes.length > 0);
+  if (refusal) throw new SandboxUnavailableError(`${refusal}; ${FIX}`);
   if (!status.pidNamespace) warnUncontained("the Landlock helper cannot create a PID namespace");
-  return { argv: landlockArgv(status.path, argv, layout, sockets, status.pidNamespace), backend };
+  return { argv: landlockArgv(status.path, argv, layout, sockets, status.pidNamespace, rules), backend };
+}
+
+/** Why the Landlock helper cannot enforce these rules or routes here; null when it can. */
+function landlockRefusal(
+  netNamespace: boolean,
+  rules: RuleLayout | undefined,
+  routes: boolean,
+): string | null {
+  if (routes && !netNamespace) {
+    return "network domain rules need a network namespace that reaches only the proxy; the Landlock helper cannot create one here (user namespaces disabled?)";
+  }
+  if (rules?.root === "write") {
+    return "the filesystem rule `/ = write` cannot be enforced by the Landlock helper (it keeps the host's mounts read-only)";
+  }
+  // The rules and /dev/shm.
+  if (rules && rules.mounts.length + 1 > HELPER_MAX_PATHS) {
+    return `${rules.mounts.length} filesystem rules (after glob expansion) exceed the Landlock helper's limit of ${HELPER_MAX_PATHS - 1}`;
+  }
+  return null;
+}
+
+function hasDeniedFile(rules: RuleLayout): boolean {
+  return rules.mounts.some((mount) => mount.access === "deny" && !mount.directory);
 }
 
 async function noBackendMessage(policy: SandboxPolicy): Promise<string> {
