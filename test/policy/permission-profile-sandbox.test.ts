@@ -57,6 +57,11 @@ enabled = true
 [permissions.strict.network.domains]
 "allowed.bar.test" = "allow"
 
+[permissions.ronet]
+extends = ":read-only"
+[permissions.ronet.network]
+enabled = true
+
 [permissions.limited]
 extends = ":workspace"
 [permissions.limited.network]
@@ -205,6 +210,17 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
       expect(reopened.stdout).toContain("ls: cannot open directory 'secret': Permission denied");
       expect(reopened.stdout).toMatch(/cannot create secret\/new.txt/);
       expect(reopened.stdout).toContain("public\n");
+    },
+  );
+
+  it.skipIf(skip)(
+    "network enabled without domain rules is the host's network, even on a read-only filesystem",
+    async () => {
+      const script = `curl -s -m 5 http://127.0.0.1:${port}/ || echo REFUSED; touch f.txt 2>/dev/null || echo READ-ONLY`;
+      const open = await sandbox("ronet", name, script);
+      expect(open.stdout).toContain(`hello from 127.0.0.1:${port}`);
+      expect(open.stdout).toContain("READ-ONLY");
+      expect((await sandbox(":read-only", name, script)).stdout).toContain("REFUSED");
     },
   );
 

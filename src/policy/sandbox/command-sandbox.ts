@@ -11,7 +11,7 @@ import { resolveFilesystemRules } from "../../config/fs-paths.js";
 import type { ProxyBlock } from "../../network-proxy/index.js";
 import { writablePaths } from "../../protocol/permission-paths.js";
 import type { Permissions } from "../../protocol/permissions.js";
-import { type ResolvedFsRule, type SandboxPolicy, SandboxUnavailableError } from "./types.js";
+import { type SandboxPolicy, SandboxUnavailableError } from "./types.js";
 
 /** Where the command finds the proxy inside its network namespace: Codex's default proxy_url and socks_url ports. */
 export const PROXY_HTTP_PORT = 3128;
@@ -58,14 +58,12 @@ export async function openCommandSandbox(
   };
   // A profile's rules go to the backend as they are; a sandbox mode's are what the mode's
   // layout already is, so legacy modes keep the layout they always had.
-  if (permissions.profile !== null) {
-    const rules = await resolveFilesystemRules(permissions.filesystem, {
+  if (permissions.profile !== null)
+    base.fsRules = await resolveFilesystemRules(permissions.filesystem, {
       cwd: ctx.cwd,
       tmpdir: ctx.tmpdir,
       home: homedir(),
     });
-    if (!isPlainLayout(rules)) base.fsRules = rules;
-  }
   if (network.kind !== "proxied") return { policy: base, env: {}, release: NOTHING_TO_RELEASE };
 
   refuseUnenforceableSockets(network.unixSockets, ctx.allowUnixSockets);
@@ -99,11 +97,6 @@ export async function openCommandSandbox(
     ),
     release: once(() => route.close()),
   };
-}
-
-/** Rules that read everything and only open writable roots: exactly what the mode's layout does. */
-function isPlainLayout(rules: readonly ResolvedFsRule[]): boolean {
-  return rules.every((rule) => (rule.path === "/" ? rule.access === "read" : rule.access === "write"));
 }
 
 /**

@@ -52,7 +52,12 @@ export async function prepareSandboxedCommand(
   const proxyRoutes = policy.proxyRoutes ?? [];
   // Only workspace-write may have network: a read-only policy that carries a stale flag (an
   // earlier turn's, or config's sandbox_workspace_write) still gets none. Proxy routes win.
-  const networkAccess = proxyRoutes.length === 0 && policy.mode === "workspace-write" && policy.networkAccess;
+  // A sandbox mode's network is workspace-write's alone: a read-only policy carrying a stale flag
+  // still gets none. A profile (its rules given) may pair any filesystem with the host's network.
+  const networkAccess =
+    proxyRoutes.length === 0 &&
+    policy.networkAccess &&
+    (policy.mode === "workspace-write" || policy.fsRules !== undefined);
   const sockets: SocketRules = {
     networkAccess,
     allowUnixSockets: policy.allowUnixSockets ?? false,
