@@ -92,6 +92,7 @@ export async function runExec(
     (options.fullAuto ? "workspace-write" : undefined);
   let config: Config;
   let configured: ConfiguredPermissions;
+  const addedDirs = (options.addDir ?? []).map((dir) => resolve(cwd, dir));
   try {
     config = await loadConfig({
       ...(options.profile ? { profile: options.profile } : {}),
@@ -103,14 +104,15 @@ export async function runExec(
       ...(runSandboxMode ? { sandboxMode: runSandboxMode } : {}),
     });
     // [permissions.*] with nothing choosing among them is refused here, before any request.
-    configured = configuredPermissions(config);
+    // --add-dir: more writable roots, for a sandbox mode and a profile alike.
+    config.sandboxWorkspaceWrite.writableRoots.push(...addedDirs);
+    configured = withAddedDirs(configuredPermissions(config), addedDirs);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError) return fail(error.message);
     throw error;
   }
   warnConfigOnce(config, process.stderr, visibleLine);
   if (configured.note) process.stderr.write(`${visibleLine(`note: ${configured.note}`)}\n`);
-  config.sandboxWorkspaceWrite.writableRoots.push(...(options.addDir ?? []).map((dir) => resolve(cwd, dir)));
   if (!options.skipGitRepoCheck && !(await findGitRoot(cwd))) {
     return fail(
       `${cwd} is not inside a git repository; run it in a repo, or pass --skip-git-repo-check to run here anyway (a .git another user owns, or one above a world-writable directory such as /tmp, does not count)`,
@@ -286,4 +288,23 @@ export async function runExec(
 function sandboxLabel(permissions: Permissions): string {
   const { mode } = legacyProjection(permissions);
   return permissions.profile ? `${permissions.profile.id} (permission profile; ${mode})` : mode;
+}
+
+/** A profile with `--add-dir`'s directories as write rules (a sandbox mode has them from its extent). */
+function withAddedDirs(configured: ConfiguredPermissions, dirs: readonly string[]): ConfiguredPermissions {
+  const { permissions } = configured;
+  if (dirs.length === 0 || permissions.kind !== "sandboxed" || permissions.profile === null)
+    return configured;
+  const rules = [
+    ...permissions.filesystem.rules,
+    ...dirs.map((path) => ({ path, access: "write" as const })),
+  ];
+  return {
+    ...configured,
+    permissions: {
+      ...permissions,
+      legacyMode: "workspace-write",
+      filesystem: { ...permissions.filesystem, rules },
+    },
+  };
 }
