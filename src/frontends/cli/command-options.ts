@@ -4,7 +4,7 @@
  * Registrations (one module per command or group) define options and actions only; the work
  * is imported when the command runs.
  */
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ExecCliOptions } from "./exec.js";
 import { EXEC_OPTIONS, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 
@@ -27,6 +27,13 @@ export function addOptions(command: Command, specs: readonly OptionSpec[]): Comm
   for (const spec of specs) {
     const option = new Option(spec.flags, spec.description);
     if (spec.choices) option.choices(spec.choices);
+    const check = spec.check;
+    if (check)
+      option.argParser((value: string) => {
+        const problem = check(value);
+        if (problem) throw new InvalidArgumentError(problem);
+        return value;
+      });
     if (spec.repeatable) option.argParser(collect).default([]);
     else if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
     command.addOption(option);
