@@ -198,6 +198,9 @@ export interface LoadOptions {
   localProvider?: "lmstudio" | "ollama";
 }
 
+/** The command line's flags for how config is read (`--strict-config`, `--ignore-*`), for a loader that runs later. */
+export type ConfigLoadFlags = Pick<LoadOptions, "strictConfig" | "ignoreUserConfig" | "ignoreRules">;
+
 export { ConfigError };
 
 /** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */

@@ -5,6 +5,7 @@
  * (no commander) so the first screen comes up fast; null when argv names another command, so
  * the full parser takes it.
  */
+import type { ConfigLoadFlags } from "../../config/load.js";
 import { profileNameProblem } from "../../config/profile-files.js";
 import { isCodexCommandWord } from "../cli/codex-commands.js";
 
@@ -27,7 +28,16 @@ export interface TuiArgs {
   /** `-i/--image`: files attached to the first prompt. */
   images?: string[];
   config: string[];
+  /** `--strict-config`, `--ignore-user-config`, `--ignore-rules`: how the in-process server reads config. */
+  load?: ConfigLoadFlags;
 }
+
+/** The load flags as the switches that set them. */
+const LOAD_FLAGS: Record<string, keyof ConfigLoadFlags> = {
+  "--strict-config": "strictConfig",
+  "--ignore-user-config": "ignoreUserConfig",
+  "--ignore-rules": "ignoreRules",
+};
 
 /** Top-level commands of `tscodex` (program.ts and its modules; Codex's: isCodexCommandWord). */
 const COMMANDS = new Set([
@@ -103,6 +113,11 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
     if (arg === "--dangerously-bypass-approvals-and-sandbox") {
       args.sandbox = "danger-full-access";
       args.approvalPolicy = "never";
+      continue;
+    }
+    const loadFlag = LOAD_FLAGS[arg];
+    if (loadFlag) {
+      args.load = { ...args.load, [loadFlag]: true };
       continue;
     }
     if (arg === "--oss") {
