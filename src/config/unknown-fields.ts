@@ -61,7 +61,7 @@ function locateKey(lines: string[], parts: string[]): KeyPosition | null {
     const written = assignment[2].split(".").map(unquote);
     const full = [...table, ...written];
     // The key itself, or a dotted assignment inside it (`bogus.inner = 1` for `bogus`).
-    if (same(full.slice(0, parts.length), parts) && full.length >= parts.length) {
+    if (same(full.slice(0, parts.length), parts)) {
       const column = assignment[1]?.length ?? 0;
       return { line: index, column, length: assignment[2].length };
     }

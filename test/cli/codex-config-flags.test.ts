@@ -69,6 +69,18 @@ describe("-p NAME: $home/NAME.config.toml over config.toml", () => {
     );
   });
 
+  it("config.toml's own `profile = NAME` still selects it, with a warning to pass --profile", async () => {
+    await h.writeConfig({ extra: 'profile = "work"' });
+    await profile("work", 'model = "gpt-5.1-codex-max"\n');
+    h.server.enqueue(turn(message("ok")));
+    const result = await h.exec(["hi"]);
+    expect(result.code).toBe(0);
+    expect(h.server.requests[0]?.body.model).toBe("gpt-5.1-codex-max");
+    expect(result.stderr).toContain(
+      `\`profile = "work"\` is the legacy profile selector (an error in Codex ≥0.134); remove it and pass \`--profile work\`, which layers ${join(h.home, "work.config.toml")}`,
+    );
+  });
+
   it("a legacy table together with the profile file is refused, as Codex refuses it", async () => {
     await h.writeConfig({ extra: '\n[profiles.work]\nmodel = "gpt-legacy"\n' });
     await profile("work", 'model = "gpt-5.1-codex-max"\n');
@@ -99,6 +111,11 @@ describe("--strict-config: unknown keys are errors", () => {
       "  | ^^^^^^^^^^^^",
     ]);
     expect(h.server.requests).toHaveLength(0);
+    // Without the flag the run goes on, warning about the keys.
+    h.server.enqueue(turn(message("ok")));
+    const lenient = await h.exec(["hi"]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain("unknown key 'bogus_key_xyz' (ignored)");
   });
 
   it("covers -c overrides and the profile file", async () => {
@@ -119,14 +136,6 @@ describe("--strict-config: unknown keys are errors", () => {
     );
     expect(result.stderr).toContain("unknown configuration field `bogus_cli` in -c/--config override");
     expect(h.server.requests).toHaveLength(0);
-  });
-
-  it("without the flag the run goes on, warning about the key", async () => {
-    await h.writeConfig({ extra: "bogus_key_xyz = 1" });
-    h.server.enqueue(turn(message("ok")));
-    const result = await h.exec(["hi"]);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain("unknown key 'bogus_key_xyz' (ignored)");
   });
 });
 
