@@ -18,8 +18,11 @@ describe("usage errors: a short message, exit 2", () => {
     const exec = await h.cli(["exec", "--bogus-flag", "hi"]);
     expect(exec.code).toBe(2);
     expect(exec.stdout).toBe("");
+    // Codex's (clap's) words for it, which scripts grep for.
     expect(lines(exec.stderr)).toEqual([
-      "error: unknown option '--bogus-flag'",
+      "error: unexpected argument '--bogus-flag' found",
+      "",
+      "  tip: to pass '--bogus-flag' as a value, use '-- --bogus-flag'",
       "",
       "Usage: tscodex exec [options] [command] [prompt]",
       "",
@@ -28,8 +31,12 @@ describe("usage errors: a short message, exit 2", () => {
     ]);
     const top = await h.cli(["--bogus-flag"]);
     expect(top.code).toBe(2);
-    expect(lines(top.stderr)[2]).toBe("Usage: tscodex [options] [command] [prompt...]");
-    expect(lines(top.stderr).length).toBeLessThan(8);
+    expect(lines(top.stderr)[4]).toBe("Usage: tscodex [options] [command] [prompt...]");
+    expect(lines(top.stderr).length).toBeLessThan(9);
+    // A near miss gets the option it is near.
+    const near = await h.cli(["exec", "--skip-git-repo-chek", "hi"]);
+    expect(near.code).toBe(2);
+    expect(near.stderr).toContain("  tip: a similar argument exists: '--skip-git-repo-check'");
     // A bad choice is one too.
     expect((await h.cli(["exec", "-s", "nowhere", "hi"])).code).toBe(2);
     expect(h.server.requests).toHaveLength(0);

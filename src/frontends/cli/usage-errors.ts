@@ -28,10 +28,24 @@ export function shortUsageErrors(program: Command): { flush(): void } {
       const { message, command } = held;
       held = undefined;
       process.stderr.write(
-        `${message.trimEnd()}\n\nUsage: ${commandPath(command)} ${command.usage()}\n\nFor more information, try '--help'.\n`,
+        `${asCodexSays(message.trimEnd())}\n\nUsage: ${commandPath(command)} ${command.usage()}\n\nFor more information, try '--help'.\n`,
       );
     },
   };
+}
+
+/**
+ * An unknown option in Codex's words (clap's), which scripts and users grep for: `unexpected
+ * argument`, then a tip (the similar option commander suggests, else how to pass it as a value).
+ */
+function asCodexSays(message: string): string {
+  const unknown = /^error: unknown option '([^']+)'(?:\n\(Did you mean (\S+)\?\))?$/.exec(message);
+  if (!unknown?.[1]) return message;
+  const [, flag, similar] = unknown;
+  const tip = similar
+    ? `a similar argument exists: '${similar}'`
+    : `to pass '${flag}' as a value, use '-- ${flag}'`;
+  return `error: unexpected argument '${flag}' found\n\n  tip: ${tip}`;
 }
 
 /** `tscodex exec resume`: the command's name after its parents'. */
