@@ -27,7 +27,8 @@ export const SHARED_OPTIONS: readonly OptionSpec[] = [
   { flags: "-m, --model <model>", description: "model to use (default from config, else gpt-5.2-codex)" },
   {
     flags: "-p, --profile <name>",
-    description: "config profile: $CODEX_HOME/<name>.config.toml layered over config.toml",
+    description:
+      "config profile: <home>/<name>.config.toml over config.toml (a legacy [profiles.<name>] table still works, with a warning)",
     check: profileNameProblem,
   },
   {
@@ -80,9 +81,9 @@ export const SHARED_OPTIONS: readonly OptionSpec[] = [
   { flags: "--strict-config", description: "refuse config keys this version does not read (default: warn)" },
   {
     flags: "--ignore-user-config",
-    description: "do not read $CODEX_HOME/config.toml (or a profile file); the home is still used",
+    description: "do not read the home's config.toml (nor a profile file); the home is still used",
   },
-  { flags: "--ignore-rules", description: "do not load the execpolicy .rules files of $CODEX_HOME/rules" },
+  { flags: "--ignore-rules", description: "do not load the execpolicy .rules files (the home's rules/)" },
   { flags: "--search", description: 'enable the live web_search tool (web_search = "live")' },
   {
     flags: "--add-dir <dir>",
