@@ -139,6 +139,17 @@ describe("--strict-config: unknown keys are errors", () => {
   });
 });
 
+describe("--strict-config on other entry points", () => {
+  it("the app-server refuses to start on an unknown key; without the flag it serves", async () => {
+    await h.writeConfig({ extra: "bogus_key_xyz = 1" });
+    const strict = await h.cli(["--strict-config", "app-server"]);
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain("unknown configuration field `bogus_key_xyz`");
+    // stdio: stdin closed at once, so it serves nobody and ends cleanly.
+    expect((await h.cli(["app-server"])).code).toBe(0);
+  });
+});
+
 describe("--ignore-user-config", () => {
   it("does not read config.toml; -c overrides still apply and the home is still used", async () => {
     await h.writeConfig({

@@ -5,6 +5,7 @@
  * is imported when the command runs.
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
+import type { ConfigLoadFlags } from "../../config/load.js";
 import type { ExecCliOptions } from "./exec.js";
 import { EXEC_OPTIONS, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 
@@ -56,6 +57,15 @@ export function addReviewOptions(command: Command): Command {
       .option("--commit <sha>", "review the changes a commit introduced")
       .option("--title <title>", "the commit title shown in the review prompt (with --commit)"),
   );
+}
+
+/** The top-level options that say how config is read (LoadOptions), for commands that load it later. */
+export function loadFlags(options: Partial<ExecCliOptions>): ConfigLoadFlags {
+  return {
+    ...(options.strictConfig ? { strictConfig: true } : {}),
+    ...(options.ignoreUserConfig ? { ignoreUserConfig: true } : {}),
+    ...(options.ignoreRules ? { ignoreRules: true } : {}),
+  };
 }
 
 /**
