@@ -1,20 +1,27 @@
 /**
- * Loading: $TSCODEX_HOME/config.toml → profile → `-c` overrides → CLI flags → a resolved
- * Config. Errors name the file, the key and the problem.
+ * Loading: $TSCODEX_HOME/config.toml → profile file (profile-files.ts) → trusted project layers →
+ * `-c` overrides → CLI flags → a resolved Config. Errors name the file, the key and the problem.
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
-import { applyOverride, type ConfigOverride, ConfigOverrideError, toPlain } from "./overrides.js";
+import { applyOverride, type ConfigOverride } from "./overrides.js";
 import { type PermissionProfiles, parsePermissionProfiles } from "./permission-profile-parse.js";
 import { checkPermissionProfiles } from "./permission-profiles.js";
+import {
+  legacyProfileConflict,
+  legacyProfileWarning,
+  legacySelectorWarning,
+  profileFilePath,
+  profileNameProblem,
+  selectedProfile,
+} from "./profile-files.js";
 import { trustedProjectLayers } from "./project-trust.js";
 import { builtinProviders, missingKeyMessage, resolveProvider } from "./providers.js";
 import { approvalDefault, loadRequirements, type Requirements, sandboxDefault } from "./requirements.js";
@@ -26,11 +33,15 @@ import type {
   ShellEnvironmentPolicy,
   ToolsConfig,
 } from "./schema.js";
+import { readTomlFile, type TomlFile } from "./toml-file.js";
+import { unknownFieldError, unknownOverrideError } from "./unknown-fields.js";
 import { unknownKeyPaths } from "./unknown-keys.js";
 import { configValidator } from "./validate.js";
 
 export const DEFAULT_MODEL = "gpt-5.2-codex";
 export const DEFAULT_OSS_MODEL = "gpt-oss:20b";
+/** `--oss --local-provider lmstudio`'s model when none is configured (Codex's LM Studio default). */
+export const DEFAULT_LMSTUDIO_MODEL = "openai/gpt-oss-20b";
 export const DEFAULT_PROJECT_DOC_MAX_BYTES = 32 * 1024;
 
 export interface SandboxWorkspaceWrite {
@@ -120,6 +131,10 @@ export interface Config {
   execUserInput: "unavailable" | "first";
   /** The profile in effect (`--profile`, else `profile` of config.toml), when there is one. */
   profile?: string;
+  /** The v2 profile's file ($home/NAME.config.toml): the user layer this session writes to. */
+  profilePath?: string;
+  /** `--ignore-rules`: the `.rules` files under $home/rules are not loaded (config prefix_rules still are). */
+  ignoreRules?: boolean;
   /** `[[skills.config]]`: skills turned off (or back on) by path or name, in file order. */
   skillSettings: SkillSetting[];
   /** --dangerously-bypass-hook-trust: configured hooks run without being trusted (one run only; no config key). */
@@ -173,7 +188,18 @@ export interface LoadOptions {
   sandboxMode?: SandboxMode;
   approvalPolicy?: ApprovalPolicy;
   env?: NodeJS.ProcessEnv;
+  /** `--strict-config`: a key nobody reads is an error (default: a warning). */
+  strictConfig?: boolean;
+  /** `--ignore-user-config`: $home/config.toml (and a profile file) are not read; the home still is. */
+  ignoreUserConfig?: boolean;
+  /** `--ignore-rules`: see Config.ignoreRules. */
+  ignoreRules?: boolean;
+  /** `--local-provider`: which local provider `oss` picks (else config `oss_provider`, else Ollama). */
+  localProvider?: "lmstudio" | "ollama";
 }
+
+/** The command line's flags for how config is read (`--strict-config`, `--ignore-*`), for a loader that runs later. */
+export type ConfigLoadFlags = Pick<LoadOptions, "strictConfig" | "ignoreUserConfig" | "ignoreRules">;
 
 export { ConfigError };
 
@@ -186,64 +212,72 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const env = options.env ?? process.env;
   const home = resolve(options.home ?? tscodexHome(env));
   const configPath = join(home, "config.toml");
-  const raw = await readConfigFile(configPath);
+  const overrides = options.overrides ?? [];
+  const user = options.ignoreUserConfig ? null : await readTomlFile(configPath);
+  const raw = user?.table ?? {};
   const requirements = await loadRequirements(home);
   const validator = await configValidator();
-  const warnings = unknownKeyPaths(raw, validator.schema).map(
-    (key) => `${configPath}: unknown key '${key}' (ignored)`,
-  );
+  const warnings: string[] = [];
+  // Keys nobody reads: warned about, or with --strict-config errors that stop the load.
+  const unknownFields: string[] = [];
+  const checkKeys = (table: Record<string, unknown>, path: string, text: string) => {
+    for (const key of unknownKeyPaths(table, validator.schema)) {
+      if (options.strictConfig) unknownFields.push(unknownFieldError(path, text, key));
+      else warnings.push(`${path}: unknown key '${key}' (ignored)`);
+    }
+  };
+  checkKeys(raw, configPath, user?.text ?? "");
   warnings.push(...(requirements?.warnings ?? []));
+
+  const profile = await loadProfileLayer(home, configPath, raw, options, warnings);
+  if (profile.file) {
+    checkKeys(profile.file.table, profile.path, profile.file.text);
+    mergeTables(raw, profile.file.table);
+  }
   if (options.cwd) {
     try {
       const { layers, problems } = await trustedProjectLayers(
         raw,
         options.cwd,
         home,
-        configPath,
+        profile.writablePath,
         options.trust,
       );
       warnings.push(...problems);
       for (const layer of layers) {
-        warnings.push(
-          ...unknownKeyPaths(layer.table, validator.schema).map(
-            (key) => `${layer.path}: unknown key '${key}' (ignored)`,
-          ),
-        );
+        // Project layers are parsed by layers.ts; a strict error names the file without a position.
+        checkKeys(layer.table, layer.path, "");
         mergeTables(raw, layer.table);
       }
     } catch (error) {
       throw new ConfigError((error as Error).message, { cause: error });
     }
   }
-  for (const override of options.overrides ?? []) {
+  for (const override of overrides) {
     const alone: Record<string, unknown> = Object.create(null);
     applyOverride(alone, override);
-    for (const key of unknownKeyPaths(alone, validator.schema))
-      warnings.push(`-c ${key}: unknown key (ignored)`);
+    for (const key of unknownKeyPaths(alone, validator.schema)) {
+      if (options.strictConfig) unknownFields.push(unknownOverrideError(key));
+      else warnings.push(`-c ${key}: unknown key (ignored)`);
+    }
     applyOverride(raw, override);
   }
+  if (unknownFields.length > 0) throw new ConfigError(["error loading config:", ...unknownFields].join("\n"));
 
   const checked = await validator.check(raw);
   if (!checked.ok) {
     // Each problem blamed on where its value came from: a -c override, else the config file.
     const lines = checked.problems.map(({ key, message }) => {
-      const source = (options.overrides ?? []).findLast((override) =>
-        overlaps(override.path, key.split(".")),
-      );
+      const source = overrides.findLast((override) => overlaps(override.path, key.split(".")));
       return source ? `-c ${source.path.join(".")}: ${message}` : `${configPath}: key '${key}': ${message}`;
     });
     throw new ConfigError([...lines, ...warnings.map((warning) => `warning: ${warning}`)].join("\n"));
   }
   const file = checked.data;
-  const profileName = options.profile ?? file.profile;
-  let merged: ConfigFile = file;
-  if (profileName) {
-    const profiles = file.profiles ?? {};
-    const profile = Object.hasOwn(profiles, profileName) ? profiles[profileName] : undefined;
-    if (!profile)
-      throw new ConfigError(`${configPath}: profile '${profileName}' is not defined under [profiles]`);
-    merged = { ...file, ...profile };
-  }
+  const profileName = profile.name;
+  // The legacy `[profiles.NAME]` table wins over every layer, as it always did.
+  const legacy = profile.legacy ? file.profiles?.[profile.legacy] : undefined;
+  const merged: ConfigFile = legacy ? { ...file, ...legacy } : file;
 
   // Permission profiles: checked now, so a bad one is refused before anything runs.
   const permissionTables = parsePermissionProfiles(file.permissions, configPath);
@@ -265,7 +299,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
   };
-  const providerId = options.oss ? "oss" : (merged.model_provider ?? "openai");
+  // --oss: the local provider `--local-provider` (else `oss_provider`) names; Ollama by default.
+  const localProvider = options.localProvider ?? merged.oss_provider;
+  const providerId = options.oss ? (localProvider ?? "oss") : (merged.model_provider ?? "openai");
   const providerConfig = providers[providerId];
   if (!providerConfig) {
     throw new ConfigError(
@@ -273,7 +309,12 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     );
   }
   const model =
-    options.model ?? (options.oss && !merged.model ? DEFAULT_OSS_MODEL : (merged.model ?? DEFAULT_MODEL));
+    options.model ??
+    (options.oss && !merged.model
+      ? localProvider === "lmstudio"
+        ? DEFAULT_LMSTUDIO_MODEL
+        : DEFAULT_OSS_MODEL
+      : (merged.model ?? DEFAULT_MODEL));
   const sww = merged.sandbox_workspace_write ?? {};
   const baseInstructions = merged.model_instructions_file
     ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
@@ -371,33 +412,50 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     },
     execUserInput: merged.user_input?.exec_answer ?? "unavailable",
     ...(profileName ? { profile: profileName } : {}),
+    ...(profileName && !profile.legacy ? { profilePath: profile.path } : {}),
+    ...(options.ignoreRules ? { ignoreRules: true } : {}),
     requirements,
     profiles: file.profiles ?? {},
     modelProviders: providers,
   };
 }
 
-async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new ConfigError(`${path}: cannot read: ${(error as Error).message}`, { cause: error });
+interface ProfileLayer {
+  name?: string;
+  /** NAME.config.toml when it exists (v2). */
+  file: TomlFile | null;
+  path: string;
+  /** Where this session's user-layer writes go (`--trust`): the v2 profile file, else config.toml. */
+  writablePath: string;
+  /** The `[profiles.NAME]` table to apply (the legacy form), when that is the profile. */
+  legacy?: string;
+}
+
+/** The profile of this load (profile-files.ts): its file, or the legacy table, with their warnings. */
+async function loadProfileLayer(
+  home: string,
+  configPath: string,
+  userTable: Record<string, unknown>,
+  options: LoadOptions,
+  warnings: string[],
+): Promise<ProfileLayer> {
+  const selected = selectedProfile(options.profile, options.overrides ?? [], userTable);
+  if (!selected) return { file: null, path: configPath, writablePath: configPath };
+  const { name } = selected;
+  const problem = profileNameProblem(name);
+  if (problem) throw new ConfigError(problem);
+  const path = profileFilePath(home, name);
+  const file = options.ignoreUserConfig ? null : await readTomlFile(path);
+  const tables = userTable.profiles;
+  const legacy =
+    typeof tables === "object" && tables !== null && Object.hasOwn(tables, name) ? name : undefined;
+  if (file && legacy) throw new ConfigError(legacyProfileConflict(name, configPath, path));
+  if (selected.fromFile) warnings.push(legacySelectorWarning(name, configPath, path));
+  if (legacy) {
+    warnings.push(legacyProfileWarning(name, configPath, path));
+    return { name, file: null, path, writablePath: configPath, legacy };
   }
-  let parsed: unknown;
-  try {
-    parsed = parseToml(text);
-  } catch (error) {
-    throw new ConfigError(`${path}: invalid TOML: ${(error as Error).message}`, { cause: error });
-  }
-  try {
-    return toPlain(parsed) as Record<string, unknown>;
-  } catch (error) {
-    if (error instanceof ConfigOverrideError)
-      throw new ConfigError(`${path}: ${error.message}`, { cause: error });
-    throw error;
-  }
+  return { name, file, path, writablePath: path };
 }
 
 /** `AGENTS.override.md`, else `AGENTS.md`, in the home: the user's instructions for every project. */

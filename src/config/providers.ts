@@ -1,5 +1,5 @@
 /**
- * Model providers: the built-in ones (`openai`, `oss`) merged with `[model_providers.X]`,
+ * Model providers: the built-in ones (`openai`; `oss` and `ollama` for Ollama, `lmstudio`) merged with `[model_providers.X]`,
  * resolved into a ProviderInfo with its key looked up in the environment.
  */
 import type { ProviderInfo } from "../model/types.js";
@@ -19,7 +19,10 @@ export function builtinProviders(
   env: NodeJS.ProcessEnv,
   openaiBaseUrl?: string,
 ): Record<string, ProviderConfig> {
-  const ossPort = env.CODEX_OSS_PORT ?? "11434";
+  // $CODEX_OSS_BASE_URL / $CODEX_OSS_PORT move the local providers, as they move Codex's.
+  const local = (port: string) =>
+    env.CODEX_OSS_BASE_URL || `http://localhost:${env.CODEX_OSS_PORT ?? port}/v1`;
+  const ollama: ProviderConfig = { name: "Open source (Ollama)", base_url: local("11434"), wire_api: "chat" };
   return {
     openai: {
       name: "OpenAI",
@@ -28,11 +31,9 @@ export function builtinProviders(
       env_key: env.CODEX_API_KEY ? "CODEX_API_KEY" : "OPENAI_API_KEY",
       env_key_instructions: "or CODEX_API_KEY; create a key at https://platform.openai.com/api-keys",
     },
-    oss: {
-      name: "Open source (Ollama)",
-      base_url: env.CODEX_OSS_BASE_URL || `http://localhost:${ossPort}/v1`,
-      wire_api: "chat",
-    },
+    oss: ollama,
+    ollama,
+    lmstudio: { name: "LM Studio", base_url: local("1234"), wire_api: "responses" },
   };
 }
 

@@ -124,6 +124,8 @@ export const configFileSchema = z.looseObject({
   /** The provider's web_search tool: "live", "cached" (no live fetches) or "disabled". */
   web_search: z.enum(["live", "cached", "disabled"]).optional(),
   profile: z.string().optional(),
+  /** The local provider `--oss` picks when `--local-provider` names none. */
+  oss_provider: z.enum(["lmstudio", "ollama"]).optional(),
   profiles: z.record(z.string(), profileSchema).optional(),
   project_doc_max_bytes: z.number().int().min(0).optional(),
   shell_environment_policy: shellEnvironmentPolicySchema.optional(),

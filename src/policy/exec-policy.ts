@@ -114,27 +114,21 @@ export function parseRules(text: string, source: string): PrefixRule[] {
 }
 
 /**
- * Every rule: `$home/rules/*.rules` in name order (a missing directory means none), then the
- * config's. Throws ExecPolicyError naming the file and line of the first problem.
+ * Every rule: `$home/rules/*.rules` in name order (a missing directory means none; a null home,
+ * `--ignore-rules`, reads no files), then the config's. Throws ExecPolicyError naming the file
+ * and line of the first problem.
  */
 export async function loadExecPolicy(
-  home: string,
+  home: string | null,
   configRules: readonly ConfigPrefixRule[] = [],
 ): Promise<ExecPolicy> {
-  const dir = join(home, "rules");
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((name) => name.endsWith(".rules")).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ExecPolicyError(`${dir}: cannot read: ${(error as Error).message}`, { cause: error });
-    }
-    names = [];
-  }
   const rules: PrefixRule[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
-    rules.push(...parseRules(await readFile(path, "utf8"), path));
+  if (home !== null) {
+    const dir = join(home, "rules");
+    for (const name of await ruleFileNames(dir)) {
+      const path = join(dir, name);
+      rules.push(...parseRules(await readFile(path, "utf8"), path));
+    }
   }
   configRules.forEach((rule, index) => {
     if (rule.pattern.length === 0) {
@@ -143,4 +137,14 @@ export async function loadExecPolicy(
     rules.push({ ...rule, source: `config exec_policy.prefix_rules[${index}]` });
   });
   return new ExecPolicy(rules);
+}
+
+/** The `.rules` files of `dir` in name order; none when it does not exist. */
+async function ruleFileNames(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((name) => name.endsWith(".rules")).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new ExecPolicyError(`${dir}: cannot read: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -110,7 +110,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
   };
   // Rules files are read per thread, so edits apply to the next thread without a restart.
   const policy = createThreadPolicy({
-    rules: await loadExecPolicy(config.home, config.execPolicyRules),
+    rules: await loadExecPolicy(config.ignoreRules ? null : config.home, config.execPolicyRules),
     backend: config.sandboxBackend,
     protectedPaths: [config.home],
     allowUnixSockets: config.sandboxAllowUnixSockets,

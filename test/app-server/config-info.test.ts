@@ -32,14 +32,20 @@ describe("app-server: model providers", () => {
     const list = await client.call("modelProvider/list", {});
     expect(list.defaultProviderId).toBe("fake");
     expect(list.canChangeDefault).toBe(true);
-    expect(list.data.map((provider: { id: string }) => provider.id)).toEqual(["openai", "oss", "fake"]);
+    expect(list.data.map((provider: { id: string }) => provider.id)).toEqual([
+      "openai",
+      "oss",
+      "ollama",
+      "lmstudio",
+      "fake",
+    ]);
     expect(list.data[0]).toMatchObject({
       id: "openai",
       name: "OpenAI",
       settings: { type: "openai" },
       canEdit: false,
     });
-    expect(list.data[2]).toEqual({
+    expect(list.data[4]).toEqual({
       id: "fake",
       name: "fake",
       baseUrl: h.model.url,

@@ -172,14 +172,15 @@ describe("the command line itself", () => {
     ]);
   });
 
-  it("a bad flag prints its error after the usage", async () => {
+  it("a bad flag is a usage error: the error, then the usage line, not the whole help (exit 2)", async () => {
     for (const args of [["--bogus"], ["exec", "--bogus", "hi"], ["sessions", "list", "--bogus"]]) {
       const result = await h.cli(args);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       const errorLines = lines(result.stderr);
-      expect(errorLines.at(-1)).toBe("error: unknown option '--bogus'");
-      expect(result.stderr.indexOf("Usage: tscodex")).toBeGreaterThanOrEqual(0);
-      expect(result.stderr.indexOf("Usage: tscodex")).toBeLessThan(result.stderr.indexOf("error:"));
+      expect(errorLines[0]).toBe("error: unexpected argument '--bogus' found");
+      expect(errorLines[4]).toMatch(/^Usage: tscodex/);
+      expect(errorLines.at(-1)).toBe("For more information, try '--help'.");
+      expect(result.stderr).not.toContain("Options:");
     }
   });
 

@@ -94,15 +94,19 @@ approval_policy = "on-failure"
     );
   });
 
-  it("reports TOML syntax errors, unknown profiles and providers", async () => {
+  it("reports TOML syntax errors, bad profile names and unknown providers", async () => {
     const path = await configWith(`model = \n`);
     await expect(loadConfig({ home: path, env: {} })).rejects.toThrow(/config.toml: invalid TOML/);
     await writeFile(join(path, "config.toml"), `model_provider = "nope"\n`);
     await expect(loadConfig({ home: path, env: {} })).rejects.toThrow(
-      /model_provider 'nope' is not defined; known providers: openai, oss/,
+      /model_provider 'nope' is not defined; known providers: openai, oss, ollama, lmstudio/,
     );
-    await expect(loadConfig({ home: path, env: {}, profile: "p", oss: true })).rejects.toThrow(
-      /profile 'p' is not defined/,
+    // A profile without its file is no error (Codex's v2 profiles); a name that is not plain is.
+    await expect(loadConfig({ home: path, env: {}, profile: "p", oss: true })).resolves.toMatchObject({
+      profile: "p",
+    });
+    await expect(loadConfig({ home: path, env: {}, profile: "../p", oss: true })).rejects.toThrow(
+      /invalid --profile value `..\/p`/,
     );
   });
 });

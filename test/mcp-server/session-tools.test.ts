@@ -302,8 +302,8 @@ describe("session tools", () => {
       ],
     });
     const providers = structured(result).providers as { id: string; baseUrl: string }[];
-    expect(providers.map((provider) => provider.id)).toEqual(["openai", "oss", "fake"]);
-    expect(providers[2]?.baseUrl).toBe(server.url.replace(/\/+$/, ""));
+    expect(providers.map((provider) => provider.id)).toEqual(["openai", "oss", "ollama", "lmstudio", "fake"]);
+    expect(providers[4]?.baseUrl).toBe(server.url.replace(/\/+$/, ""));
     expect(text(result)).toContain("Default: gpt-5-mini via fake (profile fast)");
   });
 

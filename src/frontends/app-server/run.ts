@@ -11,7 +11,7 @@
  * event-mapper.ts (events → notifications), server-requests.ts (approvals and client tool calls
  * with bounded waits), transport-stdio.ts / transport-websocket.ts.
  */
-import { ConfigError } from "../../config/load.js";
+import { ConfigError, type ConfigLoadFlags } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
@@ -23,6 +23,8 @@ export interface AppServerCliOptions {
   listen: string;
   apiKeyEnv?: string;
   config: string[];
+  /** The global `--strict-config`, `--ignore-user-config`, `--ignore-rules`. */
+  load?: ConfigLoadFlags;
 }
 
 type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
@@ -54,7 +56,10 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
 
   let runtime: AppServerRuntime;
   try {
-    runtime = await AppServerRuntime.create({ config: options.config });
+    runtime = await AppServerRuntime.create({
+      config: options.config,
+      ...(options.load ? { load: options.load } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ConfigOverrideError)
       return failStart(NAME, error.message);

@@ -5,7 +5,7 @@
  * and a restarted server loads them from their rollouts.
  */
 import { homedir } from "node:os";
-import { type Config, loadConfig } from "../../config/load.js";
+import { type Config, type ConfigLoadFlags, loadConfig } from "../../config/load.js";
 import { applyOverride, type ConfigOverride, parseOverride } from "../../config/overrides.js";
 import { PermissionProfileError, resolvePermissionProfile } from "../../config/permission-profiles.js";
 import type { Permissions } from "../../protocol/permissions.js";
@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   /** Raw `-c key=value` overrides for every thread. */
   config?: string[];
   env?: NodeJS.ProcessEnv;
+  /** How config is read at every load (the UI's `--strict-config`, `--ignore-user-config`, `--ignore-rules`). */
+  load?: ConfigLoadFlags;
 }
 
 /** A client connection, as far as server-wide notifications need it. */
@@ -88,13 +90,15 @@ export class AppServerRuntime implements ChannelHost {
     private current: Config,
     private readonly overrides: ConfigOverride[],
     readonly env: NodeJS.ProcessEnv,
+    private readonly load: ConfigLoadFlags = {},
   ) {}
 
   static async create(options: RuntimeOptions = {}): Promise<AppServerRuntime> {
     const overrides = (options.config ?? []).map(parseOverride);
     const env = options.env ?? process.env;
-    const config = await loadConfig({ overrides, env });
-    return new AppServerRuntime(config, overrides, env);
+    const load = options.load ?? {};
+    const config = await loadConfig({ ...load, overrides, env });
+    return new AppServerRuntime(config, overrides, env, load);
   }
 
   /**
@@ -145,7 +149,7 @@ export class AppServerRuntime implements ChannelHost {
   configWith(extra: Record<string, unknown>, cwd?: string): Promise<Config> {
     const own = Object.entries(extra).map(([key, value]) => ({ path: key.split("."), value }));
     const env = this.loginKey ? { ...this.env, [this.loginKey.envKey]: this.loginKey.key } : this.env;
-    return loadConfig({ overrides: [...this.overrides, ...own], env, ...(cwd ? { cwd } : {}) });
+    return loadConfig({ ...this.load, overrides: [...this.overrides, ...own], env, ...(cwd ? { cwd } : {}) });
   }
 
   /**

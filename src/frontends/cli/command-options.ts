@@ -4,7 +4,8 @@
  * Registrations (one module per command or group) define options and actions only; the work
  * is imported when the command runs.
  */
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import type { ConfigLoadFlags } from "../../config/load.js";
 import type { ExecCliOptions } from "./exec.js";
 import { EXEC_OPTIONS, type OptionSpec, SHARED_OPTIONS } from "./exec-options.js";
 
@@ -27,6 +28,13 @@ export function addOptions(command: Command, specs: readonly OptionSpec[]): Comm
   for (const spec of specs) {
     const option = new Option(spec.flags, spec.description);
     if (spec.choices) option.choices(spec.choices);
+    const check = spec.check;
+    if (check)
+      option.argParser((value: string) => {
+        const problem = check(value);
+        if (problem) throw new InvalidArgumentError(problem);
+        return value;
+      });
     if (spec.repeatable) option.argParser(collect).default([]);
     else if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
     command.addOption(option);
@@ -49,6 +57,15 @@ export function addReviewOptions(command: Command): Command {
       .option("--commit <sha>", "review the changes a commit introduced")
       .option("--title <title>", "the commit title shown in the review prompt (with --commit)"),
   );
+}
+
+/** The top-level options that say how config is read (LoadOptions), for commands that load it later. */
+export function loadFlags(options: Partial<ExecCliOptions>): ConfigLoadFlags {
+  return {
+    ...(options.strictConfig ? { strictConfig: true } : {}),
+    ...(options.ignoreUserConfig ? { ignoreUserConfig: true } : {}),
+    ...(options.ignoreRules ? { ignoreRules: true } : {}),
+  };
 }
 
 /**

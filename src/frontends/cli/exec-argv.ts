@@ -1,5 +1,5 @@
 /**
- * `tscodex [options] exec [options] [prompt]` parsed without commander, for main.ts: loading
+ * `tscodex [options] exec [options] [prompt]` (or Codex's alias `e`) parsed without commander, for main.ts: loading
  * commander and building every subcommand costs an exec ~3 MB of peak RSS and ~20 ms. It reads
  * only the plain forms (`--name value`, `--name=value`, `-x value`, switches, one prompt, `--`)
  * and answers null for anything else (help, `resume`, `review`, an unknown option, a bad choice,
@@ -92,6 +92,7 @@ function readOptions(
       i += 2;
     }
     if (known.spec.choices && !known.spec.choices.includes(value)) return null;
+    if (known.spec.check?.(value)) return null;
     if (known.spec.repeatable) (values[known.key] as string[]).push(value);
     else values[known.key] = value;
   }
@@ -105,7 +106,7 @@ const EXEC_TABLE = lookupTable([...SHARED_OPTIONS, ...EXEC_OPTIONS]);
 export function parseExecArgv(argv: readonly string[]): ParsedExec | null {
   const globals = defaults(SHARED_TABLE);
   const at = readOptions(argv, 0, SHARED_TABLE, globals, null);
-  if (at === null || argv[at] !== "exec") return null;
+  if (at === null || (argv[at] !== "exec" && argv[at] !== "e")) return null;
   const own = defaults(EXEC_TABLE);
   const positionals: string[] = [];
   if (readOptions(argv, at + 1, EXEC_TABLE, own, positionals) === null) return null;

@@ -19,6 +19,7 @@ export function registerExecCommands(
   const exec = addExecOptions(
     program
       .command("exec")
+      .alias("e")
       .description("Run the agent non-interactively on one prompt; the final message goes to stdout")
       .argument("[prompt]", "the task; read from stdin when omitted or '-'"),
   ).action(async (prompt: string | undefined, options: ExecCliOptions) => {

@@ -21,6 +21,12 @@ export interface ExecCliOptions {
   askForApproval?: ApprovalPolicy;
   fullAuto?: boolean;
   oss?: boolean;
+  /** `--local-provider`: which local provider `--oss` uses. */
+  localProvider?: "lmstudio" | "ollama";
+  /** `--strict-config`, `--ignore-user-config`, `--ignore-rules`: how config is loaded (LoadOptions). */
+  strictConfig?: boolean;
+  ignoreUserConfig?: boolean;
+  ignoreRules?: boolean;
   image: string[];
   json?: boolean;
   /** `--experimental-json`: what the Codex SDK passes; the same as `--json`. */

@@ -3,6 +3,7 @@
  * other subcommand), and exec-argv.ts parses a plain `tscodex [options] exec [options] [prompt]`
  * from the same table without loading commander. One table, so the two cannot drift.
  */
+import { profileNameProblem } from "../../config/profile-files.js";
 import type { ExecCliOptions } from "./exec.js";
 
 export interface OptionSpec {
@@ -14,6 +15,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** The value when the option is absent (commander's default). */
   defaultValue?: string;
+  /** Why a value is refused (a usage error), or null when it is taken. */
+  check?: (value: string) => string | null;
 }
 
 /**
@@ -22,7 +25,12 @@ export interface OptionSpec {
  */
 export const SHARED_OPTIONS: readonly OptionSpec[] = [
   { flags: "-m, --model <model>", description: "model to use (default from config, else gpt-5.2-codex)" },
-  { flags: "-p, --profile <name>", description: "config profile from [profiles.<name>]" },
+  {
+    flags: "-p, --profile <name>",
+    description:
+      "config profile: <home>/<name>.config.toml over config.toml (a legacy [profiles.<name>] table still works, with a warning)",
+    check: profileNameProblem,
+  },
   {
     flags: "-c, --config <key=value>",
     description: "override a config key (value parsed as TOML); repeatable",
@@ -60,7 +68,22 @@ export const SHARED_OPTIONS: readonly OptionSpec[] = [
     description:
       "danger-full-access sandbox and no approvals (only inside an externally sandboxed environment)",
   },
-  { flags: "--oss", description: "use the local open-source provider (Ollama on localhost:11434)" },
+  {
+    flags: "--oss",
+    description:
+      "use a local open-source provider: --local-provider, else config oss_provider, else Ollama (localhost:11434)",
+  },
+  {
+    flags: "--local-provider <provider>",
+    description: "with --oss: lmstudio (localhost:1234) or ollama (localhost:11434)",
+    choices: ["lmstudio", "ollama"],
+  },
+  { flags: "--strict-config", description: "refuse config keys this version does not read (default: warn)" },
+  {
+    flags: "--ignore-user-config",
+    description: "do not read the home's config.toml (nor a profile file); the home is still used",
+  },
+  { flags: "--ignore-rules", description: "do not load the execpolicy .rules files (the home's rules/)" },
   { flags: "--search", description: 'enable the live web_search tool (web_search = "live")' },
   {
     flags: "--add-dir <dir>",

@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
       return reportFailure(error);
     }
   }
-  if (argv.includes("exec")) {
+  if (argv.includes("exec") || argv.includes("e")) {
     const { parseExecArgv } = await import("./exec-argv.js");
     const parsed = parseExecArgv(argv);
     if (parsed) {

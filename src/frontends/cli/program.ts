@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../../version.js";
+import { registerCodexOnlyCommands } from "./codex-commands.js";
 import { addOptions, type CommandHost } from "./command-options.js";
 import type { ExecCliOptions } from "./exec.js";
 import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-commands.js";
@@ -19,6 +20,7 @@ import { registerServerCommands } from "./server-commands.js";
 import { registerSkillsCommand } from "./skills-command.js";
 import { registerSessionsCommands } from "./store-commands.js";
 import { registerTuiCommands } from "./tui-commands.js";
+import { shortUsageErrors, USAGE_ERROR } from "./usage-errors.js";
 
 export type { ExecRunner } from "./exec-commands.js";
 
@@ -28,10 +30,9 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   const program = new Command("tscodex")
     .description("The Codex coding agent runtime, in TypeScript.")
     .version(VERSION, "-V, --version")
-    .showHelpAfterError()
     .enablePositionalOptions()
     .exitOverride();
-  const help = styleHelp(program);
+  styleHelp(program);
   // Codex's top-level options, applied to the subcommand that follows them.
   addOptions(program, SHARED_OPTIONS);
   const host: CommandHost = {
@@ -50,13 +51,16 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerHooksCommand(program, host.setExitCode);
   registerSkillsCommand(program, host.setExitCode);
   registerTuiCommands(host);
+  registerCodexOnlyCommands(host);
+  const usageErrors = shortUsageErrors(program);
 
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
-      help.flushError();
-      return error.exitCode;
+      usageErrors.flush();
+      // Help and --version end here too (exit 0); anything else is a usage error.
+      return error.exitCode === 0 ? 0 : USAGE_ERROR;
     }
     return reportFailure(error);
   }

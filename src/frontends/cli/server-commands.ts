@@ -2,7 +2,7 @@
 import type { AppServerCliOptions } from "../app-server/run.js";
 import type { ProxyCliOptions } from "../http-proxy/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
-import { type CommandHost, collect, globalConfig } from "./command-options.js";
+import { type CommandHost, collect, globalConfig, loadFlags } from "./command-options.js";
 import { APP_SERVER_LISTEN, MCP_SERVER_HOST } from "./server-defaults.js";
 
 export function registerServerCommands({ program, globals, setExitCode }: CommandHost): void {
@@ -69,7 +69,11 @@ export function registerServerCommands({ program, globals, setExitCode }: Comman
     .action(async (options: AppServerCliOptions) => {
       const { runAppServer } = await import("../app-server/run.js");
       setExitCode(
-        await runAppServer({ ...options, config: [...globalConfig(globals()), ...options.config] }),
+        await runAppServer({
+          ...options,
+          config: [...globalConfig(globals()), ...options.config],
+          load: loadFlags(globals()),
+        }),
       );
     });
   appServer

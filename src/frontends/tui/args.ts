@@ -5,6 +5,10 @@
  * (no commander) so the first screen comes up fast; null when argv names another command, so
  * the full parser takes it.
  */
+import type { ConfigLoadFlags } from "../../config/load.js";
+import { profileNameProblem } from "../../config/profile-files.js";
+import { isCodexCommandWord } from "../cli/codex-commands.js";
+
 export interface TuiArgs {
   prompt?: string;
   /** `resume`: a thread id, "last" (`--last`), or "pick" (no id: the picker of stored threads). */
@@ -14,6 +18,8 @@ export interface TuiArgs {
   remote?: string;
   /** `--remote-auth-token-env VAR`: send `Authorization: Bearer $VAR` to the `--remote` server. */
   remoteAuthTokenEnv?: string;
+  /** `--local-provider`: which local provider `--oss` picks (lmstudio or ollama). */
+  localProvider?: string;
   model?: string;
   sandbox?: string;
   approvalPolicy?: string;
@@ -22,9 +28,18 @@ export interface TuiArgs {
   /** `-i/--image`: files attached to the first prompt. */
   images?: string[];
   config: string[];
+  /** `--strict-config`, `--ignore-user-config`, `--ignore-rules`: how the in-process server reads config. */
+  load?: ConfigLoadFlags;
 }
 
-/** Top-level commands of `tscodex` (program.ts and its modules). */
+/** The load flags as the switches that set them. */
+const LOAD_FLAGS: Record<string, keyof ConfigLoadFlags> = {
+  "--strict-config": "strictConfig",
+  "--ignore-user-config": "ignoreUserConfig",
+  "--ignore-rules": "ignoreRules",
+};
+
+/** Top-level commands of `tscodex` (program.ts and its modules; Codex's: isCodexCommandWord). */
 const COMMANDS = new Set([
   "exec",
   "e",
@@ -57,14 +72,16 @@ const VALUE_FLAGS: Record<string, keyof TuiArgs> = {
   "--profile": "profile",
   "--remote": "remote",
   "--remote-auth-token-env": "remoteAuthTokenEnv",
+  "--local-provider": "localProvider",
   "-c": "config",
   "--config": "config",
   "-i": "images",
   "--image": "images",
 };
 
-/** `--oss`'s model when `-m` names none (Codex's default open-source model). */
+/** `--oss`'s model when `-m` names none (Codex's default open-source model; LM Studio's name for it). */
 const OSS_MODEL = "gpt-oss:20b";
+const LMSTUDIO_MODEL = "openai/gpt-oss-20b";
 
 export function parseTuiArgs(argv: string[]): TuiArgs | null {
   const args: TuiArgs = { config: [] };
@@ -98,6 +115,11 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
       args.approvalPolicy = "never";
       continue;
     }
+    const loadFlag = LOAD_FLAGS[arg];
+    if (loadFlag) {
+      args.load = { ...args.load, [loadFlag]: true };
+      continue;
+    }
     if (arg === "--oss") {
       oss = true;
       continue;
@@ -118,11 +140,15 @@ export function parseTuiArgs(argv: string[]): TuiArgs | null {
     positionals.push(arg);
   }
   const [first, ...rest] = positionals;
-  if (first !== undefined && COMMANDS.has(first)) return null;
+  if (first !== undefined && (COMMANDS.has(first) || isCodexCommandWord(first))) return null;
+  // Values the full parser refuses with a usage error.
+  if (args.profile !== undefined && profileNameProblem(args.profile)) return null;
+  const local = args.localProvider;
+  if (local !== undefined && local !== "lmstudio" && local !== "ollama") return null;
   if (args.profile) args.config.push(`profile=${JSON.stringify(args.profile)}`);
   if (oss) {
-    args.config.push('model_provider="oss"');
-    args.model ??= OSS_MODEL;
+    args.config.push(`model_provider=${JSON.stringify(local ?? "oss")}`);
+    args.model ??= local === "lmstudio" ? LMSTUDIO_MODEL : OSS_MODEL;
   }
   if (first === "resume") {
     if (rest.length > 1) return null;

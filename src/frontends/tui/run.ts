@@ -26,7 +26,8 @@ export async function runTui(args: TuiArgs): Promise<number> {
   // Attached to a remote server, the thread works in the server's cwd unless -C names one there.
   const threadCwd = args.remote ? args.cd : cwd;
   const app = new TuiApp({
-    connect: () => (args.remote ? webSocketTransport(args.remote, headers) : inProcessTransport(args.config)),
+    connect: () =>
+      args.remote ? webSocketTransport(args.remote, headers) : inProcessTransport(args.config, args.load),
     settings: {
       cwd: threadCwd,
       model: args.model,

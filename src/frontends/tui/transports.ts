@@ -3,17 +3,18 @@
  * through an in-memory pipe: no socket, no second process) or a WebSocket to any app-server.
  * Both are loaded lazily so the first screen draws before the agent core is compiled.
  */
+import type { ConfigLoadFlags } from "../../config/load.js";
 import type { RpcTransport } from "./rpc-client.js";
 
 type Listener<T> = (value: T) => void;
 
-/** Opens an app-server runtime in this process and connects one session to it. */
-export async function inProcessTransport(config: string[]): Promise<RpcTransport> {
+/** Opens an app-server runtime in this process (`-c` overrides, load flags) and connects one session to it. */
+export async function inProcessTransport(config: string[], load?: ConfigLoadFlags): Promise<RpcTransport> {
   const [{ AppServerRuntime }, { ClientSession }] = await Promise.all([
     import("../app-server/runtime.js"),
     import("../app-server/session.js"),
   ]);
-  const runtime = await AppServerRuntime.create({ config });
+  const runtime = await AppServerRuntime.create({ config, ...(load ? { load } : {}) });
   let onMessage: Listener<string> = () => {};
   let onClose: Listener<string> = () => {};
   // Delivered on a later tick, as a socket would: a handler never re-enters the sender.
