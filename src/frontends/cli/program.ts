@@ -8,6 +8,7 @@ import { VERSION } from "../../version.js";
 import { addOptions, type CommandHost } from "./command-options.js";
 import type { ExecCliOptions } from "./exec.js";
 import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-commands.js";
+import { registerExecForkCommand } from "./exec-fork-command.js";
 import { SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
 import { styleHelp } from "./help-style.js";
@@ -42,6 +43,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
     },
   };
   registerExecCommands(host, runPlainExec);
+  registerExecForkCommand(host);
   registerSessionsCommands(host);
   registerLocalCommands(host);
   registerServerCommands(host);
