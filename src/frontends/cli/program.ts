@@ -11,6 +11,7 @@ import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-co
 import { registerExecForkCommand } from "./exec-fork-command.js";
 import { SHARED_OPTIONS } from "./exec-options.js";
 import { reportFailure } from "./failure.js";
+import { registerFeaturesCommand } from "./features-command.js";
 import { styleHelp } from "./help-style.js";
 import { registerHooksCommand } from "./hooks-command.js";
 import { registerLocalCommands } from "./local-commands.js";
@@ -44,6 +45,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   };
   registerExecCommands(host, runPlainExec);
   registerExecForkCommand(host);
+  registerFeaturesCommand(host);
   registerSessionsCommands(host);
   registerLocalCommands(host);
   registerServerCommands(host);
