@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { withSavedApiKey } from "./auth-file.js";
 import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
@@ -280,6 +281,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     : undefined;
 
   const userInstructions = await readGlobalAgentsMd(home);
+  const keyedProvider = await withSavedApiKey(providerId, providerConfig, env, home);
   const webSearch = webSearchMode(merged);
   const { web_search: _webSearch, ...tools } = merged.tools ?? {};
   const features = { ...(merged.features ?? {}) };
@@ -292,8 +294,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     home,
     configPath,
     model,
-    provider: resolveProvider(providerId, providerConfig, env),
-    providerProblem: missingKeyMessage(providerId, providerConfig, env, configPath),
+    provider: resolveProvider(providerId, keyedProvider, env),
+    providerProblem: missingKeyMessage(providerId, keyedProvider, env, configPath),
     // A default nobody chose moves inside the ceiling; a chosen value above it is refused where it is used.
     approvalPolicy:
       options.approvalPolicy ?? merged.approval_policy ?? approvalDefault(requirements, "on-request"),

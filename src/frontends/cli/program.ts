@@ -15,6 +15,7 @@ import { registerFeaturesCommand } from "./features-command.js";
 import { styleHelp } from "./help-style.js";
 import { registerHooksCommand } from "./hooks-command.js";
 import { registerLocalCommands } from "./local-commands.js";
+import { registerLoginCommands } from "./login-command.js";
 import { registerMcpCommand } from "./mcp-command.js";
 import { registerMemoriesCommand } from "./memories-command.js";
 import { registerServerCommands } from "./server-commands.js";
@@ -46,6 +47,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerExecCommands(host, runPlainExec);
   registerExecForkCommand(host);
   registerFeaturesCommand(host);
+  registerLoginCommands(host);
   registerSessionsCommands(host);
   registerLocalCommands(host);
   registerServerCommands(host);
