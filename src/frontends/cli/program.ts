@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { VERSION } from "../../version.js";
 import { addOptions, type CommandHost } from "./command-options.js";
 import { registerCompletionCommand } from "./completion-command.js";
+import { registerDoctorCommand } from "./doctor-command.js";
 import type { ExecCliOptions } from "./exec.js";
 import { type ExecRunner, registerExecCommands, runExecCommand } from "./exec-commands.js";
 import { registerExecForkCommand } from "./exec-fork-command.js";
@@ -49,6 +50,7 @@ export async function runProgram(argv: string[], runPlainExec: ExecRunner = runE
   registerExecForkCommand(host);
   registerFeaturesCommand(host);
   registerLoginCommands(host);
+  registerDoctorCommand(host);
   registerCompletionCommand(host);
   registerSessionsCommands(host);
   registerLocalCommands(host);
