@@ -140,4 +140,14 @@ describe("tscodex doctor", () => {
     expect(mcp?.details.fixture).toMatch(/^started; \d+ tools: .*echo/);
     expect(mcp?.details.broken).toMatch(/^failed: /);
   });
+
+  it("a store that cannot be opened fails state.paths; its password is not shown", async () => {
+    const port = await closedPort();
+    await h.writeConfig({ extra: `[store]\nurl = "postgres://doc:s3cret-pw@127.0.0.1:${port}/db"` });
+    const result = await h.cli(["doctor", "--json"]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.checks["state.paths"]).toMatchObject({ category: "state", status: "fail" });
+    expect(result.stdout).not.toContain("s3cret-pw");
+  });
 });
