@@ -76,6 +76,7 @@ describe("tscodex login / logout", () => {
   it("an empty stdin saves nothing", async () => {
     const login = await h.cli(["login", "--with-api-key"], { stdin: "\n" });
     expect(login.code).toBe(1);
+    expect(login.stderr).toContain("No API key provided via stdin.");
     await expect(stat(join(h.home, "auth.json"))).rejects.toThrow();
   });
 });
