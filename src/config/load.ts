@@ -2,15 +2,18 @@
  * Loading: $TSCODEX_HOME/config.toml → profile file (profile-files.ts) → trusted project layers →
  * `-c` overrides → CLI flags → a resolved Config. Errors name the file, the key and the problem.
  */
+
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { withSavedApiKey } from "./auth-file.js";
 import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
+import type { NotifyConfig } from "./notify-config.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
 import { type PermissionProfiles, parsePermissionProfiles } from "./permission-profile-parse.js";
 import { checkPermissionProfiles } from "./permission-profiles.js";
@@ -88,6 +91,8 @@ export interface Config {
   /** `[tools]`; `web_search` is folded into `features` (web_search_request / web_search_cached). */
   tools: Omit<ToolsConfig, "web_search">;
   features: Record<string, boolean>;
+  /** `notify` / `notify_events`: the program run on thread events (session/notify.ts); unset: none. */
+  notify?: NotifyConfig;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
   /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
@@ -321,6 +326,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     : undefined;
 
   const userInstructions = await readGlobalAgentsMd(home);
+  const keyedProvider = await withSavedApiKey(providerId, providerConfig, env, home);
   const webSearch = webSearchMode(merged);
   const { web_search: _webSearch, ...tools } = merged.tools ?? {};
   const features = { ...(merged.features ?? {}) };
@@ -333,8 +339,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     home,
     configPath,
     model,
-    provider: resolveProvider(providerId, providerConfig, env),
-    providerProblem: missingKeyMessage(providerId, providerConfig, env, configPath),
+    provider: resolveProvider(providerId, keyedProvider, env),
+    providerProblem: missingKeyMessage(providerId, keyedProvider, env, configPath),
     // A default nobody chose moves inside the ceiling; a chosen value above it is refused where it is used.
     approvalPolicy:
       options.approvalPolicy ?? merged.approval_policy ?? approvalDefault(requirements, "on-request"),
@@ -370,6 +376,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
     approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
+    ...(merged.notify
+      ? { notify: { argv: merged.notify, events: merged.notify_events ?? ["agent-turn-complete"] } }
+      : {}),
     mcpServers: merged.mcp_servers ?? {},
     mcpServer: {
       maxMessageBytes: merged.mcp_server?.max_message_bytes ?? DEFAULT_MCP_SERVER_LIMITS.maxMessageBytes,

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
 import { mcpServersSchema } from "./mcp-servers-schema.js";
+import { NOTIFY_EVENTS } from "./notify-config.js";
 import { permissionProfileSchema } from "./permission-profile-schema.js";
 
 const stringMap = z.record(z.string(), z.string());
@@ -147,6 +148,10 @@ export const configFileSchema = z.looseObject({
    * file_tools (read_file, list_dir, grep_files).
    */
   features: z.record(z.string(), z.boolean()).optional(),
+  /** A program run after each turn, with Codex's `agent-turn-complete` JSON as its last argument. */
+  notify: z.array(z.string()).min(1).optional(),
+  /** Which events run `notify` (tscodex's own key; default: only Codex's agent-turn-complete). */
+  notify_events: z.array(z.enum(NOTIFY_EVENTS)).optional(),
   /**
    * `[projects."<abs dir>"] trust_level`: a project's own `.codex/config.toml` layers apply only
    * when its directory (the git root, if the user controls it, else the cwd) is "trusted" here

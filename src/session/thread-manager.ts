@@ -8,7 +8,9 @@
  * On a shared store (several processes, thread-store.ts) a thread leaves memory, and gives its
  * lease back, once it has been idle for SHARED_STORE_TTL_MS: the next turn may come to any process.
  */
+
 import type { Config } from "../config/load.js";
+import type { NotifyConfig } from "../config/notify-config.js";
 import type { Event } from "../protocol/events.js";
 import { JsonlThreadStore } from "../store/jsonl-store.js";
 import type { RolloutEvent, RolloutLine, SessionMeta } from "../store/rollout.js";
@@ -27,6 +29,7 @@ import { uuidv7 } from "../util/ids.js";
 import { isoTimestamp } from "../util/iso-time.js";
 import type { AgentHost, ChildThreadOptions } from "./agent-control.js";
 import { type CreateThreadOptions, createThread } from "./create.js";
+import { notifier } from "./notify.js";
 import type { Thread, TurnStatus } from "./thread.js";
 
 /** Default idle time before a live thread leaves memory: 30 minutes. */
@@ -460,6 +463,9 @@ export class ThreadManager implements AgentHost {
         entry.lastActive = Date.now();
       }
     }, NO_DELTAS);
+    // `notify = [...]`: the thread's own turns (a sub-agent's go to its parent as events).
+    if (config.notify && !childOf)
+      thread.subscribe(threadNotifier(thread, config.notify, this.options), NO_DELTAS);
     this.live.set(id, entry);
     this.startSweeper();
     return thread;
@@ -564,4 +570,18 @@ function turnEnd(event: Event | RolloutEvent): LastTurn | null {
   if (event.type === "turn_aborted") return { state: "interrupted", error: null };
   if (event.type === "turn_failed") return { state: "failed", error: event.message };
   return null;
+}
+
+/** The `notify` listener of a thread; `client` is Codex's name for the front-end, where it has one. */
+function threadNotifier(thread: Thread, config: NotifyConfig, options: ThreadManagerOptions) {
+  return notifier(config, {
+    threadId: thread.id,
+    cwd: thread.cwd,
+    ...(options.source === "exec" ? { client: "codex_exec" } : {}),
+    env: {
+      ...(options.env ?? process.env),
+      CODEX_HOME: options.env?.CODEX_HOME ?? process.env.CODEX_HOME ?? options.config.home,
+    },
+    warn: (message) => thread.publish({ type: "warning", message }),
+  });
 }

@@ -90,10 +90,10 @@ describe("drop-in configuration", () => {
 
   it("unknown keys are warned about once per process, not fatal", async () => {
     const home = await dir();
-    await writeFile(join(home, "config.toml"), 'model = "m"\nnotify = ["x"]\n');
+    await writeFile(join(home, "config.toml"), 'model = "m"\nno_such_setting = ["x"]\n');
     const config = await loadConfig({ home, env: {}, overrides: [parseOverride("no_such_key=1")] });
     expect(config.warnings).toEqual([
-      `${join(home, "config.toml")}: unknown key 'notify' (ignored)`,
+      `${join(home, "config.toml")}: unknown key 'no_such_setting' (ignored)`,
       "-c no_such_key: unknown key (ignored)",
     ]);
     let written = "";
@@ -104,7 +104,7 @@ describe("drop-in configuration", () => {
     const out = { write } as unknown as NodeJS.WritableStream;
     warnConfigOnce(config, out, visibleLine);
     warnConfigOnce(await loadConfig({ home, env: {} }), out, visibleLine);
-    expect(written.match(/unknown key 'notify'/g)).toHaveLength(1);
+    expect(written.match(/unknown key 'no_such_setting'/g)).toHaveLength(1);
     expect(written).toContain("tscodex: warning: -c no_such_key: unknown key (ignored)");
   });
 

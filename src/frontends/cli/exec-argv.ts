@@ -110,9 +110,9 @@ export function parseExecArgv(argv: readonly string[]): ParsedExec | null {
   const own = defaults(EXEC_TABLE);
   const positionals: string[] = [];
   if (readOptions(argv, at + 1, EXEC_TABLE, own, positionals) === null) return null;
-  // `exec resume …`, `exec review …`, `exec help` are subcommands; two prompts are an error.
+  // `exec resume …`, `exec review …`, `exec fork …`, `exec help` are subcommands; two prompts are an error.
   const [prompt, ...extra] = positionals;
-  if (extra.length > 0 || prompt === "resume" || prompt === "review" || prompt === "help") return null;
+  if (extra.length > 0 || ["resume", "review", "fork", "help"].includes(prompt ?? "")) return null;
   return {
     prompt,
     options: mergeExecOptions(globals as Partial<ExecCliOptions>, own as unknown as ExecCliOptions),

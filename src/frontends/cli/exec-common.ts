@@ -60,6 +60,11 @@ export interface ExecCliOptions {
 /** `tscodex exec resume [ID|--last]`: which stored thread to continue. */
 export type ResumeTarget = { id: string } | { last: true };
 
+/** `tscodex exec fork ID`: the stored thread a new thread copies before the prompt runs. */
+export interface ForkTarget {
+  fork: string;
+}
+
 /** Each question answered with its first suggested option (or nothing when it has none). */
 export function firstOptions(questions: UserQuestion[]): UserInputResponse {
   const answers: UserInputResponse["answers"] = {};

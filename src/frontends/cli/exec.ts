@@ -26,6 +26,7 @@ import { visibleLine, visibleOnTerminal, visibleText } from "../common/terminal-
 import { type QuestionResponders, questionRouter } from "../common/turn-driver.js";
 import {
   type ExecCliOptions,
+  type ForkTarget,
   firstOptions,
   flagOverrides,
   type ResumeTarget,
@@ -35,7 +36,7 @@ import {
 } from "./exec-common.js";
 import { HumanRenderer } from "./human-output.js";
 
-export type { ExecCliOptions, ResumeTarget } from "./exec-common.js";
+export type { ExecCliOptions, ForkTarget, ResumeTarget } from "./exec-common.js";
 export { readPrompt } from "./exec-common.js";
 
 /** A turn whose prompt and output schema exec does not take from the user (`review`). */
@@ -53,7 +54,7 @@ export interface ExecTask {
 export async function runExec(
   promptArg: string | undefined,
   options: ExecCliOptions,
-  resume?: ResumeTarget,
+  resume?: ResumeTarget | ForkTarget,
   task?: ExecTask,
 ): Promise<number> {
   const json = Boolean(options.json || options.experimentalJson);
@@ -63,8 +64,10 @@ export async function runExec(
     return 1;
   };
   // Loaded only then: a local exec never reads the app-server client.
-  if (options.remote !== undefined && !task)
+  if (options.remote !== undefined && !task) {
+    if (resume && "fork" in resume) return fail("exec fork does not take --remote yet");
     return (await import("./exec-remote.js")).runRemoteExec(promptArg, options, { kind: "turn", resume });
+  }
   if (options.remoteAuthTokenEnv !== undefined)
     return fail("--remote-auth-token-env needs --remote ws://HOST:PORT");
   const processCwd = currentDirectory();
@@ -188,9 +191,11 @@ export async function runExec(
   let thread: Thread;
   try {
     const open = { cwd, permissions, approvalPolicy };
-    thread = resume
-      ? await manager.resume("id" in resume ? resume.id : resume, open)
-      : await manager.start(open);
+    thread = !resume
+      ? await manager.start(open)
+      : "fork" in resume
+        ? await manager.fork(resume.fork, {}, open)
+        : await manager.resume("id" in resume ? resume.id : resume, open);
   } catch (error) {
     const message = errorMessage(error);
     return fail(
