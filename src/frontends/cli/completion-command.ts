@@ -3,7 +3,9 @@
  * stdout (e.g. `tscodex completion bash > /etc/bash_completion.d/tscodex`). The script is made
  * from the command table itself, so it names every command and flag this version has.
  */
+
 import type { Command } from "commander";
+import { CODEX_ONLY_COMMANDS } from "./codex-commands.js";
 import type { CommandHost } from "./command-options.js";
 import type { CompletionNode } from "./completion-script.js";
 
@@ -21,18 +23,22 @@ export function registerCompletionCommand({ program, setExitCode }: CommandHost)
         return;
       }
       const { completionScript } = await import("./completion-script.js");
-      process.stdout.write(completionScript(shell as (typeof SHELLS)[number], treeOf(program)));
+      process.stdout.write(completionScript(shell as (typeof SHELLS)[number], treeOf(program, true)));
     });
 }
 
-/** The command table as completion-script.ts reads it (hidden `help` commands left out). */
-function treeOf(command: Command): CompletionNode {
+/** The command table as completion-script.ts reads it (Codex-only commands, which only refuse, left out). */
+const CODEX_ONLY = new Set(Object.keys(CODEX_ONLY_COMMANDS));
+
+function treeOf(command: Command, root = false): CompletionNode {
   return {
     name: command.name(),
     flags: command.options.flatMap((option) =>
       [option.short, option.long].filter((flag) => flag !== undefined),
     ),
-    subcommands: command.commands.map(treeOf),
+    subcommands: command.commands
+      .filter((sub) => !(root && CODEX_ONLY.has(sub.name())))
+      .map((sub) => treeOf(sub)),
     ...(command.name() === "completion" ? { values: [...SHELLS] } : {}),
   };
 }
