@@ -5,62 +5,31 @@
  * earlier output, which the UI never erased, and no composer is left behind. `-C` naming a
  * missing directory is refused the same way before any screen (tmux, 80 and 120 columns).
  */
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { freePort } from "../support/sdk-examples.js";
-import { TmuxTerminal } from "../support/tmux.js";
+import type { TmuxTerminal } from "../support/tmux.js";
+import { EARLIER, everything, openAfterOutput } from "./after-output.js";
 
 const h = useExecHarness();
-const EARLIER = "EARLIER-SHELL-OUTPUT";
-
 let current: TmuxTerminal | undefined;
-
-/** The UI in tmux after a line of "shell output" (printed by a wrapper that then runs the CLI). */
-async function openAfterOutput(args: string[], width: number): Promise<TmuxTerminal> {
+afterEach(async () => {
   await current?.kill();
-  const wrapper = join(h.home, "after-output.mjs");
-  const go = join(h.home, `go-${width}-${Date.now()}`);
-  // It waits for the test to see its line: tmux can wipe what a pane prints in its first moments.
-  await writeFile(
-    wrapper,
-    [
-      `import { existsSync } from "node:fs";`,
-      `console.log(${JSON.stringify(EARLIER)});`,
-      `while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 10));`,
-      `await import(${JSON.stringify(CLI_PATH)});`,
-    ].join("\n"),
-  );
-  current = await TmuxTerminal.start({
-    cwd: h.work,
-    home: h.home,
-    args,
-    cli: wrapper,
-    env: { FAKE_KEY: "sk-test" },
-    width,
-    height: 24,
-  });
-  await current.waitFor(EARLIER);
-  await writeFile(go, "");
-  return current;
-}
+  current = undefined;
+});
 
 async function expectRefused(args: string[], width: number, message: string | RegExp): Promise<void> {
-  const t = await openAfterOutput(args, width);
-  try {
-    expect(await t.exitCode()).toBe(1);
-    await t.waitFor((s) => (typeof message === "string" ? s.includes(message) : message.test(s)));
-    // tmux scrolls a dead pane by a row, so the earlier line may be just above the screen.
-    const screen = `${await t.scrollback()}\n${await t.capture()}`;
-    expect(screen).toContain(EARLIER);
-    expect(screen.indexOf(EARLIER)).toBeLessThan(screen.search(/tscodex: /));
-    expect(screen).not.toMatch(/connecting|Ask anything|›/);
-  } finally {
-    await t.kill();
-    current = undefined;
-  }
+  await current?.kill();
+  const t = await openAfterOutput(h, args, { width, height: 24 });
+  current = t;
+  expect(await t.exitCode()).toBe(1);
+  await t.waitFor((s) => (typeof message === "string" ? s.includes(message) : message.test(s)));
+  // tmux scrolls a dead pane by a row, so the earlier line may be just above the screen.
+  const screen = await everything(t);
+  expect(screen).toContain(EARLIER);
+  expect(screen.indexOf(EARLIER)).toBeLessThan(screen.search(/tscodex: /));
+  expect(screen).not.toMatch(/connecting|Ask anything|›/);
 }
 
 describe("start-up failures of the terminal UI", () => {

@@ -90,6 +90,8 @@ export class TuiApp {
   /** A request_user_input question or an MCP elicitation, answered from the composer. */
   private question: Prompt | null = null;
   private lastCtrlC = 0;
+  /** Set by quit: the screen is the terminal's again. */
+  private closed = false;
   /** The thread this UI started while no turn has run in it (deleted on quit: see dropEmptyThread). */
   private emptyThread: string | null = null;
   /** Set on quit: the thread the exit hint names (null: none, or an empty one that was deleted). */
@@ -329,6 +331,8 @@ export class TuiApp {
   }
 
   quit(code = 0): void {
+    if (this.closed) return;
+    this.closed = true;
     if (this.ticker) clearInterval(this.ticker);
     // The transcript stays in the terminal; the composer and status line go (no stale frame).
     this.screen.draw(this.layout.rows(this.transcript.blocks, this.width));
@@ -562,6 +566,8 @@ export class TuiApp {
   /** Builds the frame and writes its difference from the last one. */
   render(): number {
     this.renderQueued = false;
+    // Quit drew the last frame (the transcript without the composer): nothing comes after it.
+    if (this.closed) return 0;
     const width = this.width;
     const s = this.style;
     const rows = this.layout.rows(this.transcript.blocks, width);
