@@ -3,7 +3,7 @@
  * a thread with JSON-RPC requests, turns the server's notifications into screen blocks
  * (transcript.ts), answers the server's approvals, user-input questions and MCP elicitations from
  * the keyboard, and redraws only what changed (screen.ts). Keys follow Codex: Enter submits (or
- * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits,
+ * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears, interrupts or quits,
  * Ctrl+D quits, `@` completes file paths (file-mentions.ts); /model, /approvals and /resume
  * open a picker (picker.ts) in place of the composer.
  */
@@ -409,6 +409,7 @@ export class TuiApp {
   }
 
   private onKey(key: Key): void {
+    if (key.name !== "ctrl-c") this.lastCtrlC = 0;
     if (this.approval) {
       this.onApprovalKey(key);
       return;
@@ -469,24 +470,38 @@ export class TuiApp {
       case "ctrl-d":
         if (composer.empty) this.quit(0);
         return;
-      case "ctrl-c": {
-        const now = Date.now();
-        if (!composer.empty) {
-          composer.clear();
-          this.lastCtrlC = 0;
-          return;
-        }
-        if (now - this.lastCtrlC <= QUIT_WINDOW_MS) {
-          this.quit(0);
-          return;
-        }
-        this.lastCtrlC = now;
-        this.transcript.notice("press Ctrl+C again to quit");
+      case "ctrl-c":
+        this.onCtrlC();
         return;
-      }
       case "tab":
         return;
     }
+  }
+
+  /**
+   * Ctrl+C as Codex's: it clears a composer with text; else it interrupts a running turn (as Esc
+   * does, the command killed with it); on an idle, empty composer it asks for a second press
+   * within QUIT_WINDOW_MS, then quits. The ask is the composer's hint, not a transcript line.
+   */
+  private onCtrlC(): void {
+    const now = Date.now();
+    if (!this.composer.empty) {
+      this.composer.clear();
+      this.lastCtrlC = 0;
+      return;
+    }
+    if (this.transcript.runningTurnId) {
+      this.lastCtrlC = 0;
+      this.interrupt();
+      return;
+    }
+    if (now - this.lastCtrlC <= QUIT_WINDOW_MS) {
+      this.quit(0);
+      return;
+    }
+    this.lastCtrlC = now;
+    // The hint goes when the window closes.
+    setTimeout(() => this.scheduleRender(), QUIT_WINDOW_MS + 10).unref();
   }
 
   /** Keys the `@` file menu takes while it is open; false for the others. */
@@ -521,14 +536,17 @@ export class TuiApp {
     const approval = this.approval;
     if (!approval) return;
     const choice = key.name === "text" ? key.text.toLowerCase() : key.name;
+    // Ctrl+C: no to this, and stop the turn (the protocol's "cancel").
     const decision =
-      choice === "y"
-        ? "accept"
-        : choice === "a"
-          ? "acceptForSession"
-          : choice === "n" || choice === "escape"
-            ? "decline"
-            : null;
+      choice === "ctrl-c"
+        ? "cancel"
+        : choice === "y"
+          ? "accept"
+          : choice === "a"
+            ? "acceptForSession"
+            : choice === "n" || choice === "escape"
+              ? "decline"
+              : null;
     if (!decision) return;
     this.approval = null;
     const what = approval.method.includes("fileChange")
@@ -539,8 +557,11 @@ export class TuiApp {
         ? "approved"
         : decision === "acceptForSession"
           ? "approved for the session"
-          : "denied";
-    this.transcript.notice(`✔ ${verdict}: ${what}`, decision === "decline" ? "warn" : "info");
+          : decision === "cancel"
+            ? "denied, turn stopped"
+            : "denied";
+    const approved = decision === "accept" || decision === "acceptForSession";
+    this.transcript.notice(`${approved ? "✔" : "✗"} ${verdict}: ${what}`, approved ? "info" : "warn");
     approval.answer(decision);
   }
 
@@ -575,8 +596,10 @@ export class TuiApp {
     if (this.question) rows.push(...this.question.rows(s, width));
     if (this.picker) rows.push(...this.picker.rows(s, width));
     else {
+      const quitting = Date.now() - this.lastCtrlC <= QUIT_WINDOW_MS;
       const hint =
         this.hint ||
+        (quitting ? "press Ctrl+C again to quit" : "") ||
         (this.transcript.runningTurnId
           ? "Enter steers the turn · Esc interrupts"
           : "Ask anything · / for commands");
