@@ -33,6 +33,7 @@ export function visibleBlock(block: Block): Block {
     case "agent":
     case "reasoning":
     case "notice":
+    case "proposedPlan":
       return { ...block, text: visibleText(block.text) };
     case "command":
       return { ...block, command: visibleText(block.command), output: visibleText(block.output) };
@@ -91,6 +92,11 @@ function blockLines(block: Block, s: Style): string[] {
       }
       return head;
     }
+    case "proposedPlan":
+      return [
+        `${s.bold("•")} ${s.bold("Proposed plan")}`,
+        ...markdown(block.text, s).map((line) => `  ${line}`),
+      ];
     case "tool": {
       const mark =
         block.status === "inProgress" ? s.yellow("•") : block.status === "failed" ? s.red("✗") : s.green("✓");

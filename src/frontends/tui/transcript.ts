@@ -19,6 +19,8 @@ export type BlockBody =
   | { kind: "command"; command: string; status: CommandStatus; exitCode: number | null; output: string }
   | { kind: "fileChange"; changes: FileChangeView[]; status: string }
   | { kind: "plan"; explanation: string | null; steps: { step: string; status: string }[] }
+  /** The plan a plan-mode turn proposes (Markdown), a stored item unlike update_plan's steps. */
+  | { kind: "proposedPlan"; text: string }
   | { kind: "tool"; title: string; status: string }
   | { kind: "notice"; text: string; tone: "info" | "warn" | "error" };
 
@@ -232,6 +234,13 @@ function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd
       return { kind: "agent", text: str(item.review) };
     case "contextCompaction":
       return { kind: "notice", text: "context compacted", tone: "info" };
+    case "plan":
+      return { kind: "proposedPlan", text: str(item.text) };
+    case "hookPrompt": {
+      const fragments = (item.fragments as { text?: unknown }[] | undefined) ?? [];
+      const text = fragments.map((fragment) => str(fragment.text)).join("\n");
+      return { kind: "notice", text: `hook: ${text}`, tone: "info" };
+    }
     default:
       return null;
   }
