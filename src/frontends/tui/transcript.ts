@@ -41,6 +41,8 @@ export class Transcript {
   turnStartedAt = 0;
   /** File paths under it are shown relative to it. */
   cwd = "";
+  /** The last error notification's message, so the failed turn that follows does not repeat it. */
+  private shownError: string | null = null;
   /** The turn each command ran in, so an interrupted turn can mark its own commands. */
   private readonly commandTurns = new Map<string, string>();
 
@@ -78,8 +80,12 @@ export class Transcript {
         if (turn.status === "interrupted") {
           this.markInterrupted(str((params.turn as Item | undefined)?.id));
           this.notice("■ interrupted", "warn");
-        } else if (turn.status === "failed")
-          this.notice(`■ ${turn.error?.message ?? "turn failed"}`, "error");
+        } else if (turn.status === "failed") {
+          // The error notification before it usually said the same: shown once.
+          const message = turn.error?.message ?? "turn failed";
+          if (message !== this.shownError) this.notice(`■ ${message}`, "error");
+        }
+        this.shownError = null;
         return true;
       }
       case "item/started":
@@ -115,11 +121,12 @@ export class Transcript {
         return true;
       case "error": {
         const error = (params.error ?? {}) as { message?: string };
-        const retry = params.willRetry === true;
-        this.notice(
-          `${retry ? "retrying: " : "error: "}${error.message ?? "unknown error"}`,
-          retry ? "warn" : "error",
-        );
+        const message = error.message ?? "unknown error";
+        if (params.willRetry === true) this.notice(`retrying: ${message}`, "warn");
+        else {
+          this.notice(`■ ${message}`, "error");
+          this.shownError = message;
+        }
         return true;
       }
       default:
