@@ -16,7 +16,8 @@ const ESC = "\u001b";
 /** Title, clipboard, screen clear, cursor move, CR, bidi override, 8-bit CSI. */
 const hostile = `a${ESC}]0;pwned\u0007b${ESC}]52;c;cHduZWQ=\u0007c${ESC}[2J${ESC}[Hd\re\u202ef\u009bg`;
 const shown = "a^[]0;pwned^Gb^[]52;c;cHduZWQ=^Gc^[[2J^[[Hd^Me<U+202E>f<U+009B>g";
-const RAW = new RegExp("[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]");
+const RAW_CLASS = "[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]";
+const RAW = new RegExp(RAW_CLASS);
 const unstyled = (rows: string[]) => rows.join("\n").replace(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 
 const samples: { [K in ThreadItem["type"]]: Extract<ThreadItem, { type: K }> } = {
