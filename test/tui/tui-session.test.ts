@@ -93,4 +93,26 @@ describe("a terminal UI session", () => {
       expect(await everything(t)).toContain(`tscodex resume ${threadId}`);
     });
   }
+
+  it("a thread made in the UI, with an approved command, comes back with that command (120 columns)", async () => {
+    h.server.enqueue(
+      turn(functionCall("shell_command", { command: "touch tui.txt" }, "call_1")),
+      turn(message("file made")),
+    );
+    let t = await open(["-s", "danger-full-access", "-a", "untrusted", "Create a file please"], {
+      width: 120,
+      height: 40,
+    });
+    await t.waitFor("Approval needed");
+    await t.type("y");
+    await t.waitFor("file made");
+    await t.send("C-d");
+    expect(await t.exitCode()).toBe(0);
+
+    t = await open(["resume", "--last"], { width: 120, height: 40 });
+    const screen = await t.waitFor("resumed thread");
+    expect(screen).toContain("› Create a file please");
+    expect(screen).toMatch(/Ran touch tui\.txt · exit 0/);
+    expect(screen).toContain("file made");
+  });
 });
