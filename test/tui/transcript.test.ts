@@ -1,6 +1,7 @@
 /**
  * The transcript reducer on review mode items (the app-server's review/start sends them): they
- * become a notice and the review as an agent message.
+ * become a notice and the review as an agent message. A model error is shown once, although
+ * both the error notification and the failed turn carry it.
  */
 import { describe, expect, it } from "vitest";
 import { Transcript } from "../../src/frontends/tui/transcript.js";
@@ -18,5 +19,17 @@ describe("Transcript", () => {
       ["notice", "reviewing current changes"],
       ["agent", "- **P1** off by one in loop.ts"],
     ]);
+  });
+
+  it("shows a turn's error once, not again when the failed turn repeats it", () => {
+    const transcript = new Transcript();
+    const message = "model provider 'mock' refused the request (401); check its API key";
+    transcript.apply("turn/started", { turn: { id: "u1" } });
+    transcript.apply("error", { error: { message }, willRetry: false });
+    transcript.apply("turn/completed", { turn: { id: "u1", status: "failed", error: { message } } });
+    transcript.apply("turn/started", { turn: { id: "u2" } });
+    transcript.apply("turn/completed", { turn: { id: "u2", status: "failed", error: { message: "other" } } });
+    const notices = transcript.blocks.flatMap((block) => (block.kind === "notice" ? [block.text] : []));
+    expect(notices).toEqual([`■ ${message}`, "■ other"]);
   });
 });

@@ -37,8 +37,13 @@ describe("/clear in the terminal UI", () => {
     const cleared = await t.waitFor((screen) => !screen.includes("first thread answer"));
     expect(cleared).not.toMatch(/old line|remember alpha|unknown command/);
     expect(cleared).toContain("Ask anything");
-    // Only the composer and the status line are left on screen; nothing old in the scrollback.
-    expect(cleared.split("\n").filter((row) => row.trim() !== "").length).toBeLessThanOrEqual(3);
+    // Only the new thread's header, the composer and the status line are left on screen;
+    // nothing old in the scrollback.
+    const header = /^(>_ tscodex|model:|directory:|thread:)/;
+    expect(cleared).toMatch(/^thread: +\S+/m);
+    expect(
+      cleared.split("\n").filter((row) => row.trim() !== "" && !header.test(row)).length,
+    ).toBeLessThanOrEqual(3);
     expect(await t.scrollback()).not.toMatch(/old line|remember alpha/);
 
     await t.type("hello again");

@@ -90,7 +90,7 @@ describe("settings and thread commands in the terminal UI", () => {
     expect(screen).toContain("noted alpha");
     expect(screen).not.toContain("noted beta");
     await command(t, "/resume no-such-thread");
-    await t.waitFor("/resume: invalid thread id");
+    await t.waitFor("/resume: no saved thread found with id no-such-thread");
     expect(await t.capture()).toContain("› remember alpha");
   });
 

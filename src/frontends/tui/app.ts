@@ -3,10 +3,11 @@
  * a thread with JSON-RPC requests, turns the server's notifications into screen blocks
  * (transcript.ts), answers the server's approvals, user-input questions and MCP elicitations from
  * the keyboard, and redraws only what changed (screen.ts). Keys follow Codex: Enter submits (or
- * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears / quits,
+ * steers a running turn), Ctrl+J / Shift+Enter newline, Esc interrupts, Ctrl+C clears, interrupts or quits,
  * Ctrl+D quits, `@` completes file paths (file-mentions.ts); /model, /approvals and /resume
  * open a picker (picker.ts) in place of the composer.
  */
+import { VERSION } from "../../version.js";
 import { visibleLine, visibleText } from "../common/terminal-text.js";
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
@@ -22,6 +23,7 @@ import { Screen } from "./screen.js";
 import { openResumePicker, runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
 import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
+import { notFoundMessage, resolveThreadId } from "./thread-ids.js";
 import { Transcript } from "./transcript.js";
 
 export interface ThreadSettings {
@@ -66,6 +68,8 @@ export interface ThreadInfo {
 }
 
 const QUIT_WINDOW_MS = 2000;
+/** How long quitting waits for the server to delete an empty thread. */
+const DELETE_WAIT_MS = 2000;
 
 export class TuiApp {
   readonly transcript = new Transcript();
@@ -86,6 +90,14 @@ export class TuiApp {
   /** A request_user_input question or an MCP elicitation, answered from the composer. */
   private question: Prompt | null = null;
   private lastCtrlC = 0;
+  /** Set by quit: the screen is the terminal's again. */
+  private closed = false;
+  /** The thread this UI started while no turn has run in it (deleted on quit: see dropEmptyThread). */
+  private emptyThread: string | null = null;
+  /** Set on quit: the thread the exit hint names (null: none, or an empty one that was deleted). */
+  exitThreadId: string | null = null;
+  /** Why the thread could not be opened at start-up (the app then exits 1; run.ts prints it). */
+  failedStart: string | null = null;
   private hint = "";
   private renderQueued = false;
   private ticker: NodeJS.Timeout | null = null;
@@ -158,7 +170,10 @@ export class TuiApp {
       else if (this.options.resume) await this.resumeThread(this.options.resume);
       else await this.newThread();
     } catch (error) {
-      this.transcript.notice(`could not open a thread: ${(error as Error).message}`, "error");
+      // No thread, no use for the screen: say why and exit, as Codex does (not a dead composer).
+      this.failedStart = (error as Error).message;
+      this.quit(1);
+      return;
     }
     this.hint = "";
     if (this.pendingImages.length > 0 && !this.options.prompt)
@@ -181,9 +196,29 @@ export class TuiApp {
       sandbox,
       ...(options.clear ? { sessionStartSource: "clear" } : {}),
     });
+    await this.dropEmptyThread();
     this.transcript.clear();
-    if (options.clear) this.screen.invalidate(this.screen.rows);
+    if (options.clear) this.screen.wipe();
     this.setThread(opened);
+    this.showHeader();
+    this.emptyThread = this.thread?.id ?? null;
+  }
+
+  /**
+   * Deletes the thread this UI started if no turn ever ran in it: quitting (or /new) right
+   * after start-up stores no empty thread (Codex writes a session only with its first turn).
+   */
+  private async dropEmptyThread(): Promise<void> {
+    const threadId = this.emptyThread;
+    this.emptyThread = null;
+    if (!threadId || !this.client) return;
+    // A server that went away must not hold the exit up.
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DELETE_WAIT_MS);
+    });
+    await Promise.race([this.rpc("thread/delete", { threadId }).catch(() => {}), giveUp]);
+    clearTimeout(timer);
   }
 
   /** thread/resume (id, or the newest thread for "last"), with the stored turns on screen. */
@@ -195,20 +230,43 @@ export class TuiApp {
       if (!first)
         throw new Error(`no stored thread${this.listCwd ? ` started in ${this.listCwd}` : ""} to resume`);
       threadId = first.id;
-    }
+    } else threadId = await resolveThreadId((method, params) => this.rpc(method, params), which);
     const { model, approvalPolicy, sandbox } = this.options.settings;
     this.opening = threadId;
     let opened: Params;
     try {
       opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+    } catch (error) {
+      if (/thread not found/.test((error as Error).message)) throw new Error(notFoundMessage(threadId));
+      throw error;
     } finally {
       this.opening = null;
     }
+    if (this.emptyThread !== threadId) await this.dropEmptyThread();
     this.transcript.clear();
     this.setThread(opened);
+    this.showHeader();
     const read = await this.rpc("thread/read", { threadId, includeTurns: true });
     this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
     this.transcript.notice(`resumed thread ${threadId}`);
+  }
+
+  /** Codex's header: what the thread runs with, where, and its id (for `tscodex resume`). */
+  private showHeader(): void {
+    const thread = this.thread;
+    if (!thread) return;
+    const rows = [
+      `>_ tscodex (v${VERSION})`,
+      `model:     ${thread.model}${thread.effort ? ` ${thread.effort}` : ""}`,
+      `directory: ${thread.cwd}`,
+      `thread:    ${thread.id}`,
+    ];
+    this.transcript.notice(rows.join("\n"));
+  }
+
+  /** The thread to name in the exit hint: the open one, unless it was empty and so deleted. */
+  get keptThreadId(): string | null {
+    return this.thread && this.thread.id !== this.emptyThread ? this.thread.id : null;
   }
 
   private setThread(opened: Params): void {
@@ -258,6 +316,7 @@ export class TuiApp {
         this.transcript.notice(`↳ steered: ${text}`);
       } else {
         const { model, effort, approvalPolicy } = this.options.settings;
+        this.emptyThread = null;
         await this.rpc("turn/start", { threadId: this.thread.id, input, model, effort, approvalPolicy });
       }
     } catch (error) {
@@ -272,15 +331,21 @@ export class TuiApp {
   }
 
   quit(code = 0): void {
+    if (this.closed) return;
+    this.closed = true;
     if (this.ticker) clearInterval(this.ticker);
-    this.render();
+    // The transcript stays in the terminal; the composer and status line go (no stale frame).
+    this.screen.draw(this.layout.rows(this.transcript.blocks, this.width));
     this.screen.release();
     const { input, output } = this.options;
     output.write("\x1b[?2004l");
     if (input.isTTY) input.setRawMode(false);
     input.pause();
-    this.client?.close();
-    this.exit(code);
+    this.exitThreadId = this.keptThreadId;
+    void this.dropEmptyThread().finally(() => {
+      this.client?.close();
+      this.exit(code);
+    });
   }
 
   private onNotification(method: string, params: Params): void {
@@ -344,6 +409,7 @@ export class TuiApp {
   }
 
   private onKey(key: Key): void {
+    if (key.name !== "ctrl-c") this.lastCtrlC = 0;
     if (this.approval) {
       this.onApprovalKey(key);
       return;
@@ -404,24 +470,38 @@ export class TuiApp {
       case "ctrl-d":
         if (composer.empty) this.quit(0);
         return;
-      case "ctrl-c": {
-        const now = Date.now();
-        if (!composer.empty) {
-          composer.clear();
-          this.lastCtrlC = 0;
-          return;
-        }
-        if (now - this.lastCtrlC <= QUIT_WINDOW_MS) {
-          this.quit(0);
-          return;
-        }
-        this.lastCtrlC = now;
-        this.transcript.notice("press Ctrl+C again to quit");
+      case "ctrl-c":
+        this.onCtrlC();
         return;
-      }
       case "tab":
         return;
     }
+  }
+
+  /**
+   * Ctrl+C as Codex's: it clears a composer with text; else it interrupts a running turn (as Esc
+   * does, the command killed with it); on an idle, empty composer it asks for a second press
+   * within QUIT_WINDOW_MS, then quits. The ask is the composer's hint, not a transcript line.
+   */
+  private onCtrlC(): void {
+    const now = Date.now();
+    if (!this.composer.empty) {
+      this.composer.clear();
+      this.lastCtrlC = 0;
+      return;
+    }
+    if (this.transcript.runningTurnId) {
+      this.lastCtrlC = 0;
+      this.interrupt();
+      return;
+    }
+    if (now - this.lastCtrlC <= QUIT_WINDOW_MS) {
+      this.quit(0);
+      return;
+    }
+    this.lastCtrlC = now;
+    // The hint goes when the window closes.
+    setTimeout(() => this.scheduleRender(), QUIT_WINDOW_MS + 10).unref();
   }
 
   /** Keys the `@` file menu takes while it is open; false for the others. */
@@ -456,14 +536,17 @@ export class TuiApp {
     const approval = this.approval;
     if (!approval) return;
     const choice = key.name === "text" ? key.text.toLowerCase() : key.name;
+    // Ctrl+C: no to this, and stop the turn (the protocol's "cancel").
     const decision =
-      choice === "y"
-        ? "accept"
-        : choice === "a"
-          ? "acceptForSession"
-          : choice === "n" || choice === "escape"
-            ? "decline"
-            : null;
+      choice === "ctrl-c"
+        ? "cancel"
+        : choice === "y"
+          ? "accept"
+          : choice === "a"
+            ? "acceptForSession"
+            : choice === "n" || choice === "escape"
+              ? "decline"
+              : null;
     if (!decision) return;
     this.approval = null;
     const what = approval.method.includes("fileChange")
@@ -474,8 +557,11 @@ export class TuiApp {
         ? "approved"
         : decision === "acceptForSession"
           ? "approved for the session"
-          : "denied";
-    this.transcript.notice(`✔ ${verdict}: ${what}`, decision === "decline" ? "warn" : "info");
+          : decision === "cancel"
+            ? "denied, turn stopped"
+            : "denied";
+    const approved = decision === "accept" || decision === "acceptForSession";
+    this.transcript.notice(`${approved ? "✔" : "✗"} ${verdict}: ${what}`, approved ? "info" : "warn");
     approval.answer(decision);
   }
 
@@ -494,18 +580,26 @@ export class TuiApp {
     setImmediate(() => this.render());
   }
 
+  private get width(): number {
+    return Math.max(20, this.options.output.columns || 80);
+  }
+
   /** Builds the frame and writes its difference from the last one. */
   render(): number {
     this.renderQueued = false;
-    const width = Math.max(20, this.options.output.columns || 80);
+    // Quit drew the last frame (the transcript without the composer): nothing comes after it.
+    if (this.closed) return 0;
+    const width = this.width;
     const s = this.style;
     const rows = this.layout.rows(this.transcript.blocks, width);
     if (this.approval) rows.push(...this.approvalRows(width));
     if (this.question) rows.push(...this.question.rows(s, width));
     if (this.picker) rows.push(...this.picker.rows(s, width));
     else {
+      const quitting = Date.now() - this.lastCtrlC <= QUIT_WINDOW_MS;
       const hint =
         this.hint ||
+        (quitting ? "press Ctrl+C again to quit" : "") ||
         (this.transcript.runningTurnId
           ? "Enter steers the turn · Esc interrupts"
           : "Ask anything · / for commands");

@@ -15,6 +15,8 @@ import type { Block } from "./transcript.js";
 /** Output lines a command shows (the tail); the rest is folded into a count. */
 export const OUTPUT_TAIL_LINES = 5;
 const DIFF_MAX_LINES = 400;
+const BOLD_OFF = "\x1b[22m";
+const DIM_AGAIN = "\x1b[22m\x1b[2m";
 
 export function renderBlock(block: Block, width: number, style: Style): string[] {
   const lines = blockLines(visibleBlock(block), style);
@@ -31,6 +33,7 @@ export function visibleBlock(block: Block): Block {
     case "agent":
     case "reasoning":
     case "notice":
+    case "proposedPlan":
       return { ...block, text: visibleText(block.text) };
     case "command":
       return { ...block, command: visibleText(block.command), output: visibleText(block.output) };
@@ -70,7 +73,10 @@ function blockLines(block: Block, s: Style): string[] {
     case "agent":
       return markdown(block.text, s).map((line, i) => (i === 0 ? `${s.magenta("•")} ${line}` : `  ${line}`));
     case "reasoning":
-      return block.text.split("\n").map((line) => s.dim(s.italic(`  ${line}`)));
+      // Summaries are Markdown too (`**Looking** at …`); bold's close also ends dim, so dim reopens.
+      return markdown(block.text, s).map((line) =>
+        s.dim(s.italic(`  ${line.replaceAll(BOLD_OFF, DIM_AGAIN)}`)),
+      );
     case "command":
       return commandLines(block, s);
     case "fileChange":
@@ -86,6 +92,11 @@ function blockLines(block: Block, s: Style): string[] {
       }
       return head;
     }
+    case "proposedPlan":
+      return [
+        `${s.bold("•")} ${s.bold("Proposed plan")}`,
+        ...markdown(block.text, s).map((line) => `  ${line}`),
+      ];
     case "tool": {
       const mark =
         block.status === "inProgress" ? s.yellow("•") : block.status === "failed" ? s.red("✗") : s.green("✓");

@@ -14,6 +14,8 @@ const BASELINE_TOKENS = 12_000;
 /** The `tokenUsage` of a `thread/tokenUsage/updated` notification (the fields used here). */
 export interface TokenUsageView {
   last: { totalTokens: number } | null;
+  /** The thread's running total (the exit summary's `Token usage:` line). */
+  total?: { totalTokens: number; inputTokens: number; outputTokens: number } | null;
   modelContextWindow: number | null;
 }
 

@@ -52,44 +52,4 @@ export function createStyle(enabled: boolean): Style {
   };
 }
 
-const ANSI = new RegExp(`${"\u001b"}\\[[0-9;?]*[A-Za-z]`, "g");
-const LEADING_ANSI = new RegExp(`^${"\u001b"}\\[[0-9;?]*[A-Za-z]`);
-
-/** The columns a string takes once its escape codes are removed. */
-export function visibleWidth(text: string): number {
-  return text.includes("\x1b") ? text.replace(ANSI, "").length : text.length;
-}
-
-/**
- * Breaks one styled line into rows of at most `width` columns. Escape codes do not count, and
- * the style active at a break is reopened on the next row, so colours survive wrapping.
- */
-export function wrapLine(line: string, width: number): string[] {
-  if (width < 1) return [line];
-  if (visibleWidth(line) <= width) return [line];
-  const rows: string[] = [];
-  let row = "";
-  let columns = 0;
-  let active = "";
-  for (let i = 0; i < line.length; ) {
-    if (line[i] === "\x1b") {
-      const match = LEADING_ANSI.exec(line.slice(i, i + 16));
-      if (match) {
-        row += match[0];
-        active = match[0] === "\x1b[0m" || /\[(22|23|27|39)m$/.test(match[0]) ? "" : active + match[0];
-        i += match[0].length;
-        continue;
-      }
-    }
-    if (columns === width) {
-      rows.push(active ? `${row}\x1b[0m` : row);
-      row = active;
-      columns = 0;
-    }
-    row += line[i];
-    columns++;
-    i++;
-  }
-  rows.push(row);
-  return rows;
-}
+export { visibleWidth, wrapLine } from "./wrap.js";

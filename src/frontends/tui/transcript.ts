@@ -3,6 +3,7 @@
  * a `thread/read` or `thread/resume` returns). A reducer: `apply(method, params)` changes the
  * blocks and bumps the version of each one it touched, so the renderer re-lays out only those.
  */
+import type { ThreadItem } from "../app-server/protocol/common.js";
 
 export type CommandStatus = "inProgress" | "completed" | "failed" | "declined" | "interrupted";
 
@@ -19,6 +20,8 @@ export type BlockBody =
   | { kind: "command"; command: string; status: CommandStatus; exitCode: number | null; output: string }
   | { kind: "fileChange"; changes: FileChangeView[]; status: string }
   | { kind: "plan"; explanation: string | null; steps: { step: string; status: string }[] }
+  /** The plan a plan-mode turn proposes (Markdown), a stored item unlike update_plan's steps. */
+  | { kind: "proposedPlan"; text: string }
   | { kind: "tool"; title: string; status: string }
   | { kind: "notice"; text: string; tone: "info" | "warn" | "error" };
 
@@ -39,6 +42,8 @@ export class Transcript {
   turnStartedAt = 0;
   /** File paths under it are shown relative to it. */
   cwd = "";
+  /** The last error notification's message, so the failed turn that follows does not repeat it. */
+  private shownError: string | null = null;
   /** The turn each command ran in, so an interrupted turn can mark its own commands. */
   private readonly commandTurns = new Map<string, string>();
 
@@ -57,8 +62,8 @@ export class Transcript {
   /** Shows a stored thread's turns (thread/resume or thread/read). */
   loadTurns(turns: unknown[]): void {
     for (const turn of turns) {
-      const items = (turn as { items?: unknown[] }).items ?? [];
-      for (const item of items) this.upsertItem(item as Item, true);
+      const items = typeof turn === "object" && turn !== null && "items" in turn ? turn.items : [];
+      if (Array.isArray(items)) for (const item of items) this.upsertItem(item, true);
     }
   }
 
@@ -76,8 +81,12 @@ export class Transcript {
         if (turn.status === "interrupted") {
           this.markInterrupted(str((params.turn as Item | undefined)?.id));
           this.notice("■ interrupted", "warn");
-        } else if (turn.status === "failed")
-          this.notice(`■ ${turn.error?.message ?? "turn failed"}`, "error");
+        } else if (turn.status === "failed") {
+          // The error notification before it usually said the same: shown once.
+          const message = turn.error?.message ?? "turn failed";
+          if (message !== this.shownError) this.notice(`■ ${message}`, "error");
+        }
+        this.shownError = null;
         return true;
       }
       case "item/started":
@@ -113,11 +122,12 @@ export class Transcript {
         return true;
       case "error": {
         const error = (params.error ?? {}) as { message?: string };
-        const retry = params.willRetry === true;
-        this.notice(
-          `${retry ? "retrying: " : "error: "}${error.message ?? "unknown error"}`,
-          retry ? "warn" : "error",
-        );
+        const message = error.message ?? "unknown error";
+        if (params.willRetry === true) this.notice(`retrying: ${message}`, "warn");
+        else {
+          this.notice(`■ ${message}`, "error");
+          this.shownError = message;
+        }
         return true;
       }
       default:
@@ -147,8 +157,9 @@ export class Transcript {
     return true;
   }
 
-  private upsertItem(item: Item | undefined, completed: boolean): boolean {
-    if (!item || typeof item.id !== "string") return false;
+  private upsertItem(value: unknown, completed: boolean): boolean {
+    const item = asThreadItem(value);
+    if (!item) return false;
     const body = bodyOf(item, completed, this.byId.get(item.id), this.cwd);
     if (!body) return false;
     this.put(item.id, body);
@@ -174,45 +185,74 @@ export class Transcript {
   }
 }
 
+/** The ThreadItem kinds the UI knows; an item of another kind (a newer server) is not shown. */
+const ITEM_TYPES: ReadonlySet<string> = new Set<ThreadItem["type"]>([
+  "userMessage",
+  "agentMessage",
+  "hookPrompt",
+  "reasoning",
+  "commandExecution",
+  "fileChange",
+  "mcpToolCall",
+  "dynamicToolCall",
+  "webSearch",
+  "enteredReviewMode",
+  "exitedReviewMode",
+  "contextCompaction",
+  "plan",
+  "collabAgentToolCall",
+]);
+
+/**
+ * The wire value as the protocol's ThreadItem: the one place the UI trusts the server's shape
+ * (it speaks the app-server protocol); the UI still reads optional-looking fields defensively.
+ */
+function asThreadItem(value: unknown): ThreadItem | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { type, id } = value as { type?: unknown; id?: unknown };
+  if (typeof type !== "string" || !ITEM_TYPES.has(type) || typeof id !== "string") return null;
+  return value as ThreadItem;
+}
+
 /** The screen block of one v2 ThreadItem (null: nothing to show). */
-function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd: string): BlockBody | null {
+function bodyOf(
+  item: ThreadItem,
+  completed: boolean,
+  existing: Block | undefined,
+  cwd: string,
+): BlockBody | null {
   switch (item.type) {
     case "userMessage": {
-      const content = (item.content as { type: string; text?: string }[] | undefined) ?? [];
-      return { kind: "user", text: content.map((part) => part.text ?? `[${part.type}]`).join("\n") };
+      const parts = (item.content ?? []).map((part) => (part.type === "text" ? part.text : `[${part.type}]`));
+      return { kind: "user", text: parts.join("\n") };
     }
     case "agentMessage":
       // A started message is empty; its deltas fill it. The completed one is authoritative.
       if (!completed && existing?.kind === "agent") return existing;
       return { kind: "agent", text: str(item.text) };
-    case "reasoning": {
-      const summary = (item.summary as string[] | undefined) ?? [];
-      return { kind: "reasoning", text: summary.join("\n\n") };
-    }
+    case "reasoning":
+      return { kind: "reasoning", text: (item.summary ?? []).join("\n\n") };
     case "commandExecution": {
       const live = existing?.kind === "command" ? existing.output : "";
       return {
         kind: "command",
         command: str(item.command),
-        status: str(item.status) as CommandStatus,
+        status: item.status,
         exitCode: typeof item.exitCode === "number" ? item.exitCode : null,
         output:
           typeof item.aggregatedOutput === "string" ? item.aggregatedOutput.slice(-OUTPUT_KEEP_CHARS) : live,
       };
     }
-    case "fileChange": {
-      const changes =
-        (item.changes as { path: string; kind: { type: string }; diff: string }[] | undefined) ?? [];
+    case "fileChange":
       return {
         kind: "fileChange",
         status: str(item.status),
-        changes: changes.map((change) => ({
+        changes: (item.changes ?? []).map((change) => ({
           path: cwd && change.path.startsWith(`${cwd}/`) ? change.path.slice(cwd.length + 1) : change.path,
           kind: change.kind?.type ?? "update",
           diff: change.diff,
         })),
       };
-    }
     case "mcpToolCall":
       return { kind: "tool", title: `${str(item.server)}.${str(item.tool)}`, status: str(item.status) };
     case "dynamicToolCall":
@@ -232,7 +272,19 @@ function bodyOf(item: Item, completed: boolean, existing: Block | undefined, cwd
       return { kind: "agent", text: str(item.review) };
     case "contextCompaction":
       return { kind: "notice", text: "context compacted", tone: "info" };
+    case "plan":
+      return { kind: "proposedPlan", text: str(item.text) };
+    case "hookPrompt": {
+      const text = (item.fragments ?? []).map((fragment) => str(fragment.text)).join("\n");
+      return { kind: "notice", text: `hook: ${text}`, tone: "info" };
+    }
     default:
-      return null;
+      return unknownItem(item);
   }
+}
+
+/** A ThreadItem kind added to the protocol without a case above fails to compile here. */
+function unknownItem(item: never): null {
+  void item;
+  return null;
 }
