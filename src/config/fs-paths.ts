@@ -8,7 +8,7 @@
  */
 import type { Dirent } from "node:fs";
 import { readdir, realpath } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { expandRulePath } from "../protocol/permission-paths.js";
 import type { FilesystemPolicy, FsAccess, ResolvedFsRule } from "../protocol/permissions.js";
 import { isGlob, strongerAccess } from "./permission-profile-parse.js";

@@ -2,7 +2,6 @@
  * Building a Thread from resolved configuration: model family → request settings and
  * tools; provider → model client; prompt parts loaded once.
  */
-import { resolve } from "node:path";
 import type { Config } from "../config/load.js";
 import { enabledMcpServers } from "../config/mcp-servers.js";
 import { configuredPermissions } from "../config/permission-profiles.js";

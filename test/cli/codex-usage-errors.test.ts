@@ -70,7 +70,9 @@ describe("Codex commands tscodex does not have", () => {
       // Whatever the command does (its own part of tscodex), it ends without opening a turn;
       // a probe of the provider (doctor's) is not a turn.
       await terminal.exitCode();
-      const turns = h.server.requests.filter((request) => request.method === "POST" && request.wire !== "other");
+      const turns = h.server.requests.filter(
+        (request) => request.method === "POST" && request.wire !== "other",
+      );
       expect(turns, word).toHaveLength(0);
     }
   });

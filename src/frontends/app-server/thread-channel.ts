@@ -237,9 +237,9 @@ export class ThreadChannel {
    */
   override(overrides: TurnOverrides): void {
     const thread = this.requireThread();
-    const before = JSON.stringify(threadSettingsOf(thread.effectiveSettings, this.host.env));
+    const before = JSON.stringify(threadSettingsOf(thread.effectiveSettings));
     thread.overrideSettings(overrides);
-    const threadSettings = threadSettingsOf(thread.effectiveSettings, this.host.env);
+    const threadSettings = threadSettingsOf(thread.effectiveSettings);
     if (JSON.stringify(threadSettings) === before) return;
     this.broadcast([{ method: "thread/settings/updated", params: { threadId: this.id, threadSettings } }]);
   }

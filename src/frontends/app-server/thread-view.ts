@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { turnScopedIds } from "../../protocol/item-tracker.js";
 import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
@@ -6,7 +5,6 @@ import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
 import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
 import type {
-  SandboxPolicy,
   ThreadItem,
   ThreadOpenedResponse,
   ThreadSettingsWire,
@@ -142,7 +140,6 @@ export function openedResponse(
   thread: ThreadWire,
   settings: EffectiveSettings,
   instructionSources: string[],
-  env: NodeJS.ProcessEnv,
 ): ThreadOpenedResponse {
   return {
     thread,
@@ -163,7 +160,7 @@ export function openedResponse(
 }
 
 /** What a thread runs with as 0.169's ThreadSettings (`thread/settings/updated`). */
-export function threadSettingsOf(settings: EffectiveSettings, env: NodeJS.ProcessEnv): ThreadSettingsWire {
+export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWire {
   const effort = effortOf(settings.effort);
   return {
     approvalPolicy: settings.approvalPolicy,

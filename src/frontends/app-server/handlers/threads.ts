@@ -113,12 +113,7 @@ export async function threadStart(
 ): Promise<ResultOf<"thread/start">> {
   const { channel, view, config } = await openNewThread(params, context);
   announce(context, channel, view);
-  return openedResponse(
-    view,
-    channel.settings,
-    await instructionSources(config, channel.settings.cwd),
-    context.runtime.env,
-  );
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** A new thread (thread/start, v1 newConversation), served but not yet announced. */
@@ -171,7 +166,7 @@ export async function threadResume(
   const sources = await instructionSources(ownConfig ?? runtime.config, channel.settings.cwd);
   // `excludeTurns` (0.169): the client pages the turns itself (thread/turns/list).
   const shown = params.excludeTurns ? { ...view, turns: [] } : view;
-  return openedResponse(shown, channel.settings, sources, runtime.env);
+  return openedResponse(shown, channel.settings, sources);
 }
 
 export async function threadFork(
@@ -196,12 +191,7 @@ export async function threadFork(
   const view = storedThreadView(stored, { includeTurns: true, live: channel });
   announce(context, channel, view);
   sendRestoredUsage(context, stored, view, channel.settings, config);
-  return openedResponse(
-    view,
-    channel.settings,
-    await instructionSources(config, channel.settings.cwd),
-    context.runtime.env,
-  );
+  return openedResponse(view, channel.settings, await instructionSources(config, channel.settings.cwd));
 }
 
 /** Thread `id`'s model and policies as a fork starts from them. */

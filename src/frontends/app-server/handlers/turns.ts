@@ -14,7 +14,7 @@ import { errorMessage } from "../../../util/errors.js";
 import { enforceTurnCeiling } from "../ceiling.js";
 import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
-import type { SandboxPolicy, UserInputWire } from "../protocol/common.js";
+import type { UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
 import { checkThreadId } from "../thread-id.js";

@@ -47,7 +47,7 @@ export async function newConversation(
   return {
     conversationId: view.id,
     model: settings.model,
-    reasoningEffort: openedResponse(view, settings, [], context.runtime.env).reasoningEffort,
+    reasoningEffort: openedResponse(view, settings, []).reasoningEffort,
     rolloutPath: path,
   };
 }
