@@ -8,6 +8,7 @@
  * open a picker (picker.ts) in place of the composer.
  */
 import { VERSION } from "../../version.js";
+import type { ClientMethod, ResultOf } from "../app-server/protocol/client-requests.js";
 import { ApprovalView } from "./approval.js";
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
@@ -25,7 +26,7 @@ import { type Style, wrapLine } from "./style.js";
 import { notFoundMessage, resolveThreadId } from "./thread-ids.js";
 import { Transcript } from "./transcript.js";
 import { type View, ViewStack } from "./views.js";
-import { readNotification, readServerRequest } from "./wire.js";
+import { readNotification, readReply, readServerRequest } from "./wire.js";
 
 export interface ThreadSettings {
   model?: string | undefined;
@@ -54,6 +55,8 @@ export interface AppOptions {
 }
 
 type Params = Record<string, unknown>;
+/** What thread/start and thread/resume answer. */
+type OpenedThread = ResultOf<"thread/start"> | ResultOf<"thread/resume">;
 
 /** What the status line shows about the open thread. */
 export interface ThreadInfo {
@@ -195,7 +198,7 @@ export class TuiApp {
    */
   async newThread(options: { clear?: boolean } = {}): Promise<void> {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
-    const opened = await this.rpc("thread/start", {
+    const opened = await this.call("thread/start", {
       cwd,
       model,
       approvalPolicy,
@@ -231,17 +234,17 @@ export class TuiApp {
   async resumeThread(which: string): Promise<void> {
     let threadId = which;
     if (which === "last") {
-      const listed = await this.rpc("thread/list", { limit: 1, sortKey: "updated_at", cwd: this.listCwd });
-      const first = (listed.data as { id: string }[] | undefined)?.[0];
+      const listed = await this.call("thread/list", { limit: 1, sortKey: "updated_at", cwd: this.listCwd });
+      const first = listed.data?.[0];
       if (!first)
         throw new Error(`no stored thread${this.listCwd ? ` started in ${this.listCwd}` : ""} to resume`);
       threadId = first.id;
     } else threadId = await resolveThreadId((method, params) => this.rpc(method, params), which);
     const { model, approvalPolicy, sandbox } = this.options.settings;
     this.opening = threadId;
-    let opened: Params;
+    let opened: OpenedThread;
     try {
-      opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+      opened = await this.call("thread/resume", { threadId, model, approvalPolicy, sandbox });
     } catch (error) {
       if (/thread not found/.test((error as Error).message)) throw new Error(notFoundMessage(threadId));
       throw error;
@@ -252,8 +255,8 @@ export class TuiApp {
     this.transcript.clear();
     this.setThread(opened);
     this.showHeader();
-    const read = await this.rpc("thread/read", { threadId, includeTurns: true });
-    this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
+    const read = await this.call("thread/read", { threadId, includeTurns: true });
+    this.transcript.loadTurns(read.thread?.turns ?? []);
     this.transcript.notice(`resumed thread ${threadId}`);
   }
 
@@ -275,13 +278,12 @@ export class TuiApp {
     return this.thread && this.thread.id !== this.emptyThread ? this.thread.id : null;
   }
 
-  private setThread(opened: Params): void {
-    const thread = opened.thread as { id: string };
-    const sandbox = (opened.sandbox as { type?: string } | undefined)?.type ?? "?";
+  private setThread(opened: OpenedThread): void {
+    const sandbox = opened.sandbox?.type ?? "?";
     const cwd = typeof opened.cwd === "string" ? opened.cwd : (this.options.settings.cwd ?? "");
     const effort = typeof opened.reasoningEffort === "string" ? opened.reasoningEffort : null;
     this.thread = {
-      id: thread.id,
+      id: opened.thread.id,
       model: String(opened.model ?? "?"),
       effort: this.options.settings.effort ?? effort,
       approvalPolicy: String(opened.approvalPolicy ?? "?"),
@@ -310,6 +312,11 @@ export class TuiApp {
   /** Asks `prompt` above the composer (answered from it). */
   private askAbove(prompt: Prompt): void {
     this.openView(promptView(prompt, this.composer, () => this.mentions.open));
+  }
+
+  /** A request the protocol types: the reply is read as its result for `method`. */
+  async call<M extends ClientMethod>(method: M, params: Params): Promise<ResultOf<M>> {
+    return readReply(method, await this.rpc(method, params));
   }
 
   /** A JSON-RPC request on the open connection. */

@@ -5,6 +5,7 @@
  * with object params is taken as the protocol's shape for that method, and everything past this
  * file reads typed fields. This file is the only place wire data is cast.
  */
+import type { ClientMethod, ResultOf } from "../app-server/protocol/client-requests.js";
 import type { ThreadItem } from "../app-server/protocol/common.js";
 import type {
   NotificationMethod,
@@ -103,4 +104,10 @@ export function readThreadItem(value: unknown): ThreadItem | null {
   const { type, id } = value;
   if (typeof type !== "string" || !ITEM_TYPES.has(type) || typeof id !== "string") return null;
   return value as ThreadItem;
+}
+
+/** The reply to a request the UI sent, as the protocol answers `method`; throws if not an object. */
+export function readReply<M extends ClientMethod>(method: M, value: unknown): ResultOf<M> {
+  if (!isRecord(value)) throw new Error(`the server's reply to ${method} is not an object`);
+  return value as ResultOf<M>;
 }
