@@ -47,7 +47,9 @@ describe("ServerFileSearch", () => {
     expect(await second).toEqual(["src/main.ts", "main.go"]);
     expect(server.calls.filter((c) => c.method === "fuzzyFileSearch/sessionStart")).toHaveLength(1);
     expect(server.calls[0]?.params).toEqual({ sessionId, roots: ["/srv"] });
-    expect(search.onNotification(notification("turn/completed", {}))).toBe(false);
+    expect(search.onNotification(notification("turn/completed", { threadId: "t", turn: { id: "u" } }))).toBe(
+      false,
+    );
 
     // After a turn (files may have changed) or in another cwd, the session lists again.
     search.refresh();

@@ -68,9 +68,36 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+type FieldKind = "string" | "object" | "array";
+const delta = { itemId: "string", delta: "string" } as const;
+/**
+ * The fields the UI dereferences, checked where they enter: a server that sends less (another
+ * version, a remote one) has its notification dropped rather than the screen broken.
+ */
+const REQUIRED: Partial<Record<UiNotificationMethod, Record<string, FieldKind>>> = {
+  "turn/started": { turn: "object" },
+  "turn/completed": { turn: "object" },
+  "thread/tokenUsage/updated": { threadId: "string", tokenUsage: "object" },
+  "turn/plan/updated": { plan: "array" },
+  "item/agentMessage/delta": delta,
+  "item/reasoning/summaryTextDelta": delta,
+  "item/reasoning/textDelta": delta,
+  "item/commandExecution/outputDelta": delta,
+  "fuzzyFileSearch/sessionUpdated": { files: "array" },
+};
+
+const requiredOf: ReadonlyMap<string, Record<string, FieldKind>> = new Map(Object.entries(REQUIRED));
+
+function hasKind(value: unknown, kind: FieldKind): boolean {
+  if (kind === "array") return Array.isArray(value);
+  return kind === "object" ? isRecord(value) : typeof value === "string";
+}
+
 /** A notification as the protocol types it; null for one the UI does not read (or malformed). */
 export function readNotification(method: string, params: unknown): UiNotification | null {
   if (!notificationMethods.has(method) || !isRecord(params)) return null;
+  const required = requiredOf.get(method) ?? {};
+  if (!Object.entries(required).every(([field, kind]) => hasKind(params[field], kind))) return null;
   return { method, params } as UiNotification;
 }
 
