@@ -153,20 +153,25 @@ async function frameTimes() {
   const { TranscriptLayout, composerRows } = await import("../src/frontends/tui/layout.js");
   const { Screen } = await import("../src/frontends/tui/screen.js");
   const { createStyle } = await import("../src/frontends/tui/style.js");
+  const { readNotification } = await import("../src/frontends/tui/wire.js");
+  const apply = (method: string, params: unknown) => {
+    const notification = readNotification(method, params);
+    if (notification) transcript.apply(notification);
+  };
   const style = createStyle(true);
   const transcript = new Transcript();
   const layout = new TranscriptLayout(style);
   let written = 0;
   const screen = new Screen({ write: (text) => (written += text.length) }, 30);
   for (let i = 0; i < 200; i++) transcript.notice(`earlier line ${i} `.repeat(3));
-  transcript.apply("item/started", {
+  apply("item/started", {
     item: { type: "commandExecution", id: "c1", command: "big", status: "inProgress", commandActions: [] },
   });
   const frames: number[] = [];
   for (let line = 0; line < 10_000; line += 50) {
     let delta = "";
     for (let i = line; i < line + 50; i++) delta += `output line ${i} ${"x".repeat(40)}\n`;
-    transcript.apply("item/commandExecution/outputDelta", { itemId: "c1", delta });
+    apply("item/commandExecution/outputDelta", { itemId: "c1", delta });
     const start = performance.now();
     const rows = layout.rows(transcript.blocks, 100);
     rows.push(...composerRows("", 0, 100, style, "hint"), "status");

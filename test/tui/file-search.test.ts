@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { ServerFileSearch } from "../../src/frontends/tui/file-search.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "../../src/frontends/tui/rpc-client.js";
+import { notification } from "./notify.js";
 
 type Params = Record<string, unknown>;
 
@@ -36,26 +37,34 @@ describe("ServerFileSearch", () => {
     const second = search.search("mai");
     await new Promise((resolve) => setImmediate(resolve));
     expect(
-      search.onNotification("fuzzyFileSearch/sessionUpdated", { sessionId: "other", query: "mai", files }),
+      search.onNotification(
+        notification("fuzzyFileSearch/sessionUpdated", { sessionId: "other", query: "mai", files }),
+      ),
     ).toBe(true);
     const sessionId = server.calls[0]?.params.sessionId;
-    search.onNotification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "mai", files });
+    search.onNotification(notification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "mai", files }));
     expect(await first).toBeNull();
     expect(await second).toEqual(["src/main.ts", "main.go"]);
     expect(server.calls.filter((c) => c.method === "fuzzyFileSearch/sessionStart")).toHaveLength(1);
     expect(server.calls[0]?.params).toEqual({ sessionId, roots: ["/srv"] });
-    expect(search.onNotification("turn/completed", {})).toBe(false);
+    expect(search.onNotification(notification("turn/completed", { threadId: "t", turn: { id: "u" } }))).toBe(
+      false,
+    );
 
     // After a turn (files may have changed) or in another cwd, the session lists again.
     search.refresh();
     const third = search.search("x");
     await new Promise((resolve) => setImmediate(resolve));
-    search.onNotification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "x", files: [] });
+    search.onNotification(
+      notification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "x", files: [] }),
+    );
     expect(await third).toEqual([]);
     root = "/other";
     const fourth = search.search("y");
     await new Promise((resolve) => setImmediate(resolve));
-    search.onNotification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "y", files: [] });
+    search.onNotification(
+      notification("fuzzyFileSearch/sessionUpdated", { sessionId, query: "y", files: [] }),
+    );
     await fourth;
     const starts = server.calls.filter((c) => c.method === "fuzzyFileSearch/sessionStart");
     expect(starts.map((c) => c.params.roots)).toEqual([["/srv"], ["/srv"], ["/other"]]);

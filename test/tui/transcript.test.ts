@@ -5,14 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { Transcript } from "../../src/frontends/tui/transcript.js";
+import { apply } from "./notify.js";
 
 describe("Transcript", () => {
   it("shows a review's start and its findings", () => {
     const transcript = new Transcript();
-    transcript.apply("item/completed", {
+    apply(transcript, "item/completed", {
       item: { type: "enteredReviewMode", id: "r1", review: "current changes" },
     });
-    transcript.apply("item/completed", {
+    apply(transcript, "item/completed", {
       item: { type: "exitedReviewMode", id: "r2", review: "- **P1** off by one in loop.ts" },
     });
     expect(transcript.blocks.map(({ kind, ...rest }) => [kind, "text" in rest ? rest.text : ""])).toEqual([
@@ -24,11 +25,13 @@ describe("Transcript", () => {
   it("shows a turn's error once, not again when the failed turn repeats it", () => {
     const transcript = new Transcript();
     const message = "model provider 'mock' refused the request (401); check its API key";
-    transcript.apply("turn/started", { turn: { id: "u1" } });
-    transcript.apply("error", { error: { message }, willRetry: false });
-    transcript.apply("turn/completed", { turn: { id: "u1", status: "failed", error: { message } } });
-    transcript.apply("turn/started", { turn: { id: "u2" } });
-    transcript.apply("turn/completed", { turn: { id: "u2", status: "failed", error: { message: "other" } } });
+    apply(transcript, "turn/started", { turn: { id: "u1" } });
+    apply(transcript, "error", { error: { message }, willRetry: false });
+    apply(transcript, "turn/completed", { turn: { id: "u1", status: "failed", error: { message } } });
+    apply(transcript, "turn/started", { turn: { id: "u2" } });
+    apply(transcript, "turn/completed", {
+      turn: { id: "u2", status: "failed", error: { message: "other" } },
+    });
     const notices = transcript.blocks.flatMap((block) => (block.kind === "notice" ? [block.text] : []));
     expect(notices).toEqual([`■ ${message}`, "■ other"]);
   });

@@ -10,6 +10,7 @@ import {
   parseElicitation,
 } from "../../src/frontends/tui/elicitation.js";
 import { createStyle } from "../../src/frontends/tui/style.js";
+import { readServerRequest } from "../../src/frontends/tui/wire.js";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
@@ -57,11 +58,22 @@ describe("MCP elicitation in the terminal UI", () => {
   }, 90_000);
 });
 
+/** Elicitation params as the UI reads them: through the wire's entry point. */
+function elicitation(params: Record<string, unknown>) {
+  const request = readServerRequest("mcpServer/elicitation/request", {
+    threadId: "t",
+    turnId: null,
+    ...params,
+  });
+  if (request?.method !== "mcpServer/elicitation/request") throw new Error("not an elicitation");
+  return request.params;
+}
+
 describe("ElicitationPrompt", () => {
   const style = createStyle(false);
   const ask = (params: Record<string, unknown>) => {
     const answers: ElicitationResponse[] = [];
-    const request = parseElicitation({ serverName: "s", message: "m", ...params });
+    const request = parseElicitation(elicitation({ serverName: "s", message: "m", ...params }));
     if (!request) throw new Error("malformed");
     return { prompt: new ElicitationPrompt(request, (answer) => answers.push(answer)), answers };
   };
@@ -97,7 +109,7 @@ describe("ElicitationPrompt", () => {
     expect(prompt.answer("")).toBe(true);
     prompt.decline();
     expect(answers).toEqual([{ action: "accept" }, { action: "decline" }]);
-    expect(parseElicitation({ serverName: "s", message: "m", mode: "url" })).toBeNull();
-    expect(parseElicitation({ serverName: "s", mode: "form" })).toBeNull();
+    expect(parseElicitation(elicitation({ serverName: "s", message: "m", mode: "url" }))).toBeNull();
+    expect(parseElicitation(elicitation({ serverName: "s", mode: "form" }))).toBeNull();
   });
 });

@@ -11,6 +11,7 @@ import type { ThreadItem } from "../../src/frontends/app-server/protocol/common.
 import { TranscriptLayout } from "../../src/frontends/tui/layout.js";
 import { createStyle } from "../../src/frontends/tui/style.js";
 import { Transcript } from "../../src/frontends/tui/transcript.js";
+import { apply } from "./notify.js";
 
 const ESC = "\u001b";
 /** Title, clipboard, screen clear, cursor move, CR, bidi override, 8-bit CSI. */
@@ -95,7 +96,7 @@ describe("every item kind is shown inert", () => {
   for (const [type, item] of Object.entries(samples)) {
     it(`${type}, live and in a resumed thread`, () => {
       const live = new Transcript();
-      live.apply("item/completed", { threadId: "t", turnId: "u", item });
+      apply(live, "item/completed", { threadId: "t", turnId: "u", item });
       const resumed = new Transcript();
       resumed.loadTurns([{ id: "u", items: [item], status: "completed", error: null }]);
       for (const transcript of [live, resumed]) {
@@ -108,20 +109,20 @@ describe("every item kind is shown inert", () => {
 
   it("text that arrives in notifications: deltas, output, plan steps, errors", () => {
     const transcript = new Transcript();
-    transcript.apply("item/agentMessage/delta", { itemId: "a", delta: hostile });
-    transcript.apply("item/reasoning/summaryTextDelta", { itemId: "r", delta: hostile });
-    transcript.apply("item/started", {
+    apply(transcript, "item/agentMessage/delta", { itemId: "a", delta: hostile });
+    apply(transcript, "item/reasoning/summaryTextDelta", { itemId: "r", delta: hostile });
+    apply(transcript, "item/started", {
       turnId: "u",
       item: { ...samples.commandExecution, status: "inProgress" },
     });
-    transcript.apply("item/commandExecution/outputDelta", { itemId: "i5", delta: hostile });
-    transcript.apply("turn/plan/updated", {
+    apply(transcript, "item/commandExecution/outputDelta", { itemId: "i5", delta: hostile });
+    apply(transcript, "turn/plan/updated", {
       turnId: "u",
       explanation: hostile,
       plan: [{ step: hostile, status: "pending" }],
     });
-    transcript.apply("error", { error: { message: hostile }, willRetry: false });
-    transcript.apply("turn/completed", { turn: { id: "u", status: "failed", error: { message: hostile } } });
+    apply(transcript, "error", { error: { message: hostile }, willRetry: false });
+    apply(transcript, "turn/completed", { turn: { id: "u", status: "failed", error: { message: hostile } } });
     const text = rowsOf(transcript);
     expect(text).not.toMatch(RAW);
     expect(text.split(shown).length - 1).toBeGreaterThanOrEqual(7);

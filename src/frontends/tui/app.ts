@@ -8,16 +8,16 @@
  * open a picker (picker.ts) in place of the composer.
  */
 import { VERSION } from "../../version.js";
-import { visibleLine, visibleText } from "../common/terminal-text.js";
+import type { ClientMethod, ResultOf } from "../app-server/protocol/client-requests.js";
+import { ApprovalView } from "./approval.js";
 import { Composer } from "./composer.js";
 import { ElicitationPrompt, parseElicitation } from "./elicitation.js";
 import { MentionMenu } from "./file-mentions.js";
 import { ServerFileSearch } from "./file-search.js";
 import { type Key, parseKeys } from "./keys.js";
 import { composerRows, TranscriptLayout } from "./layout.js";
-import type { Picker } from "./picker.js";
-import { type Prompt, type Question, QuestionPrompt } from "./questions.js";
-import { unwrapShell } from "./render-blocks.js";
+import { type Picker, pickerView } from "./picker.js";
+import { type Prompt, promptView, QuestionPrompt } from "./questions.js";
 import { METHOD_NOT_FOUND, RpcCallError, RpcClient, type RpcTransport } from "./rpc-client.js";
 import { Screen } from "./screen.js";
 import { openResumePicker, runSlashCommand, SLASH_COMMANDS } from "./slash-commands.js";
@@ -25,6 +25,8 @@ import { statusRow, type TokenUsageView } from "./status-line.js";
 import { type Style, wrapLine } from "./style.js";
 import { notFoundMessage, resolveThreadId } from "./thread-ids.js";
 import { Transcript } from "./transcript.js";
+import { type View, ViewStack } from "./views.js";
+import { readNotification, readReply, readServerRequest } from "./wire.js";
 
 export interface ThreadSettings {
   model?: string | undefined;
@@ -53,7 +55,8 @@ export interface AppOptions {
 }
 
 type Params = Record<string, unknown>;
-type Approval = { method: string; params: Params; answer: (decision: string) => void };
+/** What thread/start and thread/resume answer. */
+type OpenedThread = ResultOf<"thread/start"> | ResultOf<"thread/resume">;
 
 /** What the status line shows about the open thread. */
 export interface ThreadInfo {
@@ -84,11 +87,17 @@ export class TuiApp {
   private usage: { threadId: string; view: TokenUsageView } | null = null;
   /** The thread a thread/resume is opening (its restored usage may come before the reply is read). */
   private opening: string | null = null;
-  /** /model, /approvals or /resume choosing, in place of the composer. */
-  private picker: Picker | null = null;
-  private approval: Approval | null = null;
-  /** A request_user_input question or an MCP elicitation, answered from the composer. */
-  private question: Prompt | null = null;
+  /**
+   * The composer, and above it what asks the user something: approvals, questions and
+   * elicitations (answered from the composer), pickers (/model, /approvals, /resume: in its place).
+   */
+  readonly views = new ViewStack({
+    onKey: (key) => {
+      this.onComposerKey(key);
+      return "consumed";
+    },
+    rows: (style, width) => this.composerRows(style, width),
+  });
   private lastCtrlC = 0;
   /** Set by quit: the screen is the terminal's again. */
   private closed = false;
@@ -189,7 +198,7 @@ export class TuiApp {
    */
   async newThread(options: { clear?: boolean } = {}): Promise<void> {
     const { model, approvalPolicy, sandbox, cwd } = this.options.settings;
-    const opened = await this.rpc("thread/start", {
+    const opened = await this.call("thread/start", {
       cwd,
       model,
       approvalPolicy,
@@ -225,17 +234,17 @@ export class TuiApp {
   async resumeThread(which: string): Promise<void> {
     let threadId = which;
     if (which === "last") {
-      const listed = await this.rpc("thread/list", { limit: 1, sortKey: "updated_at", cwd: this.listCwd });
-      const first = (listed.data as { id: string }[] | undefined)?.[0];
+      const listed = await this.call("thread/list", { limit: 1, sortKey: "updated_at", cwd: this.listCwd });
+      const first = listed.data?.[0];
       if (!first)
         throw new Error(`no stored thread${this.listCwd ? ` started in ${this.listCwd}` : ""} to resume`);
       threadId = first.id;
     } else threadId = await resolveThreadId((method, params) => this.rpc(method, params), which);
     const { model, approvalPolicy, sandbox } = this.options.settings;
     this.opening = threadId;
-    let opened: Params;
+    let opened: OpenedThread;
     try {
-      opened = await this.rpc("thread/resume", { threadId, model, approvalPolicy, sandbox });
+      opened = await this.call("thread/resume", { threadId, model, approvalPolicy, sandbox });
     } catch (error) {
       if (/thread not found/.test((error as Error).message)) throw new Error(notFoundMessage(threadId));
       throw error;
@@ -246,8 +255,8 @@ export class TuiApp {
     this.transcript.clear();
     this.setThread(opened);
     this.showHeader();
-    const read = await this.rpc("thread/read", { threadId, includeTurns: true });
-    this.transcript.loadTurns(((read.thread as Params | undefined)?.turns as unknown[]) ?? []);
+    const read = await this.call("thread/read", { threadId, includeTurns: true });
+    this.transcript.loadTurns(read.thread?.turns ?? []);
     this.transcript.notice(`resumed thread ${threadId}`);
   }
 
@@ -269,13 +278,12 @@ export class TuiApp {
     return this.thread && this.thread.id !== this.emptyThread ? this.thread.id : null;
   }
 
-  private setThread(opened: Params): void {
-    const thread = opened.thread as { id: string };
-    const sandbox = (opened.sandbox as { type?: string } | undefined)?.type ?? "?";
+  private setThread(opened: OpenedThread): void {
+    const sandbox = opened.sandbox?.type ?? "?";
     const cwd = typeof opened.cwd === "string" ? opened.cwd : (this.options.settings.cwd ?? "");
     const effort = typeof opened.reasoningEffort === "string" ? opened.reasoningEffort : null;
     this.thread = {
-      id: thread.id,
+      id: opened.thread.id,
       model: String(opened.model ?? "?"),
       effort: this.options.settings.effort ?? effort,
       approvalPolicy: String(opened.approvalPolicy ?? "?"),
@@ -287,8 +295,28 @@ export class TuiApp {
 
   /** Shows `picker` in place of the composer until it picks or is cancelled. */
   openPicker(picker: Picker): void {
-    this.picker = picker;
+    this.openView(
+      pickerView(picker, (error) => {
+        if (error) this.transcript.notice(`${picker.title}: ${error.message}`, "error");
+        this.scheduleRender();
+      }),
+    );
+  }
+
+  /** Puts `view` on top: it takes the keys until it closes. */
+  openView(view: View): void {
+    this.views.push(view);
     this.scheduleRender();
+  }
+
+  /** Asks `prompt` above the composer (answered from it). */
+  private askAbove(prompt: Prompt): void {
+    this.openView(promptView(prompt, this.composer, () => this.mentions.open));
+  }
+
+  /** A request the protocol types: the reply is read as its result for `method`. */
+  async call<M extends ClientMethod>(method: M, params: Params): Promise<ResultOf<M>> {
+    return readReply(method, await this.rpc(method, params));
   }
 
   /** A JSON-RPC request on the open connection. */
@@ -348,25 +376,26 @@ export class TuiApp {
     });
   }
 
-  private onNotification(method: string, params: Params): void {
-    if (this.fileSearch.onNotification(method, params)) return;
-    if (method === "thread/tokenUsage/updated") {
+  private onNotification(method: string, params: unknown): void {
+    const notification = readNotification(method, params);
+    if (!notification) return;
+    if (this.fileSearch.onNotification(notification)) return;
+    if (notification.method === "thread/tokenUsage/updated") {
       // A resumed thread's restored usage can be read before the reply that opens it.
-      const threadId = params.threadId;
-      const view = params.tokenUsage as TokenUsageView | undefined;
-      if (view && typeof threadId === "string" && (threadId === this.thread?.id || threadId === this.opening))
-        this.usage = { threadId, view };
+      const { threadId, tokenUsage } = notification.params;
+      if (tokenUsage && (threadId === this.thread?.id || threadId === this.opening))
+        this.usage = { threadId, view: tokenUsage };
       this.scheduleRender();
       return;
     }
-    if (typeof params.threadId === "string" && params.threadId !== this.thread?.id) return;
-    if (method === "turn/started") this.startTicker();
-    if (method === "turn/completed") {
+    if ("threadId" in notification.params && notification.params.threadId !== this.thread?.id) return;
+    if (notification.method === "turn/started") this.startTicker();
+    if (notification.method === "turn/completed") {
       if (this.ticker) clearInterval(this.ticker);
       this.ticker = null;
       this.fileSearch.refresh();
     }
-    if (this.transcript.apply(method, params)) this.scheduleRender();
+    if (this.transcript.apply(notification)) this.scheduleRender();
   }
 
   private startTicker(): void {
@@ -375,26 +404,26 @@ export class TuiApp {
     this.ticker.unref();
   }
 
-  private onServerRequest(method: string, params: Params): Promise<unknown> {
-    if (method === "item/commandExecution/requestApproval" || method === "item/fileChange/requestApproval") {
-      return new Promise((resolve) => {
-        this.approval = { method, params, answer: (decision) => resolve({ decision }) };
-        this.scheduleRender();
-      });
-    }
-    if (method === "item/tool/requestUserInput") {
-      return new Promise((resolve, reject) => {
-        const questions = (params.questions as Question[] | undefined) ?? [];
-        this.question = new QuestionPrompt(questions, resolve, reject);
-        this.scheduleRender();
-      });
-    }
-    const elicitation = method === "mcpServer/elicitation/request" ? parseElicitation(params) : null;
-    if (elicitation) {
-      return new Promise((resolve) => {
-        this.question = new ElicitationPrompt(elicitation, resolve);
-        this.scheduleRender();
-      });
+  private onServerRequest(method: string, params: unknown): Promise<unknown> {
+    const request = readServerRequest(method, params);
+    switch (request?.method) {
+      case "item/commandExecution/requestApproval":
+      case "item/fileChange/requestApproval":
+        return new Promise((resolve) => {
+          const notice = (text: string, tone: "info" | "warn") => this.transcript.notice(text, tone);
+          this.openView(new ApprovalView(request, (decision) => resolve({ decision }), notice));
+        });
+      case "item/tool/requestUserInput":
+        return new Promise((resolve, reject) => {
+          this.askAbove(new QuestionPrompt(request.params.questions, resolve, reject));
+        });
+      case "mcpServer/elicitation/request": {
+        const elicitation = parseElicitation(request.params);
+        if (!elicitation) break;
+        return new Promise((resolve) => {
+          this.askAbove(new ElicitationPrompt(elicitation, resolve));
+        });
+      }
     }
     return Promise.reject(new Error(`the terminal UI does not answer ${method}`));
   }
@@ -410,21 +439,13 @@ export class TuiApp {
 
   private onKey(key: Key): void {
     if (key.name !== "ctrl-c") this.lastCtrlC = 0;
-    if (this.approval) {
-      this.onApprovalKey(key);
-      return;
-    }
-    if (this.picker) {
-      this.onPickerKey(this.picker, key);
-      return;
-    }
+    this.views.onKey(key);
+  }
+
+  /** The keys of the composer (and of the `@` menu while it is open). */
+  private onComposerKey(key: Key): void {
     const composer = this.composer;
     if (this.mentions.open && this.onMentionKey(key)) return;
-    if (this.question && (key.name === "enter" || key.name === "escape")) {
-      if (key.name === "escape") this.question.decline();
-      if (key.name === "escape" || this.question.answer(composer.take())) this.question = null;
-      return;
-    }
     switch (key.name) {
       case "text":
         composer.insert(key.text);
@@ -523,48 +544,6 @@ export class TuiApp {
     }
   }
 
-  private onPickerKey(picker: Picker, key: Key): void {
-    const result = picker.key(key);
-    if (result === null) return;
-    this.picker = null;
-    Promise.resolve(result === "cancel" ? picker.onCancel?.() : picker.onPick(result.pick))
-      .catch((error: Error) => this.transcript.notice(`${picker.title}: ${error.message}`, "error"))
-      .finally(() => this.scheduleRender());
-  }
-
-  private onApprovalKey(key: Key): void {
-    const approval = this.approval;
-    if (!approval) return;
-    const choice = key.name === "text" ? key.text.toLowerCase() : key.name;
-    // Ctrl+C: no to this, and stop the turn (the protocol's "cancel").
-    const decision =
-      choice === "ctrl-c"
-        ? "cancel"
-        : choice === "y"
-          ? "accept"
-          : choice === "a"
-            ? "acceptForSession"
-            : choice === "n" || choice === "escape"
-              ? "decline"
-              : null;
-    if (!decision) return;
-    this.approval = null;
-    const what = approval.method.includes("fileChange")
-      ? "patch"
-      : unwrapShell(String(approval.params.command ?? "command"));
-    const verdict =
-      decision === "accept"
-        ? "approved"
-        : decision === "acceptForSession"
-          ? "approved for the session"
-          : decision === "cancel"
-            ? "denied, turn stopped"
-            : "denied";
-    const approved = decision === "accept" || decision === "acceptForSession";
-    this.transcript.notice(`${approved ? "✔" : "✗"} ${verdict}: ${what}`, approved ? "info" : "warn");
-    approval.answer(decision);
-  }
-
   private interrupt(): void {
     const turnId = this.transcript.runningTurnId;
     if (!turnId || !this.thread) return;
@@ -592,24 +571,26 @@ export class TuiApp {
     const width = this.width;
     const s = this.style;
     const rows = this.layout.rows(this.transcript.blocks, width);
-    if (this.approval) rows.push(...this.approvalRows(width));
-    if (this.question) rows.push(...this.question.rows(s, width));
-    if (this.picker) rows.push(...this.picker.rows(s, width));
-    else {
-      const quitting = Date.now() - this.lastCtrlC <= QUIT_WINDOW_MS;
-      const hint =
-        this.hint ||
-        (quitting ? "press Ctrl+C again to quit" : "") ||
-        (this.transcript.runningTurnId
-          ? "Enter steers the turn · Esc interrupts"
-          : "Ask anything · / for commands");
-      rows.push(...composerRows(this.composer.text, this.composer.cursor, width, s, hint));
-      rows.push(...this.commandMenuRows(width));
-      rows.push(...this.mentions.rows(s, width));
-    }
+    rows.push(...this.views.rows(s, width));
     const turnStartedAt = this.transcript.runningTurnId ? this.transcript.turnStartedAt : null;
     rows.push(statusRow({ thread: this.thread, usage: this.tokenUsage, turnStartedAt }, s, width));
     return this.screen.draw(rows);
+  }
+
+  /** The composer with its hint, and the `/` and `@` menus under it. */
+  private composerRows(s: Style, width: number): string[] {
+    const quitting = Date.now() - this.lastCtrlC <= QUIT_WINDOW_MS;
+    const hint =
+      this.hint ||
+      (quitting ? "press Ctrl+C again to quit" : "") ||
+      (this.transcript.runningTurnId
+        ? "Enter steers the turn · Esc interrupts"
+        : "Ask anything · / for commands");
+    return [
+      ...composerRows(this.composer.text, this.composer.cursor, width, s, hint),
+      ...this.commandMenuRows(width),
+      ...this.mentions.rows(s, width),
+    ];
   }
 
   /** While the composer holds a bare `/word`, the commands it could be. */
@@ -623,50 +604,4 @@ export class TuiApp {
           wrapLine(`${this.style.cyan(name.padEnd(11))} ${this.style.dim(what)}`, width)[0] ?? "",
       );
   }
-
-  /**
-   * The approval question shows exactly what will run: the whole command, every control
-   * character in it visible, a script of several lines on as many rows, wrapped, never cut.
-   */
-  private approvalRows(width: number): string[] {
-    const approval = this.approval;
-    if (!approval) return [];
-    const s = this.style;
-    const params = approval.params;
-    const lines = [s.bold(s.yellow("Approval needed"))];
-    const network = networkContextOf(params.networkApprovalContext);
-    if (network)
-      lines.push(
-        `Let this command reach ${s.cyan(visibleLine(network.host))} (${visibleLine(network.protocol)}), which the network allowlist blocked?`,
-      );
-    if (approval.method.includes("fileChange"))
-      lines.push(
-        `Apply the proposed patch${params.grantRoot ? ` (write access to ${visibleLine(String(params.grantRoot))})` : ""}?`,
-      );
-    else {
-      const script = visibleText(unwrapShell(String(params.command ?? "?"))).split("\n");
-      const where = params.cwd ? s.dim(` in ${visibleLine(String(params.cwd))}`) : "";
-      script.forEach((line, i) => {
-        const last = i === script.length - 1;
-        lines.push(`${i === 0 ? "Run " : "    "}${s.cyan(line)}${last ? `${where}?` : ""}`);
-      });
-    }
-    if (params.reason)
-      visibleText(String(params.reason))
-        .split("\n")
-        .forEach((line, i) => {
-          lines.push(s.dim(`${i === 0 ? "Reason: " : "        "}${line}`));
-        });
-    lines.push(
-      `${s.bold("y")} yes once   ${s.bold("a")} yes for this session   ${s.bold("n")}/${s.bold("Esc")} no`,
-    );
-    return lines.flatMap((line) => wrapLine(line, width));
-  }
-}
-
-/** A network approval's host and protocol (Codex's networkApprovalContext), when the request has one. */
-function networkContextOf(value: unknown): { host: string; protocol: string } | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { host, protocol } = value as Record<string, unknown>;
-  return typeof host === "string" && typeof protocol === "string" ? { host, protocol } : null;
 }

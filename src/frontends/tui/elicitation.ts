@@ -7,6 +7,7 @@
 import { visibleLine, visibleText } from "../common/terminal-text.js";
 import type { Prompt } from "./questions.js";
 import { type Style, wrapLine } from "./style.js";
+import { type ElicitationParams, isRecord } from "./wire.js";
 
 export interface ElicitationRequest {
   serverName: string;
@@ -21,17 +22,13 @@ export type ElicitationResponse = {
   content?: Record<string, unknown>;
 };
 
-/** The request's fields checked by hand (the UI loads no schema library); null when malformed. */
-export function parseElicitation(params: Record<string, unknown>): ElicitationRequest | null {
+/** The request in one of its modes; null when malformed (a URL request without its URL). */
+export function parseElicitation(params: ElicitationParams): ElicitationRequest | null {
   const { serverName, mode, message, requestedSchema, url } = params;
   if (typeof serverName !== "string" || typeof message !== "string") return null;
   if (mode === "url") return typeof url === "string" ? { serverName, mode, message, url } : null;
   if (mode !== "form") return null;
-  const schema =
-    typeof requestedSchema === "object" && requestedSchema !== null
-      ? (requestedSchema as Record<string, unknown>)
-      : {};
-  return { serverName, mode, message, requestedSchema: schema };
+  return { serverName, mode, message, requestedSchema: isRecord(requestedSchema) ? requestedSchema : {} };
 }
 
 interface Field {
@@ -45,17 +42,18 @@ interface Field {
 
 /** The form's fields, from a flat object schema (MCP elicitation schemas have primitive fields). */
 function fieldsOf(schema: Record<string, unknown> | undefined): Field[] {
-  const properties = (schema?.properties ?? {}) as Record<string, Record<string, unknown>>;
-  const required = new Set((schema?.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, property]) => {
+  const properties = isRecord(schema?.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  return Object.entries(properties).flatMap(([name, property]) => {
+    if (!isRecord(property)) return [];
     const type = String(property.type ?? "string");
-    const oneOf = property.oneOf as { const?: unknown }[] | undefined;
+    const oneOf = property.oneOf;
     const choices = Array.isArray(property.enum)
       ? property.enum.map(String)
       : Array.isArray(oneOf)
-        ? oneOf.map((option) => String(option.const))
+        ? oneOf.map((option: unknown) => String(isRecord(option) ? option.const : undefined))
         : null;
-    return {
+    const field: Field = {
       name,
       title: typeof property.title === "string" ? property.title : name,
       type: type === "number" || type === "integer" || type === "boolean" ? type : "string",
@@ -63,6 +61,7 @@ function fieldsOf(schema: Record<string, unknown> | undefined): Field[] {
       required: required.has(name),
       choices,
     };
+    return [field];
   });
 }
 

@@ -6,6 +6,7 @@
  * cancels the one before). The session starts again after each turn, which may have added files.
  */
 import type { FileSearch } from "./file-mentions.js";
+import { isRecord, type UiNotification } from "./wire.js";
 
 type Params = Record<string, unknown>;
 type Rpc = (method: string, params: Params) => Promise<Params>;
@@ -15,8 +16,8 @@ const SESSION_ID = "tscodex-tui-file-mentions";
 /** The paths of a search's `files`, without directories (the menu completes file paths). */
 function filePaths(files: unknown): string[] {
   if (!Array.isArray(files)) return [];
-  return files.flatMap((file: { path?: unknown; match_type?: unknown }) =>
-    file.match_type !== "directory" && typeof file.path === "string" ? [file.path] : [],
+  return files.flatMap((file: unknown) =>
+    isRecord(file) && file.match_type !== "directory" && typeof file.path === "string" ? [file.path] : [],
   );
 }
 
@@ -77,11 +78,13 @@ export class ServerFileSearch {
     this.session = null;
   }
 
-  /** Takes the session's notifications; true when `method` was one. */
-  onNotification(method: string, params: Params): boolean {
-    if (!method.startsWith("fuzzyFileSearch/")) return false;
+  /** Takes the session's notifications; true when `notification` was one. */
+  onNotification(notification: UiNotification): boolean {
+    if (!notification.method.startsWith("fuzzyFileSearch/")) return false;
     const pending = this.pending;
-    if (method !== "fuzzyFileSearch/sessionUpdated" || params.sessionId !== SESSION_ID) return true;
+    if (notification.method !== "fuzzyFileSearch/sessionUpdated") return true;
+    const { params } = notification;
+    if (params.sessionId !== SESSION_ID) return true;
     if (pending && pending.query === params.query) {
       this.pending = null;
       pending.resolve(filePaths(params.files));

@@ -7,6 +7,7 @@
 import { Picker, type PickerItem } from "./picker.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "./rpc-client.js";
 import type { Transcript } from "./transcript.js";
+import { isRecord } from "./wire.js";
 
 /** What /model needs of the app (slash-commands.ts's host has it all). */
 export interface ModelPickerHost {
@@ -114,11 +115,11 @@ function effortPicker(app: ModelPickerHost, model: ListedModel, back: () => void
 /** model/list's `data`, entries without a model name left out. */
 function parseModels(data: unknown): ListedModel[] {
   if (!Array.isArray(data)) return [];
-  return data.flatMap((raw: Record<string, unknown>) => {
-    if (typeof raw?.model !== "string") return [];
+  return data.flatMap((raw: unknown) => {
+    if (!isRecord(raw) || typeof raw.model !== "string") return [];
     const efforts = Array.isArray(raw.supportedReasoningEfforts)
-      ? raw.supportedReasoningEfforts.flatMap((option: Record<string, unknown>) =>
-          typeof option?.reasoningEffort === "string"
+      ? raw.supportedReasoningEfforts.flatMap((option: unknown) =>
+          isRecord(option) && typeof option.reasoningEffort === "string"
             ? [
                 {
                   effort: option.reasoningEffort,

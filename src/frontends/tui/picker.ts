@@ -6,6 +6,7 @@
 import { visibleLine } from "../common/terminal-text.js";
 import type { Key } from "./keys.js";
 import { type Style, wrapLine } from "./style.js";
+import type { View } from "./views.js";
 
 export interface PickerItem {
   label: string;
@@ -104,4 +105,24 @@ export class Picker {
     rows.push(style.dim(`↑/↓ select · Enter confirm · Esc ${this.escapeDoes} · type to filter`));
     return rows;
   }
+}
+
+/**
+ * `picker` as a view in place of the composer: it closes on a pick or Esc, then runs onPick or
+ * onCancel (which may open the next picker); `settled` hears how that ended.
+ */
+export function pickerView(picker: Picker, settled: (error: Error | null) => void): View {
+  return {
+    replacesComposer: true,
+    onKey: (key) => {
+      const result = picker.key(key);
+      if (result === null) return "consumed";
+      Promise.resolve(result === "cancel" ? picker.onCancel?.() : picker.onPick(result.pick)).then(
+        () => settled(null),
+        (error: Error) => settled(error),
+      );
+      return "closed";
+    },
+    rows: (style, width) => picker.rows(style, width),
+  };
 }

@@ -4,14 +4,12 @@
  * answers it; Esc declines them all (the server tells the model the user declined).
  */
 import { visibleLine, visibleText } from "../common/terminal-text.js";
+import type { Composer } from "./composer.js";
 import { type Style, wrapLine } from "./style.js";
+import type { View } from "./views.js";
+import type { UserInputParams } from "./wire.js";
 
-export interface Question {
-  id: string;
-  header: string;
-  question: string;
-  options: { label: string; description: string }[] | null;
-}
+export type Question = UserInputParams["questions"][number];
 
 /** A question asked above the composer: Enter gives it the composer's text, Esc declines. */
 export interface Prompt {
@@ -67,4 +65,22 @@ export class QuestionPrompt implements Prompt {
     lines.push(style.dim("type an answer (or an option's number) and press Enter · Esc declines"));
     return lines.flatMap((line) => wrapLine(line, width));
   }
+}
+
+/**
+ * `prompt` as a view above the composer: Enter gives it the composer's text, Esc declines; the
+ * other keys (and Enter/Esc while the `@` menu is open: `menuOpen`) edit the composer.
+ */
+export function promptView(prompt: Prompt, composer: Composer, menuOpen: () => boolean): View {
+  return {
+    onKey: (key) => {
+      if (menuOpen() || (key.name !== "enter" && key.name !== "escape")) return "passed";
+      if (key.name === "escape") {
+        prompt.decline();
+        return "closed";
+      }
+      return prompt.answer(composer.take()) ? "closed" : "consumed";
+    },
+    rows: (style, width) => prompt.rows(style, width),
+  };
 }

@@ -3,6 +3,7 @@
  * server's own requests (approvals) answered by a handler. It only sees text messages, so the
  * same client runs over the in-process link and over a WebSocket.
  */
+import { isRecord } from "./wire.js";
 
 /** A message pipe: one JSON-RPC message per `send`, one per `onMessage` call. */
 export interface RpcTransport {
@@ -23,10 +24,10 @@ export class RpcCallError extends Error {
 }
 
 export const METHOD_NOT_FOUND = -32601;
-
 type Params = Record<string, unknown>;
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
+/** The server's messages, their params as sent (the TUI's wire.ts types them). */
 export interface RpcHandlers {
   notification(method: string, params: Params): void;
   /** A server → client request; resolves with the result to send back. */
@@ -65,15 +66,16 @@ export class RpcClient {
   }
 
   private receive(text: string): void {
-    let message: Params;
+    let message: unknown;
     try {
-      message = JSON.parse(text) as Params;
+      message = JSON.parse(text);
     } catch {
       return;
     }
+    if (!isRecord(message)) return;
     const id = message.id;
     const method = typeof message.method === "string" ? message.method : undefined;
-    const params = (message.params ?? {}) as Params;
+    const params = isRecord(message.params) ? message.params : {};
     if (method && (typeof id === "number" || typeof id === "string")) {
       this.handlers.request(method, params, id).then(
         (result) => this.transport.send(JSON.stringify({ jsonrpc: "2.0", id, result })),
@@ -92,8 +94,10 @@ export class RpcClient {
     const waiter = this.pending.get(id);
     if (!waiter) return;
     this.pending.delete(id);
-    const error = message.error as { code?: number; message?: string } | undefined;
-    if (error) waiter.reject(new RpcCallError(error.code ?? -32603, error.message ?? "error"));
-    else waiter.resolve(message.result);
+    const error = message.error;
+    if (isRecord(error)) {
+      const code = typeof error.code === "number" ? error.code : -32603;
+      waiter.reject(new RpcCallError(code, typeof error.message === "string" ? error.message : "error"));
+    } else waiter.resolve(message.result);
   }
 }

@@ -6,6 +6,7 @@
  * an argument /model, /approvals and /resume open a picker (the server's `model/list`, the four
  * policies, the stored threads of `thread/list`).
  */
+import type { ClientMethod, ResultOf } from "../app-server/protocol/client-requests.js";
 import { openModelPicker, setModel } from "./model-picker.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { METHOD_NOT_FOUND, RpcCallError } from "./rpc-client.js";
@@ -35,6 +36,8 @@ export interface SlashHost {
   /** The directory whose threads the resume picker lists; undefined: every directory's. */
   readonly listCwd: string | undefined;
   rpc(method: string, params: Params): Promise<Params>;
+  /** A request whose reply is read as the protocol's result for `method` (wire.ts). */
+  call<M extends ClientMethod>(method: M, params: Params): Promise<ResultOf<M>>;
   openPicker(picker: Picker): void;
   /** thread/start; `clear` also wipes the terminal and tells the server the thread replaces a cleared one. */
   newThread(options?: { clear?: boolean }): Promise<void>;
@@ -142,15 +145,15 @@ export async function runSlashCommand(app: SlashHost, line: string): Promise<voi
         });
         return;
       case "/mcp": {
-        const listed = await app.rpc("mcpServerStatus/list", {});
-        const servers = (listed.data as Params[] | undefined) ?? [];
+        const listed = await app.call("mcpServerStatus/list", {});
+        const servers = listed.data ?? [];
         t.notice(
           servers.length === 0
             ? "no MCP servers configured"
             : servers
                 .map(
                   (server) =>
-                    `${String(server.name)}: ${Object.keys((server.tools as Params) ?? {}).join(", ") || "no tools"}`,
+                    `${String(server.name)}: ${Object.keys(server.tools ?? {}).join(", ") || "no tools"}`,
                 )
                 .join("\n"),
         );
@@ -207,10 +210,8 @@ function openApprovalPicker(app: SlashHost): void {
  */
 export async function openResumePicker(app: SlashHost, orElse?: () => Promise<void>): Promise<void> {
   const cwd = app.listCwd;
-  const listed = await app.rpc("thread/list", { limit: 50, sortKey: "updated_at", cwd });
-  const threads =
-    (listed.data as { id?: unknown; preview?: unknown; updatedAt?: unknown; cwd?: unknown }[] | undefined) ??
-    [];
+  const listed = await app.call("thread/list", { limit: 50, sortKey: "updated_at", cwd });
+  const threads = listed.data ?? [];
   const now = Date.now();
   const items: PickerItem[] = threads.flatMap((thread) => {
     if (typeof thread.id !== "string") return [];

@@ -3,6 +3,7 @@
  * take it. The UI only speaks the protocol, so a prefix is matched against thread/list's pages
  * (every directory: an id names one thread wherever it was started).
  */
+import { isRecord } from "./wire.js";
 
 type Rpc = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
@@ -26,7 +27,7 @@ export async function resolveThreadId(rpc: Rpc, which: string): Promise<string> 
     const listed = await rpc("thread/list", { limit: PAGE, sortKey: "updated_at", cursor });
     const data = Array.isArray(listed.data) ? listed.data : [];
     for (const thread of data) {
-      const id = (thread as { id?: unknown }).id;
+      const id = isRecord(thread) ? thread.id : undefined;
       if (typeof id === "string" && id.toLowerCase().startsWith(prefix)) matches.push(id);
     }
     cursor = typeof listed.nextCursor === "string" ? listed.nextCursor : null;

@@ -4,6 +4,7 @@
  * blocks and bumps the version of each one it touched, so the renderer re-lays out only those.
  */
 import type { ThreadItem } from "../app-server/protocol/common.js";
+import { readThreadItem, type UiNotification } from "./wire.js";
 
 export type CommandStatus = "inProgress" | "completed" | "failed" | "declined" | "interrupted";
 
@@ -27,10 +28,9 @@ export type BlockBody =
 
 export type Block = BlockBody & { id: string; version: number };
 
-type Params = Record<string, unknown>;
-type Item = Record<string, unknown> & { type?: string; id?: string };
-
+/** Stored items may predate a field: read defensively. */
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
+
 /** Command output kept per block: the UI shows a folded tail, so the head can go. */
 const OUTPUT_KEEP_CHARS = 64 * 1024;
 
@@ -63,23 +63,23 @@ export class Transcript {
   loadTurns(turns: unknown[]): void {
     for (const turn of turns) {
       const items = typeof turn === "object" && turn !== null && "items" in turn ? turn.items : [];
-      if (Array.isArray(items)) for (const item of items) this.upsertItem(item, true);
+      if (Array.isArray(items)) for (const item of items) this.upsertItem(readThreadItem(item), true);
     }
   }
 
   /** Applies one server notification; false when it changes nothing on screen. */
-  apply(method: string, params: Params): boolean {
-    switch (method) {
+  apply(notification: UiNotification): boolean {
+    switch (notification.method) {
       case "turn/started": {
-        this.runningTurnId = str((params.turn as Item | undefined)?.id) || null;
+        this.runningTurnId = notification.params.turn.id || null;
         this.turnStartedAt = Date.now();
         return true;
       }
       case "turn/completed": {
-        const turn = (params.turn ?? {}) as { status?: string; error?: { message?: string } | null };
+        const turn = notification.params.turn;
         this.runningTurnId = null;
         if (turn.status === "interrupted") {
-          this.markInterrupted(str((params.turn as Item | undefined)?.id));
+          this.markInterrupted(turn.id);
           this.notice("■ interrupted", "warn");
         } else if (turn.status === "failed") {
           // The error notification before it usually said the same: shown once.
@@ -91,39 +91,36 @@ export class Transcript {
       }
       case "item/started":
       case "item/completed": {
-        const item = params.item as Item | undefined;
-        if (item?.type === "commandExecution" && typeof item.id === "string")
-          this.commandTurns.set(item.id, str(params.turnId));
-        return this.upsertItem(item, method === "item/completed");
+        const { item, turnId } = notification.params;
+        const read = readThreadItem(item);
+        if (read?.type === "commandExecution") this.commandTurns.set(read.id, turnId ?? "");
+        return this.upsertItem(read, notification.method === "item/completed");
       }
       case "item/agentMessage/delta":
-        return this.appendText(str(params.itemId), "agent", str(params.delta));
+        return this.appendText(notification.params.itemId, "agent", notification.params.delta);
       case "item/reasoning/summaryTextDelta":
       case "item/reasoning/textDelta":
-        return this.appendText(str(params.itemId), "reasoning", str(params.delta));
+        return this.appendText(notification.params.itemId, "reasoning", notification.params.delta);
       case "item/commandExecution/outputDelta": {
-        const block = this.byId.get(str(params.itemId));
+        const { itemId, delta } = notification.params;
+        const block = this.byId.get(itemId);
         if (block?.kind !== "command") return false;
-        block.output = (block.output + str(params.delta)).slice(-OUTPUT_KEEP_CHARS);
+        block.output = (block.output + delta).slice(-OUTPUT_KEEP_CHARS);
         block.version++;
         return true;
       }
       case "turn/plan/updated": {
-        const steps = ((params.plan as { step: string; status: string }[] | undefined) ?? []).map((s) => ({
-          step: str(s.step),
-          status: str(s.status),
-        }));
-        const id = `plan-${str(params.turnId)}`;
-        this.put(id, { kind: "plan", explanation: str(params.explanation) || null, steps });
+        const { plan, explanation, turnId } = notification.params;
+        const steps = (plan ?? []).map(({ step, status }) => ({ step, status }));
+        this.put(`plan-${turnId}`, { kind: "plan", explanation: explanation || null, steps });
         return true;
       }
       case "thread/compacted":
         this.notice("context compacted");
         return true;
       case "error": {
-        const error = (params.error ?? {}) as { message?: string };
-        const message = error.message ?? "unknown error";
-        if (params.willRetry === true) this.notice(`retrying: ${message}`, "warn");
+        const message = notification.params.error?.message ?? "unknown error";
+        if (notification.params.willRetry === true) this.notice(`retrying: ${message}`, "warn");
         else {
           this.notice(`■ ${message}`, "error");
           this.shownError = message;
@@ -157,8 +154,7 @@ export class Transcript {
     return true;
   }
 
-  private upsertItem(value: unknown, completed: boolean): boolean {
-    const item = asThreadItem(value);
+  private upsertItem(item: ThreadItem | null, completed: boolean): boolean {
     if (!item) return false;
     const body = bodyOf(item, completed, this.byId.get(item.id), this.cwd);
     if (!body) return false;
@@ -183,35 +179,6 @@ export class Transcript {
     this.byId.set(id, block);
     return block;
   }
-}
-
-/** The ThreadItem kinds the UI knows; an item of another kind (a newer server) is not shown. */
-const ITEM_TYPES: ReadonlySet<string> = new Set<ThreadItem["type"]>([
-  "userMessage",
-  "agentMessage",
-  "hookPrompt",
-  "reasoning",
-  "commandExecution",
-  "fileChange",
-  "mcpToolCall",
-  "dynamicToolCall",
-  "webSearch",
-  "enteredReviewMode",
-  "exitedReviewMode",
-  "contextCompaction",
-  "plan",
-  "collabAgentToolCall",
-]);
-
-/**
- * The wire value as the protocol's ThreadItem: the one place the UI trusts the server's shape
- * (it speaks the app-server protocol); the UI still reads optional-looking fields defensively.
- */
-function asThreadItem(value: unknown): ThreadItem | null {
-  if (typeof value !== "object" || value === null) return null;
-  const { type, id } = value as { type?: unknown; id?: unknown };
-  if (typeof type !== "string" || !ITEM_TYPES.has(type) || typeof id !== "string") return null;
-  return value as ThreadItem;
 }
 
 /** The screen block of one v2 ThreadItem (null: nothing to show). */
