@@ -1,8 +1,13 @@
 /**
  * Conditions for `skipIf` that print why: vitest reports a skipped check without its reason.
  * The sandbox needs bubblewrap or the Landlock helper (`npm run build` compiles it with a C
- * compiler); `.ci/run` installs both, so CI skips nothing.
+ * compiler); the terminal UI tests need tmux, the screenshot tests Debian's unifont, some checks
+ * python3 or curl. `.ci/run` installs all of them, so CI skips nothing;
+ * `scripts/fresh-clone-check.sh --without …` checks that a machine without them skips, not fails.
  */
+import { accessSync, constants, existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { UNIFONT_HEX } from "../../scripts/screenshot/terminal-png.js";
 import { bwrapBackendStatus, landlockBackendStatus } from "../../src/policy/sandbox/index.js";
 
 const HINT = "apt-get install bubblewrap gcc, as .ci/run does, then npm run build";
@@ -22,5 +27,31 @@ export async function noSandbox(what: string): Promise<boolean> {
   const [bwrap, landlock] = await Promise.all([bwrapBackendStatus(), landlockBackendStatus()]);
   if (bwrap.available || landlock.available) return false;
   console.warn(`skipped ${what}: no sandbox backend: ${bwrap.reason}; ${landlock.reason} (${HINT})`);
+  return true;
+}
+
+/** Whether `program` is an executable file in a $PATH directory. */
+export function onPath(program: string): boolean {
+  return (process.env.PATH ?? "").split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir || ".", program), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** True (and says why) when `program` is not installed: `describe.skipIf(noProgram("curl", "…"))`. */
+export function noProgram(program: string, what: string, hint = `apt-get install ${program}`): boolean {
+  if (onPath(program)) return false;
+  console.warn(`skipped ${what}: ${program} is not installed (${hint})`);
+  return true;
+}
+
+/** True (and says why) when GNU Unifont's `.hex` font is absent. */
+export function noUnifont(what: string): boolean {
+  if (existsSync(UNIFONT_HEX)) return false;
+  console.warn(`skipped ${what}: no bitmap font at ${UNIFONT_HEX} (apt-get install unifont)`);
   return true;
 }

@@ -8,8 +8,9 @@ import { execFile } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 import { CLI_PATH } from "./cli.js";
+import { noProgram } from "./skips.js";
 
 const run = promisify(execFile);
 
@@ -164,10 +165,16 @@ export type TerminalOptions = {
 
 /**
  * For a test file: `open(args)` starts the UI in the harness's home and work dir (FAKE_KEY set),
- * closing the previous terminal first; every terminal is killed after each test.
+ * closing the previous terminal first; every terminal is killed after each test. Without tmux
+ * every test of the file is skipped.
  */
 export function useTmuxTerminal(harness: { home: string; work: string }) {
   let current: TmuxTerminal | undefined;
+  // Without tmux (a fresh machine) each test skips, saying why once, rather than fails.
+  const absent = noProgram("tmux", "the terminal UI tests");
+  beforeEach((context) => {
+    context.skip(absent, "tmux is not installed");
+  });
   afterEach(async () => {
     await current?.kill();
     current = undefined;
