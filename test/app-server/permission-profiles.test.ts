@@ -13,8 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppClient, StdioAppClient, type WireMessage } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { noSandbox } from "../support/skips.js";
+import { noProgram, noSandbox } from "../support/skips.js";
 import { completedItems, runTurn, startThread } from "./flow.js";
+
+const noCurl = noProgram("curl", "the checks whose command runs curl");
 
 const PROFILES = `
 [permissions.web]
@@ -117,7 +119,7 @@ describe("app-server: permission profiles", () => {
     expect(resumed.activePermissionProfile).toEqual({ id: "web", extends: ":workspace" });
   });
 
-  it.skipIf(unsandboxed)(
+  it.skipIf(unsandboxed || noCurl)(
     "a turn under a profile: the allowed host is reached, another is blocked, and the item and the model say which",
     async () => {
       const client = await server();
@@ -153,7 +155,7 @@ describe("app-server: permission profiles", () => {
     },
   );
 
-  it.skipIf(unsandboxed)(
+  it.skipIf(unsandboxed || noCurl)(
     "on-request: a blocked host becomes Codex's network approval; accepted, the request goes through",
     async () => {
       const client = await server();

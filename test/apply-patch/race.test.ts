@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { approvalPaths, commitPatch, parsePatch, planPatch } from "../../src/apply-patch/index.js";
 import { type FileOps, openFileOps } from "../../src/apply-patch/safe-fs.js";
 import { findNativeHelper } from "../../src/util/native-helper.js";
+import { requireProgram } from "../support/skips.js";
 import { makeTempDir } from "./support.js";
 
 const helper = await findNativeHelper();
@@ -50,6 +51,7 @@ async function startSwapper(): Promise<ChildProcess> {
     "while True:",
     "    libc.renameat2(-100, b'dir', -100, b'dir.alt', 2)",
   ].join("\n");
+  requireProgram("python3");
   const child = spawn("python3", ["-c", script, join(base, "ws")], { stdio: ["ignore", "pipe", "ignore"] });
   // Race only once it runs (python takes a moment to start).
   await new Promise<void>((resolve, reject) => {

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { noSandbox } from "../support/skips.js";
+import { noProgram, noSandbox } from "../support/skips.js";
+
+const noCurl = noProgram("curl", "the checks whose command runs curl");
 
 const PROFILE = `
 default_permissions = "web"
@@ -49,7 +51,7 @@ async function runFetch(args: string[]): Promise<{ code: number | null; stderr: 
 }
 
 describe("exec under a permission profile", () => {
-  it.skipIf(unsandboxed)(
+  it.skipIf(unsandboxed || noCurl)(
     "the model reads the command's output, then which host was blocked and why",
     async () => {
       const { code, stderr, output } = await runFetch([]);
@@ -63,7 +65,7 @@ describe("exec under a permission profile", () => {
     },
   );
 
-  it.skipIf(unsandboxed)(
+  it.skipIf(unsandboxed || noCurl)(
     "-s workspace-write for one run wins over default_permissions: no network",
     async () => {
       const { code, stderr, output } = await runFetch(["-s", "workspace-write"]);

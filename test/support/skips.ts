@@ -7,6 +7,7 @@
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { TestRunner } from "vitest";
 import { UNIFONT_HEX } from "../../scripts/screenshot/terminal-png.js";
 import { bwrapBackendStatus, landlockBackendStatus } from "../../src/policy/sandbox/index.js";
 
@@ -54,4 +55,17 @@ export function noUnifont(what: string): boolean {
   if (existsSync(UNIFONT_HEX)) return false;
   console.warn(`skipped ${what}: no bitmap font at ${UNIFONT_HEX} (apt-get install unifont)`);
   return true;
+}
+
+/**
+ * For a helper a test calls (a pty runner, a curl client): when `program` is not installed the
+ * running test is skipped here, saying why; outside a test, an Error says the same.
+ */
+export function requireProgram(program: string, hint = `apt-get install ${program}`): void {
+  if (onPath(program)) return;
+  const reason = `${program} is not installed (${hint})`;
+  const test = TestRunner.getCurrentTest();
+  if (!test) throw new Error(reason);
+  console.warn(`skipped ${test.name}: ${reason}`);
+  test.context.skip(reason);
 }

@@ -101,7 +101,9 @@ describe.skipIf(noFont)("the terminal screenshot renderer", () => {
   });
 });
 
-describe.skipIf(noFont || noProgram("tmux", "scripts/tui-screenshot.ts's test"))("scripts/tui-screenshot.ts", () => {
+const noShots = noFont || noProgram("tmux", "scripts/tui-screenshot.ts's test");
+
+describe.skipIf(noShots)("scripts/tui-screenshot.ts", () => {
   let out: TempDir | undefined;
   afterEach(() => out?.cleanup());
 
