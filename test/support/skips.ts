@@ -69,3 +69,23 @@ export function requireProgram(program: string, hint = `apt-get install ${progra
   console.warn(`skipped ${test.name}: ${reason}`);
   test.context.skip(reason);
 }
+
+/** How tscodex refuses a command when no sandbox backend works (policy/sandbox/prepare.ts). */
+const NO_BACKEND = /cannot run the (read-only|workspace-write) sandbox: /;
+
+/**
+ * For the harnesses: when `seen` (a run's output, what the model was sent, a screen) shows a
+ * command refused because no sandbox backend works, and none works on this machine, the running
+ * test is skipped, saying why: it needs bubblewrap or the Landlock helper, which a fresh machine
+ * may lack. With a backend here the refusal is a real failure, and nothing is skipped.
+ */
+export async function skipIfSandboxWasNeeded(seen: string): Promise<void> {
+  if (!NO_BACKEND.test(seen)) return;
+  const [bwrap, landlock] = await Promise.all([bwrapBackendStatus(), landlockBackendStatus()]);
+  if (bwrap.available || landlock.available) return;
+  const test = TestRunner.getCurrentTest();
+  if (!test) return;
+  const reason = `a command needed a sandbox and no backend works here: ${bwrap.reason}; ${landlock.reason} (${HINT})`;
+  console.warn(`skipped ${test.name}: ${reason}`);
+  test.context.skip(reason);
+}

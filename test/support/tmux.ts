@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach } from "vitest";
 import { CLI_PATH } from "./cli.js";
-import { noProgram } from "./skips.js";
+import { noProgram, skipIfSandboxWasNeeded } from "./skips.js";
 
 const run = promisify(execFile);
 
@@ -113,8 +113,10 @@ export class TmuxTerminal {
     for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
       screen = await this.capture();
       if (matches(screen)) return screen;
-      if (Date.now() > deadline)
+      if (Date.now() > deadline) {
+        await skipIfSandboxWasNeeded(screen);
         throw new Error(`screen never matched ${String(test)}; last screen:\n${screen}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
