@@ -58,7 +58,7 @@ cover_programs() { # every program on PATH (and in /usr/bin, /bin) whose name ma
   local name dir
   for dir in ${PATH//:/ } /usr/bin /bin /usr/local/bin; do
     for name in "$dir"/*; do
-      [[ $(basename "$name") =~ ^($1)$ ]] && cover_file "$name"
+      [[ ${name##*/} =~ ^($1)$ ]] && cover_file "$name"
     done
   done
   return 0
