@@ -93,7 +93,7 @@ export function useExecHarness(options: ExecHarnessOptions = {}): ExecHarness {
       });
       // A machine without bubblewrap or the Landlock helper skips a test whose commands needed one.
       await skipIfSandboxWasNeeded(
-        `${result.stdout}${result.stderr}${JSON.stringify(harness.server.requests.map((request) => request.input))}`,
+        `${result.stdout}${result.stderr}${JSON.stringify(harness.server.requests)}`,
       );
       return result;
     },

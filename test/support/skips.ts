@@ -9,7 +9,11 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { TestRunner } from "vitest";
 import { UNIFONT_HEX } from "../../scripts/screenshot/terminal-png.js";
-import { bwrapBackendStatus, landlockBackendStatus } from "../../src/policy/sandbox/index.js";
+import {
+  bwrapBackendStatus,
+  containmentStatus,
+  landlockBackendStatus,
+} from "../../src/policy/sandbox/index.js";
 
 const HINT = "apt-get install bubblewrap gcc, as .ci/run does, then npm run build";
 
@@ -28,6 +32,17 @@ export async function noSandbox(what: string): Promise<boolean> {
   const [bwrap, landlock] = await Promise.all([bwrapBackendStatus(), landlockBackendStatus()]);
   if (bwrap.available || landlock.available) return false;
   console.warn(`skipped ${what}: no sandbox backend: ${bwrap.reason}; ${landlock.reason} (${HINT})`);
+  return true;
+}
+
+/**
+ * True (and says why) when commands cannot be contained: the helper's keeper (built with a C
+ * compiler) is what ends a killed tscodex's commands and their daemons.
+ */
+export async function noContainment(what: string): Promise<boolean> {
+  const status = await containmentStatus();
+  if (status.available) return false;
+  console.warn(`skipped ${what}: commands cannot be contained here: ${status.reason} (${HINT})`);
   return true;
 }
 
@@ -88,4 +103,10 @@ export async function skipIfSandboxWasNeeded(seen: string): Promise<void> {
   const reason = `a command needed a sandbox and no backend works here: ${bwrap.reason}; ${landlock.reason} (${HINT})`;
   console.warn(`skipped ${test.name}: ${reason}`);
   test.context.skip(reason);
+}
+
+/** For a test whose command must run sandboxed: skipped here, saying why, when no backend works. */
+export async function requireSandbox(): Promise<void> {
+  const test = TestRunner.getCurrentTest();
+  if (test && (await noSandbox(test.name))) test.context.skip("no sandbox backend works here");
 }
