@@ -13,10 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppClient, StdioAppClient, type WireMessage } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { noProgram, noSandbox } from "../support/skips.js";
+import { noSandbox, requireProgram } from "../support/skips.js";
 import { completedItems, runTurn, startThread } from "./flow.js";
-
-const noCurl = noProgram("curl", "the checks whose command runs curl");
 
 const PROFILES = `
 [permissions.web]
@@ -119,9 +117,10 @@ describe("app-server: permission profiles", () => {
     expect(resumed.activePermissionProfile).toEqual({ id: "web", extends: ":workspace" });
   });
 
-  it.skipIf(unsandboxed || noCurl)(
+  it.skipIf(unsandboxed)(
     "a turn under a profile: the allowed host is reached, another is blocked, and the item and the model say which",
     async () => {
+      requireProgram("curl");
       const client = await server();
       const threadId = await startThread(client, {
         cwd: h.work,
@@ -155,9 +154,10 @@ describe("app-server: permission profiles", () => {
     },
   );
 
-  it.skipIf(unsandboxed || noCurl)(
+  it.skipIf(unsandboxed)(
     "on-request: a blocked host becomes Codex's network approval; accepted, the request goes through",
     async () => {
+      requireProgram("curl");
       const client = await server();
       const asked: WireMessage[] = [];
       client.onRequest = (request) => {

@@ -9,11 +9,10 @@ import { parseEnvelope } from "../exec/sessions-helpers.js";
 import { outputOf, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, hang, message, type RecordedRequest, turn } from "../support/fake-model-server.js";
 import { alive, readPid, waitFor, withMarker } from "../support/processes.js";
-import { noProgram } from "../support/skips.js";
+import { requireProgram } from "../support/skips.js";
 
 // Unsandboxed: these tests check processes by host pid and write pid files in cwd (the sandbox
 // has its own pid namespace and, by default, a read-only file system).
-const noPython = noProgram("python3", "the unified exec checks that run python3");
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access", "-c", "features.unified_exec=true"] });
 
 /** The session id an earlier call's reply announced. */
@@ -30,7 +29,8 @@ const writeTo =
 const replies = (callIds: string[]) => callIds.map((id) => parseEnvelope(h.outputOf(-1, id)));
 
 describe("tscodex exec with unified exec", () => {
-  it.skipIf(noPython)("drives a Python REPL on a tty over several write_stdin calls", async () => {
+  it("drives a Python REPL on a tty over several write_stdin calls", async () => {
+    requireProgram("python3");
     h.server.enqueue(
       turn(functionCall("exec_command", { cmd: "python3 -i -q", tty: true, yield_time_ms: 250 }, "call_1")),
       // Python may still be starting: what is typed waits in the terminal until it reads.
@@ -92,7 +92,8 @@ describe("tscodex exec with unified exec", () => {
     expect(commands[1]?.item).toMatchObject({ aggregated_output: "finished\n", exit_code: 0 });
   });
 
-  it.skipIf(noPython)("kills a dev server and its children when the run ends", async () => {
+  it("kills a dev server and its children when the run ends", async () => {
+    requireProgram("python3");
     const serverPid = join(h.work, "h.server.pid");
     const childPid = join(h.work, "child.pid");
     const cmd = [
@@ -139,31 +140,28 @@ describe("tscodex exec with unified exec", () => {
     await waitFor(async () => !(await alive(pid)), 2000);
   });
 
-  it.skipIf(noPython)(
-    "kills a dev server started inside the sandbox (workspace-write) when the run ends",
-    async () => {
-      // The sandbox has its own pid namespace: find the processes on the host by a marker.
-      const marker = `${Math.floor(Math.random() * 1e6)}.25`;
-      const cmd = `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & exec sleep ${marker}`;
-      // Alive for the whole yield: long enough for a /proc scan to see it on a loaded machine.
-      h.server.enqueue(
-        turn(functionCall("exec_command", { cmd, yield_time_ms: 2000 }, "call_1")),
-        (request) => turn(message(outputOf(request.input, "call_1"))),
-      );
-      let seen: number[] = [];
-      const result = await h.cli(["exec", "--full-auto", "-c", "features.unified_exec=true", "serve"], {
-        onSpawn: () => {
-          void waitFor(async () => {
-            seen = await withMarker(marker);
-            return seen.length > 0;
-          }, 10_000).catch(() => {});
-        },
-      });
-      expect(h.server.errors).toEqual([]);
-      expect(result.code).toBe(0);
-      expect(parseEnvelope(h.outputOf(-1, "call_1")).exitCode).toBeNull();
-      expect(seen.length).toBeGreaterThan(0);
-      await waitFor(async () => (await withMarker(marker)).length === 0, 2000);
-    },
-  );
+  it("kills a dev server started inside the sandbox (workspace-write) when the run ends", async () => {
+    requireProgram("python3");
+    // The sandbox has its own pid namespace: find the processes on the host by a marker.
+    const marker = `${Math.floor(Math.random() * 1e6)}.25`;
+    const cmd = `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & exec sleep ${marker}`;
+    // Alive for the whole yield: long enough for a /proc scan to see it on a loaded machine.
+    h.server.enqueue(turn(functionCall("exec_command", { cmd, yield_time_ms: 2000 }, "call_1")), (request) =>
+      turn(message(outputOf(request.input, "call_1"))),
+    );
+    let seen: number[] = [];
+    const result = await h.cli(["exec", "--full-auto", "-c", "features.unified_exec=true", "serve"], {
+      onSpawn: () => {
+        void waitFor(async () => {
+          seen = await withMarker(marker);
+          return seen.length > 0;
+        }, 10_000).catch(() => {});
+      },
+    });
+    expect(h.server.errors).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(parseEnvelope(h.outputOf(-1, "call_1")).exitCode).toBeNull();
+    expect(seen.length).toBeGreaterThan(0);
+    await waitFor(async () => (await withMarker(marker)).length === 0, 2000);
+  });
 });

@@ -12,10 +12,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing, noProgram } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
-
-const noCurl = noProgram("curl", "the checks whose command runs curl");
 
 const backends = await sandboxBackends();
 
@@ -113,9 +111,10 @@ const curl = (url: string, extra = "") =>
 describe.each(backends)("permission profiles under $name", ({ name, status }) => {
   const skip = missing(status, `the permission profile checks under ${name}`);
 
-  it.skipIf(skip || noCurl)(
+  it.skipIf(skip)(
     "an allowed host is reached through the proxy; others get 403 with the reason",
     async () => {
+      requireProgram("curl");
       const script = [
         `echo "A $(${curl(`http://allowed.bar.test:${port}/`)})"`,
         `echo "B $(${curl(`http://other.bar.test:${port}/`)})"`,
@@ -144,39 +143,36 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
     },
   );
 
-  it.skipIf(skip || noCurl)(
-    "nothing but the proxy: direct TCP, a raw IP and curl --noproxy fail",
-    async () => {
-      const script = [
-        `(echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo TCP-OPEN || echo TCP-REFUSED`,
-        `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('NODE-OPEN');process.exit()}).on('error',()=>console.log('NODE-REFUSED'))"`,
-        `curl -s -m 5 --noproxy '*' http://allowed.bar.test:${port}/ >/dev/null && echo NOPROXY-OPEN || echo NOPROXY-REFUSED`,
-        `echo "SOCKS $(curl -s -m 10 -x "$ALL_PROXY" http://allowed.bar.test:${port}/)"`,
-        `grep -c ':' /proc/net/dev`,
-      ].join("; ");
-      const result = await sandbox("web", name, script);
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain("TCP-REFUSED");
-      expect(result.stdout).toContain("NODE-REFUSED");
-      expect(result.stdout).toContain("NOPROXY-REFUSED");
-      expect(result.stdout).toContain(`SOCKS hello from allowed.bar.test:${port}`);
-      // Only lo in the namespace (the header lines have no colon... one line per interface).
-      expect(result.stdout.trim().split("\n").at(-1)).toBe("1");
-      expect(seen).toEqual([`GET allowed.bar.test:${port}`]);
-    },
-  );
+  it.skipIf(skip)("nothing but the proxy: direct TCP, a raw IP and curl --noproxy fail", async () => {
+    requireProgram("curl");
+    const script = [
+      `(echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo TCP-OPEN || echo TCP-REFUSED`,
+      `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('NODE-OPEN');process.exit()}).on('error',()=>console.log('NODE-REFUSED'))"`,
+      `curl -s -m 5 --noproxy '*' http://allowed.bar.test:${port}/ >/dev/null && echo NOPROXY-OPEN || echo NOPROXY-REFUSED`,
+      `echo "SOCKS $(curl -s -m 10 -x "$ALL_PROXY" http://allowed.bar.test:${port}/)"`,
+      `grep -c ':' /proc/net/dev`,
+    ].join("; ");
+    const result = await sandbox("web", name, script);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("TCP-REFUSED");
+    expect(result.stdout).toContain("NODE-REFUSED");
+    expect(result.stdout).toContain("NOPROXY-REFUSED");
+    expect(result.stdout).toContain(`SOCKS hello from allowed.bar.test:${port}`);
+    // Only lo in the namespace (the header lines have no colon... one line per interface).
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("1");
+    expect(seen).toEqual([`GET allowed.bar.test:${port}`]);
+  });
 
-  it.skipIf(skip || noCurl)(
-    "a name resolving to loopback stays blocked without allow_local_binding",
-    async () => {
-      const result = await sandbox("strict", name, `echo "L $(${curl(`http://allowed.bar.test:${port}/`)})"`);
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(/L 403 x-proxy-error: blocked-by-policy .*"reason":"not_allowed_local"/);
-      expect(seen).toEqual([]);
-    },
-  );
+  it.skipIf(skip)("a name resolving to loopback stays blocked without allow_local_binding", async () => {
+    requireProgram("curl");
+    const result = await sandbox("strict", name, `echo "L $(${curl(`http://allowed.bar.test:${port}/`)})"`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/L 403 x-proxy-error: blocked-by-policy .*"reason":"not_allowed_local"/);
+    expect(seen).toEqual([]);
+  });
 
-  it.skipIf(skip || noCurl)("limited mode lets GET through and refuses POST", async () => {
+  it.skipIf(skip)("limited mode lets GET through and refuses POST", async () => {
+    requireProgram("curl");
     const script = [
       `echo "GET $(${curl(`http://allowed.bar.test:${port}/`)})"`,
       `echo "POST $(${curl(`http://allowed.bar.test:${port}/`, "-X POST -d x=1")})"`,
@@ -188,7 +184,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
     expect(seen).toEqual([`GET allowed.bar.test:${port}`]);
   });
 
-  it.skipIf(skip || noCurl)(
+  it.skipIf(skip)(
     "a denied directory is unreadable and unwritable; a narrower rule reopens inside it",
     async () => {
       await mkdir(join(work.path, "secret", "public"), { recursive: true });
@@ -221,9 +217,10 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
     },
   );
 
-  it.skipIf(skip || noCurl)(
+  it.skipIf(skip)(
     "network enabled without domain rules is the host's network, even on a read-only filesystem",
     async () => {
+      requireProgram("curl");
       const script = `curl -s -m 5 http://127.0.0.1:${port}/ || echo REFUSED; touch f.txt 2>/dev/null || echo READ-ONLY`;
       const open = await sandbox("ronet", name, script);
       expect(open.stdout).toContain(`hello from 127.0.0.1:${port}`);
@@ -232,7 +229,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
     },
   );
 
-  it.skipIf(skip || noCurl)("the command's exit status is its own; built-ins run as -P", async () => {
+  it.skipIf(skip)("the command's exit status is its own; built-ins run as -P", async () => {
     expect((await sandbox(":workspace", name, "exit 7")).code).toBe(7);
     const readOnly = await sandbox(":read-only", name, "echo x > f.txt 2>&1 || echo DENIED");
     expect(readOnly.stdout).toContain("DENIED");

@@ -13,9 +13,7 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { runCli } from "../support/cli.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing, noProgram } from "../support/skips.js";
-
-const noPython = noProgram("python3", "the checks whose command is a python3 script");
+import { missing, requireProgram } from "../support/skips.js";
 
 const h = useAppServerHarness();
 const backends = await sandboxBackends();
@@ -63,27 +61,26 @@ function enqueueConnect(callId: string): void {
 describe.each(backends)("read-only has no network under $name", ({ name, status }) => {
   const skip = missing(status, `the read-only network checks under ${name}`);
 
-  it.skipIf(skip || noPython)(
-    "exec -s read-only ignores sandbox_workspace_write.network_access = true",
-    async () => {
-      const config = ["-c", `sandbox_backend="${name}"`, "-c", "sandbox_workspace_write.network_access=true"];
-      enqueueConnect("ro");
-      const before = accepted;
-      const ro = await exec(["-s", "read-only", ...config, "connect"]);
-      expect(ro.code, ro.stderr).toBe(0);
-      expect(accepted - before).toBe(0);
-      expect(JSON.stringify(h.model.requests.at(-1)?.input)).toContain("REFUSED");
+  it.skipIf(skip)("exec -s read-only ignores sandbox_workspace_write.network_access = true", async () => {
+    requireProgram("python3");
+    const config = ["-c", `sandbox_backend="${name}"`, "-c", "sandbox_workspace_write.network_access=true"];
+    enqueueConnect("ro");
+    const before = accepted;
+    const ro = await exec(["-s", "read-only", ...config, "connect"]);
+    expect(ro.code, ro.stderr).toBe(0);
+    expect(accepted - before).toBe(0);
+    expect(JSON.stringify(h.model.requests.at(-1)?.input)).toContain("REFUSED");
 
-      enqueueConnect("ww");
-      const ww = await exec(["-s", "workspace-write", ...config, "connect"]);
-      expect(ww.code, ww.stderr).toBe(0);
-      expect(accepted - before).toBe(1);
-    },
-  );
+    enqueueConnect("ww");
+    const ww = await exec(["-s", "workspace-write", ...config, "connect"]);
+    expect(ww.code, ww.stderr).toBe(0);
+    expect(accepted - before).toBe(1);
+  });
 
-  it.skipIf(skip || noPython)(
+  it.skipIf(skip)(
     "an app-server readOnly turn after a workspaceWrite + network turn has none, nor does a later workspaceWrite without it",
     async () => {
+      requireProgram("python3");
       const client = await h.stdio({ args: ["-c", `sandbox_backend="${name}"`] });
       const threadId = await startThread(client, {
         cwd: h.work,

@@ -23,12 +23,11 @@ import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand, type SandboxPolicy } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing, noProgram } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 
 type Mode = SandboxPolicy["mode"];
 const MODES: Mode[] = ["read-only", "workspace-write", "danger-full-access"];
 const backends = await sandboxBackends();
-const noPython = noProgram("python3", "the checks whose command is a python3 script");
 
 let base: string;
 let ws: string;
@@ -99,20 +98,18 @@ describe.each(backends)("creating .git under $name", ({ name, status }) => {
   describe.skipIf(missing(status, `the .git checks under ${name}`)).each(MODES)("%s", (mode) => {
     const allowed = mode === "danger-full-access";
     for (const attempt of attempts) {
-      it.skipIf(noPython && attempt.script.includes("python3"))(
-        `${attempt.title}: ${allowed ? "allowed" : "blocked"}`,
-        async () => {
-          const run = await sandboxed(name, mode, attempt.script);
-          if (allowed) {
-            expect(run.exitCode, run.output).toBe(0);
-            expect(isRepository()).toBe(true);
-          } else {
-            expect(run.exitCode, run.output).not.toBe(0);
-            expect(isRepository(), run.output).toBe(false);
-            expect(gitSeesRepository()).toBe(false);
-          }
-        },
-      );
+      it(`${attempt.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        if (attempt.script.includes("python3")) requireProgram("python3");
+        const run = await sandboxed(name, mode, attempt.script);
+        if (allowed) {
+          expect(run.exitCode, run.output).toBe(0);
+          expect(isRepository()).toBe(true);
+        } else {
+          expect(run.exitCode, run.output).not.toBe(0);
+          expect(isRepository(), run.output).toBe(false);
+          expect(gitSeesRepository()).toBe(false);
+        }
+      });
     }
   });
 });
@@ -184,22 +181,20 @@ describe.each(backends)("creating .git below the top under $name", ({ name, stat
   describe.skipIf(missing(status, `the nested .git checks under ${name}`)).each(MODES)("%s", (mode) => {
     const allowed = mode === "danger-full-access";
     for (const attempt of nestedAttempts) {
-      it.skipIf(noPython && attempt.script.includes("python3"))(
-        `${attempt.title}: ${allowed ? "allowed" : "blocked"}`,
-        async () => {
-          const run = await sandboxed(name, mode, attempt.script);
-          const where = attempt.where === "$TMPDIR" ? tmp : join(ws, attempt.where);
-          const planted = [...gitNamesBelow(ws, join(ws, ".git")), ...gitNamesBelow(tmp, "")];
-          if (allowed) {
-            expect(run.exitCode, run.output).toBe(0);
-            expect(planted.length, run.output).toBeGreaterThan(0);
-          } else {
-            expect(run.exitCode, run.output).not.toBe(0);
-            expect(planted, run.output).toEqual([]);
-            if (existsSync(where)) expect(gitSeesRepositoryIn(where)).toBe(false);
-          }
-        },
-      );
+      it(`${attempt.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        if (attempt.script.includes("python3")) requireProgram("python3");
+        const run = await sandboxed(name, mode, attempt.script);
+        const where = attempt.where === "$TMPDIR" ? tmp : join(ws, attempt.where);
+        const planted = [...gitNamesBelow(ws, join(ws, ".git")), ...gitNamesBelow(tmp, "")];
+        if (allowed) {
+          expect(run.exitCode, run.output).toBe(0);
+          expect(planted.length, run.output).toBeGreaterThan(0);
+        } else {
+          expect(run.exitCode, run.output).not.toBe(0);
+          expect(planted, run.output).toEqual([]);
+          if (existsSync(where)) expect(gitSeesRepositoryIn(where)).toBe(false);
+        }
+      });
     }
   });
 });
@@ -234,10 +229,11 @@ const PY_RACE = [
 ].join("\n");
 
 describe.each(backends)("a path flipped to .git while the call waits under $name", ({ name, status }) => {
-  it.skipIf(missing(status, `the .git race under ${name}`) || noPython)(
+  it.skipIf(missing(status, `the .git race under ${name}`))(
     "never makes .git",
     { timeout: 60_000 },
     async () => {
+      requireProgram("python3");
       const run = await sandboxed(name, "workspace-write", `python3 -c '${PY_RACE}'`);
       expect(run.exitCode, run.output).toBe(0);
       // Some mkdirs read the flipped name and were refused, the others made sub/zgit.

@@ -25,8 +25,6 @@ import { sandboxBackends } from "../support/sandbox-probe.js";
 import { missing, noProgram } from "../support/skips.js";
 
 const backends = await sandboxBackends();
-const noPython = noProgram("python3", "the checks whose command is a python3 script");
-const noCurl = noProgram("curl", "the checks whose command runs curl");
 const HTTP_PORT = 3128;
 const ECHO_PORT = 8081;
 const NODE = process.execPath;
@@ -151,42 +149,42 @@ describe.each(backends)("proxy routes under $name", ({ name, status }) => {
   const noNetNamespace = name === "landlock" && status.available && !status.netNamespace;
   if (noNetNamespace)
     console.warn("skipped the landlock proxy-route checks: the helper cannot make a network namespace");
-  const skip = missing(status, `the proxy-route checks under ${name}`) || noNetNamespace;
+  // Every check's command runs curl (and one python3).
+  const skip =
+    missing(status, `the proxy-route checks under ${name}`) ||
+    noNetNamespace ||
+    noProgram("curl", "the proxy-route checks") ||
+    noProgram("python3", "the proxy-route checks");
 
-  it.skipIf(skip || noPython || noCurl)(
-    "reaches the route and nothing else: no direct TCP, no UDP, only lo",
-    async () => {
-      const script = [
-        `curl -s http://127.0.0.1:${HTTP_PORT}/`,
-        `(echo direct > /dev/tcp/127.0.0.1/${tcpPort}) 2>/dev/null && echo BASH-OPEN || echo BASH-FAIL`,
-        `${NODE} -e "require('net').connect(${tcpPort}, '127.0.0.1').on('connect', () => console.log('NODE-OPEN')).on('error', (e) => console.log('NODE-FAIL', e.code))"`,
-        `curl -s -m 5 --noproxy '*' http://127.0.0.1:${tcpPort}/ && echo CURL-OPEN || echo CURL-FAIL`,
-        `python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'udp-direct', ('127.0.0.1', ${udpPort}))" && echo UDP-SENT || echo UDP-FAIL`,
-        "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sed 's/^/IF=/'",
-      ].join("\n");
-      const { exitCode, output } = await sandboxed(name, script);
-      expect(output).toContain("hello via proxy");
-      expect(output).toContain("BASH-FAIL");
-      expect(output).toContain("NODE-FAIL ECONNREFUSED");
-      expect(output).toContain("CURL-FAIL");
-      expect(output.match(/^IF=.*$/gm)).toEqual(["IF=lo"]);
-      expect(exitCode).toBe(0);
-      // Whatever the sandbox sent would be queued before the host's own marker.
-      await tcpMarker(`marker-${name}`);
-      await udpMarker(`marker-${name}`);
-      expect(tcpSeen.filter((data) => !data.startsWith("marker"))).toEqual([]);
-      expect(udpSeen.filter((data) => !data.startsWith("marker"))).toEqual([]);
-    },
-  );
+  it.skipIf(skip)("reaches the route and nothing else: no direct TCP, no UDP, only lo", async () => {
+    const script = [
+      `curl -s http://127.0.0.1:${HTTP_PORT}/`,
+      `(echo direct > /dev/tcp/127.0.0.1/${tcpPort}) 2>/dev/null && echo BASH-OPEN || echo BASH-FAIL`,
+      `${NODE} -e "require('net').connect(${tcpPort}, '127.0.0.1').on('connect', () => console.log('NODE-OPEN')).on('error', (e) => console.log('NODE-FAIL', e.code))"`,
+      `curl -s -m 5 --noproxy '*' http://127.0.0.1:${tcpPort}/ && echo CURL-OPEN || echo CURL-FAIL`,
+      `python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'udp-direct', ('127.0.0.1', ${udpPort}))" && echo UDP-SENT || echo UDP-FAIL`,
+      "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sed 's/^/IF=/'",
+    ].join("\n");
+    const { exitCode, output } = await sandboxed(name, script);
+    expect(output).toContain("hello via proxy");
+    expect(output).toContain("BASH-FAIL");
+    expect(output).toContain("NODE-FAIL ECONNREFUSED");
+    expect(output).toContain("CURL-FAIL");
+    expect(output.match(/^IF=.*$/gm)).toEqual(["IF=lo"]);
+    expect(exitCode).toBe(0);
+    // Whatever the sandbox sent would be queued before the host's own marker.
+    await tcpMarker(`marker-${name}`);
+    await udpMarker(`marker-${name}`);
+    expect(tcpSeen.filter((data) => !data.startsWith("marker"))).toEqual([]);
+    expect(udpSeen.filter((data) => !data.startsWith("marker"))).toEqual([]);
+  });
 
-  it.skipIf(skip || noPython || noCurl)(
-    "carries many parallel connections, large bodies and half-closes",
-    async () => {
-      const script = [
-        `for i in $(seq 40); do curl -s http://127.0.0.1:${HTTP_PORT}/ & done | grep -c 'hello via proxy'`,
-        "wait",
-        `curl -s http://127.0.0.1:${HTTP_PORT}/big | wc -c`,
-        `python3 -c "
+  it.skipIf(skip)("carries many parallel connections, large bodies and half-closes", async () => {
+    const script = [
+      `for i in $(seq 40); do curl -s http://127.0.0.1:${HTTP_PORT}/ & done | grep -c 'hello via proxy'`,
+      "wait",
+      `curl -s http://127.0.0.1:${HTTP_PORT}/big | wc -c`,
+      `python3 -c "
 import socket
 s = socket.create_connection(('127.0.0.1', ${ECHO_PORT}))
 s.sendall(b'a' * 300000)
@@ -197,27 +195,23 @@ while True:
     if not chunk: break
     data += chunk
 print(data.decode().strip())"`,
-      ].join("\n");
-      const { exitCode, output } = await sandboxed(name, script);
-      expect(output.split("\n").map((line) => line.trim())).toEqual(
-        expect.arrayContaining(["40", "1000000", "got 300000"]),
-      );
-      expect(exitCode).toBe(0);
-    },
-  );
+    ].join("\n");
+    const { exitCode, output } = await sandboxed(name, script);
+    expect(output.split("\n").map((line) => line.trim())).toEqual(
+      expect.arrayContaining(["40", "1000000", "got 300000"]),
+    );
+    expect(exitCode).toBe(0);
+  });
 
-  it.skipIf(skip || noPython || noCurl)(
-    "a read-only policy still reaches the route (and writes nothing)",
-    async () => {
-      const script = `curl -s http://127.0.0.1:${HTTP_PORT}/; touch made 2>/dev/null && echo WROTE || echo NO-WRITE`;
-      const { output } = await sandboxed(name, script, "read-only");
-      expect(output).toContain("hello via proxy");
-      expect(output).toContain("NO-WRITE");
-      expect(existsSync(join(ws, "made"))).toBe(false);
-    },
-  );
+  it.skipIf(skip)("a read-only policy still reaches the route (and writes nothing)", async () => {
+    const script = `curl -s http://127.0.0.1:${HTTP_PORT}/; touch made 2>/dev/null && echo WROTE || echo NO-WRITE`;
+    const { output } = await sandboxed(name, script, "read-only");
+    expect(output).toContain("hello via proxy");
+    expect(output).toContain("NO-WRITE");
+    expect(existsSync(join(ws, "made"))).toBe(false);
+  });
 
-  it.skipIf(skip || noPython || noCurl)(
+  it.skipIf(skip)(
     "reaches the route under a profile without `/` whose rules deny the socket's directory",
     async () => {
       const fsRules: ResolvedFsRule[] = [
@@ -239,7 +233,7 @@ print(data.decode().strip())"`,
     },
   );
 
-  it.skipIf(skip || noPython || noCurl)("leaves no bridge process once the command ends", async () => {
+  it.skipIf(skip)("leaves no bridge process once the command ends", async () => {
     const prepared = await prepareSandboxedCommand(
       ["bash", "-c", `curl -s http://127.0.0.1:${HTTP_PORT}/; read line`],
       ws,

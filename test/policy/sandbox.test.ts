@@ -19,9 +19,7 @@ import {
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { runCli } from "../support/cli.js";
 import { alive } from "../support/processes.js";
-import { missing, noProgram, noSandbox } from "../support/skips.js";
-
-const noPython = noProgram("python3", "the checks whose command is a python3 script");
+import { missing, noSandbox, requireProgram } from "../support/skips.js";
 
 const bwrap = await bwrapBackendStatus();
 const landlock = await landlockBackendStatus();
@@ -260,21 +258,20 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
     expect(renderCaptured(usage.stderr)).toContain("usage: tscodex-sandbox");
   });
 
-  it.skipIf(noPython)(
-    "without --allow-network denies unix sockets too, unless --allow-unix-sockets; socketpair works",
-    async () => {
-      const unix =
-        "import socket\nsocket.socketpair()\ntry:\n  socket.socket(socket.AF_UNIX).close()\n  print('unix ok')\n" +
-        "except PermissionError as e:\n  print('unix', e.errno)\n";
-      const run = (flags: string[]) =>
-        runCommand({ argv: [helper, ...flags, "--", "python3", "-c", unix], cwd: ws, env, timeoutMs: 5000 });
-      expect(renderCaptured((await run([])).aggregated)).toBe("unix 1\n");
-      expect(renderCaptured((await run(["--allow-unix-sockets"])).aggregated)).toBe("unix ok\n");
-      expect(renderCaptured((await run(["--allow-network"])).aggregated)).toBe("unix ok\n");
-    },
-  );
+  it("without --allow-network denies unix sockets too, unless --allow-unix-sockets; socketpair works", async () => {
+    requireProgram("python3");
+    const unix =
+      "import socket\nsocket.socketpair()\ntry:\n  socket.socket(socket.AF_UNIX).close()\n  print('unix ok')\n" +
+      "except PermissionError as e:\n  print('unix', e.errno)\n";
+    const run = (flags: string[]) =>
+      runCommand({ argv: [helper, ...flags, "--", "python3", "-c", unix], cwd: ws, env, timeoutMs: 5000 });
+    expect(renderCaptured((await run([])).aggregated)).toBe("unix 1\n");
+    expect(renderCaptured((await run(["--allow-unix-sockets"])).aggregated)).toBe("unix ok\n");
+    expect(renderCaptured((await run(["--allow-network"])).aggregated)).toBe("unix ok\n");
+  });
 
-  it.skipIf(noPython)("denies non-unix sockets without --allow-network", async () => {
+  it("denies non-unix sockets without --allow-network", async () => {
+    requireProgram("python3");
     const script =
       "import socket\n" +
       "try:\n  socket.socket(socket.AF_INET6)\nexcept PermissionError as e:\n  print('inet6', e.errno)\n" +
@@ -288,7 +285,8 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
     expect(renderCaptured(result.aggregated)).toBe("inet6 1\nnetlink 1\n");
   });
 
-  it.skipIf(noPython)("refuses typing into the terminal (TIOCSTI) even with network allowed", async () => {
+  it("refuses typing into the terminal (TIOCSTI) even with network allowed", async () => {
+    requireProgram("python3");
     const script =
       "import fcntl, termios\ntry:\n  fcntl.ioctl(0, termios.TIOCSTI, b'x')\nexcept OSError as e:\n  print(e.errno)\n";
     const result = await runCommand({
@@ -305,17 +303,15 @@ describe("tscodex sandbox", () => {
   const cli = (args: string[], extraEnv: Record<string, string> = {}) =>
     runCli(["sandbox", ...args], { cwd: ws, home, env: extraEnv, timeoutMs: 15_000 });
 
-  it.skipIf(unsandboxed || noPython)(
-    "runs the command under the policy and exits with its code",
-    async () => {
-      const wrote = await cli(["--full-auto", "--", "bash", "-c", "echo hi > cli-out && echo done; exit 3"]);
-      expect(wrote.code).toBe(3);
-      expect(wrote.stdout).toBe("done\n");
-      const denied = await cli(["--", "bash", "-c", "echo hi > cli-ro"]);
-      expect(denied.code).toBe(1);
-      expect(isLikelySandboxDenial(1, denied.stderr)).toBe(true);
-    },
-  );
+  it.skipIf(unsandboxed)("runs the command under the policy and exits with its code", async () => {
+    requireProgram("python3");
+    const wrote = await cli(["--full-auto", "--", "bash", "-c", "echo hi > cli-out && echo done; exit 3"]);
+    expect(wrote.code).toBe(3);
+    expect(wrote.stdout).toBe("done\n");
+    const denied = await cli(["--", "bash", "-c", "echo hi > cli-ro"]);
+    expect(denied.code).toBe(1);
+    expect(isLikelySandboxDenial(1, denied.stderr)).toBe(true);
+  });
 
   it.skipIf(missing(landlock, "tscodex sandbox --backend landlock"))(
     "honours --backend and -c sandbox_workspace_write.network_access",
