@@ -77,7 +77,8 @@ beforeEach(async () => {
 /** A trusted SessionEnd hook that holds a thread's shutdown (so the drain) until `release` exists. */
 async function holdingSessionEnd(): Promise<void> {
   await mkdir(h.home, { recursive: true });
-  const wait = `while [ ! -e '${release}' ]; do sleep 0.02; done`;
+  // Bounded, so a hook orphaned by a failed test (its server killed) ends by itself.
+  const wait = `i=0; while [ ! -e '${release}' ] && [ $i -lt 250 ]; do sleep 0.02; i=$((i+1)); done`;
   await writeFile(
     join(h.home, "hooks.json"),
     JSON.stringify({ hooks: { SessionEnd: [{ hooks: [{ type: "command", command: wait, timeout: 3 }] }] } }),
@@ -111,6 +112,7 @@ describe("/readyz while draining", () => {
       expect(JSON.stringify(await answered.json())).toContain("late answer");
       expect(await exited).toBe(0);
     } finally {
+      await writeFile(release, "").catch(() => {});
       await server.stop();
     }
   });
@@ -150,6 +152,7 @@ describe("/readyz while draining", () => {
       expect(await exited).toBe(0);
       await client.close().catch(() => {});
     } finally {
+      await writeFile(release, "").catch(() => {});
       await server.stop();
     }
   });
@@ -179,6 +182,7 @@ describe("/readyz while draining", () => {
       await writeFile(release, "");
       expect(await exited).toBe(0);
     } finally {
+      await writeFile(release, "").catch(() => {});
       await server.stop();
     }
   });
