@@ -14,6 +14,10 @@ import { requireProgram } from "../support/skips.js";
 import { makeTempDir } from "./support.js";
 
 const helper = await findNativeHelper();
+if (!helper)
+  console.warn(
+    "skipped the apply_patch swap race: the native helper is not built (npm run build compiles it with cc)",
+  );
 if (!helper) console.warn("apply-patch race: skipped, the native helper is not built (npm run build)");
 
 const ROUNDS = 300;
