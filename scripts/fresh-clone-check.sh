@@ -5,22 +5,80 @@
 #   1. npm install && npm run build && node bin/tscodex.js exec ...  Without an API key (none is
 #      passed) it must end with its documented one-line "no API key" message; that counts as success.
 #   2. npm install && npm run check && npm test                        Must pass; the counts are printed.
-# Usage: scripts/fresh-clone-check.sh [--no-skips] [--keep]
-#   --no-skips  a skipped test fails the check (CI: .ci/run installs what every test needs)
-#   --keep      leave the temp dir for inspection
+# Usage: scripts/fresh-clone-check.sh [--no-skips] [--keep] [--without LIST] [--only TEST_FILE]...
+#   --no-skips      a skipped test fails the check (CI: .ci/run installs what every test needs)
+#   --keep          leave the temp dir for inspection
+#   --without LIST  check as on a machine without these system packages (comma-separated):
+#                   unifont, bubblewrap, cc (every C compiler), tmux, python3, curl, postgresql;
+#                   "new-user" means unifont,bubblewrap,cc (what a fresh Debian lacks). Tests that
+#                   need one must skip with a reason, not fail. Nothing is uninstalled: the check
+#                   re-runs itself in a private mount namespace (unshare, so it needs root) where
+#                   each package's programs are covered by /dev/null (not executable) and its data
+#                   directories by an empty tmpfs; no other process sees a change.
+#   --only FILE     command 2 runs only this test file (repeatable): a quick partial check
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 no_skips=()
 keep=false
-for arg in "$@"; do
-  case $arg in
+without=()
+only=()
+args=("$@")
+usage() { echo "usage: $0 [--no-skips] [--keep] [--without LIST] [--only TEST_FILE]..." >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
     --no-skips) no_skips=(--no-skips) ;;
     --keep) keep=true ;;
-    *) echo "usage: $0 [--no-skips] [--keep]" >&2; exit 2 ;;
+    --without) [ $# -ge 2 ] || usage; IFS=, read -ra listed <<<"${2/new-user/unifont,bubblewrap,cc}"; without+=("${listed[@]}"); shift ;;
+    --only) [ $# -ge 2 ] || usage; only+=("$2"); shift ;;
+    *) usage ;;
   esac
+  shift
 done
 say() { echo "fresh-clone-check: $*"; }
+
+# --without: into a private mount namespace first, then cover each package there.
+if [ ${#without[@]} -gt 0 ] && [ -z "${FRESH_CLONE_HIDING:-}" ]; then
+  if ! unshare --mount --propagation private true 2>/dev/null; then
+    say "--without needs a private mount namespace (unshare --mount, as root)" >&2
+    exit 2
+  fi
+  exec unshare --mount --propagation private env FRESH_CLONE_HIDING=1 bash "$0" "${args[@]}"
+fi
+hidden=()
+cover_file() { # a program's real file becomes /dev/null: found, but not executable
+  local real
+  real=$(readlink -f "$1") || return 0
+  [ -f "$real" ] || return 0
+  [[ " ${hidden[*]} " == *" $real "* ]] && return 0
+  mount --bind /dev/null "$real"
+  hidden+=("$real")
+}
+cover_programs() { # every program on PATH (and in /usr/bin, /bin) whose name matches the pattern
+  local name dir
+  for dir in ${PATH//:/ } /usr/bin /bin /usr/local/bin; do
+    for name in "$dir"/*; do
+      [[ ${name##*/} =~ ^($1)$ ]] && cover_file "$name"
+    done
+  done
+  return 0
+}
+cover_dir() {
+  if [ -d "$1" ]; then mount -t tmpfs -o size=16k,mode=755 none "$1"; hidden+=("$1/"); fi
+}
+for package in "${without[@]}"; do
+  case $package in
+    unifont) cover_dir /usr/share/unifont ;;
+    bubblewrap) cover_programs 'bwrap' ;;
+    cc) cover_programs '(x86_64-linux-gnu-|aarch64-linux-gnu-)?(cc|c89|c99|gcc|clang|tcc)(-[0-9.]+)?' ;;
+    tmux) cover_programs 'tmux' ;;
+    python3) cover_programs 'python3(\.[0-9]+)?' ;;
+    curl) cover_programs 'curl' ;;
+    postgresql) cover_dir /usr/lib/postgresql; cover_programs 'psql|pg_config|initdb|postgres|pg_ctl' ;;
+    *) say "--without: unknown package '$package'" >&2; exit 2 ;;
+  esac
+done
+if [ ${#without[@]} -gt 0 ]; then say "without ${without[*]}: covered ${hidden[*]:-nothing}"; fi
 
 head=$(git -C "$root" rev-parse HEAD)
 if [ -n "$(git -C "$root" status --porcelain)" ]; then
@@ -77,6 +135,12 @@ fi
 
 # Command 2, with vitest's JSON report on the side for the counts.
 say "command 2: ${commands[1]}"
-TSCODEX_TEST_REPORT=$tmp/report.json bash -c "${commands[1]}"
+command2=${commands[1]}
+if [ ${#only[@]} -gt 0 ]; then
+  [[ $command2 == *" && npm test" ]] || { say "command 2 does not end with 'npm test'" >&2; exit 1; }
+  command2+=" -- ${only[*]}"
+  say "only: ${only[*]}"
+fi
+TSCODEX_TEST_REPORT=$tmp/report.json bash -c "$command2"
 node scripts/test-report.mjs "$tmp/report.json" "${no_skips[@]}"
 say "passed for $head"

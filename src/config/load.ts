@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { withSavedApiKey } from "./auth-file.js";
+import { codexHomeBeside, globalAgentsMd } from "./codex-home.js";
 import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
@@ -86,7 +87,12 @@ export interface Config {
   /** Replaces the built-in base instructions when set (model_instructions_file). */
   baseInstructions?: string;
   developerInstructions?: string;
-  /** The user's global `AGENTS.override.md` / `AGENTS.md` in the home, when there is one. */
+  /**
+   * A Codex user's home beside `home` (`$CODEX_HOME`, else `~/.codex`, when it exists and is
+   * another directory): its hooks, skills, rules and AGENTS.md apply too (codex-home.ts). Never written.
+   */
+  codexHome?: string;
+  /** The user's global `AGENTS.override.md` / `AGENTS.md` (the home's, else the Codex home's), when there is one. */
   userInstructions?: string;
   /** `[tools]`; `web_search` is folded into `features` (web_search_request / web_search_cached). */
   tools: Omit<ToolsConfig, "web_search">;
@@ -208,7 +214,10 @@ export type ConfigLoadFlags = Pick<LoadOptions, "strictConfig" | "ignoreUserConf
 
 export { ConfigError };
 
-/** The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`. */
+/**
+ * The home: `$TSCODEX_HOME`, else `$CODEX_HOME` (an existing Codex setup), else `~/.tscodex`.
+ * A Codex home elsewhere (`~/.codex`) is read beside it for hooks, skills, rules and AGENTS.md (codex-home.ts).
+ */
 export function tscodexHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.TSCODEX_HOME || env.CODEX_HOME || join(homedir(), ".tscodex");
 }
@@ -325,7 +334,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ? await readInstructionsFile(resolve(home, merged.model_instructions_file), configPath)
     : undefined;
 
-  const userInstructions = await readGlobalAgentsMd(home);
+  const codexHome = await codexHomeBeside(home, env);
+  const userInstructions = (await globalAgentsMd(codexHome ? [home, codexHome] : [home]))?.text;
   const keyedProvider = await withSavedApiKey(providerId, providerConfig, env, home);
   const webSearch = webSearchMode(merged);
   const { web_search: _webSearch, ...tools } = merged.tools ?? {};
@@ -337,6 +347,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
 
   return {
     home,
+    ...(codexHome ? { codexHome } : {}),
     configPath,
     model,
     provider: resolveProvider(providerId, keyedProvider, env),
@@ -465,15 +476,6 @@ async function loadProfileLayer(
     return { name, file: null, path, writablePath: configPath, legacy };
   }
   return { name, file, path, writablePath: path };
-}
-
-/** `AGENTS.override.md`, else `AGENTS.md`, in the home: the user's instructions for every project. */
-async function readGlobalAgentsMd(home: string): Promise<string | undefined> {
-  for (const name of ["AGENTS.override.md", "AGENTS.md"]) {
-    const text = await readFile(join(home, name), "utf8").catch(() => undefined);
-    if (text !== undefined && text.trim() !== "") return text;
-  }
-  return undefined;
 }
 
 async function readInstructionsFile(path: string, configPath: string): Promise<string> {

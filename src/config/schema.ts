@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
+import { HOOK_EVENTS } from "./hook-events.js";
 import { mcpServersSchema } from "./mcp-servers-schema.js";
 import { NOTIFY_EVENTS } from "./notify-config.js";
 import { permissionProfileSchema } from "./permission-profile-schema.js";
@@ -117,6 +118,16 @@ export const collabConfigSchema = z.object({
   max_concurrent: z.number().int().min(1).max(64).optional(),
 });
 
+/**
+ * `[hooks]`: its keys are the event names and `state`. The groups' shape is checked (with a
+ * warning, not an error) where hooks load (hooks/sources.ts), so each event takes any value here.
+ */
+const hooksConfigSchema = z.looseObject({
+  ...Object.fromEntries(HOOK_EVENTS.map((event) => [event, z.unknown().optional()])),
+  /** `hooks trust` / Codex's /hooks: `[hooks.state."<file>:<event>:<group>:<handler>"] trusted_hash`. */
+  state: z.record(z.string(), z.looseObject({ trusted_hash: z.string().optional() })).optional(),
+});
+
 export const configFileSchema = z.looseObject({
   ...modelKeys,
   model_providers: z.record(z.string(), providerSchema).optional(),
@@ -166,7 +177,7 @@ export const configFileSchema = z.looseObject({
   /** How `tscodex exec` answers request_user_input: "unavailable" (default, as Codex) or "first" option. */
   user_input: z.object({ exec_answer: z.enum(["unavailable", "first"]).optional() }).optional(),
   /** `[[hooks.<Event>]]` groups and `[hooks.state."<key>"]` trust (read per layer by src/hooks/). */
-  hooks: z.looseObject({}).optional(),
+  hooks: hooksConfigSchema.optional(),
   /** `[[skills.config]]`: a skill (by SKILL.md `path` or by `name`) turned off or on; the last entry for it wins. */
   skills: z
     .looseObject({

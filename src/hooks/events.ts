@@ -3,19 +3,9 @@
  * (reference: hooks-skills-mcp-auth.md). No I/O.
  */
 
-export const HOOK_EVENTS = [
-  "SessionStart",
-  "UserPromptSubmit",
-  "PreToolUse",
-  "PermissionRequest",
-  "PostToolUse",
-  "Stop",
-  "SessionEnd",
-  "PreCompact",
-  "PostCompact",
-  "SubagentStart",
-  "SubagentStop",
-] as const;
+import { HOOK_EVENTS } from "../config/hook-events.js";
+
+export { HOOK_EVENTS };
 
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 

@@ -1,13 +1,15 @@
 /**
  * Where hooks come from, as Codex 0.169 reads them: per layer, `hooks.json` and the `[hooks]`
- * tables of `config.toml`. Layers: the home (and `$CODEX_HOME` when it is another directory),
- * then each trusted project's `.codex/` from the repository root down to the cwd (only files this
- * user controls, config/ownership.ts). Both forms in one layer load, with a warning; SessionEnd
+ * tables of `config.toml`. Layers: the home (and a Codex user's home, `$CODEX_HOME` else
+ * `~/.codex`, when it is another directory: config/codex-home.ts), then each trusted project's
+ * `.codex/` from the repository root down to the cwd (only files this user controls,
+ * config/ownership.ts). Both forms in one layer load, with a warning; SessionEnd
  * timeouts are clamped to 3 s, with a warning.
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { userHomes } from "../config/codex-home.js";
 import { projectDirs } from "../config/layers.js";
 import { notOursBecause, notOursWarning, readIfOurs } from "../config/ownership.js";
 import { projectRootOf, projectTrust, untrustedProjectWarning } from "../config/project-trust.js";
@@ -78,9 +80,7 @@ export interface HookSourceOptions {
 
 /** Every configured command hook of the layers that apply in `cwd`, with its trust. */
 export async function loadHookSources(options: HookSourceOptions): Promise<LoadedHooks> {
-  const homes = [resolve(options.home)];
-  const codexHome = options.env.CODEX_HOME ? resolve(options.env.CODEX_HOME) : null;
-  if (codexHome && !homes.includes(codexHome)) homes.push(codexHome);
+  const homes = await userHomes(options.home, options.env);
   const warnings: string[] = [];
   const homeTables = await Promise.all(homes.map((home) => readToml(join(home, "config.toml"), warnings)));
   const trusted = new Map<string, string>();

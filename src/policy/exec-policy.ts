@@ -1,8 +1,8 @@
 /**
  * Exec-policy rules: command prefixes the user allows, wants to be asked about, or forbids.
  *
- * Sources: every `$TSCODEX_HOME/rules/*.rules` file (name order), then config
- * `[[exec_policy.prefix_rules]]`. A rules file is a list of calls in a small Starlark subset:
+ * Sources: every `$TSCODEX_HOME/rules/*.rules` file (name order; then a Codex home's beside it),
+ * then config `[[exec_policy.prefix_rules]]`. A rules file is a list of calls in a small Starlark subset:
  *
  *   # no pushing from the agent
  *   prefix_rule(
@@ -114,16 +114,17 @@ export function parseRules(text: string, source: string): PrefixRule[] {
 }
 
 /**
- * Every rule: `$home/rules/*.rules` in name order (a missing directory means none; a null home,
- * `--ignore-rules`, reads no files), then the config's. Throws ExecPolicyError naming the file
- * and line of the first problem.
+ * Every rule: `<home>/rules/*.rules` of each home (tscodex's, then a Codex user's home beside it,
+ * config/codex-home.ts) in name order (a missing directory means none; null, `--ignore-rules`,
+ * reads no files), then the config's. Throws ExecPolicyError naming the file and line of the
+ * first problem.
  */
 export async function loadExecPolicy(
-  home: string | null,
+  homes: string | readonly string[] | null,
   configRules: readonly ConfigPrefixRule[] = [],
 ): Promise<ExecPolicy> {
   const rules: PrefixRule[] = [];
-  if (home !== null) {
+  for (const home of homes === null ? [] : typeof homes === "string" ? [homes] : homes) {
     const dir = join(home, "rules");
     for (const name of await ruleFileNames(dir)) {
       const path = join(dir, name);

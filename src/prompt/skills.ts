@@ -1,6 +1,6 @@
 /**
  * Skills: `<root>/<name>/SKILL.md` packs, found where Codex 0.169 looks (`<repo>/.codex/skills`,
- * the home's `skills` (and `$CODEX_HOME/skills`), `$HOME/.agents/skills`, the home's
+ * the home's `skills` (and the Codex home's: `$CODEX_HOME` else `~/.codex`, config/codex-home.ts), `$HOME/.agents/skills`, the home's
  * `skills/.system`, `<repo>/.agents/skills`; repo = the git root above the cwd). The model gets
  * Codex's `<skills_instructions>` developer message (roots table, one line per skill, never the
  * bodies) within a budget of about 2% of the context window; a `$name` mention in a prompt adds
@@ -12,6 +12,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { userHomes } from "../config/codex-home.js";
 import { gitRootOf } from "../config/layers.js";
 import type { SkillSetting } from "../config/load.js";
 
@@ -46,9 +47,7 @@ export interface SkillRootsInput {
 /** Where skills are looked for, in Codex's order, before checking which exist. */
 export async function skillRoots(input: SkillRootsInput): Promise<string[]> {
   const repo = (await gitRootOf(input.cwd)) ?? resolve(input.cwd);
-  const homes = [resolve(input.home)];
-  if (input.env.CODEX_HOME && !homes.includes(resolve(input.env.CODEX_HOME)))
-    homes.push(resolve(input.env.CODEX_HOME));
+  const homes = await userHomes(input.home, input.env);
   const userHome = input.env.HOME || homedir();
   const roots = [
     join(repo, ".codex", "skills"),

@@ -108,10 +108,12 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     userAgent: `${options.originator}/${VERSION} (${process.platform}; ${process.arch}) node/${process.versions.node}`,
   };
   // Rules files are read per thread, so edits apply to the next thread without a restart.
+  // A Codex user's home beside ours holds rules and hooks too: read, and kept out of commands' reach.
+  const homes = config.codexHome ? [config.home, config.codexHome] : [config.home];
   const policy = createThreadPolicy({
-    rules: await loadExecPolicy(config.ignoreRules ? null : config.home, config.execPolicyRules),
+    rules: await loadExecPolicy(config.ignoreRules ? null : homes, config.execPolicyRules),
     backend: config.sandboxBackend,
-    protectedPaths: [config.home],
+    protectedPaths: homes,
     allowUnixSockets: config.sandboxAllowUnixSockets,
   });
   // Refuse a clash with a built-in now; MCP names are checked when each turn builds its tools.

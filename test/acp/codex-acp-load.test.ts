@@ -8,10 +8,13 @@
 import { describe, expect, it } from "vitest";
 import { useCodexAcpHarness } from "../support/codex-acp.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { noSandbox } from "../support/skips.js";
 
+// Its command runs sandboxed: a machine without bubblewrap or the Landlock helper skips it.
+const unsandboxed = await noSandbox("the ACP replay check");
 const h = useCodexAcpHarness();
 
-describe("codex-acp on tscodex: session/load", () => {
+describe.skipIf(unsandboxed)("codex-acp on tscodex: session/load", () => {
   it("replays a session after a restart, its command as a tool call, and continues it", async () => {
     h.script(
       turn(functionCall("shell_command", { command: "echo before-restart" }, "call_before")),

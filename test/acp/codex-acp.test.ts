@@ -19,6 +19,7 @@ import { appServerLog, useCodexAcpHarness } from "../support/codex-acp.js";
 import { customToolCall, functionCall, hang, message, turn } from "../support/fake-model-server.js";
 import { fixtureScript } from "../support/mcp-fixture.js";
 import { gone, readPid } from "../support/processes.js";
+import { requireSandbox } from "../support/skips.js";
 
 const h = useCodexAcpHarness();
 
@@ -104,6 +105,7 @@ describe("codex-acp on tscodex", () => {
   });
 
   it("shows a command as an execute tool call with its output", async () => {
+    await requireSandbox(); // its command runs sandboxed
     h.script(
       turn(functionCall("shell_command", { command: "echo acp-output" }, "call_cmd")),
       turn(message("ran it")),

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppClient, StdioAppClient, type WireMessage } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { noSandbox } from "../support/skips.js";
+import { noSandbox, requireProgram } from "../support/skips.js";
 import { completedItems, runTurn, startThread } from "./flow.js";
 
 const PROFILES = `
@@ -120,6 +120,7 @@ describe("app-server: permission profiles", () => {
   it.skipIf(unsandboxed)(
     "a turn under a profile: the allowed host is reached, another is blocked, and the item and the model say which",
     async () => {
+      requireProgram("curl");
       const client = await server();
       const threadId = await startThread(client, {
         cwd: h.work,
@@ -156,6 +157,7 @@ describe("app-server: permission profiles", () => {
   it.skipIf(unsandboxed)(
     "on-request: a blocked host becomes Codex's network approval; accepted, the request goes through",
     async () => {
+      requireProgram("curl");
       const client = await server();
       const asked: WireMessage[] = [];
       client.onRequest = (request) => {

@@ -10,9 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { approvalPaths, commitPatch, parsePatch, planPatch } from "../../src/apply-patch/index.js";
 import { type FileOps, openFileOps } from "../../src/apply-patch/safe-fs.js";
 import { findNativeHelper } from "../../src/util/native-helper.js";
+import { requireProgram } from "../support/skips.js";
 import { makeTempDir } from "./support.js";
 
 const helper = await findNativeHelper();
+if (!helper)
+  console.warn(
+    "skipped the apply_patch swap race: the native helper is not built (npm run build compiles it with cc)",
+  );
 if (!helper) console.warn("apply-patch race: skipped, the native helper is not built (npm run build)");
 
 const ROUNDS = 300;
@@ -50,6 +55,7 @@ async function startSwapper(): Promise<ChildProcess> {
     "while True:",
     "    libc.renameat2(-100, b'dir', -100, b'dir.alt', 2)",
   ].join("\n");
+  requireProgram("python3");
   const child = spawn("python3", ["-c", script, join(base, "ws")], { stdio: ["ignore", "pipe", "ignore"] });
   // Race only once it runs (python takes a moment to start).
   await new Promise<void>((resolve, reject) => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { noSandbox } from "../support/skips.js";
+import { noSandbox, requireProgram } from "../support/skips.js";
 
 const PROFILE = `
 default_permissions = "web"
@@ -52,6 +52,7 @@ describe("exec under a permission profile", () => {
   it.skipIf(unsandboxed)(
     "the model reads the command's output, then which host was blocked and why",
     async () => {
+      requireProgram("curl");
       const { code, stderr, output } = await runFetch([]);
       expect(code, stderr).toBe(0);
       expect(output).toContain(`hello from allowed.bar.test:${port}`);
@@ -66,6 +67,7 @@ describe("exec under a permission profile", () => {
   it.skipIf(unsandboxed)(
     "-s workspace-write for one run wins over default_permissions: no network",
     async () => {
+      requireProgram("curl");
       const { code, stderr, output } = await runFetch(["-s", "workspace-write"]);
       expect(code, stderr).toBe(0);
       expect(stderr).toContain('default_permissions = "web" is ignored');

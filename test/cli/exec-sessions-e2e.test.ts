@@ -9,6 +9,7 @@ import { parseEnvelope } from "../exec/sessions-helpers.js";
 import { outputOf, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, hang, message, type RecordedRequest, turn } from "../support/fake-model-server.js";
 import { alive, readPid, waitFor, withMarker } from "../support/processes.js";
+import { requireProgram } from "../support/skips.js";
 
 // Unsandboxed: these tests check processes by host pid and write pid files in cwd (the sandbox
 // has its own pid namespace and, by default, a read-only file system).
@@ -29,6 +30,7 @@ const replies = (callIds: string[]) => callIds.map((id) => parseEnvelope(h.outpu
 
 describe("tscodex exec with unified exec", () => {
   it("drives a Python REPL on a tty over several write_stdin calls", async () => {
+    requireProgram("python3");
     h.server.enqueue(
       turn(functionCall("exec_command", { cmd: "python3 -i -q", tty: true, yield_time_ms: 250 }, "call_1")),
       // Python may still be starting: what is typed waits in the terminal until it reads.
@@ -91,6 +93,7 @@ describe("tscodex exec with unified exec", () => {
   });
 
   it("kills a dev server and its children when the run ends", async () => {
+    requireProgram("python3");
     const serverPid = join(h.work, "h.server.pid");
     const childPid = join(h.work, "child.pid");
     const cmd = [
@@ -138,6 +141,7 @@ describe("tscodex exec with unified exec", () => {
   });
 
   it("kills a dev server started inside the sandbox (workspace-write) when the run ends", async () => {
+    requireProgram("python3");
     // The sandbox has its own pid namespace: find the processes on the host by a marker.
     const marker = `${Math.floor(Math.random() * 1e6)}.25`;
     const cmd = `python3 -m http.server 0 --bind 127.0.0.1 > /dev/null 2>&1 & exec sleep ${marker}`;

@@ -15,6 +15,7 @@ import {
   startNetworkProxy,
   type TcpProxyRoute,
 } from "../../src/network-proxy/index.js";
+import { requireProgram } from "../support/skips.js";
 
 /** Names the tests use; every one resolves to loopback unless a test says otherwise. */
 export const HOSTS: Record<string, string[]> = {
@@ -145,6 +146,7 @@ export interface CurlResult {
 
 /** curl with `args` (-s added, never the user's .curlrc or proxy environment). */
 export function curl(args: string[]): Promise<CurlResult> {
+  requireProgram("curl");
   return new Promise((resolve) => {
     execFile(
       "curl",

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 const backends = await sandboxBackends();
@@ -114,6 +114,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
   it.skipIf(skip)(
     "an allowed host is reached through the proxy; others get 403 with the reason",
     async () => {
+      requireProgram("curl");
       const script = [
         `echo "A $(${curl(`http://allowed.bar.test:${port}/`)})"`,
         `echo "B $(${curl(`http://other.bar.test:${port}/`)})"`,
@@ -143,6 +144,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
   );
 
   it.skipIf(skip)("nothing but the proxy: direct TCP, a raw IP and curl --noproxy fail", async () => {
+    requireProgram("curl");
     const script = [
       `(echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo TCP-OPEN || echo TCP-REFUSED`,
       `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('NODE-OPEN');process.exit()}).on('error',()=>console.log('NODE-REFUSED'))"`,
@@ -162,6 +164,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
   });
 
   it.skipIf(skip)("a name resolving to loopback stays blocked without allow_local_binding", async () => {
+    requireProgram("curl");
     const result = await sandbox("strict", name, `echo "L $(${curl(`http://allowed.bar.test:${port}/`)})"`);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/L 403 x-proxy-error: blocked-by-policy .*"reason":"not_allowed_local"/);
@@ -169,6 +172,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
   });
 
   it.skipIf(skip)("limited mode lets GET through and refuses POST", async () => {
+    requireProgram("curl");
     const script = [
       `echo "GET $(${curl(`http://allowed.bar.test:${port}/`)})"`,
       `echo "POST $(${curl(`http://allowed.bar.test:${port}/`, "-X POST -d x=1")})"`,
@@ -216,6 +220,7 @@ describe.each(backends)("permission profiles under $name", ({ name, status }) =>
   it.skipIf(skip)(
     "network enabled without domain rules is the host's network, even on a read-only filesystem",
     async () => {
+      requireProgram("curl");
       const script = `curl -s -m 5 http://127.0.0.1:${port}/ || echo REFUSED; touch f.txt 2>/dev/null || echo READ-ONLY`;
       const open = await sandbox("ronet", name, script);
       expect(open.stdout).toContain(`hello from 127.0.0.1:${port}`);

@@ -13,7 +13,7 @@ import { useAppServerHarness } from "../support/app-server-harness.js";
 import { runCli } from "../support/cli.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 
 const h = useAppServerHarness();
 const backends = await sandboxBackends();
@@ -62,6 +62,7 @@ describe.each(backends)("read-only has no network under $name", ({ name, status 
   const skip = missing(status, `the read-only network checks under ${name}`);
 
   it.skipIf(skip)("exec -s read-only ignores sandbox_workspace_write.network_access = true", async () => {
+    requireProgram("python3");
     const config = ["-c", `sandbox_backend="${name}"`, "-c", "sandbox_workspace_write.network_access=true"];
     enqueueConnect("ro");
     const before = accepted;
@@ -79,6 +80,7 @@ describe.each(backends)("read-only has no network under $name", ({ name, status 
   it.skipIf(skip)(
     "an app-server readOnly turn after a workspaceWrite + network turn has none, nor does a later workspaceWrite without it",
     async () => {
+      requireProgram("python3");
       const client = await h.stdio({ args: ["-c", `sandbox_backend="${name}"`] });
       const threadId = await startThread(client, {
         cwd: h.work,

@@ -21,6 +21,7 @@ import {
   type SandboxPolicy,
 } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
+import { requireProgram } from "../support/skips.js";
 
 type Mode = SandboxPolicy["mode"];
 const MODES: Mode[] = ["read-only", "workspace-write", "danger-full-access"];
@@ -324,6 +325,7 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
       });
 
     it(`connects to a unix socket on the host: ${full ? "allowed" : "blocked"}`, async () => {
+      requireProgram("python3");
       const before = unixAccepted;
       const script = `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(unixPath)})\nprint("connected")`;
       const run = await sandboxed(name, mode, `python3 -c '${script}'`);
@@ -348,6 +350,7 @@ describe.each(backends)("sandbox escapes under $name", ({ name, status }) => {
     });
 
     it(`writes to the user's terminal: ${full ? "allowed" : "blocked"}`, async () => {
+      requireProgram("python3");
       const terminal = spawn(
         "python3",
         [

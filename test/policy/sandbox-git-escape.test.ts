@@ -23,7 +23,7 @@ import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand, type SandboxPolicy } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 
 type Mode = SandboxPolicy["mode"];
 const MODES: Mode[] = ["read-only", "workspace-write", "danger-full-access"];
@@ -99,6 +99,7 @@ describe.each(backends)("creating .git under $name", ({ name, status }) => {
     const allowed = mode === "danger-full-access";
     for (const attempt of attempts) {
       it(`${attempt.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        if (attempt.script.includes("python3")) requireProgram("python3");
         const run = await sandboxed(name, mode, attempt.script);
         if (allowed) {
           expect(run.exitCode, run.output).toBe(0);
@@ -181,6 +182,7 @@ describe.each(backends)("creating .git below the top under $name", ({ name, stat
     const allowed = mode === "danger-full-access";
     for (const attempt of nestedAttempts) {
       it(`${attempt.title}: ${allowed ? "allowed" : "blocked"}`, async () => {
+        if (attempt.script.includes("python3")) requireProgram("python3");
         const run = await sandboxed(name, mode, attempt.script);
         const where = attempt.where === "$TMPDIR" ? tmp : join(ws, attempt.where);
         const planted = [...gitNamesBelow(ws, join(ws, ".git")), ...gitNamesBelow(tmp, "")];
@@ -231,6 +233,7 @@ describe.each(backends)("a path flipped to .git while the call waits under $name
     "never makes .git",
     { timeout: 60_000 },
     async () => {
+      requireProgram("python3");
       const run = await sandboxed(name, "workspace-write", `python3 -c '${PY_RACE}'`);
       expect(run.exitCode, run.output).toBe(0);
       // Some mkdirs read the flipped name and were refused, the others made sub/zgit.

@@ -16,7 +16,7 @@ import { runCommand } from "../../src/exec/spawn.js";
 import { prepareSandboxedCommand, type SandboxPolicy } from "../../src/policy/sandbox/index.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, requireProgram } from "../support/skips.js";
 
 const backends = await sandboxBackends();
 
@@ -123,6 +123,7 @@ describe.each(backends)("ordinary creation under $name with the .git guard", ({ 
     });
 
     it("O_EXCL and noclobber refuse an existing file; O_CLOEXEC is kept; *at calls use the dirfd", async () => {
+      requireProgram("python3");
       const run = await sandboxed(
         name,
         `set -C; echo first > n; { echo second > n; } 2>/dev/null || echo refused; mkdir dir; python3 -c '${PY_FLAGS}'`,
@@ -159,6 +160,7 @@ describe.each(backends)("ordinary creation under $name with the .git guard", ({ 
     });
 
     it("/dev/stdout, /dev/stderr and /dev/fd/N are the command's own", async () => {
+      requireProgram("python3");
       // Into a file: runCommand's stdio are sockets, which cannot be opened again by path.
       const run = await sandboxed(
         name,
@@ -169,12 +171,14 @@ describe.each(backends)("ordinary creation under $name with the .git guard", ({ 
     });
 
     it("never opens a process's memory or a seccomp listener for the command", async () => {
+      requireProgram("python3");
       const run = await sandboxed(name, `python3 -c '${PY_PROC}'`);
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toBe("[]");
     });
 
     it("refuses btrfs subvolume creation", async () => {
+      requireProgram("python3");
       const run = await sandboxed(name, `python3 -c '${PY_SUBVOL}'`);
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toBe("EPERM");

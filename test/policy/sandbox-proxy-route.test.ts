@@ -22,7 +22,7 @@ import type { ResolvedFsRule } from "../../src/policy/sandbox/types.js";
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { findNativeHelper } from "../../src/util/native-helper.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, noProgram } from "../support/skips.js";
 
 const backends = await sandboxBackends();
 const HTTP_PORT = 3128;
@@ -149,7 +149,12 @@ describe.each(backends)("proxy routes under $name", ({ name, status }) => {
   const noNetNamespace = name === "landlock" && status.available && !status.netNamespace;
   if (noNetNamespace)
     console.warn("skipped the landlock proxy-route checks: the helper cannot make a network namespace");
-  const skip = missing(status, `the proxy-route checks under ${name}`) || noNetNamespace;
+  // Every check's command runs curl (and one python3).
+  const skip =
+    missing(status, `the proxy-route checks under ${name}`) ||
+    noNetNamespace ||
+    noProgram("curl", "the proxy-route checks") ||
+    noProgram("python3", "the proxy-route checks");
 
   it.skipIf(skip)("reaches the route and nothing else: no direct TCP, no UDP, only lo", async () => {
     const script = [

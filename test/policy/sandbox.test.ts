@@ -19,7 +19,7 @@ import {
 import { renderCaptured } from "../../src/tools/truncate.js";
 import { runCli } from "../support/cli.js";
 import { alive } from "../support/processes.js";
-import { missing, noSandbox } from "../support/skips.js";
+import { missing, noSandbox, requireProgram } from "../support/skips.js";
 
 const bwrap = await bwrapBackendStatus();
 const landlock = await landlockBackendStatus();
@@ -259,6 +259,7 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
   });
 
   it("without --allow-network denies unix sockets too, unless --allow-unix-sockets; socketpair works", async () => {
+    requireProgram("python3");
     const unix =
       "import socket\nsocket.socketpair()\ntry:\n  socket.socket(socket.AF_UNIX).close()\n  print('unix ok')\n" +
       "except PermissionError as e:\n  print('unix', e.errno)\n";
@@ -270,6 +271,7 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
   });
 
   it("denies non-unix sockets without --allow-network", async () => {
+    requireProgram("python3");
     const script =
       "import socket\n" +
       "try:\n  socket.socket(socket.AF_INET6)\nexcept PermissionError as e:\n  print('inet6', e.errno)\n" +
@@ -284,6 +286,7 @@ describe.skipIf(missing(landlock, "the Landlock helper's own checks"))("the Land
   });
 
   it("refuses typing into the terminal (TIOCSTI) even with network allowed", async () => {
+    requireProgram("python3");
     const script =
       "import fcntl, termios\ntry:\n  fcntl.ioctl(0, termios.TIOCSTI, b'x')\nexcept OSError as e:\n  print(e.errno)\n";
     const result = await runCommand({
@@ -301,6 +304,7 @@ describe("tscodex sandbox", () => {
     runCli(["sandbox", ...args], { cwd: ws, home, env: extraEnv, timeoutMs: 15_000 });
 
   it.skipIf(unsandboxed)("runs the command under the policy and exits with its code", async () => {
+    requireProgram("python3");
     const wrote = await cli(["--full-auto", "--", "bash", "-c", "echo hi > cli-out && echo done; exit 3"]);
     expect(wrote.code).toBe(3);
     expect(wrote.stdout).toBe("done\n");

@@ -12,6 +12,7 @@ import WebSocket from "ws";
 import { newConversationCheck } from "./app-server-schema-rule.js";
 import { CLI_PATH } from "./cli.js";
 import { childEnv, type ListeningServer, type ServerEnv, spawnListening } from "./listening-server.js";
+import { skipIfSandboxWasNeeded } from "./skips.js";
 
 export type { ServerEnv };
 
@@ -70,7 +71,10 @@ export abstract class AppClient {
   // biome-ignore lint/suspicious/noExplicitAny: the result is parsed JSON
   async call(method: string, params?: unknown): Promise<any> {
     const reply = await this.request(method, params);
-    if (reply.error) throw new Error(`${method} failed: ${reply.error.code} ${reply.error.message}`);
+    if (reply.error) {
+      await skipIfSandboxWasNeeded(reply.error.message);
+      throw new Error(`${method} failed: ${reply.error.code} ${reply.error.message}`);
+    }
     return reply.result;
   }
 

@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { ResponseItem } from "../../src/protocol/items.js";
 import { type CliOptions, type CliResult, type FakeProviderConfig, runCli, writeFakeConfig } from "./cli.js";
 import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.js";
+import { skipIfSandboxWasNeeded } from "./skips.js";
 import { type TempDir, tmpdir } from "./tmpdir.js";
 
 /** Provider settings of the config.toml the harness writes (the base URL is the fake server's). */
@@ -83,13 +84,18 @@ export function useExecHarness(options: ExecHarnessOptions = {}): ExecHarness {
     exec(args, runOptions = {}) {
       return harness.cli(["exec", ...(options.execArgs ?? []), ...args], runOptions);
     },
-    cli(args, runOptions = {}) {
-      return runCli(args, {
+    async cli(args, runOptions = {}) {
+      const result = await runCli(args, {
         cwd: harness.work,
         home: harness.home,
         ...runOptions,
         env: { FAKE_KEY: key, ...options.env, ...runOptions.env },
       });
+      // A machine without bubblewrap or the Landlock helper skips a test whose commands needed one.
+      await skipIfSandboxWasNeeded(
+        `${result.stdout}${result.stderr}${JSON.stringify(harness.server.requests)}`,
+      );
+      return result;
     },
     writeConfig(config = {}) {
       return writeFakeConfig(harness.home, { ...config, baseUrl: harness.server.url });

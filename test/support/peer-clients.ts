@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { requireProgram } from "./skips.js";
 
 /** A uid/gid no account on the machine uses. */
 export const OTHER_UID = 12345;
@@ -113,6 +114,7 @@ for s in conns:
 print("ready", flush=True)
 sys.stdin.read()
 `;
+  requireProgram("python3");
   const child = spawn("python3", ["-c", script], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {

@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { CLI_PATH } from "./cli.js";
+import { requireProgram } from "./skips.js";
 
 const PTY_RUNNER = `
 import os, pty, subprocess, sys
@@ -53,6 +54,8 @@ function cliOnPty(
   args: string[],
   options: { cwd: string; env: Record<string, string> },
 ): Promise<{ code: number | null; shown: string }> {
+  // The pty comes from python3's pty module: without python3 the test is skipped.
+  requireProgram("python3");
   return new Promise((resolve, reject) => {
     const child = spawn("python3", ["-c", PTY_RUNNER, stream, process.execPath, CLI_PATH, ...args], {
       cwd: options.cwd,

@@ -8,8 +8,9 @@ import { execFile } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 import { CLI_PATH } from "./cli.js";
+import { noProgram, skipIfSandboxWasNeeded } from "./skips.js";
 
 const run = promisify(execFile);
 
@@ -112,8 +113,10 @@ export class TmuxTerminal {
     for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
       screen = await this.capture();
       if (matches(screen)) return screen;
-      if (Date.now() > deadline)
+      if (Date.now() > deadline) {
+        await skipIfSandboxWasNeeded(screen);
         throw new Error(`screen never matched ${String(test)}; last screen:\n${screen}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -164,10 +167,16 @@ export type TerminalOptions = {
 
 /**
  * For a test file: `open(args)` starts the UI in the harness's home and work dir (FAKE_KEY set),
- * closing the previous terminal first; every terminal is killed after each test.
+ * closing the previous terminal first; every terminal is killed after each test. Without tmux
+ * every test of the file is skipped.
  */
 export function useTmuxTerminal(harness: { home: string; work: string }) {
   let current: TmuxTerminal | undefined;
+  // Without tmux (a fresh machine) each test skips, saying why once, rather than fails.
+  const absent = noProgram("tmux", "the terminal UI tests");
+  beforeEach((context) => {
+    context.skip(absent, "tmux is not installed");
+  });
   afterEach(async () => {
     await current?.kill();
     current = undefined;

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, reasoning, turn } from "../support/fake-model-server.js";
+import { requireSandbox } from "../support/skips.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -59,6 +60,7 @@ describe("terminal escapes in the terminal UI", () => {
   });
 
   it("an approval prompt shows a command that hides behind CR and erase-line in full; y runs it", async () => {
+    await requireSandbox(); // its command runs sandboxed
     const command = "touch X #\r\u001b[2KRun ls -la";
     h.server.enqueue(
       turn(functionCall("shell_command", { command }, "call_1")),

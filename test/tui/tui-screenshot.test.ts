@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { inflateSync } from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { encodePng } from "../../scripts/screenshot/png.js";
 import {
   ANSI_COLOURS,
@@ -16,9 +16,11 @@ import {
   CELL_HEIGHT,
   CELL_WIDTH,
   FOREGROUND,
+  type Glyph,
   loadUnifont,
   renderCapture,
 } from "../../scripts/screenshot/terminal-png.js";
+import { noProgram, noUnifont } from "../support/skips.js";
 import { type TempDir, tmpdir } from "../support/tmpdir.js";
 
 const run = promisify(execFile);
@@ -54,8 +56,14 @@ function decodePng(png: Buffer) {
 
 const ESC = "\x1b";
 
-describe("the terminal screenshot renderer", () => {
-  const font = loadUnifont();
+// A fresh machine may lack the font (and tmux): these tests then skip, saying why.
+const noFont = noUnifont("the terminal screenshot tests");
+
+describe.skipIf(noFont)("the terminal screenshot renderer", () => {
+  let font: Map<number, Glyph>;
+  beforeAll(() => {
+    font = loadUnifont();
+  });
   // Row 0: a green "+" then a bold word; row 1: an inverse cell; row 2: a blank line.
   const capture = `${ESC}[32m+${ESC}[39m ${ESC}[1mok${ESC}[0m\n${ESC}[7m ${ESC}[0m ✔\n\n`;
 
@@ -93,7 +101,9 @@ describe("the terminal screenshot renderer", () => {
   });
 });
 
-describe("scripts/tui-screenshot.ts", () => {
+const noShots = noFont || noProgram("tmux", "scripts/tui-screenshot.ts's test");
+
+describe.skipIf(noShots)("scripts/tui-screenshot.ts", () => {
   let out: TempDir | undefined;
   afterEach(() => out?.cleanup());
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
 import { customToolCall, functionCall, message, turn } from "../support/fake-model-server.js";
 import { alive, gone } from "../support/processes.js";
+import { requireSandbox } from "../support/skips.js";
 import { useTmuxTerminal } from "../support/tmux.js";
 
 const h = useExecHarness();
@@ -31,6 +32,7 @@ describe("turns in the terminal UI", () => {
   });
 
   it("asks before a command: y runs it once, n declines the next", async () => {
+    await requireSandbox(); // its command runs sandboxed
     h.server.enqueue(
       turn(functionCall("shell_command", { command: "touch approved.txt" }, "call_1")),
       turn(functionCall("shell_command", { command: "touch denied.txt" }, "call_2")),

@@ -107,14 +107,15 @@ export async function serveWebSocket(
   return {
     url: `ws://${authority}`,
     async drain(finishWork) {
-      // No new connections; running turns end, so each client gets its turn/completed.
+      // No new connections (an upgrade is a 503); running turns end, so each client gets its
+      // turn/completed. The port stays open until then, so /readyz answers 503.
       readiness.draining = true;
-      http.close();
       await finishWork();
       // Queued notifications go out before the close frame; 1001: the server is going away.
       const closed = [...sockets].map((ws) => new Promise((done) => ws.once("close", done)));
       for (const ws of sockets) ws.close(1001, "going away");
       await Promise.all(closed);
+      http.close();
     },
     async close() {
       readiness.draining = true;

@@ -56,7 +56,7 @@ export const SHARED_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "-a, --ask-for-approval <policy>",
     description:
-      "approval policy (default never); exec has nobody to ask, so questions are answered at once by config approvals.exec_outcome (deny, or approve)",
+      "approval policy (default: on-request in the terminal UI, never in exec); exec has nobody to ask, so questions are answered at once by config approvals.exec_outcome (deny, or approve)",
     choices: ["untrusted", "on-failure", "on-request", "never"],
   },
   {

@@ -205,6 +205,12 @@ export async function runExec(
     );
   }
 
+  if (!json && process.stderr.isTTY) {
+    // Said now, before the status line is drawn: said later, it would land inside that line.
+    const { containmentStatus, warnUncontained } = await import("../../policy/sandbox/index.js");
+    const containment = await containmentStatus();
+    if (!containment.available) warnUncontained(containment.reason);
+  }
   const renderer = json
     ? // Only --json needs the JSONL writer (issue 26: what a plain exec loads is its peak RSS).
       new (await import("./exec-json.js")).ExecJsonWriter(process.stdout, process.stderr, {

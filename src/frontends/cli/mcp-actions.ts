@@ -77,7 +77,18 @@ function describe(name: string, server: McpServerConfig): Record<string, unknown
     tool_timeout_sec: server.tool_timeout_sec ?? DEFAULT_TOOL_TIMEOUT_SEC,
     enabled_tools: server.enabled_tools ?? null,
     disabled_tools: server.disabled_tools ?? null,
+    // Why a tool asks or is refused (exec's policy is never): the server's mode and each tool's own.
+    default_tools_approval_mode: server.default_tools_approval_mode ?? "auto",
+    tools: toolApprovalModes(server),
   };
+}
+
+/** `[mcp_servers.NAME.tools.TOOL] approval_mode` of each tool that sets one, by tool; null: none. */
+function toolApprovalModes(server: McpServerConfig): Record<string, { approval_mode: string }> | null {
+  const tools = Object.entries(server.tools ?? {}).flatMap(([tool, settings]) =>
+    settings.approval_mode ? [[tool, { approval_mode: settings.approval_mode }] as const] : [],
+  );
+  return tools.length > 0 ? Object.fromEntries(tools) : null;
 }
 
 /** Values may be secrets (tokens, passwords): the JSON view keeps the names, as the human view does. */
@@ -169,6 +180,9 @@ export async function getServer(name: string, options: { json?: boolean }): Prom
   lines.push(`  tool_timeout_sec: ${String(view.tool_timeout_sec)}`);
   if (server.enabled_tools) lines.push(`  enabled_tools: ${server.enabled_tools.join(", ")}`);
   if (server.disabled_tools) lines.push(`  disabled_tools: ${server.disabled_tools.join(", ")}`);
+  lines.push(`  default_tools_approval_mode: ${String(view.default_tools_approval_mode)}`);
+  for (const [tool, { approval_mode }] of Object.entries(toolApprovalModes(server) ?? {}))
+    lines.push(`  tools.${tool}.approval_mode: ${approval_mode}`);
   lines.push(`  remove: tscodex mcp remove ${name}`);
   process.stdout.write(`${lines.map(visibleLine).join("\n")}\n`);
   return 0;

@@ -2,8 +2,11 @@
  * Health probes of a network listener, for a load balancer or an orchestrator: `GET /healthz`
  * is 200 while the process serves; `GET /readyz` is 200 while it takes new work and 503 once it
  * drains (after SIGINT/SIGTERM). They say nothing about any client, so they need no key.
+ * A draining server keeps listening until its work is done, so the probe is answered rather
+ * than refused (LateConnections).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 
 export interface Readiness {
   draining: boolean;
@@ -29,4 +32,26 @@ export function answerProbe(req: IncomingMessage, res: ServerResponse, readiness
   if (!answer) return false;
   res.writeHead(answer.status, { "content-type": "text/plain" }).end(answer.text);
   return true;
+}
+
+/**
+ * The connections a server accepted once draining had begun. A draining server keeps listening
+ * until its work is done, so a probe is answered (/readyz 503) rather than refused; such a
+ * connection gets probes and 503 for anything else, while connections from before are served
+ * as the server's own drain decides.
+ */
+export class LateConnections {
+  private readonly sockets = new WeakSet<Socket>();
+  constructor(private readonly readiness: Readiness) {}
+
+  /** Starts noting `server`'s connections accepted while draining. */
+  watch(server: Server): void {
+    server.on("connection", (socket: Socket) => {
+      if (this.readiness.draining) this.sockets.add(socket);
+    });
+  }
+
+  has(socket: Socket | undefined): boolean {
+    return socket !== undefined && this.sockets.has(socket);
+  }
 }

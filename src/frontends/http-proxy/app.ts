@@ -43,6 +43,11 @@ export function createApp(options: ProxyOptions): Hono {
     // Probes need no key (they say nothing about any client), but a foreign Host still gets 403.
     const probe = probeAnswer(c.req.method, c.req.path, options.readiness ?? { draining: false });
     if (probe) return c.text(probe.text, probe.status);
+    const incoming = (c.env as { incoming?: { socket?: Socket } } | undefined)?.incoming;
+    if (options.lateConnections?.has(incoming?.socket)) {
+      c.header("Connection", "close");
+      throw new ApiError(503, "The server is shutting down.", "server_error", null, "server_shutting_down");
+    }
     checkBodyType(headers);
     if (options.apiKey) checkBearer(headers, options.apiKey);
     else await refuseSandboxedCaller(c.env as { incoming?: { socket?: Socket } } | undefined, peers);

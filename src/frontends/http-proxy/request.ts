@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { Config } from "../../config/load.js";
-import type { Readiness } from "../common/health.js";
+import type { LateConnections, Readiness } from "../common/health.js";
 import { ApiError, fromZod } from "./errors.js";
 import type { ConcurrencyLimit } from "./guards.js";
 import type { TurnOptions } from "./turns.js";
@@ -20,6 +20,8 @@ export interface ProxyOptions {
   quietAgentWork: boolean;
   /** Whether /readyz says ready (200) or draining (503); always ready when absent. */
   readiness?: Readiness;
+  /** Connections accepted while draining: anything but a probe on them is a 503. */
+  lateConnections?: LateConnections;
   /** Where the per-request log lines go (default stderr). */
   log?: (line: string) => void;
 }

@@ -13,6 +13,7 @@ import { ThreadManager } from "../../session/thread-manager.js";
 import { openThreadStore, type ThreadStore } from "../../store/index.js";
 import { errorMessage } from "../../util/errors.js";
 import { configViolation } from "../common/ceiling.js";
+import { LateConnections } from "../common/health.js";
 import { checkBind, UnsafeBindError } from "../common/http-guard.js";
 import { guardProcess, listenOn, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
@@ -76,6 +77,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const threads = new ThreadManager({ config, store, source: "proxy", originator: "tscodex_proxy" });
   const limit = new ConcurrencyLimit(maxConcurrent);
   const readiness = { draining: false };
+  const lateConnections = new LateConnections(readiness);
   const app = createApp({
     config,
     turns: {
@@ -91,10 +93,12 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
     idempotencyTtlMs: idempotencyTtlSec * 1000,
     quietAgentWork: options.quietAgentWork ?? false,
     readiness,
+    lateConnections,
   });
   // Past both windows a parked call can be neither continued nor re-answered.
   const pruning = prunePeriodically(store, Math.max(parkedTtlSec, idempotencyTtlSec) * 1000);
   const server = createServer(getRequestListener(app.fetch));
+  lateConnections.watch(server);
   guardProcess("proxy");
   const authority = await listenOn(server, port, options.host);
   process.stderr.write(
@@ -106,14 +110,15 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   readiness.draining = true;
   // A turn that cannot be stored now ends now: the drain must not wait out a store outage.
   store.stopRidingOut?.();
-  // Stop accepting; open turns and their streams finish (bounded), then threads shut down.
-  const closed = new Promise<void>((done) => server.close(() => done()));
+  // Open turns and their streams finish (bounded), then threads shut down. Until they have, the
+  // port stays open for probes (/readyz 503); a new connection gets no work (LateConnections).
   server.closeIdleConnections();
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise((done) => {
     timer = setTimeout(done, DRAIN_BOUND_MS);
   });
   await Promise.race([limit.drained(), bound]);
+  const closed = new Promise<void>((done) => server.close(() => done()));
   // Responses are written by now; keep-alive sockets go idle as their last bytes leave.
   const idle = setInterval(() => server.closeIdleConnections(), 20);
   await Promise.race([closed, bound]);

@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../util/errors.js";
-import { answerProbe } from "../common/health.js";
+import { answerProbe, LateConnections } from "../common/health.js";
 import {
   allowedHostnames,
   checkBind,
@@ -74,6 +74,7 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
   sweeper.unref();
 
   const readiness = { draining: false };
+  const lateConnections = new LateConnections(readiness);
   // POSTs still being answered (a running tools/call): shutdown waits for their replies.
   const calls = new Set<ServerResponse>();
   let callsDone: (() => void) | null = null;
@@ -88,6 +89,10 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
     const refusal = refuseHost(req.headers, allowed);
     if (refusal) return reply(res, 403, refusal.message);
     if (answerProbe(req, res, readiness)) return;
+    if (lateConnections.has(req.socket)) {
+      res.setHeader("Connection", "close");
+      return reply(res, 503, "Service Unavailable: the server is shutting down");
+    }
     const badBody = refuseBodyType(req.headers);
     if (badBody) return reply(res, 415, badBody);
     if (options.apiKey && !hasBearer(req.headers, options.apiKey)) {
@@ -158,17 +163,19 @@ export async function serveHttp(runtime: ServerRuntime, options: HttpOptions): P
       else res.end();
     });
   });
+  lateConnections.watch(http);
   logRequests("mcp-server", http);
   const authority = await listenOn(http, options.port, options.host);
   return {
     url: `http://${authority}${MCP_PATH}`,
     async drain(finishWork) {
-      // No new sessions or connections; running turns end, so each open call gets its result.
+      // No new sessions, and no work on new connections; running turns end, so each open call
+      // gets its result. The port stays open until then, so /readyz answers 503.
       readiness.draining = true;
-      http.close();
       http.closeIdleConnections();
       await finishWork();
       if (calls.size > 0) await new Promise<void>((resolve) => (callsDone = resolve));
+      http.close();
     },
     async close() {
       readiness.draining = true;

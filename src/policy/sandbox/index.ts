@@ -10,7 +10,7 @@
  * Flow: prepareSandboxedCommand(argv, cwd, policy) → { argv, backend } → runCommand(argv…)
  * → on failure, isLikelySandboxDenial(exitCode, output) feeds the on-failure retry.
  */
-export { containCommand } from "./contain.js";
+export { containCommand, warnUncontained } from "./contain.js";
 export { isLikelySandboxDenial } from "./denial.js";
 export {
   type BackendStatus,
