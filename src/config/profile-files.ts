@@ -12,10 +12,13 @@ const PROFILE_NAME = /^[A-Za-z0-9_-]+$/;
 
 /** Why `name` cannot be a profile name, or null when it can. */
 export function profileNameProblem(name: string): string | null {
-  return PROFILE_NAME.test(name)
+  // Names an object's prototype answers to never select anything (no inherited "profile").
+  return PROFILE_NAME.test(name) && !PROTOTYPE_NAMES.has(name)
     ? null
     : `invalid --profile value \`${name}\`; pass a plain name such as \`work\``;
 }
+
+const PROTOTYPE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
 /** The v2 profile file of `name`. */
 export function profileFilePath(home: string, name: string): string {

@@ -70,10 +70,10 @@ describe("config keys that reach the prototype", () => {
     expectNoPollution();
   });
 
-  it("a profile named __proto__ is not found rather than inherited", async () => {
+  it("a profile named __proto__ is refused rather than inherited", async () => {
     home = await tmpdir();
     await expect(loadConfig({ home: home.path, env: {}, profile: "__proto__" })).rejects.toThrow(
-      /profile '__proto__' is not defined/,
+      /invalid --profile value `__proto__`/,
     );
   });
 });
