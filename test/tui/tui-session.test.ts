@@ -4,8 +4,8 @@
  * output and the scrollback are kept, with no composer or status row left in them, during the
  * session or after it; exit prints Codex's `resume` hint (and no composer stays on screen);
  * quitting without a prompt stores no thread; `resume` takes an id prefix as `exec resume`
- * does, and a resumed thread shows its commands and file changes, not only its prompts and
- * answers.
+ * does, and a resumed thread shows its commands, file changes and plan, not only its prompts
+ * and answers.
  */
 import { describe, expect, it } from "vitest";
 import { useExecHarness } from "../support/exec-harness.js";
@@ -68,6 +68,17 @@ describe("a terminal UI session", () => {
     it(`resume by an id prefix shows the thread's commands and file changes (${width} columns)`, async () => {
       h.server.enqueue(
         turn(
+          functionCall(
+            "update_plan",
+            {
+              explanation: "two steps",
+              plan: [
+                { step: "write the marker", status: "completed" },
+                { step: "add the file", status: "in_progress" },
+              ],
+            },
+            "call_plan",
+          ),
           functionCall("shell_command", { command: "echo RESUMECMD > marker.txt" }, "call_cmd"),
           customToolCall(
             "apply_patch",
@@ -87,6 +98,9 @@ describe("a terminal UI session", () => {
       expect(screen).toMatch(/Ran echo RESUMECMD > marker\.txt/);
       expect(screen).toMatch(/Edited added\.txt/);
       expect(screen).toContain("+patched line");
+      // Its plan too (Codex's protocol keeps none with a turn: tscodex's stored turns do).
+      expect(screen).toContain("write the marker");
+      expect(screen).toContain("add the file");
       expect(screen).toContain(`thread:    ${threadId}`);
       await t.send("C-d");
       expect(await t.exitCode()).toBe(0);

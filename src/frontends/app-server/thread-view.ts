@@ -1,4 +1,5 @@
 import { turnScopedIds } from "../../protocol/item-tracker.js";
+import type { ResponseItem } from "../../protocol/items.js";
 import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
@@ -208,6 +209,9 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
     else if (current && event.type === "turn_failed") {
       current.status = "failed";
       current.error = errorOf(event.message);
+    } else if (current && event.type === "raw_response_item") {
+      const plan = planOf(event.item);
+      if (plan) current.plan = plan;
     }
     for (const change of items) {
       // A review shows both ends: what is reviewed (its start) and the verdict.
@@ -221,6 +225,34 @@ function turnsOf(stored: StoredThread, runningTurn: string | null): Turn[] {
   for (const turn of turns)
     if (turn.status === "inProgress" && turn.id !== runningTurn) turn.status = "interrupted";
   return turns;
+}
+
+/** update_plan's step statuses as the wire spells them. */
+const STEP_STATUS: Record<string, "pending" | "inProgress" | "completed"> = {
+  pending: "pending",
+  in_progress: "inProgress",
+  completed: "completed",
+};
+
+/** A stored `update_plan` call as the turn's plan (the steps the tool accepted), else null. */
+function planOf(item: ResponseItem): Turn["plan"] | null {
+  if (item.type !== "function_call" || item.name !== "update_plan") return null;
+  let args: unknown;
+  try {
+    args = JSON.parse(item.arguments);
+  } catch {
+    return null;
+  }
+  if (typeof args !== "object" || args === null || !("plan" in args) || !Array.isArray(args.plan))
+    return null;
+  const steps = args.plan.flatMap((entry: unknown) => {
+    if (typeof entry !== "object" || entry === null) return [];
+    const { step, status } = entry as Record<string, unknown>;
+    const wire = typeof status === "string" ? STEP_STATUS[status] : undefined;
+    return typeof step === "string" && wire ? [{ step, status: wire }] : [];
+  });
+  const explanation = "explanation" in args && typeof args.explanation === "string" ? args.explanation : null;
+  return { explanation, steps };
 }
 
 /**

@@ -4,7 +4,7 @@
  * blocks and bumps the version of each one it touched, so the renderer re-lays out only those.
  */
 import type { ThreadItem } from "../app-server/protocol/common.js";
-import { readThreadItem, type UiNotification } from "./wire.js";
+import { isRecord, readThreadItem, type UiNotification } from "./wire.js";
 
 export type CommandStatus = "inProgress" | "completed" | "failed" | "declined" | "interrupted";
 
@@ -62,8 +62,12 @@ export class Transcript {
   /** Shows a stored thread's turns (thread/resume or thread/read). */
   loadTurns(turns: unknown[]): void {
     for (const turn of turns) {
-      const items = typeof turn === "object" && turn !== null && "items" in turn ? turn.items : [];
+      if (!isRecord(turn)) continue;
+      const items = turn.items;
       if (Array.isArray(items)) for (const item of items) this.upsertItem(readThreadItem(item), true);
+      // tscodex's stored turns carry their last update_plan (Codex's keep none).
+      const plan = storedPlan(turn.plan);
+      if (plan && typeof turn.id === "string") this.put(`plan-${turn.id}`, plan);
     }
   }
 
@@ -254,4 +258,16 @@ function bodyOf(
 function unknownItem(item: never): null {
   void item;
   return null;
+}
+
+/** A stored turn's `plan` (tscodex's extension) as the block a live plan update draws. */
+function storedPlan(value: unknown): BlockBody | null {
+  if (!isRecord(value) || !Array.isArray(value.steps)) return null;
+  const steps = value.steps.flatMap((entry: unknown) =>
+    isRecord(entry) && typeof entry.step === "string" && typeof entry.status === "string"
+      ? [{ step: entry.step, status: entry.status }]
+      : [],
+  );
+  const explanation = typeof value.explanation === "string" ? value.explanation : null;
+  return { kind: "plan", explanation, steps };
 }

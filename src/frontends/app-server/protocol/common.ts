@@ -231,6 +231,15 @@ export const turnStatus = z
 /** How much of a turn's items a Turn carries (0.169): none, its prompt and answer, or all. */
 export const turnItemsView = z.enum(["notLoaded", "summary", "full"]).meta({ id: "TurnItemsView" });
 
+/**
+ * Beyond Codex: a stored turn's last `update_plan` (Codex's protocol keeps no plan with a
+ * turn, so a resumed thread could not show its checklist). Absent on live turns.
+ */
+export const turnPlan = z.object({
+  explanation: z.string().nullable(),
+  steps: z.array(z.object({ step: z.string(), status: z.enum(["pending", "inProgress", "completed"]) })),
+});
+
 export const turn = z
   .object({
     id: z.string(),
@@ -238,6 +247,7 @@ export const turn = z
     itemsView: turnItemsView.optional(),
     status: turnStatus,
     error: turnError.nullable(),
+    plan: turnPlan.optional(),
   })
   .meta({ id: "Turn" });
 export type Turn = z.infer<typeof turn>;
