@@ -3,7 +3,8 @@
  * strategies (few matches: parallel rg + our sort; many: rg's sorted search stopped early),
  * and the errors.
  */
-import { mkdir, utimes, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { grepFilesTool } from "../../src/tools/builtin/grep-files.js";
@@ -123,8 +124,15 @@ describe("runRipgrep", () => {
     controller.abort();
     const options = { cwd: root, timeoutMs: 10_000, onLine: () => true, signal: controller.signal };
     await expect(runRipgrep(["--files", root], options)).rejects.toThrow("grep_files was interrupted");
-    await expect(
-      runRipgrep(["--files", root], { cwd: root, timeoutMs: 1, onLine: () => true }),
-    ).rejects.toThrow(/^rg timed out after 0.001 seconds$/);
+    // rg blocks opening a FIFO nobody writes to: the deadline always comes first.
+    const fifo = join(root, "never-written.fifo");
+    execFileSync("mkfifo", [fifo]);
+    try {
+      await expect(
+        runRipgrep(["needle", fifo], { cwd: root, timeoutMs: 50, onLine: () => true }),
+      ).rejects.toThrow(/^rg timed out after 0.05 seconds$/);
+    } finally {
+      await rm(fifo, { force: true });
+    }
   });
 });
