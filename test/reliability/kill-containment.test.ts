@@ -14,7 +14,7 @@ import { callTool, connectHttp, startHttpServer } from "../support/mcp-client.js
 import { useMcpHarness } from "../support/mcp-harness.js";
 import { waitFor, withMarker } from "../support/processes.js";
 import { sandboxBackends } from "../support/sandbox-probe.js";
-import { missing } from "../support/skips.js";
+import { missing, noContainment } from "../support/skips.js";
 
 const exec = useExecHarness();
 const mcp = useMcpHarness();
@@ -44,8 +44,12 @@ async function expectNoneLeft(marker: string): Promise<void> {
   }
 }
 
+// Unsandboxed commands are contained by the helper's keeper: without it a setsid daemon escapes
+// (documented, with a warning), so those cases skip, saying why.
+const uncontained = await noContainment("kill -9 containment of unsandboxed commands");
+
 const modes = [
-  { label: "danger-full-access", args: ["-s", "danger-full-access"], available: true },
+  { label: "danger-full-access", args: ["-s", "danger-full-access"], available: !uncontained },
   ...backends.map(({ name, status }) => ({
     label: `workspace-write under ${name}`,
     args: ["-s", "workspace-write", "-c", `sandbox_backend="${name}"`],
@@ -71,7 +75,7 @@ describe.each(modes)("kill -9 mid-command: $label", ({ args, available }) => {
 });
 
 describe("kill -9 of the MCP server mid-command", () => {
-  it("leaves no process of the command alive", async () => {
+  it.skipIf(uncontained)("leaves no process of the command alive", async () => {
     const { command, marker } = daemonCommand();
     mcp.model.enqueue(turn(functionCall("shell_command", { command }, "call_d")));
     const server = await startHttpServer(mcp.serverEnv());
