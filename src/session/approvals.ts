@@ -69,7 +69,7 @@ function requestEvent(question: ApprovalQuestion, turnId: string): Event {
       mcp_tool_call: invocation,
     };
   }
-  if (question.kind === "network") {
+  if (question.kind === "exec" || question.kind === "network") {
     return {
       type: "exec_approval_request",
       call_id: question.callId,
@@ -77,17 +77,10 @@ function requestEvent(question: ApprovalQuestion, turnId: string): Event {
       command: question.command,
       cwd: question.cwd,
       reason: question.reason,
-      network_approval_context: { host: question.host, protocol: question.protocol },
-    };
-  }
-  if (question.kind === "exec") {
-    return {
-      type: "exec_approval_request",
-      call_id: question.callId,
-      turn_id: turnId,
-      command: question.command,
-      cwd: question.cwd,
-      reason: question.reason,
+      // A network question is a command's, with the host it wants to reach.
+      ...(question.kind === "network"
+        ? { network_approval_context: { host: question.host, protocol: question.protocol } }
+        : {}),
     };
   }
   return {
