@@ -9,8 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "rolldown";
 
-/** Native or lazily optional packages stay outside the bundle. */
-const external = ["@lydell/node-pty", "@vscode/ripgrep"];
+/**
+ * Native or lazily optional packages stay outside the bundle: OpenTelemetry loads from
+ * node_modules only when `[otel]` is configured (src/telemetry/), never on a plain start.
+ */
+const external = ["@lydell/node-pty", "@vscode/ripgrep", /^@opentelemetry\//];
 const plugins = [withoutAjv(), onlyEnglishZodMessages()];
 /**
  * V8 keeps every loaded source in the heap: without comments and whitespace it is ~30% smaller,

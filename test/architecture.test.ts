@@ -1,6 +1,6 @@
 /**
  * The layer graph of src/: no import cycles, and imports only point down
- * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → config → model →
+ * (frontends → session → store → policy → hooks → tools → mcp/exec/apply-patch → prompt → telemetry → config → model →
  * network-proxy → protocol).
  * Type-only imports count too: they are dependencies of the design even when erased.
  */
@@ -18,6 +18,7 @@ const LAYERS = [
   "version.ts",
   "model",
   "config",
+  "telemetry",
   "prompt",
   "apply-patch",
   "exec",

@@ -15,6 +15,7 @@ import { type Deprecation, deprecatedFeatures } from "./features.js";
 import { mergeTables, webSearchMode } from "./layers.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import type { NotifyConfig } from "./notify-config.js";
+import { type OtelSettings, otelSettings } from "./otel.js";
 import { applyOverride, type ConfigOverride } from "./overrides.js";
 import { type PermissionProfiles, parsePermissionProfiles } from "./permission-profile-parse.js";
 import { checkPermissionProfiles } from "./permission-profiles.js";
@@ -99,6 +100,8 @@ export interface Config {
   features: Record<string, boolean>;
   /** `notify` / `notify_events`: the program run on thread events (session/notify.ts); unset: none. */
   notify?: NotifyConfig;
+  /** `[otel]`: OpenTelemetry export (src/telemetry/); absent: nothing is exported, no OTel code loads. */
+  otel?: OtelSettings;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
   /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
@@ -390,6 +393,7 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     ...(merged.notify
       ? { notify: { argv: merged.notify, events: merged.notify_events ?? ["agent-turn-complete"] } }
       : {}),
+    ...(merged.otel ? { otel: otelSettings(merged.otel, home, (line) => warnings.push(line)) } : {}),
     mcpServers: merged.mcp_servers ?? {},
     mcpServer: {
       maxMessageBytes: merged.mcp_server?.max_message_bytes ?? DEFAULT_MCP_SERVER_LIMITS.maxMessageBytes,

@@ -7,6 +7,7 @@ import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { mcpServersSchema } from "./mcp-servers-schema.js";
 import { NOTIFY_EVENTS } from "./notify-config.js";
+import { otelConfigSchema } from "./otel-schema.js";
 import { permissionProfileSchema } from "./permission-profile-schema.js";
 
 const stringMap = z.record(z.string(), z.string());
@@ -225,6 +226,8 @@ export const configFileSchema = z.looseObject({
   experimental_compact_prompt_file: z.string().optional(),
   /** fdatasync rollout files after each write (survives power loss; slower). */
   rollout_fsync: z.boolean().optional(),
+  /** `[otel]`: OpenTelemetry export (Codex's keys; otel.ts). Absent: nothing is exported. */
+  otel: otelConfigSchema.optional(),
   /** `[store]`: where threads live (JSONL rollouts under the home unless a database is named). */
   store: z
     .looseObject({
