@@ -141,6 +141,7 @@ interface PendingCall {
  */
 export async function* mapChatStream(messages: AsyncIterable<SseMessage>): AsyncGenerator<ResponseEvent> {
   let responseId: string | undefined;
+  let model: string | undefined;
   let text: string | undefined;
   let reasoning: string | undefined;
   let usage: TokenUsage | null = null;
@@ -161,6 +162,7 @@ export async function* mapChatStream(messages: AsyncIterable<SseMessage>): Async
       throw new ModelError(text, "stream", undefined, code === undefined ? {} : { code });
     }
     responseId ??= stringField(chunk, "id");
+    model ??= stringField(chunk, "model");
     const usageObject = objectField(chunk, "usage");
     if (usageObject) usage = parseChatUsage(usageObject);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
@@ -201,7 +203,8 @@ export async function* mapChatStream(messages: AsyncIterable<SseMessage>): Async
     };
     yield { type: "output_item_done", item };
   }
-  yield { type: "completed", responseId: responseId ?? `chatcmpl-${randomId()}`, usage };
+  const id = responseId ?? `chatcmpl-${randomId()}`;
+  yield { type: "completed", responseId: id, usage, ...(model ? { model } : {}) };
 }
 
 function collectToolCalls(calls: Map<number, PendingCall>, deltas: unknown[]): void {

@@ -12,6 +12,7 @@
  * Every retry is announced through `onRetry` before its backoff sleep.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ModelRequestTelemetry } from "../protocol/telemetry.js";
 import { errorMessage } from "../util/errors.js";
 import {
   abortedError,
@@ -24,6 +25,7 @@ import {
   type WireRequest,
 } from "./http.js";
 import { BUDGET_EXCEEDED, budgetError, watchProgress } from "./progress-watch.js";
+import { requestErrorType, tapSse } from "./request-telemetry.js";
 import { buildResponsesRequest, mapResponsesStream } from "./responses.js";
 import { objectField, parseJsonObject, readSse, type SseMessage, streamError, stringField } from "./sse.js";
 import {
@@ -92,16 +94,59 @@ async function* streamWithRetries(
   const { provider } = config;
   const wire = await loadWire();
   const request = wire.build(prompt, config);
+  const observer = options.telemetry?.modelRequest({
+    model: prompt.settings?.model ?? config.settings.model,
+    provider: provider.id,
+    wireApi: provider.wireApi,
+    url: request.url.href,
+  });
+  if (!observer) {
+    yield* attemptStreams(wire, request, config, baseMs, options, undefined);
+    return;
+  }
+  Object.assign(request.headers, observer.headers());
+  let finished = false;
+  try {
+    for await (const event of attemptStreams(wire, request, config, baseMs, options, observer)) {
+      if (event.type === "completed") {
+        finished = true;
+        observer.completed({ responseId: event.responseId, model: event.model, usage: event.usage });
+      }
+      yield event;
+    }
+  } catch (error) {
+    finished = true;
+    observer.failed({ type: requestErrorType(error), message: errorMessage(error) });
+    throw error;
+  } finally {
+    // The consumer stopped reading (interrupted): the request ends unanswered.
+    if (!finished) observer.failed({ type: "cancelled", message: "the turn stopped reading the response" });
+  }
+}
+
+/** Opens the stream, reopening it as the retry rules allow, until `completed`. */
+async function* attemptStreams(
+  wire: Wire,
+  request: WireRequest,
+  config: ModelClientConfig,
+  baseMs: number,
+  options: StreamOptions,
+  observer: ModelRequestTelemetry | undefined,
+): AsyncGenerator<ResponseEvent> {
+  const { provider } = config;
   const budgetMs = provider.streamMaxDurationMs;
   const deadline = Date.now() + budgetMs;
   for (let attempt = 0; ; attempt++) {
-    const response = await openStream(request, config, baseMs, options);
+    const response = await openStream(request, config, baseMs, options, observer);
     const limits = { idleMs: provider.streamIdleTimeoutMs, deadline, budgetMs };
+    const messages = observer
+      ? tapSse(readSse(response.body), observer, provider.wireApi)
+      : readSse(response.body);
     let yielded = false;
     let completed = false;
     let failure: ModelError;
     try {
-      for await (const event of watchProgress(wire.map(readSse(response.body)), response.body, limits)) {
+      for await (const event of watchProgress(wire.map(messages), response.body, limits)) {
         yielded = true;
         completed = event.type === "completed";
         yield event;
@@ -136,17 +181,26 @@ async function openStream(
   config: ModelClientConfig,
   baseMs: number,
   options: StreamOptions,
+  observer: ModelRequestTelemetry | undefined,
 ): Promise<HttpResponse> {
   const { provider } = config;
   const { signal } = options;
   for (let attempt = 0; ; attempt++) {
     let failure: ModelError;
+    const started = performance.now();
+    const ended = (status: number | undefined, error?: string) =>
+      observer?.attempt({ attempt, status, durationMs: Math.round(performance.now() - started), error });
     try {
       const response = await post(request, { signal, headersTimeoutMs: provider.streamIdleTimeoutMs });
-      if (response.status >= 200 && response.status < 300) return response;
+      if (response.status >= 200 && response.status < 300) {
+        ended(response.status);
+        return response;
+      }
       failure = await httpError(response, provider.id);
+      ended(response.status, failure.message);
     } catch (error) {
       failure = toModelError(error, signal);
+      ended(undefined, failure.message);
     }
     if (signal?.aborted) throw abortedError();
     // The local provider with nothing listening: retrying will not start it.

@@ -141,7 +141,9 @@ export async function* mapResponsesStream(
       case "response.completed": {
         const response = objectField(data, "response") ?? {};
         const responseId = stringField(response, "id") ?? "";
-        yield { type: "completed", responseId, usage: parseUsage(objectField(response, "usage")) };
+        const model = stringField(response, "model");
+        const usage = parseUsage(objectField(response, "usage"));
+        yield { type: "completed", responseId, usage, ...(model ? { model } : {}) };
         return;
       }
       case "response.failed": {

@@ -4,6 +4,7 @@
  * turn loop never knows which one it talks to.
  */
 import type { ResponseItem, TokenUsage } from "../protocol/items.js";
+import type { TurnTelemetry } from "../protocol/telemetry.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 
 export type WireApi = "responses" | "chat";
@@ -36,7 +37,8 @@ export type ResponseEvent =
   /** A piece of a custom tool call's input as it streams (`itemId`: the call item's id). */
   | { type: "custom_tool_input_delta"; itemId: string; delta: string }
   | { type: "output_item_done"; item: ResponseItem }
-  | { type: "completed"; responseId: string; usage: TokenUsage | null }
+  /** `model`: the model that answered, when the provider says (it may differ from the one asked). */
+  | { type: "completed"; responseId: string; usage: TokenUsage | null; model?: string }
   /**
    * Yielded before retrying a stream that already yielded events: the consumer discards the
    * partial items and deltas of the failed attempt (nothing ran: tools run after `completed`).
@@ -54,6 +56,8 @@ export interface RetryNotice {
 export interface StreamOptions {
   signal?: AbortSignal;
   onRetry?: (notice: RetryNotice) => void;
+  /** The turn's telemetry: the request becomes its child (span, attempts, SSE events). */
+  telemetry?: TurnTelemetry | undefined;
 }
 
 /**

@@ -27,7 +27,10 @@ export class PolicyGate implements ApprovalGate {
       remembered: this.store.hasAllPaths(request.paths),
     });
     if (plan.action === "run") return { allowed: true };
-    if (plan.action === "reject") return { allowed: false, message: plan.message };
+    if (plan.action === "reject") {
+      invocation.telemetry?.decision("denied", "Config");
+      return { allowed: false, message: plan.message };
+    }
     const decision = await this.store.ask(
       turn,
       {
@@ -39,6 +42,7 @@ export class PolicyGate implements ApprovalGate {
       },
       request.paths,
     );
+    invocation.telemetry?.decision(decision, "User");
     return isApproved(decision)
       ? { allowed: true, asked: true }
       : { allowed: false, message: PATCH_REJECTED_BY_USER };

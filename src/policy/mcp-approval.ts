@@ -60,7 +60,11 @@ export async function approveMcpCall(
     sandboxMode: turn.sandboxMode,
   });
   if (plan.action === "run") return { allowed: true };
-  if (plan.action === "reject") return { allowed: false, message: plan.message };
+  const telemetry = request.inv.telemetry;
+  if (plan.action === "reject") {
+    telemetry?.decision("denied", "Config");
+    return { allowed: false, message: plan.message };
+  }
   // PermissionRequest hooks decide first; only when none does is the front-end asked.
   const hook = await turn.permissionHook?.({
     kind: "mcp",
@@ -69,8 +73,10 @@ export async function approveMcpCall(
     tool: request.tool,
     arguments: request.arguments,
   });
-  if (hook)
+  if (hook) {
+    telemetry?.decision(hook.allow ? "approved" : "denied", "Hook");
     return hook.allow ? { allowed: true } : { allowed: false, message: mcpHookRejection(hook.message) };
+  }
   const decision = await store.ask(turn, {
     kind: "mcp",
     callId: request.inv.callId,
@@ -80,5 +86,6 @@ export async function approveMcpCall(
     cwd: turn.cwd,
     reason: `Allow the ${request.server} MCP server to run tool "${request.tool}"?`,
   });
+  telemetry?.decision(decision, "User");
   return isApproved(decision) ? { allowed: true } : { allowed: false, message: MCP_REJECTED_BY_USER };
 }

@@ -110,7 +110,10 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       escalation: request.escalation ?? null,
       tool: request.tool ?? "shell",
     });
-    if (plan.action === "reject") return { kind: "rejected", message: plan.message };
+    if (plan.action === "reject") {
+      inv.telemetry?.decision("denied", "Config");
+      return { kind: "rejected", message: plan.message };
+    }
 
     let started = false;
     const start = (): void => {
@@ -127,12 +130,16 @@ export class PolicyOrchestrator implements CommandOrchestrator {
         command,
         justification: justification ?? null,
       });
-      if (hook)
+      if (hook) {
+        inv.telemetry?.decision(hook.allow ? "approved" : "denied", "Hook");
         return hook.allow
           ? { approved: true, message: "" }
           : { approved: false, message: hookRejection(hook.message) };
+      }
       const question = { kind: "exec" as const, callId: inv.callId, command, cwd, reason };
-      return { approved: isApproved(await this.store.ask(turn, question)), message: EXEC_REJECTED_BY_USER };
+      const decision = await this.store.ask(turn, question);
+      inv.telemetry?.decision(decision, "User");
+      return { approved: isApproved(decision), message: EXEC_REJECTED_BY_USER };
     };
 
     if (plan.action === "ask") {

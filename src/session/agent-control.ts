@@ -17,7 +17,8 @@ import type { Permissions } from "../protocol/permissions.js";
 import { narrowPermissions } from "../protocol/permissions-legacy.js";
 import type { SandboxMode } from "../protocol/policy.js";
 import { SANDBOX_MODES } from "../protocol/policy-names.js";
-import type { AgentCollab } from "../tools/builtin/agents.js";
+import type { TraceCarrier } from "../protocol/telemetry.js";
+import type { AgentCollab, SpawnRequest } from "../tools/builtin/agents.js";
 import { ToolError, type TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import { resourceKey, type ScopedResource } from "../util/resource-scope.js";
@@ -108,7 +109,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
     );
   }
 
-  async spawn(request: { message: string; agentType: string | null }, turn: TurnContext): Promise<string> {
+  async spawn(request: SpawnRequest, turn: TurnContext): Promise<string> {
     const parent = this.requireParent();
     if (this.depth + 1 > this.limits.maxDepth) {
       throw ToolError.respond(
@@ -129,11 +130,7 @@ export class AgentControl implements AgentCollab, ScopedResource {
     }
   }
 
-  private async start(
-    parent: Thread,
-    request: { message: string; agentType: string | null },
-    turn: TurnContext,
-  ): Promise<string> {
+  private async start(parent: Thread, request: SpawnRequest, turn: TurnContext): Promise<string> {
     let profile: AgentProfile | null = null;
     try {
       profile = request.agentType ? await this.profiles(request.agentType) : null;
@@ -176,18 +173,18 @@ export class AgentControl implements AgentCollab, ScopedResource {
       message: request.message,
       depth: this.depth + 1,
     });
-    this.submit(thread.id, request.message);
+    this.submit(thread.id, request.message, request.trace);
     return thread.id;
   }
 
-  async send(id: string, message: string, interrupt: boolean): Promise<string> {
+  async send(id: string, message: string, interrupt: boolean, trace?: TraceCarrier): Promise<string> {
     const child = this.children.get(id);
     if (!child) throw ToolError.respond(`send_input failed: no sub-agent with id ${id}`);
     if (child.status === "shutdown") {
       throw ToolError.respond(`send_input failed: sub-agent ${id} is closed; call resume_agent first`);
     }
     if (interrupt && child.active > 0) child.thread.interrupt();
-    return this.submit(id, message);
+    return this.submit(id, message, trace);
   }
 
   async resume(id: string, turn: TurnContext): Promise<AgentStatus> {
@@ -280,14 +277,14 @@ export class AgentControl implements AgentCollab, ScopedResource {
   }
 
   /** Queue a turn on the child; its status follows the turns until the last one ends. */
-  private submit(id: string, message: string): string {
+  private submit(id: string, message: string, trace?: TraceCarrier): string {
     const child = this.children.get(id);
     if (!child) throw ToolError.respond(`no sub-agent with id ${id}`);
     child.active += 1;
     if (child.status !== "running") this.setStatus(id, child, "running", "agent_status");
     child.submissions += 1;
     const submission = `${id}:${child.submissions}`;
-    const stream = child.thread.runStreamed({ text: message });
+    const stream = child.thread.runStreamed({ text: message }, trace ? { trace } : undefined);
     void stream.result().then(
       async (result) => {
         if (result.status === "completed" && child.active === 1 && this.parent) {

@@ -18,6 +18,7 @@ import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { Permissions } from "../protocol/permissions.js";
 import { type LegacyExtent, permissionsFromSandboxMode } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import { telemetry } from "../protocol/telemetry.js";
 import { buildToolDefinitions, memoryTool } from "../tools/registry.js";
 import type { ApprovalGate } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
@@ -69,6 +70,8 @@ export interface CreateThreadOptions {
   skillRoots?: readonly string[] | undefined;
   /** SessionStart's source for a new thread: "clear" when it replaces one the user cleared. */
   sessionStartSource?: ThreadStartSource | undefined;
+  /** A sub-agent's type (its name in telemetry) and the thread that spawned it. */
+  subAgent?: { type: string; parentThreadId: string } | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -152,6 +155,8 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     skills: { loaded: skills, message: skillsInstructions(skills, skillsBudgetChars(contextWindow)) },
     model,
     provider: config.provider.id,
+    originator: options.originator,
+    agentName: options.subAgent?.type ?? "tscodex",
     reasoningEffort: config.reasoningEffort,
     gate: options.gate ?? policy.gate,
     ...(mcp ? { mcp: mcp.startup } : {}),
@@ -196,6 +201,24 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     { sessionStartSource: options.sessionStartSource },
   );
   agents?.attach(thread);
+  const sink = telemetry();
+  if (sink.enabled)
+    sink.threadStarted({
+      threadId: id,
+      model,
+      provider: config.provider.id,
+      reasoningEffort: options.reasoningEffort ?? config.reasoningEffort,
+      reasoningSummary: config.reasoningSummary,
+      contextWindow,
+      autoCompactTokenLimit: services.compaction?.autoLimit ?? undefined,
+      approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+      sandboxPolicy:
+        permissions.kind === "danger-full-access" ? "danger-full-access" : permissions.legacyMode,
+      activeProfile: permissions.profile?.id,
+      mcpServers: enabledMcpServers(config.mcpServers).map(([name]) => name),
+      originator: options.originator,
+      parentThreadId: options.subAgent?.parentThreadId,
+    });
   return thread;
 }
 

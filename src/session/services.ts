@@ -50,6 +50,10 @@ export interface ThreadServices {
   skills?: { loaded: LoadedSkills; message: string | null } | undefined;
   /** The model's name, as hooks are told it. */
   model?: string | undefined;
+  /** Who drives the agent (the `originator` header), as telemetry names it. */
+  originator?: string | undefined;
+  /** The agent's name in telemetry (`gen_ai.agent.name`): "tscodex", or a sub-agent's type. */
+  agentName?: string | undefined;
   /** The model provider's id (config `model_provider`), as clients are told it. */
   provider?: string | undefined;
   /** The configured reasoning effort (absent: the model's default). */

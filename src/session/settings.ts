@@ -14,6 +14,7 @@ import {
   permissionsFromSandboxMode,
 } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
+import type { TraceCarrier } from "../protocol/telemetry.js";
 import type { ModelChoice } from "./services.js";
 
 export interface ThreadSettings {
@@ -107,6 +108,8 @@ export interface TurnOverrides {
    * that comes while the turn waits in the queue ends it as it begins.
    */
   signal?: AbortSignal | undefined;
+  /** The caller's trace (app-server `trace`, HTTP `traceparent`): the turn's spans join it. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** The overrides that make up a turn's permissions: one value, replaced whole, never merged by field. */

@@ -423,6 +423,9 @@ export class ThreadManager implements AgentHost {
       originator: this.options.originator,
       threadId: id,
       agents: { host: this, depth },
+      ...(childOf
+        ? { subAgent: { type: childOf.agentType ?? "default", parentThreadId: childOf.parentId } }
+        : {}),
       ...(this.options.env ? { env: this.options.env } : {}),
     });
     if (stored) thread.restore(stored);

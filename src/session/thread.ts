@@ -13,8 +13,9 @@
 import type { SessionStartSource, ThreadStartSource } from "../hooks/index.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
-import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
+import type { ElicitationResult, Event, HookRunSummary, ReviewDecision } from "../protocol/events.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
+import { type TurnTelemetry, telemetry } from "../protocol/telemetry.js";
 import type { ThreadEvent } from "../protocol/turn-items.js";
 import { ToolRouter } from "../tools/router.js";
 import { buildTurnTools } from "../tools/tool-set.js";
@@ -70,6 +71,8 @@ export class Thread {
   private running: AbortController | null = null;
   /** The user turn running now (null between turns and while compacting), and those queued. */
   private runningTurnId: string | null = null;
+  /** The running turn's telemetry (only with `[otel]`). */
+  private turnTelemetry: TurnTelemetry | undefined;
   private readonly queuedTurns: string[] = [];
   private readonly steering = new SteerQueue();
   private initialized = false;
@@ -393,7 +396,22 @@ export class Thread {
   private emit(event: Event): void {
     if (event.type === "token_count" && event.last)
       this.compaction.lastResponseTokens = event.last.input_tokens + event.last.output_tokens;
+    if (event.type === "hook_completed") this.reportHookRun(event.run, event.turn_id);
     this.listeners.emit(event);
+  }
+
+  /** A finished hook run, to the turn's telemetry (the thread's for SessionStart and the like). */
+  private reportHookRun(run: HookRunSummary, turnId: string | null): void {
+    const sink = telemetry();
+    if (!sink.enabled) return;
+    const info = {
+      event: run.event_name,
+      handler: run.source_path,
+      durationMs: run.duration_ms ?? 0,
+      outcome: run.status,
+    };
+    if (this.turnTelemetry && turnId === this.runningTurnId) this.turnTelemetry.hookRun(info);
+    else sink.hookRun(info);
   }
 
   /** A turn asked for once the thread is shut down fails at once: its caller gets the answer. */
@@ -452,6 +470,7 @@ export class Thread {
     if (op.type === "continue_turn") this.emit({ type: "turn_continued", turn_id: op.turnId });
     else this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: contextWindow });
     if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
+    this.turnTelemetry = this.startTurnTelemetry(op, overrides);
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
       const router = this.turnRouter(overrides?.clientTools);
@@ -542,8 +561,36 @@ export class Thread {
       this.running = null;
       this.runningTurnId = null;
       this.steering.discard((event) => this.emit(event));
+      this.turnTelemetry?.end({
+        status: result.status,
+        usage: result.usage,
+        error: result.error ?? undefined,
+        lastAgentMessage: result.finalResponse,
+      });
+      this.turnTelemetry = undefined;
       this.waiters.finish(op.turnId, result);
     }
+  }
+
+  /** The turn's `invoke_agent` span and its records, when telemetry exports (else nothing). */
+  private startTurnTelemetry(
+    op: Extract<Op, { turnId: string }>,
+    overrides: TurnOverrides | undefined,
+  ): TurnTelemetry | undefined {
+    const sink = telemetry();
+    if (!sink.enabled) return undefined;
+    const input = op.type === "user_turn" ? op.input : null;
+    return sink.startTurn({
+      threadId: this.id,
+      turnId: op.turnId,
+      model: overrides?.model ?? this.settings.model?.model ?? this.services.model ?? "",
+      provider: this.services.provider ?? "",
+      originator: this.services.originator ?? "",
+      agentName: this.services.agentName ?? "tscodex",
+      prompt: input?.text ?? (op.type === "user_shell" ? op.command : ""),
+      imageCount: input?.images?.length ?? 0,
+      parent: overrides?.trace,
+    });
   }
 
   /** A user turn's overrides over the pending ones (overrideSettings), which it takes. */
@@ -606,6 +653,7 @@ export class Thread {
         hooks: this.hooks,
         emit: (event) => this.emit(event),
         wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
+        telemetry: this.turnTelemetry,
       },
       turnId,
       signal,

@@ -2,9 +2,11 @@
  * What a turn's tools run with (TurnContext): the thread's policies and roots, its shell
  * environment, its resources, the turn's question functions and hooks, and the event sink.
  */
+
 import { LazyTurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { Event } from "../protocol/events.js";
 import { tmpdirOf } from "../protocol/permission-paths.js";
+import type { TurnTelemetry } from "../protocol/telemetry.js";
 import type { PermissionQuestion, TurnContext } from "../tools/types.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 import type { HookPoints } from "./hook-points.js";
@@ -22,6 +24,8 @@ export interface TurnContextSources {
   emit(event: Event): void;
   /** Whether anyone listens to output deltas (tools skip making them otherwise). */
   wantsOutputDeltas(): boolean;
+  /** The running turn's telemetry (only with `[otel]`). */
+  telemetry?: TurnTelemetry | undefined;
 }
 
 export function buildTurnContext(
@@ -54,5 +58,6 @@ export function buildTurnContext(
     diffTracker: new LazyTurnDiff(),
     emit: sources.emit,
     wantsOutputDeltas: sources.wantsOutputDeltas,
+    ...(sources.telemetry ? { telemetry: sources.telemetry } : {}),
   };
 }

@@ -184,6 +184,7 @@ async function sampleOnce(deps: TurnDeps): Promise<SampledResponse> {
   let items: ResponseItem[] = [];
   const stream = deps.client.stream(prompt, {
     signal: context.signal,
+    telemetry: context.telemetry,
     onRetry: (notice) =>
       context.emit({
         type: "stream_error",

@@ -8,6 +8,7 @@
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import { errorMessage } from "../util/errors.js";
+import { observeCall, outputText } from "./call-telemetry.js";
 import {
   type ApprovalRequest,
   type ToolDefinition,
@@ -37,6 +38,8 @@ export interface DispatchResult {
   followUp: ResponseItem[];
   /** ToolOutput.hookResponse, for PostToolUse. */
   hookResponse?: unknown;
+  /** False when the call failed (a refusal, bad arguments, the tool's own failure). */
+  success?: boolean;
 }
 
 export class ToolRouter {
@@ -65,23 +68,40 @@ export class ToolRouter {
   }
 
   async dispatch(call: ToolCallItem, turn: TurnContext): Promise<DispatchResult> {
+    const definition = this.byName.get(callName(call));
     const invocation: ToolInvocation = {
       callId: call.call_id,
       toolName: callName(call),
-      payload: payloadOf(call, this.byName.get(callName(call))),
+      payload: payloadOf(call, definition),
       turn,
     };
+    if (!turn.telemetry) return this.dispatchInvocation(call, invocation);
+    const telemetry = observeCall(turn.telemetry, call, definition);
+    const result = await this.dispatchInvocation(call, { ...invocation, telemetry }).catch(
+      (error: unknown) => {
+        telemetry.end({ success: false, output: errorMessage(error) });
+        throw error;
+      },
+    );
+    telemetry.decision("approved", "Config");
+    telemetry.end({ success: result.success !== false, output: outputText(result.output) });
+    return result;
+  }
+
+  private async dispatchInvocation(call: ToolCallItem, invocation: ToolInvocation): Promise<DispatchResult> {
     try {
       const output = await this.run(invocation);
       const followUp: ResponseItem[] = output.followUp
         ? [{ type: "message", role: "user", content: output.followUp }]
         : [];
       const result: DispatchResult = { output: toOutputItem(call, output), followUp };
+      if (output.success === false) result.success = false;
       if (output.hookResponse !== undefined) result.hookResponse = output.hookResponse;
       return result;
     } catch (error) {
       if (error instanceof ToolError && error.kind === "respond") {
-        return { output: toOutputItem(call, { content: error.message, success: false }), followUp: [] };
+        const output = toOutputItem(call, { content: error.message, success: false });
+        return { output, followUp: [], success: false };
       }
       throw error instanceof ToolError ? error : ToolError.fatal(errorMessage(error), { cause: error });
     }

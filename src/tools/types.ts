@@ -18,6 +18,7 @@ import type {
 import type { InputContent, LocalShellAction } from "../protocol/items.js";
 import type { Permissions } from "../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode, TruncationPolicy } from "../protocol/policy.js";
+import type { ToolTelemetry, TurnTelemetry } from "../protocol/telemetry.js";
 import type { ToolSpec } from "../protocol/tool-spec.js";
 import type { ResourceScope } from "../util/resource-scope.js";
 
@@ -77,6 +78,8 @@ export interface TurnContext {
   /** The turn's file changes so far, for `turn_diff` (apply_patch records what it wrote). */
   readonly diffTracker: TurnDiff;
   emit(event: Event): void;
+  /** The turn's telemetry, present only when `[otel]` exports (protocol/telemetry.ts). */
+  readonly telemetry?: TurnTelemetry | undefined;
   /**
    * Whether anyone listens for `exec_command_output_delta` (absent: assume so). Commands skip
    * copying their output into deltas nobody reads (the exec CLI shows only the end).
@@ -228,6 +231,8 @@ export interface ToolInvocation {
   readonly payload: ToolPayload;
   /** The turn's context: policies, signal, events, and per-turn state such as the diff tracker. */
   readonly turn: TurnContext;
+  /** This call's telemetry (present only with `[otel]`): policy reports its decision here. */
+  readonly telemetry?: ToolTelemetry | undefined;
 }
 
 /**

@@ -115,6 +115,7 @@ describe("Responses wire events", () => {
     expect(events.at(-1)).toEqual({
       type: "completed",
       responseId: "resp_1",
+      model: "m",
       usage: {
         input_tokens: 10,
         cached_input_tokens: 4,
@@ -197,6 +198,7 @@ describe("Chat wire events", () => {
     expect(events.at(-1)).toEqual({
       type: "completed",
       responseId: "chatcmpl-1",
+      model: "m",
       usage: {
         input_tokens: 20,
         cached_input_tokens: 8,
@@ -242,7 +244,12 @@ describe("Chat wire events", () => {
       { type: "function_call", name: "b", arguments: '{"y":2}', call_id: "c2" },
     ]);
     // The id comes from the first chunk (the fake's own role chunk here).
-    expect(events.at(-1)).toEqual({ type: "completed", responseId: "chatcmpl-1", usage: null });
+    expect(events.at(-1)).toEqual({
+      type: "completed",
+      responseId: "chatcmpl-1",
+      model: "m",
+      usage: null,
+    });
     expect(server.requests).toHaveLength(1);
   });
 

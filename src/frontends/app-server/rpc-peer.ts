@@ -6,6 +6,7 @@
  * their replies, each wait bounded, cancellable, and ended when the connection closes.
  */
 import type { z } from "zod";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import type { PendingRequest, RequestOutcome } from "./client-link.js";
 import {
   classify,
@@ -14,7 +15,16 @@ import {
   encodeResult,
   type RequestId,
   RpcError,
+  type W3cTraceContext,
 } from "./protocol/jsonrpc.js";
+
+/** The envelope as the core takes it: a traceparent, or nothing (a lone tracestate means nothing). */
+function carrierOf(trace: W3cTraceContext | null): TraceCarrier | undefined {
+  if (!trace?.traceparent) return undefined;
+  return trace.tracestate
+    ? { traceparent: trace.traceparent, tracestate: trace.tracestate }
+    : { traceparent: trace.traceparent };
+}
 
 /** Where a connection's messages go: one call per message (the transport adds framing). */
 export interface MessageSink {
@@ -31,7 +41,8 @@ export interface Reply {
 }
 
 export interface RequestHandler {
-  request(method: string, params: unknown): Promise<Reply>;
+  /** `trace`: the request's W3C trace context (Codex's `trace` envelope), when it sent one. */
+  request(method: string, params: unknown, trace?: TraceCarrier): Promise<Reply>;
   notification(method: string, params: unknown): void;
 }
 
@@ -65,7 +76,7 @@ export class RpcPeer {
         this.handler.notification(message.method, message.params);
         return;
       case "request":
-        void this.serve(message.id, message.method, message.params);
+        void this.serve(message.id, message.method, message.params, carrierOf(message.trace));
         return;
       case "response":
         this.settle(message.id, message.result, null);
@@ -114,10 +125,10 @@ export class RpcPeer {
     for (const waiting of [...this.waiting.values()]) waiting.finish({ kind: "closed" });
   }
 
-  private async serve(id: RequestId, method: string, params: unknown): Promise<void> {
+  private async serve(id: RequestId, method: string, params: unknown, trace?: TraceCarrier): Promise<void> {
     let reply: Reply;
     try {
-      reply = await this.handler.request(method, params);
+      reply = await this.handler.request(method, params, trace);
     } catch (error) {
       this.send(encodeError(id, RpcError.from(error)));
       return;

@@ -11,6 +11,7 @@
  * event-mapper.ts (events → notifications), server-requests.ts (approvals and client tool calls
  * with bounded waits), transport-stdio.ts / transport-websocket.ts.
  */
+
 import { ConfigError, type ConfigLoadFlags } from "../../config/load.js";
 import { ConfigOverrideError } from "../../config/overrides.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
@@ -66,6 +67,10 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
     throw error;
   }
   guardProcess(NAME);
+  // Loaded only with `[otel]`: without it no telemetry code is read at all.
+  const telemetry = runtime.config.otel
+    ? await (await import("../common/telemetry.js")).startTelemetry(runtime.config, "app-server")
+    : null;
   if (runtime.config.providerProblem)
     process.stderr.write(`tscodex app-server: warning: ${runtime.config.providerProblem}\n`);
   const stop = stopSignal();
@@ -87,6 +92,7 @@ export async function runAppServer(options: AppServerCliOptions): Promise<number
     }
   } finally {
     await runtime.close();
+    await telemetry?.shutdown();
   }
   return 0;
 }

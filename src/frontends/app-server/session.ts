@@ -6,6 +6,7 @@
  * turns it started and ends every question waiting on it.
  */
 import type { z } from "zod";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { preloadEnabled } from "../common/preload.js";
 import type { PendingRequest } from "./client-link.js";
 import { ConnectionScope } from "./connection-scope.js";
@@ -43,7 +44,7 @@ export class ClientSession implements SessionHandle {
     private readonly sink: MessageSink,
   ) {
     this.peer = new RpcPeer(sink, {
-      request: (method, params) => this.dispatch(method, params),
+      request: (method, params, trace) => this.dispatch(method, params, trace),
       notification: () => {
         // `initialized` needs no action; unknown notifications cannot be answered.
       },
@@ -114,7 +115,7 @@ export class ClientSession implements SessionHandle {
     this.followed.clear();
   }
 
-  private async dispatch(method: string, rawParams: unknown): Promise<Reply> {
+  private async dispatch(method: string, rawParams: unknown, trace?: TraceCarrier): Promise<Reply> {
     // The handshake as it stood when the request arrived decides, not as it stands once the
     // method table has loaded: a request sent before initialize is refused even if initialize
     // was answered meanwhile. initialize itself waits for nothing.
@@ -124,7 +125,12 @@ export class ClientSession implements SessionHandle {
     if (method === "initialize" && initialized) throw RpcError.invalidRequest("Already initialized");
     if (method !== "initialize" && !initialized) throw RpcError.invalidRequest("Not initialized");
     const afters: (() => void)[] = [];
-    const context: HandlerContext = { runtime: this.runtime, session: this, after: (a) => afters.push(a) };
+    const context: HandlerContext = {
+      runtime: this.runtime,
+      session: this,
+      after: (a) => afters.push(a),
+      ...(trace ? { trace } : {}),
+    };
     const params = parseParams(paramsSchema, rawParams);
     const result = await run(method as ClientMethod, params, context);
     // The handshake is answered: load the rest while the client gets ready for its first call.

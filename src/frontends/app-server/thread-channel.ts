@@ -200,9 +200,11 @@ export class ThreadChannel {
     const thread = this.requireThread();
     const turnId = thread.newTurnId();
     this.turns.set(turnId, { owner, inputs: [input], questions: new Map(), legacy });
-    const { outputSchema, ...lasting } = overrides;
+    const { outputSchema, trace, ...lasting } = overrides;
     this.override(lasting);
-    const own = outputSchema ? { overrides: { outputSchema } } : {};
+    // This turn's alone: its output schema, and the caller's trace its spans join.
+    const turnOnly = { ...(outputSchema ? { outputSchema } : {}), ...(trace ? { trace } : {}) };
+    const own = outputSchema || trace ? { overrides: turnOnly } : {};
     const mode = review ? { review } : {};
     return {
       turnId,

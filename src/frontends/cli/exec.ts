@@ -174,6 +174,11 @@ export async function runExec(
     ...(options.threadSource ? { thread_source: options.threadSource } : {}),
     ...(options.cyberAccessProgram ? { cyber_access_program: options.cyberAccessProgram } : {}),
   };
+  // With `[otel]`: installed before the thread starts, flushed (bounded) before exec exits.
+  // Loaded only with `[otel]`: without it no telemetry code is read at all.
+  const telemetry = config.otel
+    ? await (await import("../common/telemetry.js")).startTelemetry(config, "exec")
+    : null;
   let store: ThreadStore | undefined;
   try {
     store = options.ephemeral ? undefined : await openThreadStore(config);
@@ -296,6 +301,7 @@ export async function runExec(
     process.off("SIGTERM", onSignal);
     // Shuts the thread down and writes the rest of its rollout before the process exits.
     await manager.close();
+    await telemetry?.shutdown();
   }
 }
 

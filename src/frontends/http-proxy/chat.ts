@@ -18,7 +18,7 @@ import { agentWorkLine } from "./agent-work.js";
 import { fromChatRequest } from "./conversation.js";
 import { ApiError, internalError } from "./errors.js";
 import type { KeyedRequest } from "./idempotency.js";
-import { type ProxyOptions, readBody } from "./request.js";
+import { type ProxyOptions, readBody, requestTrace } from "./request.js";
 import { chatRequestSchema } from "./schemas.js";
 import { beginTurn } from "./serve-turn.js";
 
@@ -30,7 +30,8 @@ export async function handleChat(
   const body = await readBody(c, chatRequestSchema);
   // A keyed turn outlives a dropped connection: its client comes back with the key for the answer.
   const signal = keyed ? new AbortController().signal : c.req.raw.signal;
-  const run = await beginTurn(options, fromChatRequest(body), null, signal, { keyed });
+  const conversation = { ...fromChatRequest(body), trace: requestTrace(c) };
+  const run = await beginTurn(options, conversation, null, signal, { keyed });
   const head = {
     id: `chatcmpl-${randomBytes(12).toString("hex")}`,
     created: Math.floor(Date.now() / 1000),

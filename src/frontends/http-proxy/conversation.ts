@@ -5,6 +5,7 @@
  */
 import type { ClientToolSpec } from "../../protocol/client-tools.js";
 import { type ResponseItem, userMessage } from "../../protocol/items.js";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { ApiError } from "./errors.js";
 import type { ChatPart, ChatRequest, ResponsesPart, ResponsesRequest } from "./schemas.js";
 
@@ -23,6 +24,8 @@ export interface Conversation {
   toolsGiven: boolean;
   /** The final message's JSON schema (text.format / response_format json_schema). */
   outputSchema: Record<string, unknown> | undefined;
+  /** The request's `traceparent` / `tracestate`: the turn's spans join the caller's trace. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** What the request asks for, from its tail. */

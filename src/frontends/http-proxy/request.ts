@@ -2,7 +2,9 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { Config } from "../../config/load.js";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import type { LateConnections, Readiness } from "../common/health.js";
+import { traceCarrier } from "../common/trace-context.js";
 import { ApiError, fromZod } from "./errors.js";
 import type { ConcurrencyLimit } from "./guards.js";
 import type { TurnOptions } from "./turns.js";
@@ -44,4 +46,9 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw fromZod(parsed.error);
   return parsed.data;
+}
+
+/** The request's W3C trace context (`traceparent`, `tracestate` headers), when it is well formed. */
+export function requestTrace(c: Context): TraceCarrier | undefined {
+  return traceCarrier(c.req.header("traceparent"), c.req.header("tracestate"));
 }

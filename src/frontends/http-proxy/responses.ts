@@ -10,7 +10,7 @@ import type { BackgroundTurns } from "./background.js";
 import { fromResponsesRequest } from "./conversation.js";
 import { ApiError } from "./errors.js";
 import type { KeyedRequest } from "./idempotency.js";
-import { type ProxyOptions, readBody } from "./request.js";
+import { type ProxyOptions, readBody, requestTrace } from "./request.js";
 import { type ResponseBase, ResponsesWriter } from "./responses-output.js";
 import { inputItemsOf } from "./responses-stored.js";
 import { responsesRequestSchema } from "./schemas.js";
@@ -28,7 +28,7 @@ export async function handleResponses(
       "background with stream: true is not supported; poll GET /v1/responses/{id}.",
       "stream",
     );
-  const conversation = fromResponsesRequest(body);
+  const conversation = { ...fromResponsesRequest(body), trace: requestTrace(c) };
   // A background turn outlives its request: only a cancel ends it.
   const detached = body.background ? background.recorder() : null;
   // So does a keyed one: its client comes back with the key for the answer (idempotency.ts).

@@ -4,6 +4,7 @@
  * process finds them) → listen → on SIGINT/SIGTERM stop accepting, let open turns and streams
  * finish (bounded), shut threads down. Returns the exit code.
  */
+
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
@@ -68,6 +69,10 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   const aboveCeiling = configViolation(config);
   if (aboveCeiling) return fail(aboveCeiling);
   if (config.providerProblem) process.stderr.write(`tscodex proxy: warning: ${config.providerProblem}\n`);
+  // Loaded only with `[otel]`: without it no telemetry code is read at all.
+  const telemetry = config.otel
+    ? await (await import("../common/telemetry.js")).startTelemetry(config, "proxy")
+    : null;
   let store: ThreadStore;
   try {
     store = await openThreadStore(config);
@@ -128,6 +133,7 @@ export async function runProxy(options: ProxyCliOptions): Promise<number> {
   await closed;
   clearInterval(pruning);
   await threads.close();
+  await telemetry?.shutdown();
   process.stderr.write("tscodex proxy: stopped\n");
   return 0;
 }

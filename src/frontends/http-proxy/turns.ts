@@ -95,6 +95,7 @@ export async function startTurn(
     clientTools: conversation.tools,
     signal,
     ...(conversation.outputSchema ? { outputSchema: conversation.outputSchema } : {}),
+    ...(conversation.trace ? { trace: conversation.trace } : {}),
   };
   // A new turn has exactly the request's tools; a parked turn keeps its own unless new ones come.
   const continuing: TurnOverrides = conversation.toolsGiven

@@ -66,7 +66,8 @@ export async function runTurn(
       elicitation: (event) => forwardElicitation(event, thread.id, context),
     });
     const narrator = new ProgressNarrator();
-    const stream = thread.runStreamed(request.input, request.overrides);
+    const overrides = context.trace ? { ...request.overrides, trace: context.trace } : request.overrides;
+    const stream = thread.runStreamed(request.input, overrides);
     let turnId = "";
     for await (const event of stream) {
       if (event.type === "turn_started") {

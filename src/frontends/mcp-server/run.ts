@@ -3,6 +3,7 @@
  * (--http PORT) until the client goes away or SIGINT/SIGTERM; then shut threads down (rollouts
  * flushed, so a restarted server continues them). Returns the exit code.
  */
+
 import { warnConfigOnce } from "../../config/warnings.js";
 import { failStart, guardProcess, listenUntil, stopSignal } from "../common/serve.js";
 import { describeServing } from "../common/serving-log.js";
@@ -35,12 +36,17 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
   warnConfigOnce(config, process.stderr, visibleLine);
   if (config.providerProblem)
     process.stderr.write(`tscodex mcp-server: warning: ${config.providerProblem}\n`);
+  // Loaded only with `[otel]`: without it no telemetry code is read at all.
+  const telemetry = config.otel
+    ? await (await import("../common/telemetry.js")).startTelemetry(config, "mcp-server")
+    : null;
   const stop = stopSignal();
   // The runtime (threads, tools) loads when first needed: on stdio, at the first tools/call.
   const open = async () => (await import("./runtime.js")).openRuntime(loaded, runtimeOptions);
   if (port === undefined) {
     const { serveStdio } = await import("./stdio.js");
     await serveStdio(open, config.mcpServer.maxMessageBytes, stop, () => import("./runtime.js"));
+    await telemetry?.shutdown();
     return 0;
   }
   const runtime = await open();
@@ -56,5 +62,6 @@ export async function runMcpServer(options: McpServerCliOptions): Promise<number
     );
   } finally {
     await runtime.close();
+    await telemetry?.shutdown();
   }
 }

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { Config } from "../../config/load.js";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import type { BackgroundTasks } from "./background.js";
 import type { KeyedCalls } from "./keyed-calls.js";
@@ -60,6 +61,8 @@ export interface ServerToolContext {
   requestId?: string | number;
   /** Sends any notification tied to this call (e.g. `codex/event` with --raw-events). */
   notify?(method: string, params: Record<string, unknown>): void;
+  /** The caller's W3C trace context: the turn this call runs joins it. */
+  trace?: TraceCarrier | undefined;
 }
 
 export interface ServerSettings {

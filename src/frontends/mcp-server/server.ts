@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { acceptAllSchemas } from "../../mcp/schema-validator.js";
+import { traceCarrier } from "../common/trace-context.js";
 import { IDEMPOTENCY_META_KEY } from "./keyed-calls.js";
 import { SERVER_CAPABILITIES, SERVER_INFO } from "./server-info.js";
 import type { ServerRuntime } from "./server-tool.js";
@@ -68,6 +69,10 @@ export function createMcpServer(runtime: ServerRuntime): Server {
       signal: extra.signal,
       requestId: extra.requestId,
       progressToken: _meta?.progressToken,
+      // MCP's `_meta` carries W3C trace context by its header names; else the HTTP request's.
+      trace:
+        traceCarrier(_meta?.traceparent, _meta?.tracestate) ??
+        traceCarrier(extra.requestInfo?.headers.traceparent, extra.requestInfo?.headers.tracestate),
       notify(method, params) {
         extra.sendNotification({ method, params }).catch(() => {});
       },

@@ -4,6 +4,8 @@
  * elicitation, cancellation) and the rule that a throwing tool answers an isError result. No
  * zod and no SDK here.
  */
+
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../../session/approvals.js";
 import { errorMessage } from "../../util/errors.js";
 import type { ServerToolResult } from "./results.js";
@@ -20,11 +22,13 @@ export interface CallChannel {
   notify(method: string, params: Record<string, unknown>): void;
   /** Present when the client declared elicitation. */
   elicit?: ServerToolContext["elicit"];
+  /** The caller's trace context (`_meta.traceparent`, or the HTTP request's header). */
+  trace?: TraceCarrier | undefined;
 }
 
 /** The tool context of one call over `channel`. */
 export function toolContext(channel: CallChannel): ServerToolContext {
-  const { runtime, signal, requestId, progressToken, notify, elicit } = channel;
+  const { runtime, signal, requestId, progressToken, notify, elicit, trace } = channel;
   let progress = 0;
   return {
     runtime,
@@ -37,6 +41,7 @@ export function toolContext(channel: CallChannel): ServerToolContext {
     },
     notify,
     ...(elicit ? { elicit } : {}),
+    ...(trace ? { trace } : {}),
   };
 }
 

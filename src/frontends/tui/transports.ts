@@ -15,6 +15,9 @@ export async function inProcessTransport(config: string[], load?: ConfigLoadFlag
     import("../app-server/session.js"),
   ]);
   const runtime = await AppServerRuntime.create({ config, ...(load ? { load } : {}) });
+  const telemetry = runtime.config.otel
+    ? await (await import("../common/telemetry.js")).startTelemetry(runtime.config, "tui")
+    : null;
   let onMessage: Listener<string> = () => {};
   let onClose: Listener<string> = () => {};
   // Delivered on a later tick, as a socket would: a handler never re-enters the sender.
@@ -29,7 +32,10 @@ export async function inProcessTransport(config: string[], load?: ConfigLoadFlag
     },
     close: () => {
       session.close();
-      void runtime.close().then(() => onClose("closed"));
+      void runtime
+        .close()
+        .then(() => telemetry?.shutdown())
+        .then(() => onClose("closed"));
     },
   };
 }

@@ -6,15 +6,25 @@
  */
 import { z } from "zod";
 import type { AgentStatus } from "../../protocol/agents.js";
+import type { TraceCarrier } from "../../protocol/telemetry.js";
 import { defineFunctionTool } from "../define-tool.js";
 import type { ToolDefinition, TurnContext } from "../types.js";
 
+export interface SpawnRequest {
+  message: string;
+  agentType: string | null;
+  trace?: TraceCarrier | undefined;
+}
+
 /** What the tools need from the thread's agent control. */
 export interface AgentCollab {
-  /** Start a child on `message`; resolves once it runs. Throws ToolError.respond when refused. */
-  spawn(request: { message: string; agentType: string | null }, turn: TurnContext): Promise<string>;
+  /**
+   * Start a child on `message`; resolves once it runs. Throws ToolError.respond when refused.
+   * `trace`: the call's trace context, which the child's turn joins.
+   */
+  spawn(request: SpawnRequest, turn: TurnContext): Promise<string>;
   /** Give child `id` more work (after interrupting its current turn when `interrupt`); the turn id. */
-  send(id: string, message: string, interrupt: boolean): Promise<string>;
+  send(id: string, message: string, interrupt: boolean, trace?: TraceCarrier): Promise<string>;
   /** Reopen a closed child (its thread, from disk when needed); its status. */
   resume(id: string, turn: TurnContext): Promise<AgentStatus>;
   /** Wait until one of `ids` is not working, or `timeoutMs`; the finished ones' statuses. */
@@ -54,7 +64,11 @@ export function agentTools(collab: AgentCollab): ToolDefinition[] {
       handle: async (args, inv) =>
         json({
           agent_id: await collab.spawn(
-            { message: args.message, agentType: args.agent_type ?? null },
+            {
+              message: args.message,
+              agentType: args.agent_type ?? null,
+              trace: inv.telemetry?.carrier() ?? undefined,
+            },
             inv.turn,
           ),
         }),
@@ -70,8 +84,12 @@ export function agentTools(collab: AgentCollab): ToolDefinition[] {
         interrupt: z.boolean().optional().describe("Stop the sub-agent's current work first."),
       }),
       supportsParallel: true,
-      handle: async (args) =>
-        json({ submission_id: await collab.send(args.id, args.message, args.interrupt ?? false) }),
+      handle: async (args, inv) => {
+        const trace = inv.telemetry?.carrier() ?? undefined;
+        return json({
+          submission_id: await collab.send(args.id, args.message, args.interrupt ?? false, trace),
+        });
+      },
     }),
     defineFunctionTool({
       name: "wait",

@@ -2,6 +2,7 @@
  * What a method handler gets besides its params: the shared runtime, the calling client's
  * session (as far as handlers use it), and a way to act once the reply is sent.
  */
+import type { TraceCarrier } from "../../../protocol/telemetry.js";
 import type { ClientLink } from "../client-link.js";
 import type { ConnectionScope } from "../connection-scope.js";
 import type { AppServerRuntime } from "../runtime.js";
@@ -38,4 +39,6 @@ export interface HandlerContext {
   session: SessionHandle;
   /** Run `action` once the reply is sent. */
   after(action: () => void): void;
+  /** The request's trace context (Codex's `trace` envelope): a turn it starts joins that trace. */
+  trace?: TraceCarrier | undefined;
 }

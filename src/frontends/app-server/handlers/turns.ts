@@ -59,6 +59,7 @@ export async function startTurnOn(
     ...(params.outputSchema ? { outputSchema: params.outputSchema } : {}),
     ...(tools ? { clientTools: tools } : {}),
     ...collaborationOverrides(params.collaborationMode),
+    ...(context.trace ? { trace: context.trace } : {}),
   };
   enforceTurnCeiling(channel, overrides, context.runtime.config);
   const { turnId, begin } = channel.startTurn(
