@@ -11,6 +11,7 @@ import { startHeadersHelper } from "./headers-helper.js";
 import { createInstruments } from "./instruments.js";
 import { otelTelemetry } from "./otel-telemetry.js";
 import { eventSink } from "./records.js";
+import { whenRefused } from "./refusal.js";
 import { telemetryResource } from "./resource.js";
 import { tracestateSampler } from "./sampler.js";
 import { tracestateMembers } from "./trace-context.js";
@@ -97,13 +98,19 @@ export async function startOtelTelemetry(
       })
     : undefined;
 
-  const providers = [tracerProvider, loggerProvider, meterProvider].filter(
-    (provider) => provider !== undefined,
-  );
+  const providers = [
+    { provider: tracerProvider, setting: settings.traces },
+    { provider: loggerProvider, setting: settings.logs },
+    { provider: meterProvider, setting: settings.metrics },
+  ].flatMap(({ provider, setting }) => (provider ? [{ provider, setting }] : []));
   let stopped = false;
-  const bounded = (work: () => Promise<unknown>[]) => async () => {
+  /** `step` on every provider, each given up when its collector refuses, all within the bound. */
+  const bounded = (step: "forceFlush" | "shutdown") => async () => {
     if (stopped) return;
-    await settleWithin(work(), boundMs);
+    const work = providers.map(({ provider, setting }) =>
+      Promise.race([provider[step](), whenRefused(setting, boundMs)]),
+    );
+    await settleWithin(work, boundMs);
   };
   const scope = options.serviceName;
   return otelTelemetry({
@@ -116,11 +123,11 @@ export async function startOtelTelemetry(
     sessionSource: options.sessionSource,
     authMode: options.authMode ?? "ApiKey",
     terminalType: env.TERM_PROGRAM || env.TERM || "unknown",
-    flush: bounded(() => providers.map((provider) => provider.forceFlush())),
+    flush: bounded("forceFlush"),
     shutdown: async () => {
       if (stopped) return;
       helper?.stop();
-      await bounded(() => providers.map((provider) => provider.shutdown()))();
+      await bounded("shutdown")();
       stopped = true;
     },
   });
