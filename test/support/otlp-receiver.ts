@@ -23,8 +23,10 @@
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createRequire } from "node:module";
 import type { AddressInfo, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 
 export type Signal = "traces" | "logs" | "metrics";
@@ -44,6 +46,20 @@ export interface ReceivedRequest {
   body: OtlpBody | undefined;
   /** What the receiver answered with (`stall`: never answered). */
   mode: ReceiverMode;
+  /** With `tls.requireClientCertificate`: the client certificate's subject CN (HTTP only). */
+  clientCertificate?: string;
+}
+
+/** TLS for both servers (PEM text): they then serve https:// and gRPC over TLS. */
+export interface ReceiverTls {
+  key: string;
+  cert: string;
+  /** The CA client certificates must chain to; with it, a client certificate is required. */
+  clientCa?: string;
+}
+
+export interface ReceiverOptions {
+  tls?: ReceiverTls;
 }
 
 export type Value = string | number | boolean | null | Value[] | { [key: string]: Value };
@@ -106,9 +122,9 @@ export interface ReceivedMetric {
 }
 
 export interface OtlpReceiver {
-  /** `http://127.0.0.1:PORT` + path: an otlp-http endpoint (any path is accepted). */
+  /** `http://127.0.0.1:PORT` + path (https:// with TLS): an otlp-http endpoint (any path is accepted). */
   httpUrl(path?: string): string;
-  /** `http://127.0.0.1:PORT` of the gRPC server: an otlp-grpc endpoint. */
+  /** `http://127.0.0.1:PORT` (https:// with TLS) of the gRPC server: an otlp-grpc endpoint. */
   readonly grpcUrl: string;
   readonly httpPort: number;
   readonly grpcPort: number;
@@ -334,7 +350,9 @@ function metricsOf(request: ReceivedRequest): ReceivedMetric[] {
 // ---------------------------------------------------------------------------------------------
 // The servers
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
+  const tls = options.tls;
+  const scheme = tls ? "https" : "http";
   const received: ReceivedRequest[] = [];
   const waiters = new Set<() => void>();
   let mode: ReceiverMode = "ok";
@@ -345,7 +363,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     for (const waiter of [...waiters]) waiter();
   };
 
-  const http: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -356,7 +374,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       for (const [name, value] of Object.entries(req.headers))
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
       const answer = mode;
-      record({
+      const received: ReceivedRequest = {
         transport: "http",
         signal,
         path,
@@ -364,7 +382,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         contentType,
         body: decodeBody(signal, contentType, Buffer.concat(chunks)),
         mode: answer,
-      });
+      };
+      const peer = tls?.clientCa ? (req.socket as TLSSocket).getPeerCertificate?.() : undefined;
+      if (peer?.subject?.CN) received.clientCertificate = String(peer.subject.CN);
+      record(received);
       if (answer === "stall") return;
       if (answer === "error") {
         res.writeHead(503, { "content-type": "text/plain" }).end("otlp receiver: error mode");
@@ -374,7 +395,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { "content-type": json ? "application/json" : "application/x-protobuf" });
       res.end(json ? "{}" : "");
     });
-  });
+  };
+  const http: Server = tls
+    ? createHttpsServer(
+        {
+          key: tls.key,
+          cert: tls.cert,
+          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+        },
+        handle,
+      )
+    : createServer(handle);
   http.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -419,14 +450,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
   }
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) =>
+    grpcServer.bindAsync("127.0.0.1:0", grpcCredentials(tls), (error, port) =>
       error ? reject(error) : resolve(port),
     ),
   );
 
   const receiver: OtlpReceiver = {
-    httpUrl: (path = "/") => `http://127.0.0.1:${httpPort}${path.startsWith("/") ? path : `/${path}`}`,
-    grpcUrl: `http://127.0.0.1:${grpcPort}`,
+    httpUrl: (path = "/") => `${scheme}://127.0.0.1:${httpPort}${path.startsWith("/") ? path : `/${path}`}`,
+    grpcUrl: `${scheme}://127.0.0.1:${grpcPort}`,
     httpPort,
     grpcPort,
     requests: () => [...received],
@@ -469,4 +500,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
   };
   return receiver;
+}
+
+function grpcCredentials(tls: ReceiverTls | undefined): grpc.ServerCredentials {
+  if (!tls) return grpc.ServerCredentials.createInsecure();
+  return grpc.ServerCredentials.createSsl(
+    tls.clientCa ? Buffer.from(tls.clientCa) : null,
+    [{ private_key: Buffer.from(tls.key), cert_chain: Buffer.from(tls.cert) }],
+    Boolean(tls.clientCa),
+  );
 }
