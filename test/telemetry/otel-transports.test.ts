@@ -75,6 +75,12 @@ describe.each<Transport>(["binary", "json", "grpc"])("otlp over %s", (transport)
     const prompt = receiver.logs().find((log) => log.eventName === "codex.user_prompt");
     expect(prompt?.attributes.prompt_length).toBe(21);
     expect(prompt?.traceId).toBe(turn?.traceId);
+    if (transport === "json") {
+      // The LogRecord's own eventName field (the receiver's protobuf messages predate it).
+      const logs = receiver.requests().find((request) => request.signal === "logs");
+      const records = logs?.body.resourceLogs[0].scopeLogs[0].logRecords as { eventName?: string }[];
+      expect(records.map((record) => record.eventName)).toContain("codex.user_prompt");
+    }
 
     const metrics = receiver.metrics();
     expect(metrics.length).toBeGreaterThan(10);
