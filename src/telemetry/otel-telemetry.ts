@@ -4,52 +4,34 @@
  * `codex.*` events (log records and span events) and metrics recorded along the way.
  */
 import type * as Api from "@opentelemetry/api";
-import type { Context, Attributes as OtelAttributes, Span, Tracer } from "@opentelemetry/api";
-import type { OtelSettings } from "../config/otel.js";
-import type { TokenUsage } from "../protocol/items.js";
+import type { Context, Span } from "@opentelemetry/api";
 import type {
   HookRunInfo,
-  ModelRequestInfo,
-  ModelRequestTelemetry,
   Telemetry,
   ThreadStartInfo,
-  ToolCallInfo,
-  ToolTelemetry,
   TraceCarrier,
   TurnEndInfo,
   TurnStartInfo,
   TurnTelemetry,
 } from "../protocol/telemetry.js";
-import { VERSION } from "../version.js";
-import type { Instruments } from "./instruments.js";
-import { type Attributes, capBytes, clean, type EventSink } from "./records.js";
-import { carrierOf, parseTraceparent } from "./trace-context.js";
+import {
+  commonRecord,
+  commonTags,
+  genAiProvider,
+  type OtelParts,
+  PREAMBLE_KINDS,
+  type Subject,
+  spanCarrier,
+  type TurnState,
+  usageAttributes,
+} from "./hook-parts.js";
+import { modelRequest } from "./model-request.js";
+import { clean } from "./records.js";
+import { toolCall } from "./tool-call.js";
+import { parseTraceparent } from "./trace-context.js";
 
-/** What the hooks record with; built by `startOtelTelemetry`. */
-export interface OtelParts {
-  api: typeof Api;
-  tracer: Tracer;
-  events: EventSink;
-  instruments: Instruments;
-  settings: OtelSettings;
-  serviceName: string;
-  sessionSource: string;
-  /** `ApiKey` (a provider key from env or config) or `None`. */
-  authMode: string;
-  terminalType: string;
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
-
-/** Who a record or metric is about. */
-interface Subject {
-  threadId: string;
-  model: string;
-  originator: string;
-}
-
-/** SSE kinds that say the stream opened, not that the model answered (not a first chunk). */
-const PREAMBLE_KINDS = new Set(["response.created", "response.in_progress"]);
+export type { OtelParts } from "./hook-parts.js";
+export { genAiProvider } from "./hook-parts.js";
 
 export function otelTelemetry(parts: OtelParts): Telemetry {
   return {
@@ -60,29 +42,6 @@ export function otelTelemetry(parts: OtelParts): Telemetry {
     flush: () => parts.flush(),
     shutdown: () => parts.shutdown(),
   };
-}
-
-function commonRecord(parts: OtelParts, subject: Subject): Attributes {
-  return {
-    "conversation.id": subject.threadId,
-    "app.version": VERSION,
-    auth_mode: parts.authMode,
-    originator: subject.originator,
-    "terminal.type": parts.terminalType,
-    model: subject.model,
-    slug: subject.model,
-  };
-}
-
-function commonTags(parts: OtelParts, subject: Partial<Subject> | undefined): OtelAttributes {
-  return clean({
-    "app.version": VERSION,
-    auth_mode: parts.authMode,
-    model: subject?.model,
-    originator: subject?.originator,
-    session_source: parts.sessionSource,
-    service_name: parts.serviceName,
-  });
 }
 
 function threadStarted(parts: OtelParts, info: ThreadStartInfo): void {
@@ -98,22 +57,6 @@ function threadStarted(parts: OtelParts, info: ThreadStartInfo): void {
     active_profile: info.activeProfile,
   });
   parts.instruments.threadStarted.add(1, commonTags(parts, info));
-}
-
-/** `gen_ai.provider.name` for a provider id: the semconv names where one exists. */
-export function genAiProvider(provider: string): string {
-  if (provider === "azure") return "azure.ai.openai";
-  return provider;
-}
-
-function spanCarrier(span: Span): TraceCarrier {
-  const context = span.spanContext();
-  return carrierOf(
-    context.traceId,
-    context.spanId,
-    context.traceFlags,
-    context.traceState?.serialize() ?? "",
-  );
 }
 
 /** The context a turn starts in: the caller's trace when it sent a valid carrier. */
@@ -205,26 +148,6 @@ function startTurn(parts: OtelParts, info: TurnStartInfo): TurnTelemetry {
   };
 }
 
-interface TurnState {
-  parts: OtelParts;
-  info: TurnStartInfo;
-  span: Span;
-  context: Context;
-  common: Attributes;
-  tags: OtelAttributes;
-  onChunk(kind: string): void;
-  onToolCall(): void;
-}
-
-function usageAttributes(usage: TokenUsage): Attributes {
-  return {
-    "gen_ai.usage.input_tokens": usage.input_tokens,
-    "gen_ai.usage.output_tokens": usage.output_tokens,
-    "gen_ai.usage.cache_read.input_tokens": usage.cached_input_tokens,
-    "gen_ai.usage.reasoning.output_tokens": usage.reasoning_output_tokens,
-  };
-}
-
 function endTurn(turn: TurnState, end: TurnEndInfo, elapsedMs: number, toolCalls: number): void {
   const { parts, span, tags } = turn;
   const { api, settings, instruments } = parts;
@@ -281,229 +204,4 @@ function recordHook(
     duration_ms: Math.round(hook.durationMs),
     outcome: hook.outcome,
   });
-}
-
-function serverOf(url: string): { address?: string; port?: number; path: string } {
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : 80;
-    return { address: parsed.hostname, port, path: parsed.pathname };
-  } catch {
-    return { path: url };
-  }
-}
-
-function modelRequest(turn: TurnState, request: ModelRequestInfo): ModelRequestTelemetry {
-  const { parts } = turn;
-  const { api, settings, instruments } = parts;
-  const started = performance.now();
-  const server = serverOf(request.url);
-  const provider = genAiProvider(request.provider);
-  const semconv = clean({
-    "gen_ai.operation.name": "chat",
-    "gen_ai.provider.name": provider,
-    "gen_ai.request.model": request.model,
-    "server.address": server.address,
-    "server.port": server.port,
-  });
-  const span = parts.tracer.startSpan(
-    `chat ${request.model}`,
-    { kind: api.SpanKind.CLIENT, attributes: { ...settings.spanAttributes, ...semconv } },
-    turn.context,
-  );
-  const common = turn.common;
-  const tags = turn.tags;
-  let firstChunkSeen = false;
-  let ended = false;
-  const finish = (extra: OtelAttributes) => {
-    ended = true;
-    instruments.genAiOperationDuration.record((performance.now() - started) / 1000, { ...semconv, ...extra });
-    span.end();
-  };
-  return {
-    headers() {
-      const carrier = spanCarrier(span);
-      return carrier.tracestate
-        ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
-        : { traceparent: carrier.traceparent };
-    },
-    attempt(attempt) {
-      const ok = attempt.status !== undefined && attempt.status < 400 && !attempt.error;
-      parts.events.emit(
-        "codex.api_request",
-        common,
-        {
-          duration_ms: Math.round(attempt.durationMs),
-          "http.response.status_code": attempt.status,
-          attempt: attempt.attempt,
-          endpoint: server.path,
-          "error.message": attempt.error,
-        },
-        span,
-      );
-      const attemptTags = { ...tags, status: String(attempt.status ?? "none"), success: String(ok) };
-      instruments.apiRequest.add(1, attemptTags);
-      instruments.apiRequestDuration.record(attempt.durationMs, attemptTags);
-    },
-    sseEvent(kind, durationMs) {
-      if (!firstChunkSeen && !PREAMBLE_KINDS.has(kind)) {
-        firstChunkSeen = true;
-        instruments.genAiTimeToFirstChunk.record((performance.now() - started) / 1000, semconv);
-      }
-      turn.onChunk(kind);
-      const eventTags = { ...tags, kind, success: "true" };
-      instruments.sseEvent.add(1, eventTags);
-      instruments.sseEventDuration.record(durationMs, eventTags);
-      if (kind.endsWith(".delta") && !settings.logSseDeltas) return;
-      parts.events.emit(
-        "codex.sse_event",
-        common,
-        { "event.kind": kind, duration_ms: Math.round(durationMs) },
-        span,
-      );
-    },
-    completed({ responseId, model, usage }) {
-      if (ended) return;
-      const responseModel = model ?? request.model;
-      span.setAttributes({ "gen_ai.response.id": responseId, "gen_ai.response.model": responseModel });
-      if (usage) {
-        span.setAttributes(clean(usageAttributes(usage)));
-        parts.events.emit(
-          "codex.sse_event",
-          common,
-          {
-            "event.kind": "response.completed",
-            input_token_count: usage.input_tokens,
-            output_token_count: usage.output_tokens,
-            cached_token_count: usage.cached_input_tokens,
-            reasoning_token_count: usage.reasoning_output_tokens,
-            tool_token_count: usage.total_tokens,
-          },
-          span,
-        );
-        const tokenTags = { ...semconv, "gen_ai.response.model": responseModel };
-        instruments.genAiTokenUsage.record(usage.input_tokens, {
-          ...tokenTags,
-          "gen_ai.token.type": "input",
-        });
-        instruments.genAiTokenUsage.record(usage.output_tokens, {
-          ...tokenTags,
-          "gen_ai.token.type": "output",
-        });
-      }
-      finish({ "gen_ai.response.model": responseModel });
-    },
-    failed({ type, message }) {
-      if (ended) return;
-      const errorType = type || "_OTHER";
-      span.setAttribute("error.type", errorType);
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message });
-      finish({ "error.type": errorType });
-    },
-  };
-}
-
-/** Lines in `text`, a last line without its newline included. */
-function lineCount(text: string): number {
-  if (text === "") return 0;
-  const newlines = text.split("\n").length - 1;
-  return text.endsWith("\n") ? newlines : newlines + 1;
-}
-
-function toolCall(turn: TurnState, call: ToolCallInfo): ToolTelemetry {
-  const { parts } = turn;
-  const { api, settings, instruments } = parts;
-  const started = performance.now();
-  const toolType = call.origin === "mcp" ? "extension" : "function";
-  const maxBytes = settings.toolResultMaxBytes;
-  const span = parts.tracer.startSpan(
-    `execute_tool ${call.name}`,
-    {
-      kind: api.SpanKind.INTERNAL,
-      attributes: clean({
-        ...settings.spanAttributes,
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": call.name,
-        "gen_ai.tool.call.id": call.callId,
-        "gen_ai.tool.type": toolType,
-        tool_origin: call.origin,
-        mcp_server: call.mcpServer,
-        "gen_ai.tool.call.arguments":
-          maxBytes === undefined ? undefined : capBytes(call.arguments, maxBytes).text,
-      }),
-    },
-    turn.context,
-  );
-  turn.onToolCall();
-  let decided = false;
-  let ended = false;
-  return {
-    carrier: () => spanCarrier(span),
-    decision(decision, source) {
-      if (decided) return;
-      decided = true;
-      parts.events.emit(
-        "codex.tool_decision",
-        turn.common,
-        { tool_name: call.name, call_id: call.callId, decision, source },
-        span,
-      );
-    },
-    end({ success, output }) {
-      if (ended) return;
-      ended = true;
-      const elapsed = performance.now() - started;
-      const content: Attributes = {};
-      if (maxBytes !== undefined) {
-        const args = capBytes(call.arguments, maxBytes);
-        const out = capBytes(output, maxBytes);
-        Object.assign(content, {
-          arguments: args.text,
-          output: out.text,
-          output_truncated: args.truncated || out.truncated,
-        });
-        span.setAttribute("gen_ai.tool.call.result", out.text);
-      }
-      parts.events.emit(
-        "codex.tool_result",
-        turn.common,
-        {
-          tool_name: call.name,
-          call_id: call.callId,
-          duration_ms: Math.round(elapsed),
-          success,
-          tool_origin: call.origin,
-          mcp_server: call.mcpServer ?? "",
-          output_length: output.length,
-          output_line_count: lineCount(output),
-          ...content,
-        },
-        span,
-      );
-      const tags = { ...turn.tags, tool: call.name, success: String(success) };
-      instruments.toolCall.add(1, tags);
-      instruments.toolCallDuration.record(elapsed, tags);
-      if (call.origin === "mcp") {
-        const mcpTags = { ...tags, server: call.mcpServer ?? "" };
-        instruments.mcpCall.add(1, mcpTags);
-        instruments.mcpCallDuration.record(elapsed, mcpTags);
-        if (!success)
-          instruments.mcpCallError.add(1, { ...turn.tags, tool: call.name, server: call.mcpServer ?? "" });
-      }
-      instruments.genAiExecuteToolDuration.record(
-        elapsed / 1000,
-        clean({
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": call.name,
-          "gen_ai.tool.type": toolType,
-          "error.type": success ? undefined : "_OTHER",
-        }),
-      );
-      if (!success) {
-        span.setAttribute("error.type", "_OTHER");
-        span.setStatus({ code: api.SpanStatusCode.ERROR });
-      }
-      span.end();
-    },
-  };
 }
