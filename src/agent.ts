@@ -30,6 +30,7 @@ import type {
   ReviewDecision,
 } from "./protocol/events.js";
 import type { ApprovalPolicy, SandboxMode } from "./protocol/policy.js";
+import type { Telemetry } from "./protocol/telemetry.js";
 import type { Thread, TurnOverrides, TurnResult, UserInput } from "./session/thread.js";
 import { type OpenThreadOptions, ThreadManager } from "./session/thread-manager.js";
 import { openThreadStore, type ThreadSummary } from "./store/index.js";
@@ -179,6 +180,8 @@ export type ApprovalHandler = (request: ApprovalRequestEvent) => ReviewDecision 
 export class Tscodex {
   private config: Promise<Config> | null = null;
   private manager: Promise<ThreadManager> | null = null;
+  /** With `[otel]`: the telemetry this agent started (flushed by close()). */
+  private telemetry: Promise<Telemetry> | null = null;
 
   constructor(private readonly options: TscodexOptions = {}) {}
 
@@ -231,9 +234,10 @@ export class Tscodex {
     return (await this.threads()).list(limit);
   }
 
-  /** Shut live threads down and flush their rollouts. */
+  /** Shut live threads down and flush their rollouts (and, with `[otel]`, the telemetry). */
   async close(): Promise<void> {
     if (this.manager) await (await this.manager).close();
+    await (await this.telemetry)?.shutdown();
   }
 
   private openOptions(
@@ -248,18 +252,24 @@ export class Tscodex {
   }
 
   private threads(): Promise<ThreadManager> {
-    this.manager ??= this.load().then(
-      async (config) =>
-        new ThreadManager({
-          config,
-          ...(this.options.persist === false ? {} : { store: await openThreadStore(config) }),
-          source: "sdk",
-          originator: "tscodex_sdk",
-          ...(this.options.sessionTtlMs !== undefined ? { ttlMs: this.options.sessionTtlMs } : {}),
-          ...(this.options.persist !== undefined ? { persist: this.options.persist } : {}),
-          ...(this.options.env ? { env: this.options.env } : {}),
-        }),
-    );
+    this.manager ??= this.load().then(async (config) => {
+      // `[otel]` in the agent's config exports from this process (its own providers; the
+      // program's OpenTelemetry globals are untouched).
+      if (config.otel && !this.telemetry)
+        this.telemetry = import("./frontends/common/telemetry.js").then(({ startTelemetry }) =>
+          startTelemetry(config, "sdk", this.options.env ?? process.env),
+        );
+      await this.telemetry;
+      return new ThreadManager({
+        config,
+        ...(this.options.persist === false ? {} : { store: await openThreadStore(config) }),
+        source: "sdk",
+        originator: "tscodex_sdk",
+        ...(this.options.sessionTtlMs !== undefined ? { ttlMs: this.options.sessionTtlMs } : {}),
+        ...(this.options.persist !== undefined ? { persist: this.options.persist } : {}),
+        ...(this.options.env ? { env: this.options.env } : {}),
+      });
+    });
     // A failed load (bad config) is retried on the next call.
     this.manager.catch(() => {
       this.manager = null;

@@ -1,7 +1,8 @@
 /**
  * Codex's `codex.*` events: each is one log record (severity INFO, `event.name` set, the
- * enclosing span's trace context) and the same event on that span, minus content attributes
- * (prompt, tool arguments and output) which stay in the log record only.
+ * enclosing span's trace context) and the same event on that span (all but the per-chunk
+ * `codex.sse_event`), minus content attributes (prompt, tool arguments and output) which stay in
+ * the log record only.
  */
 
 import type * as Api from "@opentelemetry/api";
@@ -13,6 +14,11 @@ export type Attributes = Record<string, AttributeValue | undefined>;
 
 /** Attributes exported in logs only, never on spans. */
 const CONTENT = new Set(["prompt", "arguments", "output", "message"]);
+/**
+ * Records that stay logs only: one per SSE event would make a span event per chunk (Codex's
+ * "~780 events" for one short run), and the `chat` span already has the request's timing.
+ */
+const LOG_ONLY = new Set(["codex.sse_event"]);
 const SEVERITY_INFO = 9;
 
 export interface EventSink {
@@ -41,7 +47,7 @@ export function eventSink(api: typeof Api, logger: Logger | undefined): EventSin
           ...(context ? { context } : {}),
         });
       }
-      if (span?.isRecording()) {
+      if (span?.isRecording() && !LOG_ONLY.has(name)) {
         const spanAttributes = Object.fromEntries(Object.entries(all).filter(([key]) => !CONTENT.has(key)));
         span.addEvent(name, spanAttributes, now);
       }

@@ -9,7 +9,7 @@ import type { Config } from "../../config/load.js";
 import { otelExports } from "../../config/otel.js";
 import { installTelemetry, NOOP_TELEMETRY, type Telemetry } from "../../protocol/telemetry.js";
 
-export type SessionSource = "exec" | "app-server" | "mcp-server" | "proxy" | "tui" | "acp";
+export type SessionSource = "exec" | "app-server" | "mcp-server" | "proxy" | "tui" | "acp" | "sdk";
 
 const SERVICE_NAMES: Record<SessionSource, string> = {
   exec: "tscodex_exec",
@@ -18,6 +18,7 @@ const SERVICE_NAMES: Record<SessionSource, string> = {
   proxy: "tscodex-proxy",
   tui: "tscodex_tui",
   acp: "tscodex-acp",
+  sdk: "tscodex_sdk",
 };
 
 /** How often a server exports metrics (spans and logs go out in batches as they fill). */
@@ -35,6 +36,7 @@ export async function startTelemetry(
     serviceName: env.OTEL_SERVICE_NAME?.trim() || SERVICE_NAMES[source],
     sessionSource: source,
     ...(source === "exec" ? {} : { exportIntervalMs: SERVER_EXPORT_INTERVAL_MS }),
+    authMode: config.provider.apiKey ? "ApiKey" : "None",
     env,
   });
   installTelemetry(telemetry);
