@@ -5,6 +5,7 @@
 import type { PermissionsInput } from "../prompt/index.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { CollaborationMode } from "../protocol/collaboration-mode.js";
+import type { EditorFiles } from "../protocol/editor-files.js";
 import { writablePaths } from "../protocol/permission-paths.js";
 import type { Permissions } from "../protocol/permissions.js";
 import {
@@ -110,6 +111,8 @@ export interface TurnOverrides {
   signal?: AbortSignal | undefined;
   /** The caller's trace (app-server `trace`, HTTP `traceparent`): the turn's spans join it. */
   trace?: TraceCarrier | undefined;
+  /** The client's files (an ACP editor's buffers): edits of this turn read and write through them. */
+  editorFiles?: EditorFiles | undefined;
 }
 
 /** The overrides that make up a turn's permissions: one value, replaced whole, never merged by field. */

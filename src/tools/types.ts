@@ -7,6 +7,7 @@ import type { TurnDiff } from "../apply-patch/lazy-turn-diff.js";
 import type { McpToolApprovalMode } from "../config/mcp-servers.js";
 import type { UserInputOutcome, UserQuestion } from "../protocol/agents.js";
 import type { ClientToolResult } from "../protocol/client-tools.js";
+import type { EditorFiles } from "../protocol/editor-files.js";
 import type {
   ElicitationRequest,
   ElicitationResult,
@@ -80,6 +81,8 @@ export interface TurnContext {
   emit(event: Event): void;
   /** The turn's telemetry, present only when `[otel]` exports (protocol/telemetry.ts). */
   readonly telemetry?: TurnTelemetry | undefined;
+  /** The client's files (an ACP editor's buffers): the edit tool reads and writes through them. */
+  readonly editorFiles?: EditorFiles | undefined;
   /**
    * Whether anyone listens for `exec_command_output_delta` (absent: assume so). Commands skip
    * copying their output into deltas nobody reads (the exec CLI shows only the end).
