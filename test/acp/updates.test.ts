@@ -484,6 +484,73 @@ describe("SessionUpdateMapper, events the core emits", () => {
     expect(mapper.push({ type: "item_completed", turn_id: "1", item: childItem })).toHaveLength(1);
   });
 
+  it("maps a web search to `fetch` titled by its query, and a client tool call to `other`", () => {
+    const result = { contentItems: [{ type: "inputText" as const, text: "42" }], success: true };
+    const updates = fed([
+      turnStart,
+      { type: "web_search_begin", call_id: "ws_1" },
+      {
+        type: "raw_response_item",
+        item: {
+          type: "web_search_call",
+          id: "ws_1",
+          status: "completed",
+          action: { type: "search", query: "tides" },
+        },
+      },
+      {
+        type: "client_tool_call_request",
+        call_id: "call_ct",
+        turn_id: "1",
+        tool: "answer",
+        arguments: { n: 1 },
+      },
+      {
+        type: "client_tool_call_end",
+        call_id: "call_ct",
+        turn_id: "1",
+        tool: "answer",
+        arguments: { n: 1 },
+        result,
+        duration_ms: 2,
+      },
+      turnEnd,
+    ]);
+    expect(updates).toEqual([
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "ws_1",
+        status: "in_progress",
+        title: "Web search",
+        kind: "fetch",
+        rawInput: { query: "" },
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "ws_1",
+        status: "completed",
+        title: "tides",
+        rawInput: { query: "tides" },
+        rawOutput: { type: "search", query: "tides" },
+      },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_ct",
+        status: "in_progress",
+        title: "answer",
+        kind: "other",
+        rawInput: { n: 1 },
+      },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_ct",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "42" } }],
+        rawOutput: result,
+      },
+    ]);
+  });
+
   it("reports usage as the last request's tokens in the context window, nothing without a window", () => {
     const usage = { ...emptyUsage(), total_tokens: 300 };
     expect(
