@@ -21,6 +21,9 @@ import {
 import { approvalToolCall } from "./approval-call.js";
 import { toolCallDone, toolCallOf } from "./tool-calls.js";
 
+/** The tool call a `session/request_permission` carries (approval-call.ts), from here with the mapper. */
+export { approvalToolCall } from "./approval-call.js";
+
 export interface SessionUpdateMapperOptions {
   /** The session's cwd (absolute): relative paths resolve against it. */
   cwd: string;
