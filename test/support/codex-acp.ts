@@ -16,22 +16,18 @@
  * });
  * ```
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+import { spawn } from "node:child_process";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import {
-  type ClientConnection,
-  client,
-  ndJsonStream,
-  type PromptResponse,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
+import type {
+  PromptResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
+import { type AcpClientOptions, type AcpProcess, acpClientOf } from "./acp-client.js";
 import { CLI_PATH, writeFakeConfig } from "./cli.js";
 import {
   type FakeModelServer,
@@ -63,24 +59,8 @@ export interface CodexAcpOptions {
   onPermission?: (request: RequestPermissionRequest) => RequestPermissionResponse;
 }
 
-export interface CodexAcp {
-  readonly child: ChildProcess;
-  readonly connection: ClientConnection;
-  readonly agent: ClientConnection["agent"];
-  /** Every `session/update` received, in order. */
-  readonly updates: SessionNotification[];
-  /** Every `session/request_permission` received, in order. */
-  readonly permissions: RequestPermissionRequest[];
-  /** What codex-acp wrote on stderr. */
-  stderr(): string;
-  /** Resolves with the first update that `match` accepts (received before or after the call). */
-  waitForUpdate(
-    match: (update: SessionNotification) => boolean,
-    timeoutMs?: number,
-  ): Promise<SessionNotification>;
-  /** Close the connection (codex-acp then ends the app-server) and wait for codex-acp to exit. */
-  close(): Promise<void>;
-}
+/** A codex-acp process and the ACP client connected to it. */
+export type CodexAcp = AcpProcess;
 
 /** `$CODEX_PATH`: one executable (codex-acp spawns it with no shell) that runs tscodex. */
 async function writeWrapper(dir: string): Promise<string> {
@@ -109,65 +89,7 @@ export async function startCodexAcp(options: CodexAcpOptions): Promise<CodexAcp>
     },
     stdio: ["pipe", "pipe", "pipe"],
   });
-  let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = once(child, "exit");
-  const updates: SessionNotification[] = [];
-  const permissions: RequestPermissionRequest[] = [];
-  const waiters = new Set<() => void>();
-  const app = client()
-    .onNotification("session/update", ({ params }) => {
-      updates.push(params);
-      for (const wake of waiters) wake();
-    })
-    .onRequest("session/request_permission", ({ params }) => {
-      permissions.push(params);
-      if (options.onPermission) return options.onPermission(params);
-      const allow = params.options.find((option) => option.kind === "allow_once");
-      return allow
-        ? { outcome: { outcome: "selected", optionId: allow.optionId } }
-        : { outcome: { outcome: "cancelled" } };
-    });
-  const stream = ndJsonStream(
-    Writable.toWeb(child.stdin as Writable) as WritableStream<Uint8Array>,
-    Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
-  );
-  const connection = app.connect(stream);
-  return {
-    child,
-    connection,
-    agent: connection.agent,
-    updates,
-    permissions,
-    stderr: () => stderr,
-    waitForUpdate(match, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = updates.find(match);
-          if (!found) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no matching session/update in ${timeoutMs} ms; stderr:\n${stderr}`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
-    async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      connection.close();
-      child.stdin?.end();
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return acpClientOf(child, options);
 }
 
 /** One JSON-RPC message codex-acp exchanged with the app-server. */
@@ -259,6 +181,12 @@ export interface CodexAcpHarness {
   script(...turns: Script[]): void;
   /** A codex-acp, initialized as a plain client (no fs, no terminal); closed after the test. */
   client(options?: Partial<CodexAcpOptions>): Promise<CodexAcp>;
+  /**
+   * `tscodex acp` itself (the native agent, same home and work dir), initialized; with `files`
+   * the client offers the editor's files (fs/*). Closed after the test. The helpers below work
+   * on either.
+   */
+  native(options?: AcpClientOptions): Promise<AcpProcess>;
   /** `session/new` in `work` (then `session/set_mode` when `modeId` is given); the session id. */
   newSession(acp: CodexAcp, mcpServers?: unknown[], modeId?: string): Promise<string>;
   prompt(acp: CodexAcp, sessionId: string, text: string): Promise<PromptResponse>;
@@ -318,6 +246,22 @@ export function useCodexAcpHarness(): CodexAcpHarness {
       await acp.agent.request("initialize", {
         protocolVersion: 1,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      });
+      return acp;
+    },
+    async native(options = {}) {
+      const { home, work } = paths();
+      const child = spawn(process.execPath, [CLI_PATH, "acp"], {
+        cwd: work,
+        env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "sk-test" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      const acp = acpClientOf(child, options);
+      opened.push(acp);
+      const fs = Boolean(options.files);
+      await acp.agent.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal: false },
       });
       return acp;
     },

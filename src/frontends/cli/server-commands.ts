@@ -1,4 +1,5 @@
-/** `tscodex mcp-server`, `proxy` and `app-server` (with `generate-json-schema`): the long-running servers. */
+/** `tscodex mcp-server`, `proxy`, `acp` and `app-server` (with `generate-json-schema`): the long-running servers. */
+import type { AcpCliOptions } from "../acp/run.js";
 import type { AppServerCliOptions } from "../app-server/run.js";
 import type { ProxyCliOptions } from "../http-proxy/run.js";
 import type { McpServerCliOptions } from "../mcp-server/run.js";
@@ -53,6 +54,20 @@ export function registerServerCommands({ program, globals, setExitCode }: Comman
     .action(async (options: ProxyCliOptions) => {
       const { runProxy } = await import("../http-proxy/run.js");
       setExitCode(await runProxy(options));
+    });
+
+  program
+    .command("acp")
+    .description("Serve the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim, Emacs, ...)")
+    .option(
+      "-c, --config <key=value>",
+      "override a config key for every session (value parsed as TOML); repeatable",
+      collect,
+      [],
+    )
+    .action(async (options: AcpCliOptions) => {
+      const { runAcp } = await import("../acp/run.js");
+      setExitCode(await runAcp({ config: [...globalConfig(globals()), ...options.config] }));
     });
 
   const appServer = program
