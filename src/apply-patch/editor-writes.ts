@@ -9,6 +9,19 @@ import { errorMessage } from "../util/errors.js";
 import { PatchWriteError } from "./errors.js";
 import type { PatchPlan } from "./plan.js";
 
+/** A failed write after the editor took some files, which stay written: `written` is that part. */
+export class PartlyWrittenError extends PatchWriteError {
+  override name = "PartlyWrittenError";
+  constructor(
+    message: string,
+    /** The part of the patch written through the editor before the failure. */
+    readonly written: PatchPlan,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** One file written through the editor. */
 export interface EditorWrite {
   path: string;
@@ -42,7 +55,7 @@ export function keptByEditor(error: unknown, plan: PatchPlan, written: readonly 
   if (written.length === 0) return error;
   const lines = written.map((path) => `${plan.changes[path]?.type === "add" ? "A" : "M"} ${path}`);
   const message = `${errorMessage(error)}\nThese files were already written through the editor and keep their new contents:\n${lines.join("\n")}`;
-  return new PatchWriteError(message, { cause: error, written: planPart(plan, written) });
+  return new PartlyWrittenError(message, planPart(plan, written), { cause: error });
 }
 
 /** The plan restricted to `paths` (no moves: those run on disk after the editor's writes). */

@@ -2,7 +2,6 @@
  * Errors of the patch engine. Every `message` is the exact text the model (or the CLI user)
  * sees, in Codex's wording, so callers never re-format them.
  */
-import type { PatchPlan } from "./plan.js";
 
 /** Prefix Codex puts on every parse and verification failure. */
 export const VERIFICATION_PREFIX = "apply_patch verification failed: ";
@@ -54,17 +53,11 @@ export class PatchRejectedError extends PatchError {
 }
 
 /**
- * Writing failed; the tree was rolled back to its state before the patch, except for files
- * already written through the client's editor (which cannot be taken back): `written`.
+ * Writing failed; the tree was rolled back to its state before the patch (except files the
+ * client's editor already took: PartlyWrittenError).
  */
 export class PatchWriteError extends PatchError {
   override name = "PatchWriteError";
-  /** The part of the patch written through the editor before the failure, which stays; or null. */
-  readonly written: PatchPlan | null;
-  constructor(message: string, options?: { cause?: unknown; written?: PatchPlan | null }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.written = options?.written ?? null;
-  }
 }
 
 /** Linux strerror texts for the errno values file operations realistically produce. */

@@ -14,6 +14,7 @@ import {
   APPLY_PATCH_LARK_GRAMMAR,
   approvalPaths,
   commitPatch,
+  PartlyWrittenError,
   PatchError,
   type PatchPlan,
   PatchWriteError,
@@ -201,7 +202,7 @@ async function execute(
   } catch (error) {
     const message = errorMessage(error);
     // Files the editor took before refusing one stay written: the turn diff shows them.
-    const written = error instanceof PatchWriteError ? error.written : null;
+    const written = error instanceof PartlyWrittenError ? error.written : null;
     turn.emit({
       type: "patch_apply_end",
       call_id: callId,
