@@ -141,6 +141,18 @@ describe("apply_patch with the turn's editor files", () => {
     expect(diff?.type === "turn_diff" && diff.unified_diff).toContain("-to delete");
   });
 
+  it("a move patches the buffer's text but renames on disk", async () => {
+    const editor = new FakeEditor();
+    editor.buffers.set(join(ws, "a.txt"), "one\nTWO unsaved\nthree\n");
+    const { turn } = setup([
+      ["apply_patch", patch("*** Update File: a.txt", "*** Move to: e.txt", "@@", "-TWO unsaved", "+two")],
+    ]);
+    expect(await turn(editor)).toContain("Exit code: 0");
+    expect(editor.writes).toEqual([]);
+    expect(await disk("e.txt")).toBe("one\ntwo\nthree\n");
+    expect(existsSync(join(ws, "a.txt"))).toBe(false);
+  });
+
   it("never sends the editor a path the policy refuses (outside the roots, .git)", async () => {
     const editor = new FakeEditor();
     const { events, turn } = setup([
