@@ -7,11 +7,17 @@
  * Every operation goes through FileOps (safe-fs.ts): with the native helper, no symlink on the
  * way to a written path is followed, so a directory swapped for a link meanwhile fails the
  * commit instead of redirecting it.
+ *
+ * With the client's editor (EditorFiles), files added or updated in place are written through
+ * it instead, after the disk's staging and before its renames (so a refusal leaves the disk as
+ * it was); moves and deletions stay on disk. See editor-writes.ts for what a refusal leaves.
  */
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import type { EditorFiles } from "../protocol/editor-files.js";
+import { type EditorWrite, keptByEditor, writeThroughEditor } from "./editor-writes.js";
 import { PatchWriteError } from "./errors.js";
-import { type PatchPlan, planPatch } from "./plan.js";
+import { type PatchPlan, planPatch, readFromEditor } from "./plan.js";
 import { type FileOps, openFileOps } from "./safe-fs.js";
 import { type FileSnapshot, stampOf } from "./snapshot.js";
 
@@ -42,6 +48,12 @@ export interface CommitOptions {
   verify?: (plan: PatchPlan) => Promise<void>;
   /** The file operations (default: the native helper's no-symlink ones when built). */
   fs?: FileOps;
+  /**
+   * The client's editor: new contents of added and updated files are written through it, and
+   * files the plan read from it are read again to notice edits made since (the plan is remade
+   * with it then). Give the one the plan was made with.
+   */
+  editorFiles?: EditorFiles | undefined;
 }
 
 /**
@@ -50,30 +62,42 @@ export interface CommitOptions {
  * `plan` itself, or a fresh one if files had changed.
  */
 export async function commitPatch(plan: PatchPlan, options: CommitOptions = {}): Promise<PatchPlan> {
-  const current = (await isStale(plan)) ? await planPatch(plan.patch, plan.cwd) : plan;
+  const { editorFiles } = options;
+  const current = (await isStale(plan, editorFiles))
+    ? await planPatch(plan.patch, plan.cwd, editorFiles)
+    : plan;
   await options.verify?.(current);
   const fs = options.fs ?? (await openFileOps());
   try {
-    await write(current, fs);
+    await write(current, fs, editorFiles);
   } finally {
     if (!options.fs) fs.close();
   }
   return current;
 }
 
-async function isStale(plan: PatchPlan): Promise<boolean> {
+async function isStale(plan: PatchPlan, editor: EditorFiles | undefined): Promise<boolean> {
   const snapshots = [...plan.before.values()];
   const stamps = await Promise.all(snapshots.map((s) => stampOf(s.path)));
-  return stamps.some((stamp, i) => stamp !== snapshots[i]!.stamp);
+  if (stamps.some((stamp, i) => stamp !== snapshots[i]!.stamp)) return true;
+  if (!editor) return false;
+  // A buffer edited meanwhile changes no stamp on disk: ask the editor again.
+  const asked = snapshots.filter((s) => s.editorText !== undefined);
+  const texts = await Promise.all(asked.map((s) => readFromEditor(editor, s.path)));
+  return texts.some((text, i) => text !== asked[i]!.editorText);
 }
 
-async function write(plan: PatchPlan, fs: FileOps): Promise<void> {
+async function write(plan: PatchPlan, fs: FileOps, editor: EditorFiles | undefined): Promise<void> {
   const sources = new Set(plan.moves.map(([from]) => from));
+  const destinations = new Set(plan.moves.map(([, to]) => to));
   const writes: WriteOp[] = [];
+  const editorWrites: EditorWrite[] = [];
   const deletes: DeleteOp[] = [];
   for (const [path, state] of plan.after) {
     const before = plan.before.get(path)!;
-    if (state !== null) {
+    if (state !== null && editor && !destinations.has(path)) {
+      editorWrites.push({ path, text: state.text });
+    } else if (state !== null) {
       writes.push({
         kind: "write",
         path,
@@ -88,11 +112,26 @@ async function write(plan: PatchPlan, fs: FileOps): Promise<void> {
   }
 
   const createdDirs: string[] = [];
-  const staged = await Promise.allSettled(writes.map((op) => stage(op, createdDirs, fs)));
+  // The editor is given absolute paths; their directories are made here, as for a disk write.
+  const staged = await Promise.allSettled([
+    ...writes.map((op) => stage(op, createdDirs, fs)),
+    ...editorWrites.map((op) => makeParent(op.path, createdDirs, fs)),
+  ]);
+  const targets = [...writes.map((op) => op.target), ...editorWrites.map((op) => op.path)];
   const stageFailure = staged.find((r) => r.status === "rejected");
   if (stageFailure) {
-    await cleanUp(writes, createdDirs, fs);
+    await cleanUp(writes, targets, createdDirs, fs);
     throw stageFailure.reason;
+  }
+
+  const written: string[] = [];
+  if (editor) {
+    try {
+      await writeThroughEditor(editor, editorWrites, written);
+    } catch (error) {
+      await cleanUp(writes, targets, createdDirs, fs);
+      throw keptByEditor(error, plan, written);
+    }
   }
 
   const done: (WriteOp | DeleteOp)[] = [];
@@ -111,8 +150,8 @@ async function write(plan: PatchPlan, fs: FileOps): Promise<void> {
     }
   } catch (error) {
     for (const op of done.reverse()) await undo(op, fs).catch(() => undefined);
-    await cleanUp(writes, createdDirs, fs);
-    throw error;
+    await cleanUp(writes, targets, createdDirs, fs);
+    throw keptByEditor(error, plan, written);
   }
 }
 
@@ -124,12 +163,16 @@ function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
 }
 
-async function stage(op: WriteOp, createdDirs: string[], fs: FileOps): Promise<void> {
-  const dir = dirname(op.target);
+/** Create the missing directories above `path`, noting the first one made. */
+async function makeParent(path: string, createdDirs: string[], fs: FileOps, target = path): Promise<void> {
   const made = await fs
-    .mkdirp(dir)
-    .catch((error: unknown) => fail(`Failed to create parent directories for ${op.path}`, error));
+    .mkdirp(dirname(target))
+    .catch((error: unknown) => fail(`Failed to create parent directories for ${path}`, error));
   if (made !== undefined) createdDirs.push(made);
+}
+
+async function stage(op: WriteOp, createdDirs: string[], fs: FileOps): Promise<void> {
+  await makeParent(op.path, createdDirs, fs, op.target);
   const temp = tempPathFor(op.target);
   op.temp = temp;
   try {
@@ -160,9 +203,13 @@ async function undo(op: WriteOp | DeleteOp, fs: FileOps): Promise<void> {
   await fs.rename(temp, target);
 }
 
-/** Remove staged temp files that were not renamed, and directories this commit created. */
+/**
+ * Remove staged temp files that were not renamed, and the directories this commit created above
+ * `targets` (every written path) that are still empty.
+ */
 async function cleanUp(
   writes: readonly WriteOp[],
+  targets: readonly string[],
   createdDirs: readonly string[],
   fs: FileOps,
 ): Promise<void> {
@@ -171,8 +218,8 @@ async function cleanUp(
   // first; only empty ones go (rmdir), so nothing this commit did not create is removed.
   const dirs = new Set<string>();
   for (const top of createdDirs) {
-    for (const op of writes) {
-      for (let dir = dirname(op.target); dir === top || dir.startsWith(`${top}/`); dir = dirname(dir)) {
+    for (const target of targets) {
+      for (let dir = dirname(target); dir === top || dir.startsWith(`${top}/`); dir = dirname(dir)) {
         dirs.add(dir);
         if (dir === top) break;
       }

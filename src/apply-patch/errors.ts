@@ -52,7 +52,10 @@ export class PatchRejectedError extends PatchError {
   }
 }
 
-/** Writing failed; the tree was rolled back to its state before the patch. */
+/**
+ * Writing failed; the tree was rolled back to its state before the patch (except files the
+ * client's editor already took: PartlyWrittenError).
+ */
 export class PatchWriteError extends PatchError {
   override name = "PatchWriteError";
 }

@@ -8,6 +8,7 @@
  */
 export { type ApplyPatchResult, applyPatch } from "./apply.js";
 export { type CommitOptions, commitPatch } from "./commit.js";
+export { PartlyWrittenError } from "./editor-writes.js";
 export {
   describeIoError,
   PatchError,

@@ -3,12 +3,15 @@
  * each file, all before anything is written. The plan is what approval looks at (touchedPaths,
  * changes) and what commitPatch writes.
  *
- * Each hunk is verified against the files as they are on disk, as Codex does (so "add X, then
+ * Each hunk is verified against the files as they are on disk, as Codex does (or, with the
+ * client's EditorFiles, a file to update as the editor holds it) (so "add X, then
  * delete X" fails: X is not on disk yet). When several hunks touch one path, the later ones are
  * also applied on top of the earlier ones' result, so the written content is their combination.
  */
 import { resolve } from "node:path";
+import type { EditorFiles } from "../protocol/editor-files.js";
 import type { FileChange } from "../protocol/events.js";
+import { errorMessage } from "../util/errors.js";
 import { deriveUpdate, deriveUpdatedText } from "./derive.js";
 import { describeIoError, PatchRejectedError, PatchVerifyError } from "./errors.js";
 import type { Hunk, ParsedPatch } from "./parser.js";
@@ -75,11 +78,12 @@ export function formatSummary(affected: AffectedPaths): string {
 
 /**
  * Read and verify; throws PatchRejectedError for a patch without hunks and PatchVerifyError
- * when a hunk does not fit. Never writes.
+ * when a hunk does not fit. Never writes. With `editor`, the current text of a file to update
+ * is the editor's when it has one (see FileSnapshot.editorText).
  */
-export async function planPatch(patch: ParsedPatch, cwd: string): Promise<PatchPlan> {
+export async function planPatch(patch: ParsedPatch, cwd: string, editor?: EditorFiles): Promise<PatchPlan> {
   if (patch.hunks.length === 0) throw new PatchRejectedError("empty patch");
-  const before = await readAll(patch.hunks, cwd);
+  const before = await readAll(patch.hunks, cwd, editor);
   const snapshot = (path: string): FileSnapshot => before.get(path)!;
   const after = new Map<string, FinalState>();
   const changes: Record<string, FileChange> = {};
@@ -166,18 +170,42 @@ export async function planPatch(patch: ParsedPatch, cwd: string): Promise<PatchP
   };
 }
 
-/** Snapshot every path the hunks name, in parallel. */
-async function readAll(hunks: readonly Hunk[], cwd: string): Promise<Map<string, FileSnapshot>> {
+/** Snapshot every path the hunks name, in parallel; files to update also from the editor. */
+async function readAll(
+  hunks: readonly Hunk[],
+  cwd: string,
+  editor: EditorFiles | undefined,
+): Promise<Map<string, FileSnapshot>> {
   const paths = new Set<string>();
+  const updated = new Set<string>();
   for (const hunk of hunks) {
     paths.add(resolve(cwd, hunk.path));
+    if (hunk.type === "update") updated.add(resolve(cwd, hunk.path));
     if (hunk.type === "update" && hunk.movePath !== null) paths.add(resolve(cwd, hunk.movePath));
   }
-  const snapshots = await Promise.all([...paths].map(readSnapshot));
+  const snapshots = await Promise.all(
+    [...paths].map(async (path) => {
+      const snapshot = await readSnapshot(path);
+      if (!editor || !updated.has(path)) return snapshot;
+      return { ...snapshot, editorText: await readFromEditor(editor, path) };
+    }),
+  );
   return new Map(snapshots.map((s) => [s.path, s]));
 }
 
+/** The editor's text of `path` (null: read the disk); a failed read fails the patch. */
+export async function readFromEditor(editor: EditorFiles, path: string): Promise<string | null> {
+  try {
+    return await editor.read(path);
+  } catch (error) {
+    throw new PatchVerifyError(`Failed to read file to update ${path}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
 function readText(snapshot: FileSnapshot, context: string): string {
+  if (typeof snapshot.editorText === "string") return snapshot.editorText;
   if (snapshot.bytes === null)
     throw new PatchVerifyError(`${context}: ${describeIoError(snapshot.readError)}`);
   try {

@@ -24,6 +24,12 @@ export interface FileSnapshot {
   readonly linkTarget: string | null;
   /** Identity and version of what is at `path` (`missing` if nothing), to notice later edits. */
   readonly stamp: string;
+  /**
+   * When the patch read `path` through the client's editor (EditorFiles): the text the editor
+   * holds, unsaved changes included, which is then the file's content before the patch; null
+   * when the editor had nothing to say (the disk's `bytes` count). Absent when not asked.
+   */
+  readonly editorText?: string | null | undefined;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

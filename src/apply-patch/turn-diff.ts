@@ -52,6 +52,9 @@ function textSide(text: string, mode: number | null): Side {
 }
 
 function snapshotSide(snapshot: FileSnapshot | undefined, knownText: string | undefined): Side | null {
+  // Read through the editor: its text was the file's content, whatever the disk held.
+  const editorText = snapshot?.editorText ?? undefined;
+  if (snapshot && editorText !== undefined) return textSide(knownText ?? editorText, snapshot.mode);
   if (!snapshot?.bytes) return null;
   if (knownText !== undefined) return textSide(knownText, snapshot.mode);
   let text: string | null = null;

@@ -13,6 +13,7 @@
 import type { SessionStartSource, ThreadStartSource } from "../hooks/index.js";
 import type { UserInputReply } from "../protocol/agents.js";
 import type { ClientToolResult, ClientToolSpec } from "../protocol/client-tools.js";
+import type { EditorFiles } from "../protocol/editor-files.js";
 import type { ElicitationResult, Event, HookRunSummary, ReviewDecision } from "../protocol/events.js";
 import { addUsage, emptyUsage, type ResponseItem, type TokenUsage, userMessage } from "../protocol/items.js";
 import { type TurnTelemetry, telemetry } from "../protocol/telemetry.js";
@@ -73,6 +74,8 @@ export class Thread {
   private runningTurnId: string | null = null;
   /** The running turn's telemetry (only with `[otel]`). */
   private turnTelemetry: TurnTelemetry | undefined;
+  /** The running turn's editor files (its overrides'): never kept past the turn. */
+  private turnEditorFiles: EditorFiles | undefined;
   private readonly queuedTurns: string[] = [];
   private readonly steering = new SteerQueue();
   private initialized = false;
@@ -150,7 +153,7 @@ export class Thread {
    * policies, sandbox extent, cwd, model, reasoning, client tools. That turn's own overrides win.
    */
   overrideSettings(overrides: TurnOverrides): void {
-    const { outputSchema: _schema, signal: _signal, ...lasting } = overrides;
+    const { outputSchema: _schema, signal: _signal, editorFiles: _editor, ...lasting } = overrides;
     this.pendingOverrides = mergeOverrides(this.pendingOverrides, lasting);
   }
 
@@ -471,6 +474,7 @@ export class Thread {
     else this.emit({ type: "turn_started", turn_id: op.turnId, model_context_window: contextWindow });
     if (review) this.emit({ type: "entered_review_mode", turn_id: op.turnId, review: review.hint });
     this.turnTelemetry = this.startTurnTelemetry(op, overrides);
+    this.turnEditorFiles = overrides?.editorFiles;
     try {
       await this.mcp.wait((event) => this.emit(event), abort.signal);
       const router = this.turnRouter(overrides?.clientTools);
@@ -568,6 +572,7 @@ export class Thread {
         lastAgentMessage: result.finalResponse,
       });
       this.turnTelemetry = undefined;
+      this.turnEditorFiles = undefined;
       this.waiters.finish(op.turnId, result);
     }
   }
@@ -654,6 +659,7 @@ export class Thread {
         emit: (event) => this.emit(event),
         wantsOutputDeltas: () => this.listeners.wantOutputDeltas,
         telemetry: this.turnTelemetry,
+        editorFiles: this.turnEditorFiles,
       },
       turnId,
       signal,

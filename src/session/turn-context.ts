@@ -4,6 +4,7 @@
  */
 
 import { LazyTurnDiff } from "../apply-patch/lazy-turn-diff.js";
+import type { EditorFiles } from "../protocol/editor-files.js";
 import type { Event } from "../protocol/events.js";
 import { tmpdirOf } from "../protocol/permission-paths.js";
 import type { TurnTelemetry } from "../protocol/telemetry.js";
@@ -26,6 +27,8 @@ export interface TurnContextSources {
   wantsOutputDeltas(): boolean;
   /** The running turn's telemetry (only with `[otel]`). */
   telemetry?: TurnTelemetry | undefined;
+  /** The running turn's editor files (TurnOverrides.editorFiles), for that turn only. */
+  editorFiles?: EditorFiles | undefined;
 }
 
 export function buildTurnContext(
@@ -59,5 +62,6 @@ export function buildTurnContext(
     emit: sources.emit,
     wantsOutputDeltas: sources.wantsOutputDeltas,
     ...(sources.telemetry ? { telemetry: sources.telemetry } : {}),
+    ...(sources.editorFiles ? { editorFiles: sources.editorFiles } : {}),
   };
 }

@@ -6,12 +6,15 @@
  * Flow: prepare = parse + plan (everything verified; failures go back to the model as text,
  * nothing written) and describe the real paths for the gate → run = patch_apply_begin → commit
  * (atomic; re-planned if files changed meanwhile) → patch_apply_end → turn_diff.
+ * With the turn's editorFiles (an ACP client's buffers), files to update are read from the
+ * editor and added/updated files are written through it, after the same approval.
  */
 import { z } from "zod";
 import {
   APPLY_PATCH_LARK_GRAMMAR,
   approvalPaths,
   commitPatch,
+  PartlyWrittenError,
   PatchError,
   type PatchPlan,
   PatchWriteError,
@@ -19,6 +22,7 @@ import {
   planPatch,
   VERIFICATION_PREFIX,
 } from "../../apply-patch/index.js";
+import type { EditorFiles } from "../../protocol/editor-files.js";
 import { errorMessage } from "../../util/errors.js";
 import { parseFunctionArguments } from "../define-tool.js";
 import { formatWallTime } from "../exec-output.js";
@@ -115,7 +119,7 @@ export async function preparePatch(
   cwd: string,
   invocation: ToolInvocation,
 ): Promise<PreparedPatch> {
-  const plan = await verify(patch, cwd);
+  const plan = await verify(patch, cwd, invocation.turn.editorFiles);
   const paths = await approvalPaths(plan);
   return {
     approval: { kind: "patch", changes: plan.changes, paths },
@@ -149,9 +153,9 @@ function patchText(invocation: ToolInvocation): string {
 }
 
 /** Parse and plan; every failure becomes text for the model. */
-async function verify(text: string, cwd: string): Promise<PatchPlan> {
+async function verify(text: string, cwd: string, editor: EditorFiles | undefined): Promise<PatchPlan> {
   try {
-    return await planPatch(parsePatch(text), cwd);
+    return await planPatch(parsePatch(text), cwd, editor);
   } catch (error) {
     if (error instanceof PatchError) throw ToolError.respond(error.message, { cause: error });
     // An unexpected I/O failure while reading is still the model's to handle, not the turn's end.
@@ -191,9 +195,14 @@ async function execute(
   });
   let applied: PatchPlan;
   try {
-    applied = await commitPatch(plan, { verify: (current) => stillApproved(current, approvedPaths) });
+    applied = await commitPatch(plan, {
+      verify: (current) => stillApproved(current, approvedPaths),
+      editorFiles: turn.editorFiles,
+    });
   } catch (error) {
     const message = errorMessage(error);
+    // Files the editor took before refusing one stay written: the turn diff shows them.
+    const written = error instanceof PartlyWrittenError ? error.written : null;
     turn.emit({
       type: "patch_apply_end",
       call_id: callId,
@@ -203,6 +212,7 @@ async function execute(
       success: false,
       changes: plan.changes,
     });
+    if (written) await publishDiff(turn, written);
     return { output: `${message}\n`, exitCode: 1 };
   }
   turn.emit({
@@ -214,7 +224,11 @@ async function execute(
     success: true,
     changes: applied.changes,
   });
-  await turn.diffTracker.record(applied);
-  turn.emit({ type: "turn_diff", unified_diff: turn.diffTracker.unifiedDiff() });
+  await publishDiff(turn, applied);
   return { output: applied.summary, exitCode: 0 };
+}
+
+async function publishDiff(turn: ToolInvocation["turn"], written: PatchPlan): Promise<void> {
+  await turn.diffTracker.record(written);
+  turn.emit({ type: "turn_diff", unified_diff: turn.diffTracker.unifiedDiff() });
 }

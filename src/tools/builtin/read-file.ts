@@ -2,11 +2,14 @@
  * `read_file`: numbered lines of a text file, either a slice (offset/limit) or, in indentation
  * mode, the code block around an anchor line (see files/indentation.ts). Output: `L{n}: {line}`
  * joined by `\n`, no final newline, lines cut at 500 bytes; errors as Codex's (reference
- * section 3). Reads stream: a slice near the top of a huge file reads only that far.
+ * section 3). Reads stream: a slice near the top of a huge file reads only that far. With the
+ * turn's editorFiles (an ACP client's buffers), the file is read as the editor holds it, unsaved
+ * changes included, when the editor has it.
  */
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { describeIoError } from "../../apply-patch/errors.js";
+import type { EditorFiles } from "../../protocol/editor-files.js";
 import { defineFunctionTool, looseEnum, withSerde } from "../define-tool.js";
 import { findBlock, type IndentedLine, isBlank } from "../files/indentation.js";
 import { displayLine, scanLines } from "../files/lines.js";
@@ -75,33 +78,34 @@ export function readFileTool(): ToolDefinition {
     parameters,
     supportsParallel: true,
     handle: async (args, inv) => {
-      const lines = await readFileLines(args);
+      const lines = await readFileLines(args, inv.turn.editorFiles);
       return { content: truncateText(lines.join("\n"), inv.turn.truncation).text };
     },
   });
 }
 
 /** The formatted lines read_file answers with; throws ToolError (respond) for the model. */
-export async function readFileLines(args: Args): Promise<string[]> {
+export async function readFileLines(args: Args, editor?: EditorFiles): Promise<string[]> {
   const offset = args.offset ?? 1;
   const limit = args.limit ?? DEFAULT_LIMIT;
   if (offset === 0) throw ToolError.respond("offset must be a 1-indexed line number");
   if (limit === 0) throw ToolError.respond("limit must be greater than zero");
   if (!isAbsolute(args.file_path)) throw ToolError.respond("file_path must be an absolute path");
   try {
-    if (args.mode === "indentation")
-      return await readBlock(args.file_path, offset, limit, args.indentation ?? {});
-    return await readSlice(args.file_path, offset, limit);
+    const text = editor ? await editor.read(args.file_path) : null;
+    const source = text === null ? args.file_path : Buffer.from(text, "utf8");
+    if (args.mode === "indentation") return await readBlock(source, offset, limit, args.indentation ?? {});
+    return await readSlice(source, offset, limit);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     throw ToolError.respond(`failed to read file: ${describeIoError(error)}`, { cause: error });
   }
 }
 
-async function readSlice(path: string, offset: number, limit: number): Promise<string[]> {
+async function readSlice(source: string | Buffer, offset: number, limit: number): Promise<string[]> {
   const out: string[] = [];
   const seen = await scanLines(
-    path,
+    source,
     (bytes, number) => {
       out.push(`L${number}: ${displayLine(bytes)}`);
       return out.length < limit;
@@ -113,7 +117,7 @@ async function readSlice(path: string, offset: number, limit: number): Promise<s
 }
 
 async function readBlock(
-  path: string,
+  source: string | Buffer,
   offset: number,
   limit: number,
   options: NonNullable<Args["indentation"]>,
@@ -129,7 +133,7 @@ async function readBlock(
   const windowEnd = anchorLine + maxLines - 1;
   const window: (IndentedLine & { number: number })[] = [];
   let lastIndent = 0;
-  const seen = await scanLines(path, (bytes, number) => {
+  const seen = await scanLines(source, (bytes, number) => {
     // Indents only need the bytes; decode just the window.
     const indent = blankBytes(bytes) ? lastIndent : indentOfBytes(bytes);
     lastIndent = indent;
