@@ -13,10 +13,10 @@ import { spawn } from "node:child_process";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { acpClientOf } from "../test/support/acp-client.js";
-import { CLI_PATH, writeFakeConfig } from "../test/support/cli.js";
+import { writeFakeConfig } from "../test/support/cli.js";
 import { CODEX_ACP_BIN } from "../test/support/codex-acp.js";
 import { type FakeModelServer, message, turn } from "../test/support/fake-model-server.js";
-import { benchRuns, median, withTempDirAndServer, writeResults } from "./support/bench.js";
+import { benchRuns, median, TSCODEX_BIN, withTempDirAndServer, writeResults } from "./support/bench.js";
 
 const RUNS = benchRuns(9);
 
@@ -69,6 +69,8 @@ async function once(contestant: Contestant, server: FakeModelServer, cwd: string
     const answerMs = performance.now() - started;
     const rssMb = await treeRssMb(child.pid as number);
     return { firstChunkMs, answerMs, rssMb };
+  } catch (error) {
+    throw new Error(`${contestant.name}: ${(error as Error).message}\n${acp.stderr()}`);
   } finally {
     await acp.close();
   }
@@ -83,11 +85,11 @@ await withTempDirAndServer("tscodex-bench-acp-", async (dir, server) => {
   const wrapper = join(dir, "tscodex-wrapper.sh");
   await writeFile(
     wrapper,
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_PATH)} "$@"\n`,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(TSCODEX_BIN)} "$@"\n`,
   );
   await chmod(wrapper, 0o755);
   const contestants: Contestant[] = [
-    { name: "tscodex acp", argv: [process.execPath, CLI_PATH, "acp"], env: homeEnv },
+    { name: "tscodex acp", argv: [process.execPath, TSCODEX_BIN, "acp"], env: homeEnv },
     {
       name: "codex-acp + tscodex app-server",
       argv: [process.execPath, CODEX_ACP_BIN],

@@ -45,6 +45,23 @@ describe("tscodex acp", () => {
     expect(acp.stderr()).toBe("");
   });
 
+  it("offers an API-key auth method when the provider has no key, and takes the editor's key", async () => {
+    h.script(turn(message("keyed")));
+    const acp = await h.native({ env: { FAKE_KEY: "" } });
+    const reply = await acp.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    expect(reply.authMethods?.map((method) => method.id)).toEqual(["api-key"]);
+    await expect(acp.agent.request("session/new", { cwd: h.work, mcpServers: [] })).rejects.toMatchObject({
+      code: -32000,
+    });
+    await acp.agent.request("authenticate", {
+      methodId: "api-key",
+      _meta: { "api-key": { apiKey: "sk-from-the-editor" } },
+    });
+    const sessionId = await h.newSession(acp);
+    expect((await h.prompt(acp, sessionId, "hello")).stopReason).toBe("end_turn");
+    expect(h.model.requests[0]?.headers.authorization).toBe("Bearer sk-from-the-editor");
+  });
+
   it("shows a command as an execute tool call with its output", async () => {
     h.script(
       turn(functionCall("shell_command", { command: "echo acp-output" }, "call_cmd")),
@@ -180,6 +197,43 @@ describe("tscodex acp", () => {
     const call = h.toolCall(acp, sessionId, "call_mcp");
     expect(call).toMatchObject({ status: "completed" });
     expect(JSON.stringify(call)).toContain("echo: from acp");
+  });
+
+  it('gives the model the client tools of _meta["tscodex/clientTools"]; each call goes to the editor', async () => {
+    h.script(
+      turn(functionCall("lookup_ticket", { id: "T-42" }, "call_ticket")),
+      turn(message("the ticket is open")),
+    );
+    const calls: unknown[] = [];
+    const acp = await h.native({
+      extensions: {
+        "_tscodex/client_tool_call": (params) => {
+          calls.push(params);
+          return { contentItems: [{ type: "inputText", text: "T-42: open, owner ada" }], success: true };
+        },
+      },
+    });
+    const tools = [
+      { name: "lookup_ticket", description: "Look a ticket up", inputSchema: { type: "object" } },
+    ];
+    const { sessionId } = await acp.agent.request("session/new", {
+      cwd: h.work,
+      mcpServers: [],
+      _meta: { "tscodex/clientTools": tools },
+    });
+    expect((await h.prompt(acp, sessionId, "check T-42")).stopReason).toBe("end_turn");
+    expect(h.model.requests[0]?.toolNames).toContain("lookup_ticket");
+    expect(calls).toEqual([
+      { sessionId, callId: "call_ticket", tool: "lookup_ticket", arguments: { id: "T-42" } },
+    ]);
+    expect(JSON.stringify(h.model.requests[1]?.input)).toContain("T-42: open, owner ada");
+    await expect(
+      acp.agent.request("session/new", {
+        cwd: h.work,
+        mcpServers: [],
+        _meta: { "tscodex/clientTools": [{}] },
+      }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it("sends the plan as plan updates", async () => {

@@ -22,6 +22,8 @@ export interface AcpClientOptions {
   onPermission?: (
     request: RequestPermissionRequest,
   ) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
+  /** Extension requests the client answers (`_tscodex/client_tool_call`), by method. */
+  extensions?: Record<string, (params: unknown) => unknown>;
   /** The editor's files: `fs/read_text_file` and `fs/write_text_file` answered from these. */
   files?: {
     read(path: string): string | null;
@@ -71,6 +73,12 @@ export function acpClientOf(child: ChildProcess, options: AcpClientOptions = {})
         ? { outcome: { outcome: "selected", optionId: allow.optionId } }
         : { outcome: { outcome: "cancelled" } };
     });
+  for (const [method, handler] of Object.entries(options.extensions ?? {}))
+    app.onRequest(
+      method,
+      (params: unknown) => params,
+      ({ params }) => handler(params),
+    );
   const { files } = options;
   if (files)
     app

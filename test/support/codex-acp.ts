@@ -186,7 +186,7 @@ export interface CodexAcpHarness {
    * the client offers the editor's files (fs/*). Closed after the test. The helpers below work
    * on either.
    */
-  native(options?: AcpClientOptions): Promise<AcpProcess>;
+  native(options?: AcpClientOptions & { env?: Record<string, string> }): Promise<AcpProcess>;
   /** `session/new` in `work` (then `session/set_mode` when `modeId` is given); the session id. */
   newSession(acp: CodexAcp, mcpServers?: unknown[], modeId?: string): Promise<string>;
   prompt(acp: CodexAcp, sessionId: string, text: string): Promise<PromptResponse>;
@@ -253,7 +253,13 @@ export function useCodexAcpHarness(): CodexAcpHarness {
       const { home, work } = paths();
       const child = spawn(process.execPath, [CLI_PATH, "acp"], {
         cwd: work,
-        env: { PATH: process.env.PATH ?? "", HOME: home, TSCODEX_HOME: home, FAKE_KEY: "sk-test" },
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          TSCODEX_HOME: home,
+          FAKE_KEY: "sk-test",
+          ...options.env,
+        },
         stdio: ["pipe", "pipe", "pipe"],
       });
       const acp = acpClientOf(child, options);

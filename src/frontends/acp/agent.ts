@@ -19,6 +19,7 @@ import type { Config } from "../../config/load.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import { VERSION } from "../../version.js";
 import { withClientMcpServers } from "./client-mcp.js";
+import { clientToolsOf } from "./client-tools.js";
 import { COMMANDS, runCommand, slashCommand } from "./commands.js";
 import { modeOf } from "./modes.js";
 import { userInputOf } from "./prompt-input.js";
@@ -117,7 +118,14 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
           : [],
       };
     })
-    .onRequest("authenticate", () => {
+    .onRequest("authenticate", ({ params }) => {
+      // codex-acp's convention: the editor hands the key over in `_meta["api-key"].apiKey`; it
+      // is used for this process's sessions from now on (never written anywhere).
+      const key = apiKeyOf(params._meta);
+      if (params.methodId === "api-key" && key) {
+        config.provider = { ...config.provider, apiKey: key };
+        config.providerProblem = null;
+      }
       requireProvider();
       return {};
     })
@@ -125,9 +133,11 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
       requireCwd(params.cwd);
       requireProvider();
       const mode = modeOf(config.approvalPolicy, config.sandboxMode);
+      const clientTools = clientToolsOf(params._meta);
       const thread = await threads.start({
         cwd: params.cwd,
         config: withClientMcpServers(config, params.mcpServers),
+        ...(clientTools ? { clientTools } : {}),
       });
       const session = new AcpSession(thread, host(), initialChoices(config, mode), { titled: false });
       sessions.set(session.id, session);
@@ -204,4 +214,12 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
         throw error;
       }
     });
+}
+
+/** The key an `authenticate` carries in `_meta["api-key"].apiKey` (codex-acp's shape), if any. */
+function apiKeyOf(meta: Record<string, unknown> | null | undefined): string | null {
+  const entry = meta?.["api-key"];
+  if (typeof entry !== "object" || entry === null) return null;
+  const key = (entry as { apiKey?: unknown }).apiKey;
+  return typeof key === "string" && key.trim() !== "" ? key.trim() : null;
 }

@@ -19,6 +19,7 @@ import type { ThreadEvent } from "../../protocol/turn-items.js";
 import type { Thread, TurnOverrides, UserInput } from "../../session/thread.js";
 import { errorMessage } from "../../util/errors.js";
 import { questionRouter } from "../common/turn-driver.js";
+import { callClientTool } from "./client-tools.js";
 import { editorFilesOf } from "./editor-files.js";
 import {
   configOptions,
@@ -67,9 +68,13 @@ export class AcpSession {
     this.mapper = new SessionUpdateMapper({ cwd: thread.cwd });
     this.unsubscribe.push(
       thread.subscribeItems((event) => this.onEvent(event)),
-      thread.subscribe(questionRouter(thread, { approval: (event) => this.askPermission(event) }), {
-        outputDeltas: true,
-      }),
+      thread.subscribe(
+        questionRouter(thread, {
+          approval: (event) => this.askPermission(event),
+          clientTool: (event) => (this.closed ? undefined : callClientTool(this.host, this.id, event)),
+        }),
+        { outputDeltas: true },
+      ),
     );
   }
 
