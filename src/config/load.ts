@@ -7,8 +7,10 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ProviderInfo } from "../model/types.js";
+import type { ApprovalsReviewer } from "../protocol/auto-review.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { withSavedApiKey } from "./auth-file.js";
+import { type AutoReviewConfig, autoReviewConfig } from "./auto-review.js";
 import { codexHomeBeside, globalAgentsMd } from "./codex-home.js";
 import { ConfigError } from "./errors.js";
 import { type Deprecation, deprecatedFeatures } from "./features.js";
@@ -102,6 +104,10 @@ export interface Config {
   notify?: NotifyConfig;
   /** `[otel]`: OpenTelemetry export (src/telemetry/); absent: nothing is exported, no OTel code loads. */
   otel?: OtelSettings;
+  /** `approvals_reviewer` (`guardian_subagent` read as `auto_review`): who answers approval questions. */
+  approvalsReviewer: ApprovalsReviewer;
+  /** `[auto_review]`, resolved: the reviewer's model and provider, policy, bounds. */
+  autoReview: AutoReviewConfig;
   /** `sandbox_backend`: which sandbox runtime enforces read-only / workspace-write. */
   sandboxBackend: "auto" | "bwrap" | "landlock";
   /** `sandbox_allow_unix_sockets`: sandboxed commands may open unix sockets with network off. */
@@ -394,6 +400,18 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
       ? { notify: { argv: merged.notify, events: merged.notify_events ?? ["agent-turn-complete"] } }
       : {}),
     ...(merged.otel ? { otel: otelSettings(merged.otel, home, (line) => warnings.push(line)) } : {}),
+    approvalsReviewer:
+      merged.approvals_reviewer === undefined || merged.approvals_reviewer === "user"
+        ? "user"
+        : "auto_review",
+    autoReview: autoReviewConfig(merged.auto_review, (id) => {
+      const reviewerProvider = providers[id];
+      if (!reviewerProvider)
+        throw new ConfigError(
+          `${configPath}: [auto_review] model_provider '${id}' is not defined; known providers: ${Object.keys(providers).join(", ")}`,
+        );
+      return resolveProvider(id, reviewerProvider, env);
+    }),
     mcpServers: merged.mcp_servers ?? {},
     mcpServer: {
       maxMessageBytes: merged.mcp_server?.max_message_bytes ?? DEFAULT_MCP_SERVER_LIMITS.maxMessageBytes,

@@ -96,6 +96,8 @@ const modelKeys = {
   /** Path of a file whose contents replace the built-in base instructions. */
   model_instructions_file: z.string().optional(),
   developer_instructions: z.string().optional(),
+  /** Who answers approval questions: a person ("user", default) or the reviewer model ("auto_review"). */
+  approvals_reviewer: z.enum(["user", "auto_review", "guardian_subagent"]).optional(),
 };
 
 export const profileSchema = z.looseObject({ ...modelKeys });
@@ -226,6 +228,26 @@ export const configFileSchema = z.looseObject({
   experimental_compact_prompt_file: z.string().optional(),
   /** fdatasync rollout files after each write (survives power loss; slower). */
   rollout_fsync: z.boolean().optional(),
+  /** `[auto_review]`: the reviewer of approvals_reviewer = "auto_review" (Codex's `policy`, and ours). */
+  auto_review: z
+    .looseObject({
+      /** Replaces the default tenant policy in the reviewer's instructions. */
+      policy: z.string().min(1).optional(),
+      /** The reviewer's model and provider (a [model_providers] id); default: the session's. */
+      model: z.string().min(1).optional(),
+      model_provider: z.string().min(1).optional(),
+      reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
+      /** A review that takes longer fails closed (default 90000). */
+      timeout_ms: z.number().int().positive().optional(),
+      /** Where a person is attached, a denial goes to them instead of ending there (default true). */
+      escalate_denials: z.boolean().optional(),
+      /** The breaker: the turn ends after this many denials in a row (default 3) ... */
+      max_consecutive_denials: z.number().int().positive().optional(),
+      /** ... or this many among the last `denial_window` reviews (default 10 of 50). */
+      max_denials: z.number().int().positive().optional(),
+      denial_window: z.number().int().positive().optional(),
+    })
+    .optional(),
   /** `[otel]`: OpenTelemetry export (Codex's keys; otel.ts). Absent: nothing is exported. */
   otel: otelConfigSchema.optional(),
   /** `[store]`: where threads live (JSONL rollouts under the home unless a database is named). */

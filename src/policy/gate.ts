@@ -45,6 +45,6 @@ export class PolicyGate implements ApprovalGate {
     invocation.telemetry?.decision(decision, "User");
     return isApproved(decision)
       ? { allowed: true, asked: true }
-      : { allowed: false, message: PATCH_REJECTED_BY_USER };
+      : { allowed: false, message: turn.approvalNote?.(invocation.callId) ?? PATCH_REJECTED_BY_USER };
   }
 }

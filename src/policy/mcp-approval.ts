@@ -87,5 +87,7 @@ export async function approveMcpCall(
     reason: `Allow the ${request.server} MCP server to run tool "${request.tool}"?`,
   });
   telemetry?.decision(decision, "User");
-  return isApproved(decision) ? { allowed: true } : { allowed: false, message: MCP_REJECTED_BY_USER };
+  return isApproved(decision)
+    ? { allowed: true }
+    : { allowed: false, message: turn.approvalNote?.(request.inv.callId) ?? MCP_REJECTED_BY_USER };
 }

@@ -139,7 +139,9 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       const question = { kind: "exec" as const, callId: inv.callId, command, cwd, reason };
       const decision = await this.store.ask(turn, question);
       inv.telemetry?.decision(decision, "User");
-      return { approved: isApproved(decision), message: EXEC_REJECTED_BY_USER };
+      // Automatic review says why it turned the command down; a person's "no" is Codex's text.
+      const message = turn.approvalNote?.(inv.callId) ?? EXEC_REJECTED_BY_USER;
+      return { approved: isApproved(decision), message };
     };
 
     if (plan.action === "ask") {

@@ -32,3 +32,23 @@ export interface ReviewOutcome {
    */
   message: string | null;
 }
+
+/** What a review judges: the action a question would allow, as the reviewer and the clients see it. */
+export type ReviewedAction =
+  | { kind: "exec"; command: string[]; cwd: string; justification: string | null }
+  | { kind: "patch"; files: string[]; justification: string | null }
+  | { kind: "network"; host: string; protocol: string; command: string[]; cwd: string }
+  | { kind: "mcp"; server: string; tool: string; arguments: Record<string, unknown> | null };
+
+/** When the reviewer stops a turn: N denials in a row, or M among the last K reviews. */
+export interface ReviewBreaker {
+  maxConsecutiveDenials: number;
+  maxDenialsInWindow: number;
+  window: number;
+}
+
+export const DEFAULT_REVIEW_BREAKER: ReviewBreaker = {
+  maxConsecutiveDenials: 3,
+  maxDenialsInWindow: 10,
+  window: 50,
+};

@@ -5,6 +5,7 @@
  * `turn_failed` ends every turn that `turn_started` began.
  */
 import type { AgentStatus, UserQuestion } from "./agents.js";
+import type { ReviewedAction, ReviewOutcome } from "./auto-review.js";
 import type { ClientToolResult, ClientToolSpec } from "./client-tools.js";
 import type { ResponseItem, TokenUsage } from "./items.js";
 
@@ -284,6 +285,23 @@ export type Event =
       questions: UserQuestion[];
       /** Set when a sub-agent asked (its thread id). */
       agent_id?: string;
+    }
+  /** The reviewer (approvals_reviewer = "auto_review") judges what would have asked a person. */
+  | {
+      type: "auto_review_started";
+      review_id: string;
+      turn_id: string;
+      /** The call the question is about (the item it would start). */
+      call_id: string;
+      action: ReviewedAction;
+    }
+  | {
+      type: "auto_review_completed";
+      review_id: string;
+      turn_id: string;
+      call_id: string;
+      action: ReviewedAction;
+      outcome: ReviewOutcome;
     }
   /** A configured hook started (not persisted: Codex keeps hook runs out of rollouts too). */
   | { type: "hook_started"; turn_id: string | null; run: HookRunSummary }

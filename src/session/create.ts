@@ -15,6 +15,7 @@ import { loadBaseInstructions, userShellPath } from "../prompt/index.js";
 import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { ApprovalsReviewer } from "../protocol/auto-review.js";
 import type { Permissions } from "../protocol/permissions.js";
 import { type LegacyExtent, permissionsFromSandboxMode } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
@@ -27,6 +28,7 @@ import { uuidv7 } from "../util/ids.js";
 import { VERSION } from "../version.js";
 import type { AgentHost } from "./agent-control.js";
 import { compactionSettings } from "./compact.js";
+import type { AutoReview } from "./approval-review.js";
 import type { ThreadServices } from "./services.js";
 import { Thread } from "./thread.js";
 
@@ -72,6 +74,13 @@ export interface CreateThreadOptions {
   sessionStartSource?: ThreadStartSource | undefined;
   /** A sub-agent's type (its name in telemetry) and the thread that spawned it. */
   subAgent?: { type: string; parentThreadId: string } | undefined;
+  /** Who answers this thread's approval questions (the app-server's `approvalsReviewer`); default: config's. */
+  approvalsReviewer?: ApprovalsReviewer | undefined;
+  /**
+   * A person (or a client acting for one) answers this thread's questions, so a reviewer's denial
+   * can go to them (`[auto_review] escalate_denials`); exec's declared outcome is no person.
+   */
+  personAttached?: boolean | undefined;
 }
 
 export async function createThread(config: Config, options: CreateThreadOptions): Promise<Thread> {
@@ -176,6 +185,9 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     orchestrator: policy.orchestrator,
     approvalTimeoutMs: config.approvalTimeoutMs,
     clientToolTimeoutMs: config.clientToolTimeoutMs,
+    ...((options.approvalsReviewer ?? config.approvalsReviewer) === "auto_review"
+      ? { autoReview: await autoReviewOf(config, model, options.personAttached === true) }
+      : {}),
   };
   const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
   // A bare mode (the app-server's `sandbox`, the MCP tool's) is the legacy value; else config's
@@ -273,4 +285,24 @@ async function loadAgentControl(
   return new AgentControl(agents.host, agents.depth, config.agentLimits, (name) =>
     loadAgentProfile(config, name),
   );
+}
+
+/**
+ * The thread's reviewer: `[auto_review]`'s model and provider, else the session's (so it works on
+ * any provider); loaded only when a thread reviews.
+ */
+async function autoReviewOf(config: Config, model: string, personAttached: boolean): Promise<AutoReview> {
+  const { createApprovalReviewer } = await import("./auto-review/reviewer.js");
+  const review = config.autoReview;
+  return {
+    reviewer: createApprovalReviewer({
+      model: review.model ?? model,
+      provider: review.provider ?? config.provider,
+      ...(review.reasoningEffort ? { reasoningEffort: review.reasoningEffort } : {}),
+      timeoutMs: review.timeoutMs,
+      policy: review.policy,
+    }),
+    breaker: review.breaker,
+    escalateDenials: review.escalateDenials && personAttached,
+  };
 }

@@ -5,7 +5,8 @@
  * op to `answer`; an answer nobody waits for becomes a warning event, never a throw.
  */
 import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
-import type { TurnContext } from "../tools/types.js";
+import type { ApprovalQuestion, TurnContext } from "../tools/types.js";
+import type { ReviewedApprovals } from "./approval-review.js";
 import { PendingApprovals } from "./approvals.js";
 import { PendingClientCalls } from "./client-calls.js";
 import { PendingElicitations } from "./elicitations.js";
@@ -29,7 +30,7 @@ export type AnswerOp = Extract<
 /** How a turn asks (the TurnContext's question functions). */
 type TurnQuestions = Pick<
   TurnContext,
-  "requestApproval" | "callClientTool" | "requestUserInput" | "requestElicitation"
+  "requestApproval" | "approvalNote" | "callClientTool" | "requestUserInput" | "requestElicitation"
 >;
 
 export class ThreadQuestions {
@@ -38,6 +39,8 @@ export class ThreadQuestions {
   private readonly userInput: PendingUserInput;
   private readonly elicitations: PendingElicitations;
   private readonly routes: AnswerRoute[] = [];
+  /** Automatic approval review, when the thread has a reviewer. */
+  private reviewed: ReviewedApprovals | null = null;
 
   /** `onAbort`: an approval answered "abort" ends the running turn, as an interrupt does. */
   constructor(
@@ -54,11 +57,20 @@ export class ThreadQuestions {
   /** The question functions of turn `turnId`; each ends with `signal`. */
   forTurn(turnId: string, signal: AbortSignal): TurnQuestions {
     return {
-      requestApproval: (question) => this.approvals.request(question, turnId, signal),
+      requestApproval: (question) => {
+        const ask = (asked: ApprovalQuestion) => this.approvals.request(asked, turnId, signal);
+        return this.reviewed ? this.reviewed.request(question, turnId, signal, ask) : ask(question);
+      },
+      approvalNote: (callId) => this.reviewed?.noteFor(callId),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
     };
+  }
+
+  /** Questions go to `reviewed`'s reviewer before a person (approvals_reviewer = "auto_review"). */
+  useReviewer(reviewed: ReviewedApprovals): void {
+    this.reviewed = reviewed;
   }
 
   /** The kind of open approval `id`, if one is open. */

@@ -7,6 +7,7 @@ import type { TruncationPolicy } from "../protocol/policy.js";
 import type { McpStartup } from "../tools/mcp.js";
 import type { ApprovalGate } from "../tools/router.js";
 import type { CommandOrchestrator, ToolDefinition } from "../tools/types.js";
+import type { AutoReview } from "./approval-review.js";
 import type { CompactionSettings } from "./compact.js";
 
 /** A turn's choice of model and reasoning (app-server `turn/start`: model, effort, summary). */
@@ -58,6 +59,8 @@ export interface ThreadServices {
   provider?: string | undefined;
   /** The configured reasoning effort (absent: the model's default). */
   reasoningEffort?: string | undefined;
+  /** approvals_reviewer = "auto_review": the reviewer answers what would ask a person; absent: people do. */
+  autoReview?: AutoReview | undefined;
   /** Compaction prompt and auto-compaction threshold; absent: built-in prompt, no auto-compaction. */
   compaction?: CompactionSettings | undefined;
 }

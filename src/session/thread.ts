@@ -24,6 +24,7 @@ import type { TurnContext } from "../tools/types.js";
 import { errorMessage } from "../util/errors.js";
 import type { EventStream } from "../util/event-stream.js";
 import { ResourceScope } from "../util/resource-scope.js";
+import { ReviewedApprovals } from "./approval-review.js";
 import { ThreadCompaction } from "./compaction-run.js";
 import { turnContextItems } from "./context-items.js";
 import { History } from "./history.js";
@@ -110,6 +111,17 @@ export class Thread {
       services,
       () => this.running?.abort(),
     );
+    if (services.autoReview)
+      this.questions.useReviewer(
+        new ReviewedApprovals(services.autoReview, {
+          threadId: this.id,
+          cwd: () => this.settings.cwd,
+          history: () => this.log.items,
+          emit: (event) => this.emit(event),
+          failTurn: (message) => this.failTurn(message),
+          personAttached: () => true,
+        }),
+      );
     this.mcp = new McpReadiness(services.mcp, this.resources);
     const engine = services.hooks;
     this.hooks = engine

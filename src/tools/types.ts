@@ -56,6 +56,11 @@ export interface TurnContext {
    */
   requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
   /**
+   * Why automatic review turned call `callId` down, when it did (what the model reads instead of
+   * "rejected by user"); absent or undefined otherwise.
+   */
+  approvalNote?(callId: string): string | undefined;
+  /**
    * PermissionRequest hooks: asked before a person is asked to approve a command. Null (or
    * absent) when no hook decided; then the question goes to the front-end as usual.
    */

@@ -77,6 +77,21 @@ export class ExecJsonWriter implements ExecRenderer {
       case "error":
         this.write({ type: "error", message: event.message });
         return;
+      case "auto_review_completed": {
+        // Ours (Codex's exec shows no review): what the reviewer decided about which call, and why.
+        const { assessment } = event.outcome;
+        this.completed(
+          this.item("auto_approval_review", {
+            call_id: event.call_id,
+            action: event.action,
+            status: event.outcome.status,
+            risk_level: assessment?.riskLevel ?? null,
+            user_authorization: assessment?.userAuthorization ?? null,
+            rationale: assessment?.rationale ?? null,
+          }),
+        );
+        return;
+      }
       default:
         return;
     }

@@ -113,7 +113,7 @@ export const EXEC_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "--approve-for-me",
     description:
-      "let the model ask for escalations (approval on-request unless -a says otherwise); PermissionRequest hooks decide them, else approvals.exec_outcome",
+      "route approval requests through automatic review (a reviewer model; PermissionRequest hooks first) in the workspace-write sandbox; approval on-request unless -a says otherwise",
   },
   {
     flags: "--trust",

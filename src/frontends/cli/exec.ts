@@ -92,7 +92,7 @@ export async function runExec(
     task?.sandboxMode ??
     (bypass ? "danger-full-access" : undefined) ??
     options.sandbox ??
-    (options.fullAuto ? "workspace-write" : undefined);
+    (options.fullAuto || options.approveForMe ? "workspace-write" : undefined);
   let config: Config;
   let configured: ConfiguredPermissions;
   const addedDirs = (options.addDir ?? []).map((dir) => resolve(cwd, dir));
@@ -195,7 +195,13 @@ export async function runExec(
   });
   let thread: Thread;
   try {
-    const open = { cwd, permissions, approvalPolicy };
+    // --approve-for-me: questions go to the reviewer model (hooks first), as Codex's flag does.
+    const open = {
+      cwd,
+      permissions,
+      approvalPolicy,
+      ...(options.approveForMe ? { approvalsReviewer: "auto_review" as const } : {}),
+    };
     thread = !resume
       ? await manager.start(open)
       : "fork" in resume

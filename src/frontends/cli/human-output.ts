@@ -9,6 +9,7 @@
  * only this renderer's own colours reach the terminal.
  */
 
+import type { ReviewedAction } from "../../protocol/auto-review.js";
 import type { Event, McpInvocation, PlanItem, ReviewDecision } from "../../protocol/events.js";
 import { ItemTracker } from "../../protocol/item-tracker.js";
 import type { ItemEvent } from "../../protocol/turn-items.js";
@@ -168,6 +169,17 @@ export class HumanRenderer implements ExecRenderer {
       case "warning":
         this.line(this.paint.yellow(`warning: ${event.message}`));
         return;
+      case "auto_review_started":
+        this.line(this.paint.dim(`auto-review: reviewing ${describeReviewed(event.action)}`));
+        return;
+      case "auto_review_completed": {
+        const { status, assessment } = event.outcome;
+        const risk = assessment?.riskLevel ? ` (risk ${assessment.riskLevel})` : "";
+        const why = assessment?.rationale ? `: ${assessment.rationale}` : "";
+        const text = `auto-review: ${status}${risk}${why}`;
+        this.line(status === "approved" ? this.paint.dim(text) : this.paint.yellow(text));
+        return;
+      }
       case "turn_aborted":
         this.line(red("turn interrupted"));
         return;
@@ -355,4 +367,18 @@ function painter(enabled: boolean): Painter {
     cyan: code(36, 39),
     magenta: code(35, 39),
   };
+}
+
+/** One line naming what a review is about. */
+function describeReviewed(action: ReviewedAction): string {
+  switch (action.kind) {
+    case "exec":
+      return `\`${shellQuote(action.command)}\``;
+    case "patch":
+      return `changes to ${action.files.join(", ")}`;
+    case "network":
+      return `access to ${action.host}`;
+    case "mcp":
+      return `the ${action.server} MCP tool ${action.tool}`;
+  }
 }

@@ -1,0 +1,130 @@
+/**
+ * Automatic approval review in the approval path: a question that would ask a person goes to the
+ * reviewer first (PermissionRequest hooks have already had their say: a hook's decision never
+ * reaches here). Approved: it runs. Not approved: the model reads the reviewer's reason (or why
+ * the review failed) as the call's rejection; where a person is attached and denials escalate,
+ * the person is asked instead and their answer is final. A breaker fails the turn after too many
+ * denials. A review never widens anything: it answers only what policy would have asked.
+ */
+import type { ReviewBreaker, ReviewedAction, ReviewOutcome } from "../protocol/auto-review.js";
+import type { Event, ReviewDecision } from "../protocol/events.js";
+import type { ResponseItem } from "../protocol/items.js";
+import type { ApprovalQuestion } from "../tools/types.js";
+
+/** The reviewer engine (session/auto-review/): one verdict per question, failing closed. */
+export interface ApprovalReviewer {
+  review(input: {
+    parentThreadId: string;
+    cwd: string;
+    history: readonly ResponseItem[];
+    question: ApprovalQuestion;
+    signal: AbortSignal;
+  }): Promise<ReviewOutcome>;
+}
+
+/** A thread's automatic review (ThreadServices.autoReview). */
+export interface AutoReview {
+  reviewer: ApprovalReviewer;
+  breaker: ReviewBreaker;
+  /** A denial (or failed review) goes to the attached person instead of ending there. */
+  escalateDenials: boolean;
+}
+
+export interface ReviewHost {
+  threadId: string;
+  cwd(): string;
+  history(): readonly ResponseItem[];
+  emit(event: Event): void;
+  /** End the running turn with `message` (the breaker). */
+  failTurn(message: string): void;
+  /** Whether a person or client answers this thread's questions (not exec's declared outcome). */
+  personAttached(): boolean;
+}
+
+export class ReviewedApprovals {
+  private consecutive = 0;
+  /** The last `breaker.window` reviews, true for a denial. */
+  private readonly recent: boolean[] = [];
+  private reviews = 0;
+  /** What the model reads for a call the reviewer did not approve. */
+  private readonly notes = new Map<string, string>();
+
+  constructor(
+    private readonly review: AutoReview,
+    private readonly host: ReviewHost,
+  ) {}
+
+  /** The rejection text for `callId`, when a review (not a person) turned it down. */
+  noteFor(callId: string): string | undefined {
+    return this.notes.get(callId);
+  }
+
+  async request(
+    question: ApprovalQuestion,
+    turnId: string,
+    signal: AbortSignal,
+    askPerson: (question: ApprovalQuestion) => Promise<ReviewDecision>,
+  ): Promise<ReviewDecision> {
+    const reviewId = `review-${++this.reviews}`;
+    const action = reviewedAction(question);
+    const base = { review_id: reviewId, turn_id: turnId, call_id: question.callId, action };
+    this.host.emit({ type: "auto_review_started", ...base });
+    const outcome = await this.review.reviewer.review({
+      parentThreadId: this.host.threadId,
+      cwd: this.host.cwd(),
+      history: this.host.history(),
+      question,
+      signal,
+    });
+    this.host.emit({ type: "auto_review_completed", ...base, outcome });
+    if (outcome.status === "aborted" || signal.aborted) return "abort";
+    if (outcome.status === "approved") {
+      this.count(false);
+      return "approved";
+    }
+    const tripped = this.count(true);
+    if (tripped) {
+      this.host.failTurn(tripped);
+      return "abort";
+    }
+    // A person's explicit answer is final, whatever the reviewer said.
+    if (this.review.escalateDenials && this.host.personAttached()) return askPerson(question);
+    if (outcome.message) this.notes.set(question.callId, outcome.message);
+    return "denied";
+  }
+
+  /** Records one review; the breaker's message when it trips (Codex's wording of the counts). */
+  private count(denied: boolean): string | null {
+    const { breaker } = this.review;
+    this.consecutive = denied ? this.consecutive + 1 : 0;
+    this.recent.push(denied);
+    if (this.recent.length > breaker.window) this.recent.shift();
+    const inWindow = this.recent.filter(Boolean).length;
+    if (this.consecutive < breaker.maxConsecutiveDenials && inWindow < breaker.maxDenialsInWindow)
+      return null;
+    const message = `Automatic approval review rejected too many approval requests for this turn (${this.consecutive} consecutive, ${inWindow} in the last ${this.recent.length} reviews); ask the user how to go on`;
+    this.consecutive = 0;
+    this.recent.length = 0;
+    return message;
+  }
+}
+
+/** The action a question would allow, as the reviewer and the clients see it. */
+export function reviewedAction(question: ApprovalQuestion): ReviewedAction {
+  switch (question.kind) {
+    case "exec":
+      return { kind: "exec", command: question.command, cwd: question.cwd, justification: question.reason };
+    case "patch":
+      return { kind: "patch", files: Object.keys(question.changes), justification: question.reason };
+    case "network":
+      return {
+        kind: "network",
+        host: question.host,
+        protocol: question.protocol,
+        command: question.command,
+        cwd: question.cwd,
+      };
+    case "mcp":
+      return { kind: "mcp", server: question.server, tool: question.tool, arguments: question.arguments };
+  }
+}
