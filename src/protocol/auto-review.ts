@@ -36,7 +36,7 @@ export interface ReviewOutcome {
 /** What a review judges: the action a question would allow, as the reviewer and the clients see it. */
 export type ReviewedAction =
   | { kind: "exec"; command: string[]; cwd: string; justification: string | null }
-  | { kind: "patch"; files: string[]; justification: string | null }
+  | { kind: "patch"; cwd: string; files: string[]; justification: string | null }
   | { kind: "network"; host: string; protocol: string; command: string[]; cwd: string }
   | { kind: "mcp"; server: string; tool: string; arguments: Record<string, unknown> | null };
 

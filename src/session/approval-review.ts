@@ -48,6 +48,10 @@ export class ReviewedApprovals {
   private reviews = 0;
   /** What the model reads for a call the reviewer did not approve. */
   private readonly notes = new Map<string, string>();
+  /** The action of each review the reviewer turned down, by review id (for a person's override). */
+  private readonly denied = new Map<string, string>();
+  /** Actions a person approved after a denial: their next request runs without review. */
+  private readonly overridden = new Set<string>();
 
   constructor(
     private readonly review: AutoReview,
@@ -59,6 +63,18 @@ export class ReviewedApprovals {
     return this.notes.get(callId);
   }
 
+  /**
+   * A person approves the action review `reviewId` denied (app-server
+   * `thread/approveGuardianDeniedAction`): its next request runs without review. False when no
+   * such denial is known.
+   */
+  override(reviewId: string): boolean {
+    const key = this.denied.get(reviewId);
+    if (key === undefined) return false;
+    this.overridden.add(key);
+    return true;
+  }
+
   async request(
     question: ApprovalQuestion,
     turnId: string,
@@ -66,8 +82,20 @@ export class ReviewedApprovals {
     askPerson: (question: ApprovalQuestion) => Promise<ReviewDecision>,
   ): Promise<ReviewDecision> {
     const reviewId = `review-${++this.reviews}`;
-    const action = reviewedAction(question);
+    const action = reviewedAction(question, this.host.cwd());
+    const key = JSON.stringify(action);
     const base = { review_id: reviewId, turn_id: turnId, call_id: question.callId, action };
+    // The user's explicit approval of what the reviewer denied is final (openai/codex#43660).
+    if (this.overridden.delete(key)) {
+      const outcome = {
+        status: "approved" as const,
+        assessment: null,
+        message: null,
+      };
+      this.host.emit({ type: "auto_review_started", ...base });
+      this.host.emit({ type: "auto_review_completed", ...base, outcome });
+      return "approved";
+    }
     this.host.emit({ type: "auto_review_started", ...base });
     const outcome = await this.review.reviewer.review({
       parentThreadId: this.host.threadId,
@@ -82,6 +110,7 @@ export class ReviewedApprovals {
       this.count(false);
       return "approved";
     }
+    this.denied.set(reviewId, key);
     const tripped = this.count(true);
     if (tripped) {
       this.host.failTurn(tripped);
@@ -110,12 +139,12 @@ export class ReviewedApprovals {
 }
 
 /** The action a question would allow, as the reviewer and the clients see it. */
-export function reviewedAction(question: ApprovalQuestion): ReviewedAction {
+export function reviewedAction(question: ApprovalQuestion, cwd: string): ReviewedAction {
   switch (question.kind) {
     case "exec":
       return { kind: "exec", command: question.command, cwd: question.cwd, justification: question.reason };
     case "patch":
-      return { kind: "patch", files: Object.keys(question.changes), justification: question.reason };
+      return { kind: "patch", cwd, files: Object.keys(question.changes), justification: question.reason };
     case "network":
       return {
         kind: "network",

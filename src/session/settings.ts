@@ -3,6 +3,7 @@
  * change of them. Pure: the Thread holds the current value and replaces it per turn.
  */
 import type { PermissionsInput } from "../prompt/index.js";
+import type { ApprovalsReviewer } from "../protocol/auto-review.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { CollaborationMode } from "../protocol/collaboration-mode.js";
 import type { EditorFiles } from "../protocol/editor-files.js";
@@ -59,12 +60,19 @@ export interface EffectiveSettings {
   /** The reasoning effort chosen for the thread or configured; null: the model's default. */
   effort: string | null;
   collaborationMode: CollaborationMode;
+  /** Who answers the thread's approval questions: a person, or the reviewer model. */
+  approvalsReviewer: ApprovalsReviewer;
 }
 
 /** `settings` with what the thread was built with filling the model choice. */
 export function effectiveSettings(
   settings: ThreadSettings,
-  built: { model?: string | undefined; provider?: string | undefined; reasoningEffort?: string | undefined },
+  built: {
+    model?: string | undefined;
+    provider?: string | undefined;
+    reasoningEffort?: string | undefined;
+    autoReview?: unknown;
+  },
 ): EffectiveSettings {
   const { cwd, approvalPolicy, permissions } = settings;
   return {
@@ -76,6 +84,7 @@ export function effectiveSettings(
     provider: built.provider ?? "",
     effort: settings.model?.effort ?? built.reasoningEffort ?? null,
     collaborationMode: settings.collaborationMode ?? { mode: "default", developerInstructions: null },
+    approvalsReviewer: built.autoReview ? "auto_review" : "user",
   };
 }
 

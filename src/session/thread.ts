@@ -75,6 +75,8 @@ export class Thread {
   private runningTurnId: string | null = null;
   /** The running turn's telemetry (only with `[otel]`). */
   private turnTelemetry: TurnTelemetry | undefined;
+  /** Automatic approval review, when this thread has a reviewer. */
+  private reviewed: ReviewedApprovals | null = null;
   /** The running turn's editor files (its overrides'): never kept past the turn. */
   private turnEditorFiles: EditorFiles | undefined;
   private readonly queuedTurns: string[] = [];
@@ -113,14 +115,14 @@ export class Thread {
     );
     if (services.autoReview)
       this.questions.useReviewer(
-        new ReviewedApprovals(services.autoReview, {
+        (this.reviewed = new ReviewedApprovals(services.autoReview, {
           threadId: this.id,
           cwd: () => this.settings.cwd,
           history: () => this.log.items,
           emit: (event) => this.emit(event),
           failTurn: (message) => this.failTurn(message),
           personAttached: () => true,
-        }),
+        })),
       );
     this.mcp = new McpReadiness(services.mcp, this.resources);
     const engine = services.hooks;
@@ -350,6 +352,11 @@ export class Thread {
   }
 
   /** End the running turn (if any) as failed with `message`: something it relies on is gone. */
+  /** A person approves what review `reviewId` denied: its retry runs without review. False: no such denial. */
+  approveDeniedAction(reviewId: string): boolean {
+    return this.reviewed?.override(reviewId) ?? false;
+  }
+
   failTurn(message: string): void {
     this.running?.abort(new TurnFailedError(message));
   }

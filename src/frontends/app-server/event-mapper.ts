@@ -12,11 +12,13 @@
  * (the spawn call is done), and again each time the child's work ends. A sub-agent's forwarded
  * question (it carries `agent_id`) is the child's item, not this thread's.
  */
+
 import { TextDecoder } from "node:util";
 import type { Event } from "../../protocol/events.js";
 import { ItemTracker, turnScopedIds } from "../../protocol/item-tracker.js";
 import type { TokenUsage } from "../../protocol/items.js";
 import type { ItemDelta, ItemEvent } from "../../protocol/turn-items.js";
+import { ReviewNotifications } from "./auto-review-wire.js";
 import { hookNotification } from "./hook-runs.js";
 import type { ThreadItem, TurnError, UserInputWire } from "./protocol/common.js";
 import type { ServerNotification } from "./protocol/server-messages.js";
@@ -33,6 +35,7 @@ export class EventMapper {
   private readonly decoders = new Map<string, TextDecoder>();
   /** The echoed content of userMessage items started and not yet completed, by item id. */
   private readonly echoes = new Map<string, UserInputWire[]>();
+  private readonly reviews: ReviewNotifications;
 
   /**
    * `userContent(turnId)`: the next input of that turn as the client sent it (the turn's own,
@@ -44,6 +47,7 @@ export class EventMapper {
   ) {
     // Ids a replay of the stored thread gives again (thread/read shows the same items).
     this.tracker = new ItemTracker({ newId: turnScopedIds(threadId), startOnApproval: true });
+    this.reviews = new ReviewNotifications(threadId);
   }
 
   /** The turn running now ("" between turns). */
@@ -111,6 +115,10 @@ export class EventMapper {
       case "hook_started":
       case "hook_completed":
         return out.concat(hookNotification(this.threadId, event) ?? []);
+      case "auto_review_started":
+      case "auto_review_completed":
+        out.push(this.reviews.map(event));
+        return out;
       case "turn_complete":
         out.push(this.turnCompleted(turnId, "completed", null));
         return out;

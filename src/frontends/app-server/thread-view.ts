@@ -152,7 +152,7 @@ export function openedResponse(
     runtimeWorkspaceRoots: [settings.cwd],
     instructionSources,
     approvalPolicy: settings.approvalPolicy,
-    approvalsReviewer: "user",
+    approvalsReviewer: settings.approvalsReviewer,
     sandbox: wireSandboxOf(settings.permissions),
     activePermissionProfile: activeProfileOf(settings.permissions),
     reasoningEffort: effortOf(settings.effort),
@@ -165,7 +165,7 @@ export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWir
   const effort = effortOf(settings.effort);
   return {
     approvalPolicy: settings.approvalPolicy,
-    approvalsReviewer: "user",
+    approvalsReviewer: settings.approvalsReviewer,
     collaborationMode: {
       mode: settings.collaborationMode.mode,
       settings: {

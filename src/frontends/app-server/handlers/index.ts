@@ -2,6 +2,7 @@
  * The handler of every client method, type-checked against the method table. Loaded on the
  * first request after initialize (see session.ts).
  */
+
 import type { ClientMethod, ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import {
   addConversationListener,
@@ -21,6 +22,7 @@ import {
   accountRateLimitsRead,
   accountRead,
 } from "./account.js";
+import { approveGuardianDeniedAction } from "./auto-review.js";
 import { collaborationModeList } from "./collaboration-modes.js";
 import { commandExec, commandExecResize, commandExecTerminate, commandExecWrite } from "./command-exec.js";
 import { threadCompactStart } from "./compact.js";
@@ -118,6 +120,7 @@ export const handlers: { [M in ClientMethod]: Handler<M> } = {
   "skills/config/write": skillsConfigWrite,
   "skills/extraRoots/set": skillsExtraRootsSet,
   "thread/name/set": threadSetName,
+  "thread/approveGuardianDeniedAction": approveGuardianDeniedAction,
   "thread/metadata/update": threadMetadataUpdate,
   "thread/unarchive": threadUnarchive,
   "thread/revert": threadRevert,

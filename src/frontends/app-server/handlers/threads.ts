@@ -71,6 +71,14 @@ function openOptions(
     ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
     ...(params.model ? { model: params.model } : {}),
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.approvalsReviewer
+      ? {
+          approvalsReviewer:
+            params.approvalsReviewer === "user" ? ("user" as const) : ("auto_review" as const),
+        }
+      : {}),
+    // The client answers questions for its user: a reviewer's denial may go to it.
+    personAttached: true,
     ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
     ...(permissions ? { permissions } : {}),
     ...(params.baseInstructions ? { baseInstructions: params.baseInstructions } : {}),

@@ -4,8 +4,10 @@
  * names, so a client generated from Codex's schema finds the same files).
  * Params are lenient where Codex's are: unknown fields are ignored, `null` means "not given".
  */
+
 import { z } from "zod";
 import { accountRequests } from "./account-requests.js";
+import { approveDeniedActionParams } from "./auto-review-messages.js";
 import {
   collaborationModeListResponse,
   collaborationModeParam,
@@ -381,6 +383,12 @@ export const clientRequests = {
     "SkillsExtraRootsSetResponse",
   ),
   "thread/name/set": method(threadSetNameParams, empty, "ThreadSetNameParams", "ThreadSetNameResponse"),
+  "thread/approveGuardianDeniedAction": method(
+    lazy(approveDeniedActionParams),
+    empty,
+    "ThreadApproveGuardianDeniedActionParams",
+    "ThreadApproveGuardianDeniedActionResponse",
+  ),
   "thread/metadata/update": method(
     threadMetadataUpdateParams,
     threadOnlyResponse,

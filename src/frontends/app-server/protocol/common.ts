@@ -335,7 +335,7 @@ export const turnPlanStep = z
   .object({ step: z.string(), status: z.enum(["pending", "inProgress", "completed"]) })
   .meta({ id: "TurnPlanStep" });
 
-/** Who answers the thread's approval requests (tscodex: always the user, i.e. the client). */
+/** Who answers the thread's approval requests: the user (the client), or the reviewer model. */
 export const approvalsReviewer = z
   .enum(["user", "auto_review", "guardian_subagent"])
   .meta({ id: "ApprovalsReviewer" });
@@ -365,6 +365,8 @@ export const threadSettingsParams = {
   model: z.string().nullish(),
   modelProvider: z.string().nullish(),
   approvalPolicy: askForApproval.nullish(),
+  /** `auto_review` (or its old name `guardian_subagent`): the reviewer model answers this thread's questions. */
+  approvalsReviewer: approvalsReviewer.nullish(),
   sandbox: sandboxMode.nullish(),
   /** 0.171 (experimental): a permission profile id for this thread; never with `sandbox`. */
   permissions: z.string().nullish(),
@@ -378,7 +380,7 @@ export const threadSettingsParams = {
 export const threadSettings = z
   .object({
     approvalPolicy: askForApproval,
-    approvalsReviewer: z.literal("user"),
+    approvalsReviewer,
     collaborationMode: z.object({
       mode: z.enum(["plan", "default"]),
       settings: z.object({

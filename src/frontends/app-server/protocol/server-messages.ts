@@ -4,6 +4,7 @@
  * `generate-json-schema`. The event mapper builds notifications typed by these schemas.
  */
 import { z } from "zod";
+import { autoReviewNotifications } from "./auto-review-messages.js";
 import { commandExecNotifications } from "./command-exec-requests.js";
 import {
   commandAction,
@@ -132,6 +133,7 @@ export const serverNotifications = {
     "McpServerOauthLoginCompletedNotification",
   ),
   ...commandExecNotifications,
+  ...autoReviewNotifications,
   ...fsNotifications,
   ...fuzzySearchNotifications,
   ...mcpConfigNotifications,
