@@ -17,7 +17,7 @@ import {
 import { clientToolResultSchema, clientToolSpecSchema } from "../../protocol/client-tools-schema.js";
 import type { EventOf } from "../../protocol/events.js";
 import { errorMessage } from "../../util/errors.js";
-import type { SessionHost } from "./session.js";
+import type { SessionHost } from "./host.js";
 
 export const CLIENT_TOOLS_META = "tscodex/clientTools";
 export const CLIENT_TOOL_CALL = "_tscodex/client_tool_call";

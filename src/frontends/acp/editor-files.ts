@@ -5,7 +5,7 @@
  * (no such file) falls back to the disk; a refused write fails the edit, as a disk error would.
  */
 import type { EditorFiles } from "../../protocol/editor-files.js";
-import type { SessionHost } from "./session.js";
+import type { SessionHost } from "./host.js";
 
 export function editorFilesOf(host: SessionHost, sessionId: string): EditorFiles | undefined {
   const fs = host.capabilities.fs;

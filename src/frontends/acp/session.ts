@@ -6,13 +6,7 @@
  * tree is killed by the core) and withdraws the open questions. Once closed, nothing more is
  * sent for the session (codex-acp#418).
  */
-import type {
-  AgentContext,
-  ClientCapabilities,
-  PromptResponse,
-  SessionConfigOption,
-  SessionUpdate,
-} from "@agentclientprotocol/sdk";
+import type { PromptResponse, SessionConfigOption, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Config } from "../../config/load.js";
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { ThreadEvent } from "../../protocol/turn-items.js";
@@ -21,6 +15,7 @@ import { errorMessage } from "../../util/errors.js";
 import { questionRouter } from "../common/turn-driver.js";
 import { callClientTool } from "./client-tools.js";
 import { editorFilesOf } from "./editor-files.js";
+import type { SessionHost } from "./host.js";
 import {
   configOptions,
   defaultEffort,
@@ -31,13 +26,6 @@ import {
 } from "./modes.js";
 import { decisionOf, PERMISSION_OPTIONS, questionKey } from "./permissions.js";
 import { approvalToolCall, SessionUpdateMapper } from "./updates.js";
-
-/** Where a session talks: the client's side of the connection and what it can do. */
-export interface SessionHost {
-  client: AgentContext;
-  capabilities: ClientCapabilities;
-  config: Config;
-}
 
 /** Ends of a turn, from the thread's events. */
 type TurnEnd = { status: "completed" | "interrupted" } | { status: "failed"; message: string };
