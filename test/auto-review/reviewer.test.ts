@@ -18,6 +18,7 @@ import {
 import type { ApprovalQuestion } from "../../src/tools/types.js";
 import {
   type FakeModelServer,
+  failed,
   hang,
   httpError,
   message,
@@ -183,6 +184,16 @@ describe("verdicts", () => {
       /^Automatic approval review failed: the review request failed with HTTP 500/,
     );
     expect(outcome.message).toContain("not a judgement that the action is unsafe");
+  });
+
+  it("fails closed when the stream keeps failing after the client's stream retries", async () => {
+    for (let i = 0; i < 6; i++) server.enqueue(turn(failed("upstream exploded", "server_error")));
+    const outcome = await reviewer().review(input());
+    expect(server.requests).toHaveLength(6); // the first stream and streamMaxRetries = 5
+    expect(outcome.status).toBe("failed");
+    expect(outcome.message).toMatch(
+      /^Automatic approval review failed: the review request failed: .*upstream exploded/,
+    );
   });
 
   it("times out a stalled review at timeoutMs, not at the provider's idle timeout", async () => {
@@ -434,5 +445,24 @@ describe("the request", () => {
     expect(requestText(request as RecordedRequest)).toContain(">>> PLANNED ACTION:");
     expect(outcome.status).toBe("denied");
     expect(outcome.message).toContain("Reason: exfiltration");
+  });
+});
+
+describe("settings", () => {
+  it("defaults to the session's model and provider, 90 s, the default policy", () => {
+    const provider = server.provider();
+    expect(reviewerSettings({ model: "main-model", provider })).toEqual({
+      model: "main-model",
+      provider,
+      timeoutMs: 90_000,
+      policy: null,
+    });
+    const other = server.provider({ id: "other" });
+    expect(
+      reviewerSettings(
+        { model: "main-model", provider },
+        { model: "judge", provider: other, timeoutMs: 5_000, reasoningEffort: "medium", policy: "  " },
+      ),
+    ).toEqual({ model: "judge", provider: other, timeoutMs: 5_000, reasoningEffort: "medium", policy: null });
   });
 });
