@@ -8,6 +8,7 @@ import { cutText } from "./truncate.js";
 
 export const ACTION_TOKENS = 16_000;
 
+/** The planned action as pretty JSON, cut at ACTION_TOKENS with a marker. */
 export function actionJson(question: ApprovalQuestion, cwd: string): string {
   return cutText(JSON.stringify(plannedAction(question, cwd), null, 2), ACTION_TOKENS);
 }

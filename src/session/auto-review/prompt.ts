@@ -37,6 +37,7 @@ export interface PriorReview {
 
 const PRIOR_ACTION_TOKENS = 500;
 
+/** The whole request: instructions with `policy` (null: ours), the evidence message, the schema. */
 export function reviewPrompt(input: ReviewInput, policy: string | null): Prompt {
   return {
     instructions: reviewerInstructions(policy),

@@ -29,6 +29,7 @@ export interface ReviewerOptions {
 
 const DEFAULT_ORIGINATOR = "tscodex";
 
+/** A reviewer for one session's settings; cheap (each review opens its own request). */
 export function createApprovalReviewer(
   settings: ReviewerSettings,
   options: ReviewerOptions = {},

@@ -52,6 +52,7 @@ export interface CompactTranscript {
 const TRUSTED: ReadonlySet<EntrySource> = new Set(["user", "agents_md", "user_input_answer"]);
 const USER_INPUT_TOOL = "request_user_input";
 
+/** The history as the reviewer reads it: trusted lines, then the recent untrusted ones. */
 export function compactTranscript(history: readonly ResponseItem[]): CompactTranscript {
   const entries = transcriptEntries(history);
   const trusted = entries
