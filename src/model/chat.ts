@@ -46,7 +46,11 @@ export function buildChatRequest(prompt: Prompt, config: ModelClientConfig): Wir
   if (prompt.outputSchema) {
     body.response_format = {
       type: "json_schema",
-      json_schema: { name: OUTPUT_SCHEMA_NAME, schema: prompt.outputSchema as JsonObject, strict: true },
+      json_schema: {
+        name: OUTPUT_SCHEMA_NAME,
+        schema: prompt.outputSchema as JsonObject,
+        strict: prompt.outputSchemaStrict ?? true,
+      },
     };
   }
   // OpenAI rejects `tools: []`, so an empty list is left out.

@@ -40,15 +40,15 @@ export function buildResponsesRequest(prompt: Prompt, config: ModelClientConfig)
   };
   const text: JsonObject = {};
   if (settings.textVerbosity !== undefined) text.verbosity = settings.textVerbosity;
-  if (prompt.outputSchema) text.format = outputFormat(prompt.outputSchema);
+  if (prompt.outputSchema) text.format = outputFormat(prompt.outputSchema, prompt.outputSchemaStrict);
   if (Object.keys(text).length > 0) body.text = text;
   const headers = { "x-oai-web-search-eligible": "true", ...commonHeaders(provider, identity) };
   return { url: endpointUrl(provider, "/responses"), headers, body: JSON.stringify(body) };
 }
 
-/** `text.format` for an output schema: strict JSON schema output. */
-export function outputFormat(schema: Record<string, unknown>): JsonObject {
-  return { type: "json_schema", name: OUTPUT_SCHEMA_NAME, schema: schema as JsonObject, strict: true };
+/** `text.format` for an output schema: JSON schema output, strict unless the prompt says otherwise. */
+export function outputFormat(schema: Record<string, unknown>, strict = true): JsonObject {
+  return { type: "json_schema", name: OUTPUT_SCHEMA_NAME, schema: schema as JsonObject, strict };
 }
 
 /** A history item as sent in `input`: no `id` (store is false, ids would dangle). */

@@ -21,6 +21,12 @@ export interface Prompt {
   parallelToolCalls: boolean;
   /** The final message must be JSON matching this schema (Responses `text.format`, chat `response_format`). */
   outputSchema?: Record<string, unknown>;
+  /**
+   * Whether the provider must enforce `outputSchema` strictly (default true). OpenAI's strict
+   * mode requires every property to be required, so a schema with optional fields (the approval
+   * reviewer's, as Codex sends it) goes with `strict: false`.
+   */
+  outputSchemaStrict?: boolean;
   /** This request's model and reasoning, when the turn picked others than the client's. */
   settings?: ModelRequestSettings;
 }
