@@ -18,6 +18,8 @@ export interface ApprovalReviewer {
     cwd: string;
     history: readonly ResponseItem[];
     question: ApprovalQuestion;
+    /** This thread's earlier reviews: context for the reviewer, not precedent. */
+    priorReviews?: readonly { question: ApprovalQuestion; outcome: ReviewOutcome }[];
     signal: AbortSignal;
   }): Promise<ReviewOutcome>;
 }
@@ -41,6 +43,9 @@ export interface ReviewHost {
   personAttached(): boolean;
 }
 
+/** How many earlier reviews the reviewer sees. */
+const PRIOR_REVIEWS = 10;
+
 export class ReviewedApprovals {
   private consecutive = 0;
   /** The last `breaker.window` reviews, true for a denial. */
@@ -52,6 +57,8 @@ export class ReviewedApprovals {
   private readonly denied = new Map<string, string>();
   /** Actions a person approved after a denial: their next request runs without review. */
   private readonly overridden = new Set<string>();
+  /** The last reviews, for the next one's context. */
+  private readonly prior: { question: ApprovalQuestion; outcome: ReviewOutcome }[] = [];
 
   constructor(
     private readonly review: AutoReview,
@@ -102,8 +109,11 @@ export class ReviewedApprovals {
       cwd: this.host.cwd(),
       history: this.host.history(),
       question,
+      priorReviews: [...this.prior],
       signal,
     });
+    this.prior.push({ question, outcome });
+    if (this.prior.length > PRIOR_REVIEWS) this.prior.shift();
     this.host.emit({ type: "auto_review_completed", ...base, outcome });
     if (outcome.status === "aborted" || signal.aborted) return "abort";
     if (outcome.status === "approved") {

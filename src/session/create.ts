@@ -186,7 +186,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     approvalTimeoutMs: config.approvalTimeoutMs,
     clientToolTimeoutMs: config.clientToolTimeoutMs,
     ...((options.approvalsReviewer ?? config.approvalsReviewer) === "auto_review"
-      ? { autoReview: await autoReviewOf(config, model, options.personAttached === true) }
+      ? { autoReview: await autoReviewOf(config, model, options) }
       : {}),
   };
   const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
@@ -291,8 +291,12 @@ async function loadAgentControl(
  * The thread's reviewer: `[auto_review]`'s model and provider, else the session's (so it works on
  * any provider); loaded only when a thread reviews.
  */
-async function autoReviewOf(config: Config, model: string, personAttached: boolean): Promise<AutoReview> {
-  const { createApprovalReviewer } = await import("./auto-review/reviewer.js");
+async function autoReviewOf(
+  config: Config,
+  model: string,
+  options: CreateThreadOptions,
+): Promise<AutoReview> {
+  const { createApprovalReviewer } = await import("./auto-review/index.js");
   const review = config.autoReview;
   return {
     reviewer: createApprovalReviewer({
@@ -301,8 +305,9 @@ async function autoReviewOf(config: Config, model: string, personAttached: boole
       ...(review.reasoningEffort ? { reasoningEffort: review.reasoningEffort } : {}),
       timeoutMs: review.timeoutMs,
       policy: review.policy,
+      originator: options.originator,
     }),
     breaker: review.breaker,
-    escalateDenials: review.escalateDenials && personAttached,
+    escalateDenials: review.escalateDenials && options.personAttached === true,
   };
 }

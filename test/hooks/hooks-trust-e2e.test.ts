@@ -127,11 +127,15 @@ describe("PermissionRequest under exec --approve-for-me", () => {
     );
   });
 
-  it("with no hook deciding, approvals.exec_outcome answers", async () => {
-    await h.writeConfig({ extra: '[approvals]\nexec_outcome = "approve"' });
-    h.server.enqueue(turn(escalated("touch made.txt && echo made")), turn(message("ok")));
+  it("with no hook deciding, the reviewer model answers (automatic approval review)", async () => {
+    h.server.enqueue(
+      turn(escalated("touch made.txt && echo made")),
+      turn(message('{"outcome":"allow"}')),
+      turn(message("ok")),
+    );
     expect((await h.exec(["--approve-for-me", "go"])).code).toBe(0);
-    expect(h.outputOf(1, "call_1")).toContain("made");
+    expect(h.server.requests[1]?.headers["x-openai-subagent"]).toBe("guardian");
+    expect(h.outputOf(2, "call_1")).toContain("made");
   });
 });
 

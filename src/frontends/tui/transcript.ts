@@ -122,6 +122,16 @@ export class Transcript {
       case "thread/compacted":
         this.notice("context compacted");
         return true;
+      case "item/autoApprovalReview/completed": {
+        // The reviewer's verdict and why (approvals_reviewer = "auto_review").
+        const { status, riskLevel, rationale } = notification.params.review;
+        const risk = riskLevel ? ` (risk ${riskLevel})` : "";
+        this.notice(
+          `auto-review: ${status}${risk}${rationale ? `: ${rationale}` : ""}`,
+          status === "approved" ? "info" : "warn",
+        );
+        return true;
+      }
       case "error": {
         const message = notification.params.error?.message ?? "unknown error";
         if (notification.params.willRetry === true) this.notice(`retrying: ${message}`, "warn");

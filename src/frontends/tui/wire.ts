@@ -18,6 +18,7 @@ import type {
 const NOTIFICATIONS = [
   "error",
   "thread/compacted",
+  "item/autoApprovalReview/completed",
   "thread/tokenUsage/updated",
   "turn/started",
   "turn/completed",
