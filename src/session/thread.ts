@@ -113,17 +113,17 @@ export class Thread {
       services,
       () => this.running?.abort(),
     );
-    if (services.autoReview)
-      this.questions.useReviewer(
-        (this.reviewed = new ReviewedApprovals(services.autoReview, {
-          threadId: this.id,
-          cwd: () => this.settings.cwd,
-          history: () => this.log.items,
-          emit: (event) => this.emit(event),
-          failTurn: (message) => this.failTurn(message),
-          personAttached: () => true,
-        })),
-      );
+    if (services.autoReview) {
+      this.reviewed = new ReviewedApprovals(services.autoReview, {
+        threadId: this.id,
+        cwd: () => this.settings.cwd,
+        history: () => this.log.items,
+        emit: (event) => this.emit(event),
+        failTurn: (message) => this.failTurn(message),
+        personAttached: () => true,
+      });
+      this.questions.useReviewer(this.reviewed);
+    }
     this.mcp = new McpReadiness(services.mcp, this.resources);
     const engine = services.hooks;
     this.hooks = engine
