@@ -24,9 +24,12 @@ export interface ApprovalReviewer {
   }): Promise<ReviewOutcome>;
 }
 
-/** A thread's automatic review (ThreadServices.autoReview). */
+/**
+ * A thread's automatic review (ThreadServices.autoReview): how to make its reviewer (loaded on the
+ * first review, so a thread that never reviews loads none of it) and its bounds.
+ */
 export interface AutoReview {
-  reviewer: ApprovalReviewer;
+  reviewer: () => Promise<ApprovalReviewer>;
   breaker: ReviewBreaker;
   /** A denial (or failed review) goes to the attached person instead of ending there. */
   escalateDenials: boolean;
@@ -34,6 +37,8 @@ export interface AutoReview {
 
 export interface ReviewHost {
   threadId: string;
+  /** Whether the thread's settings send questions to the reviewer now (approvals_reviewer). */
+  enabled(): boolean;
   cwd(): string;
   history(): readonly ResponseItem[];
   emit(event: Event): void;
@@ -57,6 +62,7 @@ export class ReviewedApprovals {
   private readonly denied = new Map<string, string>();
   /** Actions a person approved after a denial: their next request runs without review. */
   private readonly overridden = new Set<string>();
+  private reviewer: Promise<ApprovalReviewer> | null = null;
   /** The last reviews, for the next one's context. */
   private readonly prior: { question: ApprovalQuestion; outcome: ReviewOutcome }[] = [];
 
@@ -88,6 +94,7 @@ export class ReviewedApprovals {
     signal: AbortSignal,
     askPerson: (question: ApprovalQuestion) => Promise<ReviewDecision>,
   ): Promise<ReviewDecision> {
+    if (!this.host.enabled()) return askPerson(question);
     const reviewId = `review-${++this.reviews}`;
     const action = reviewedAction(question, this.host.cwd());
     const key = JSON.stringify(action);
@@ -104,7 +111,8 @@ export class ReviewedApprovals {
       return "approved";
     }
     this.host.emit({ type: "auto_review_started", ...base });
-    const outcome = await this.review.reviewer.review({
+    this.reviewer ??= this.review.reviewer();
+    const outcome = await (await this.reviewer).review({
       parentThreadId: this.host.threadId,
       cwd: this.host.cwd(),
       history: this.host.history(),

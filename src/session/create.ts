@@ -185,9 +185,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     orchestrator: policy.orchestrator,
     approvalTimeoutMs: config.approvalTimeoutMs,
     clientToolTimeoutMs: config.clientToolTimeoutMs,
-    ...((options.approvalsReviewer ?? config.approvalsReviewer) === "auto_review"
-      ? { autoReview: await autoReviewOf(config, model, options) }
-      : {}),
+    autoReview: autoReviewOf(config, model, options),
   };
   const configuredExtent = options.configuredExtent ?? config.sandboxWorkspaceWrite;
   // A bare mode (the app-server's `sandbox`, the MCP tool's) is the legacy value; else config's
@@ -203,6 +201,7 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     {
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+      approvalsReviewer: options.approvalsReviewer ?? config.approvalsReviewer,
       permissions,
       configuredExtent,
       clientTools,
@@ -291,22 +290,18 @@ async function loadAgentControl(
  * The thread's reviewer: `[auto_review]`'s model and provider, else the session's (so it works on
  * any provider); loaded only when a thread reviews.
  */
-async function autoReviewOf(
-  config: Config,
-  model: string,
-  options: CreateThreadOptions,
-): Promise<AutoReview> {
-  const { createApprovalReviewer } = await import("./auto-review/index.js");
+function autoReviewOf(config: Config, model: string, options: CreateThreadOptions): AutoReview {
   const review = config.autoReview;
   return {
-    reviewer: createApprovalReviewer({
-      model: review.model ?? model,
-      provider: review.provider ?? config.provider,
-      ...(review.reasoningEffort ? { reasoningEffort: review.reasoningEffort } : {}),
-      timeoutMs: review.timeoutMs,
-      policy: review.policy,
-      originator: options.originator,
-    }),
+    reviewer: async () =>
+      (await import("./auto-review/index.js")).createApprovalReviewer({
+        model: review.model ?? model,
+        provider: review.provider ?? config.provider,
+        ...(review.reasoningEffort ? { reasoningEffort: review.reasoningEffort } : {}),
+        timeoutMs: review.timeoutMs,
+        policy: review.policy,
+        originator: options.originator,
+      }),
     breaker: review.breaker,
     escalateDenials: review.escalateDenials && options.personAttached === true,
   };

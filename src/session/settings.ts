@@ -45,6 +45,8 @@ export interface ThreadSettings {
   model?: ModelChoice;
   /** The collaboration mode turns run in (absent: default), until a turn sets another. */
   collaborationMode?: CollaborationMode;
+  /** Who answers approval questions from now on (absent: a person). */
+  approvalsReviewer?: ApprovalsReviewer;
 }
 
 /** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
@@ -67,12 +69,7 @@ export interface EffectiveSettings {
 /** `settings` with what the thread was built with filling the model choice. */
 export function effectiveSettings(
   settings: ThreadSettings,
-  built: {
-    model?: string | undefined;
-    provider?: string | undefined;
-    reasoningEffort?: string | undefined;
-    autoReview?: unknown;
-  },
+  built: { model?: string | undefined; provider?: string | undefined; reasoningEffort?: string | undefined },
 ): EffectiveSettings {
   const { cwd, approvalPolicy, permissions } = settings;
   return {
@@ -84,7 +81,7 @@ export function effectiveSettings(
     provider: built.provider ?? "",
     effort: settings.model?.effort ?? built.reasoningEffort ?? null,
     collaborationMode: settings.collaborationMode ?? { mode: "default", developerInstructions: null },
-    approvalsReviewer: built.autoReview ? "auto_review" : "user",
+    approvalsReviewer: settings.approvalsReviewer ?? "user",
   };
 }
 
@@ -118,6 +115,8 @@ export interface TurnOverrides {
    * that comes while the turn waits in the queue ends it as it begins.
    */
   signal?: AbortSignal | undefined;
+  /** Who answers approval questions from this turn on (app-server `approvalsReviewer` on turn/start). */
+  approvalsReviewer?: ApprovalsReviewer | undefined;
   /** The caller's trace (app-server `trace`, HTTP `traceparent`): the turn's spans join it. */
   trace?: TraceCarrier | undefined;
   /** The client's files (an ACP editor's buffers): edits of this turn read and write through them. */
@@ -150,9 +149,10 @@ export function mergeOverrides(earlier: TurnOverrides, later: TurnOverrides | un
  * an earlier turn's, so no mode inherits another's network.
  */
 export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
-  const { approvalPolicy, cwd, model, effort, summary, collaborationMode } = overrides;
+  const { approvalPolicy, cwd, model, effort, summary, collaborationMode, approvalsReviewer } = overrides;
   const next: ThreadSettings = { ...settings };
   if (approvalPolicy) next.approvalPolicy = approvalPolicy;
+  if (approvalsReviewer) next.approvalsReviewer = approvalsReviewer;
   if (overrides.permissions) next.permissions = overrides.permissions;
   else if (overrides.sandboxMode)
     next.permissions = permissionsFromSandboxMode(overrides.sandboxMode, settings.configuredExtent);

@@ -116,6 +116,7 @@ export class Thread {
     if (services.autoReview) {
       this.reviewed = new ReviewedApprovals(services.autoReview, {
         threadId: this.id,
+        enabled: () => this.settings.approvalsReviewer === "auto_review",
         cwd: () => this.settings.cwd,
         history: () => this.log.items,
         emit: (event) => this.emit(event),

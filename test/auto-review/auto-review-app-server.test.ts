@@ -96,6 +96,41 @@ describe("automatic approval review in the app-server", () => {
     expect(existsSync(join(h.work, "escalated.txt"))).toBe(true);
   });
 
+  it("turn/start's approvalsReviewer switches the reviewer on from that turn", async () => {
+    script(
+      [
+        turn(escalated("touch first.txt", "c1")),
+        turn(message("one")),
+        turn(escalated("touch second.txt", "c2")),
+        turn(message("two")),
+      ],
+      [turn(message('{"outcome":"allow"}'))],
+    );
+    const client = await h.stdio();
+    const asked: string[] = [];
+    client.onRequest = (request) => {
+      asked.push(request.method ?? "");
+      return { result: { decision: "accept" } };
+    };
+    const { thread } = await client.call("thread/start", {
+      cwd: h.work,
+      approvalPolicy: "on-request",
+      sandbox: "workspace-write",
+    });
+    await runTurn(client, thread.id, "first");
+    expect(asked).toEqual(["item/commandExecution/requestApproval"]);
+    const from = client.received.length;
+    const { turn: second } = await client.call("turn/start", {
+      threadId: thread.id,
+      input: [{ type: "text", text: "second", text_elements: [] }],
+      approvalsReviewer: "auto_review",
+    });
+    await client.turnCompleted(second.id, from);
+    expect(asked).toHaveLength(1);
+    expect(h.model.requests.filter(isReview)).toHaveLength(1);
+    expect(existsSync(join(h.work, "second.txt"))).toBe(true);
+  });
+
   it("thread/approveGuardianDeniedAction lets the model's retry of the denied action run", async () => {
     await writeFakeConfig(h.home, { baseUrl: h.model.url, extra: "[auto_review]\nescalate_denials = false" });
     script(

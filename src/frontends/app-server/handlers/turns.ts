@@ -51,6 +51,12 @@ export async function startTurnOn(
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
     ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.approvalsReviewer
+      ? {
+          approvalsReviewer:
+            params.approvalsReviewer === "user" ? ("user" as const) : ("auto_review" as const),
+        }
+      : {}),
     ...turnPermissions(params, context.runtime.config),
     ...(params.cwd ? { cwd } : {}),
     ...(params.model ? { model: params.model } : {}),

@@ -15,6 +15,7 @@ import {
 } from "./collaboration-requests.js";
 import { commandExecRequests } from "./command-exec-requests.js";
 import {
+  approvalsReviewer,
   askForApproval,
   dynamicToolSpec,
   reasoningEffort,
@@ -121,6 +122,8 @@ const turnStartParams = lazy(() =>
     input: z.array(userInput),
     cwd: z.string().nullish(),
     approvalPolicy: askForApproval.nullish(),
+    /** Who answers approval questions from this turn on: the client, or the reviewer model. */
+    approvalsReviewer: approvalsReviewer.nullish(),
     sandboxPolicy: sandboxPolicy.nullish(),
     /** 0.171 (experimental): a permission profile id from this turn on; never with `sandboxPolicy`. */
     permissions: z.string().nullish(),
