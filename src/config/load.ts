@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ProviderInfo } from "../model/types.js";
 import type { ApprovalsReviewer } from "../protocol/auto-review.js";
+import { approvalOfSetting, type GranularApproval } from "../protocol/granular-approval.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
 import { withSavedApiKey } from "./auth-file.js";
 import { type AutoReviewConfig, autoReviewConfig } from "./auto-review.js";
@@ -126,6 +127,8 @@ export interface Config {
   execPolicyRules: PrefixRuleConfig[];
   /** `approval_policy` as the user configured it (file, profile, -c, flag); null when unset. */
   approvalPolicySetting: ApprovalPolicy | null;
+  /** `approval_policy = { granular = {...} }`: its categories (approvalPolicy is then on-request); null otherwise. */
+  granularApproval: GranularApproval | null;
   /** `client_tool_timeout_ms`: bound on every client tool call (unset: the thread's 120 s). */
   clientToolTimeoutMs?: number;
   /** `[mcp_servers.*]`. */
@@ -318,6 +321,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
           ? "config"
           : null;
 
+  const configuredApproval =
+    merged.approval_policy === undefined ? null : approvalOfSetting(merged.approval_policy);
   const providers: Record<string, ProviderConfig> = {
     ...builtinProviders(env, merged.openai_base_url),
     ...(merged.model_providers ?? {}),
@@ -363,7 +368,9 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     providerProblem: missingKeyMessage(providerId, keyedProvider, env, configPath),
     // A default nobody chose moves inside the ceiling; a chosen value above it is refused where it is used.
     approvalPolicy:
-      options.approvalPolicy ?? merged.approval_policy ?? approvalDefault(requirements, "on-request"),
+      options.approvalPolicy ??
+      configuredApproval?.approvalPolicy ??
+      approvalDefault(requirements, "on-request"),
     sandboxMode: options.sandboxMode ?? merged.sandbox_mode ?? sandboxDefault(requirements, "read-only"),
     sandboxWorkspaceWrite: {
       writableRoots: (sww.writable_roots ?? []).map((root) => resolve(root)),
@@ -394,7 +401,8 @@ export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
     warnings,
     deprecations: deprecatedFeatures(merged.features),
     execPolicyRules: merged.exec_policy?.prefix_rules ?? [],
-    approvalPolicySetting: options.approvalPolicy ?? merged.approval_policy ?? null,
+    approvalPolicySetting: options.approvalPolicy ?? configuredApproval?.approvalPolicy ?? null,
+    granularApproval: options.approvalPolicy ? null : (configuredApproval?.granular ?? null),
     ...(merged.client_tool_timeout_ms ? { clientToolTimeoutMs: merged.client_tool_timeout_ms } : {}),
     ...(merged.notify
       ? { notify: { argv: merged.notify, events: merged.notify_events ?? ["agent-turn-complete"] } }

@@ -3,7 +3,7 @@
  * carries over. Unknown keys are kept (later features read them) but known keys are typed.
  */
 import { z } from "zod";
-import { approvalPolicySchema, sandboxModeSchema } from "../protocol/policy.js";
+import { approvalSettingSchema, sandboxModeSchema } from "../protocol/policy.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { mcpServersSchema } from "./mcp-servers-schema.js";
 import { NOTIFY_EVENTS } from "./notify-config.js";
@@ -87,7 +87,8 @@ export const approvalsConfigSchema = z.looseObject({
 const modelKeys = {
   model: z.string().min(1).optional(),
   model_provider: z.string().min(1).optional(),
-  approval_policy: approvalPolicySchema.optional(),
+  /** A policy name, or Codex's granular object (`{ granular = { sandbox_approval, rules, mcp_elicitations } }`). */
+  approval_policy: approvalSettingSchema.optional(),
   sandbox_mode: sandboxModeSchema.optional(),
   model_reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]).optional(),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),

@@ -102,7 +102,8 @@ export interface ExecPlanInput {
  */
 export type ExecPlan =
   | { action: "reject"; message: string }
-  | { action: "ask"; reason: string | null; escalated: boolean; retryOnDenial: boolean }
+  /** `rule`: an exec-policy `prompt` rule asks (the granular policy's `rules` category). */
+  | { action: "ask"; reason: string | null; escalated: boolean; retryOnDenial: boolean; rule?: boolean }
   | { action: "run"; escalated: false; retryOnDenial: boolean };
 
 export function planExec(input: ExecPlanInput): ExecPlan {
@@ -128,6 +129,7 @@ export function planExec(input: ExecPlanInput): ExecPlan {
       reason: ruleReason(safety.rule, escalation),
       escalated: wantsEscalation,
       retryOnDenial: retryOnDenial && !wantsEscalation,
+      rule: true,
     };
   }
   // A known-safe command only reads: the sandbox never stops it, so escalation is not needed.

@@ -122,7 +122,10 @@ export class PolicyOrchestrator implements CommandOrchestrator {
       request.onStart?.();
     };
     // PermissionRequest hooks decide first; only when none does is a person asked.
-    const ask = async (reason: string | null): Promise<{ approved: boolean; message: string }> => {
+    const ask = async (
+      reason: string | null,
+      rule = false,
+    ): Promise<{ approved: boolean; message: string }> => {
       start();
       const justification = request.escalation?.justification ?? reason;
       const hook = await turn.permissionHook?.({
@@ -136,7 +139,14 @@ export class PolicyOrchestrator implements CommandOrchestrator {
           ? { approved: true, message: "" }
           : { approved: false, message: hookRejection(hook.message) };
       }
-      const question = { kind: "exec" as const, callId: inv.callId, command, cwd, reason };
+      const question = {
+        kind: "exec" as const,
+        callId: inv.callId,
+        command,
+        cwd,
+        reason,
+        ...(rule ? { rule } : {}),
+      };
       const decision = await this.store.ask(turn, question);
       inv.telemetry?.decision(decision, "User");
       // Automatic review says why it turned the command down; a person's "no" is Codex's text.
@@ -145,7 +155,7 @@ export class PolicyOrchestrator implements CommandOrchestrator {
     };
 
     if (plan.action === "ask") {
-      const answer = await ask(plan.reason);
+      const answer = await ask(plan.reason, plan.rule === true);
       if (!answer.approved) return { kind: "rejected", message: answer.message };
     }
     const sandboxed = !plan.escalated && turn.sandboxMode !== "danger-full-access";

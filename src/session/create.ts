@@ -16,6 +16,7 @@ import { listMemories, memoriesMessage } from "../prompt/memories.js";
 import { enabledSkills, loadSkills, skillsBudgetChars, skillsInstructions } from "../prompt/skills.js";
 import type { ApprovalsReviewer } from "../protocol/auto-review.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
+import type { GranularApproval } from "../protocol/granular-approval.js";
 import type { Permissions } from "../protocol/permissions.js";
 import { type LegacyExtent, permissionsFromSandboxMode } from "../protocol/permissions-legacy.js";
 import type { ApprovalPolicy, SandboxMode } from "../protocol/policy.js";
@@ -74,6 +75,11 @@ export interface CreateThreadOptions {
   sessionStartSource?: ThreadStartSource | undefined;
   /** A sub-agent's type (its name in telemetry) and the thread that spawned it. */
   subAgent?: { type: string; parentThreadId: string } | undefined;
+  /**
+   * The granular approval policy's categories (with approvalPolicy on-request); absent: config's
+   * when the thread asks on-request, else none.
+   */
+  granular?: GranularApproval | null | undefined;
   /** Who answers this thread's approval questions (the app-server's `approvalsReviewer`); default: config's. */
   approvalsReviewer?: ApprovalsReviewer | undefined;
   /**
@@ -201,6 +207,12 @@ export async function createThread(config: Config, options: CreateThreadOptions)
     {
       cwd: options.cwd,
       approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+      granular:
+        options.granular !== undefined
+          ? options.granular
+          : (options.approvalPolicy ?? config.approvalPolicy) === "on-request"
+            ? config.granularApproval
+            : null,
       approvalsReviewer: options.approvalsReviewer ?? config.approvalsReviewer,
       permissions,
       configuredExtent,

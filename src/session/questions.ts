@@ -5,6 +5,7 @@
  * op to `answer`; an answer nobody waits for becomes a warning event, never a throw.
  */
 import type { ElicitationResult, Event, ReviewDecision } from "../protocol/events.js";
+import type { ApprovalCategory, GranularApproval } from "../protocol/granular-approval.js";
 import type { ApprovalQuestion, TurnContext } from "../tools/types.js";
 import type { ReviewedApprovals } from "./approval-review.js";
 import { PendingApprovals } from "./approvals.js";
@@ -42,11 +43,18 @@ export class ThreadQuestions {
   /** Automatic approval review, when the thread has a reviewer. */
   private reviewed: ReviewedApprovals | null = null;
 
-  /** `onAbort`: an approval answered "abort" ends the running turn, as an interrupt does. */
+  /** Why the granular policy declined a call, by call id (what the model reads). */
+  private readonly declined = new Map<string, string>();
+
+  /**
+   * `onAbort`: an approval answered "abort" ends the running turn, as an interrupt does.
+   * `granular`: the granular approval policy in force (its false categories are declined at once).
+   */
   constructor(
     private readonly emit: (event: Event) => void,
     services: Pick<ThreadServices, "approvalTimeoutMs" | "clientToolTimeoutMs">,
     private readonly onAbort: () => void,
+    private readonly granular: () => GranularApproval | null = () => null,
   ) {
     this.approvals = new PendingApprovals(emit, services.approvalTimeoutMs);
     this.clientCalls = new PendingClientCalls(emit, services.clientToolTimeoutMs);
@@ -57,14 +65,22 @@ export class ThreadQuestions {
   /** The question functions of turn `turnId`; each ends with `signal`. */
   forTurn(turnId: string, signal: AbortSignal): TurnQuestions {
     return {
-      requestApproval: (question) => {
+      requestApproval: async (question) => {
+        const category = categoryOf(question);
+        if (this.granular()?.[category] === false) {
+          this.declined.set(question.callId, declinedMessage(category));
+          return "denied";
+        }
         const ask = (asked: ApprovalQuestion) => this.approvals.request(asked, turnId, signal);
         return this.reviewed ? this.reviewed.request(question, turnId, signal, ask) : ask(question);
       },
-      approvalNote: (callId) => this.reviewed?.noteFor(callId),
+      approvalNote: (callId) => this.declined.get(callId) ?? this.reviewed?.noteFor(callId),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
-      requestElicitation: (server, request) => this.elicitations.ask(server, request, turnId, signal),
+      requestElicitation: (server, request) =>
+        this.granular()?.mcp_elicitations === false
+          ? Promise.resolve({ action: "decline" })
+          : this.elicitations.ask(server, request, turnId, signal),
     };
   }
 
@@ -132,4 +148,16 @@ export class ThreadQuestions {
     }
     if (decision === "abort") this.onAbort();
   }
+}
+
+/** The granular policy's category of a question. */
+function categoryOf(question: ApprovalQuestion): ApprovalCategory {
+  if (question.kind === "mcp") return "mcp_elicitations";
+  if (question.kind === "exec" && question.rule) return "rules";
+  return "sandbox_approval";
+}
+
+/** What the model reads for a call the granular policy declined without asking. */
+function declinedMessage(category: ApprovalCategory): string {
+  return `declined by the approval policy: ${category} = false (approval_policy.granular) declines such requests without asking; do it without escalating, or stop and tell the user`;
 }

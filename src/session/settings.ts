@@ -7,6 +7,7 @@ import type { ApprovalsReviewer } from "../protocol/auto-review.js";
 import type { ClientToolSpec } from "../protocol/client-tools.js";
 import type { CollaborationMode } from "../protocol/collaboration-mode.js";
 import type { EditorFiles } from "../protocol/editor-files.js";
+import type { GranularApproval } from "../protocol/granular-approval.js";
 import { writablePaths } from "../protocol/permission-paths.js";
 import type { Permissions } from "../protocol/permissions.js";
 import {
@@ -47,6 +48,8 @@ export interface ThreadSettings {
   collaborationMode?: CollaborationMode;
   /** Who answers approval questions from now on (absent: a person). */
   approvalsReviewer?: ApprovalsReviewer;
+  /** The granular approval policy's categories (approvalPolicy is then on-request); absent: none declined. */
+  granular?: GranularApproval | null;
 }
 
 /** What a thread's next turn runs with, the model resolved (what front-ends report to clients). */
@@ -64,6 +67,8 @@ export interface EffectiveSettings {
   collaborationMode: CollaborationMode;
   /** Who answers the thread's approval questions: a person, or the reviewer model. */
   approvalsReviewer: ApprovalsReviewer;
+  /** The granular approval policy in force (approvalPolicy reads on-request), null for a plain policy. */
+  granular: GranularApproval | null;
 }
 
 /** `settings` with what the thread was built with filling the model choice. */
@@ -82,6 +87,7 @@ export function effectiveSettings(
     effort: settings.model?.effort ?? built.reasoningEffort ?? null,
     collaborationMode: settings.collaborationMode ?? { mode: "default", developerInstructions: null },
     approvalsReviewer: settings.approvalsReviewer ?? "user",
+    granular: settings.granular ?? null,
   };
 }
 
@@ -115,6 +121,8 @@ export interface TurnOverrides {
    * that comes while the turn waits in the queue ends it as it begins.
    */
   signal?: AbortSignal | undefined;
+  /** With `approvalPolicy` "on-request": the granular policy's categories (null or absent: none). */
+  granular?: GranularApproval | null | undefined;
   /** Who answers approval questions from this turn on (app-server `approvalsReviewer` on turn/start). */
   approvalsReviewer?: ApprovalsReviewer | undefined;
   /** The caller's trace (app-server `trace`, HTTP `traceparent`): the turn's spans join it. */
@@ -151,7 +159,11 @@ export function mergeOverrides(earlier: TurnOverrides, later: TurnOverrides | un
 export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
   const { approvalPolicy, cwd, model, effort, summary, collaborationMode, approvalsReviewer } = overrides;
   const next: ThreadSettings = { ...settings };
-  if (approvalPolicy) next.approvalPolicy = approvalPolicy;
+  if (approvalPolicy) {
+    next.approvalPolicy = approvalPolicy;
+    // A policy named again replaces the granular one whole (its categories with it).
+    next.granular = overrides.granular ?? null;
+  }
   if (approvalsReviewer) next.approvalsReviewer = approvalsReviewer;
   if (overrides.permissions) next.permissions = overrides.permissions;
   else if (overrides.sandboxMode)

@@ -112,6 +112,7 @@ export class Thread {
       (event) => this.emit(event),
       services,
       () => this.running?.abort(),
+      () => this.settings.granular ?? null,
     );
     if (services.autoReview) {
       this.reviewed = new ReviewedApprovals(services.autoReview, {

@@ -121,7 +121,8 @@ export interface ClientToolCall {
 
 /** A question for the user: may this command run, may this patch be applied? */
 export type ApprovalQuestion =
-  | { kind: "exec"; callId: string; command: string[]; cwd: string; reason: string | null }
+  /** `rule`: an exec-policy `prompt` rule asks (not an escalation or a sandbox retry). */
+  | { kind: "exec"; callId: string; command: string[]; cwd: string; reason: string | null; rule?: boolean }
   | {
       kind: "patch";
       callId: string;

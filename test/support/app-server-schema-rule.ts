@@ -17,8 +17,8 @@
  * - methods 0.171 no longer has (the v1 conversation API, `codex/event/*`, `thread/rollback`)
  *   are checked against 0.89 alone; error replies against JSON-RPC's error shape, except a
  *   parse error's (`id: null`, where Codex sends none);
- * - 0.89 is skipped for messages about item kinds and methods 0.89 has no variant for
- *   (isClientToolMessage in app-server-schemas.ts).
+ * - 0.89 is skipped for messages about item kinds and methods 0.89 has no variant for, and for
+ *   the granular approval policy object (isClientToolMessage, holdsOnly169Items in app-server-schemas.ts).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -203,6 +203,8 @@ export function isClientToolMessage(message: WireMessage): boolean {
     message.params?.item?.type === "plan" ||
     message.params?.item?.source !== undefined ||
     message.params?.collaborationMode !== undefined ||
+    // The granular approval policy object came after 0.89 (whose AskForApproval is a name).
+    (typeof message.params?.approvalPolicy === "object" && message.params?.approvalPolicy !== null) ||
     message.params?.item?.type === "collabAgentToolCall" ||
     message.params?.item?.type === "hookPrompt" ||
     message.params?.dynamicTools !== undefined
@@ -211,6 +213,8 @@ export function isClientToolMessage(message: WireMessage): boolean {
 
 /** Whether a reply's thread holds an item 0.89's ThreadItem has no variant for. */
 export function holdsOnly169Items(result: unknown): boolean {
+  const policy = (result as { approvalPolicy?: unknown } | null)?.approvalPolicy;
+  if (typeof policy === "object" && policy !== null) return true;
   const turns = (result as { thread?: { turns?: { items?: WireMessage["params"][] }[] } })?.thread?.turns;
   return (turns ?? []).some((turn) =>
     (turn.items ?? []).some(

@@ -5,6 +5,7 @@
  * judged is what would run: the request's own value, else the thread's (live or stored), else
  * the configured default.
  */
+
 import type { Config } from "../../config/load.js";
 import {
   type CeilingRequest,
@@ -12,6 +13,7 @@ import {
   permissionsRequest,
   settingsViolation,
 } from "../../config/requirements.js";
+import { type ApprovalSetting, approvalOfSetting } from "../../protocol/granular-approval.js";
 import type { Permissions } from "../../protocol/permissions.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 import type { TurnOverrides } from "../../session/thread.js";
@@ -35,7 +37,7 @@ export async function enforceThreadCeiling(
   runtime: AppServerRuntime,
   params: {
     sandbox?: SandboxMode | null | undefined;
-    approvalPolicy?: ApprovalPolicy | null | undefined;
+    approvalPolicy?: ApprovalSetting | null | undefined;
     permissions?: string | null | undefined;
   },
   config: Config,
@@ -46,7 +48,10 @@ export async function enforceThreadCeiling(
   const stored = threadId && !live ? await runtime.storedChoice(threadId) : null;
   const given = {
     ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
-    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    // The granular object asks as on-request does: the ceiling weighs it as that.
+    ...(params.approvalPolicy
+      ? { approvalPolicy: approvalOfSetting(params.approvalPolicy).approvalPolicy }
+      : {}),
   };
   const approvalPolicy = given.approvalPolicy ?? live?.approvalPolicy ?? stored?.approvalPolicy;
   const refused = params.permissions

@@ -3,16 +3,23 @@
  * `sandboxPolicy`, command/exec, every thread response's `sandbox`) and the active profile.
  * A profile reads on the wire as its legacy projection, as Codex's thread responses show it.
  */
+
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Config } from "../../config/load.js";
 import { PermissionProfileError, resolvePermissionProfile } from "../../config/permission-profiles.js";
+import {
+  type ApprovalSetting,
+  approvalOfSetting,
+  type GranularApproval,
+} from "../../protocol/granular-approval.js";
 import type { Permissions, ProfileRef } from "../../protocol/permissions.js";
 import {
   legacyProjection,
   NO_EXTENT,
   permissionsFromSandboxMode,
 } from "../../protocol/permissions-legacy.js";
+import type { ApprovalPolicy } from "../../protocol/policy.js";
 import type { SandboxPolicy } from "./protocol/common.js";
 import { RpcError } from "./protocol/jsonrpc.js";
 
@@ -95,4 +102,20 @@ export function loadingProfiles<T>(load: () => T): T {
       throw RpcError.invalidRequest(`failed to load configuration: ${error.message}`);
     throw error;
   }
+}
+
+/** A wire `approvalPolicy` (a name, or the granular object) as the core's policy and categories. */
+export function approvalFromWire(wire: ApprovalSetting): {
+  approvalPolicy: ApprovalPolicy;
+  granular: GranularApproval | null;
+} {
+  return approvalOfSetting(wire);
+}
+
+/** What a thread's settings say on the wire: the granular object when one is in force, else the name. */
+export function approvalToWire(
+  approvalPolicy: ApprovalPolicy,
+  granular: GranularApproval | null,
+): ApprovalSetting {
+  return granular ? { granular } : approvalPolicy;
 }

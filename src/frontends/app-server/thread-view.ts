@@ -4,7 +4,7 @@ import { replayLines } from "../../session/replay-items.js";
 import type { EffectiveSettings } from "../../session/thread.js";
 import type { StoredThread } from "../../store/index.js";
 import { VERSION } from "../../version.js";
-import { activeProfileOf, wireSandboxOf } from "./permissions-wire.js";
+import { activeProfileOf, approvalToWire, wireSandboxOf } from "./permissions-wire.js";
 import type {
   ThreadItem,
   ThreadOpenedResponse,
@@ -151,7 +151,7 @@ export function openedResponse(
     cwd: settings.cwd,
     runtimeWorkspaceRoots: [settings.cwd],
     instructionSources,
-    approvalPolicy: settings.approvalPolicy,
+    approvalPolicy: approvalToWire(settings.approvalPolicy, settings.granular),
     approvalsReviewer: settings.approvalsReviewer,
     sandbox: wireSandboxOf(settings.permissions),
     activePermissionProfile: activeProfileOf(settings.permissions),
@@ -164,7 +164,7 @@ export function openedResponse(
 export function threadSettingsOf(settings: EffectiveSettings): ThreadSettingsWire {
   const effort = effortOf(settings.effort);
   return {
-    approvalPolicy: settings.approvalPolicy,
+    approvalPolicy: approvalToWire(settings.approvalPolicy, settings.granular),
     approvalsReviewer: settings.approvalsReviewer,
     collaborationMode: {
       mode: settings.collaborationMode.mode,

@@ -19,7 +19,7 @@ import { enforceThreadCeiling } from "../ceiling.js";
 import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
 import { reportMcpStartup } from "../mcp-startup-status.js";
-import { permissionsParam } from "../permissions-wire.js";
+import { approvalFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
@@ -70,7 +70,7 @@ function openOptions(
     ...(config ? { config } : {}),
     ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
     ...(params.model ? { model: params.model } : {}),
-    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
     ...(params.approvalsReviewer
       ? {
           approvalsReviewer:
@@ -158,7 +158,7 @@ export async function threadResume(
   if (wasLive) {
     // A live thread keeps what it runs with; what the client asks for holds from its next turn.
     channel.override({
-      ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+      ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
       ...(options.permissions ? { permissions: options.permissions } : {}),
       ...(params.model ? { model: params.model } : {}),

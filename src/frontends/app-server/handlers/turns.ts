@@ -12,7 +12,7 @@ import type { ClientToolSpec } from "../../../protocol/client-tools.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
 import { enforceTurnCeiling } from "../ceiling.js";
-import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
+import { approvalFromWire, permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -50,7 +50,7 @@ export async function startTurnOn(
   const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
-    ...(params.approvalPolicy ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
     ...(params.approvalsReviewer
       ? {
           approvalsReviewer:

@@ -6,9 +6,12 @@
  * Shapes follow reference/app-server schema-089 (v2), plus 0.169's dynamicTools.
  */
 import { z } from "zod";
-import { approvalPolicySchema, sandboxModeSchema } from "../../../protocol/policy.js";
+import { approvalPolicySchema, granularApprovalSchema, sandboxModeSchema } from "../../../protocol/policy.js";
 
-export const askForApproval = approvalPolicySchema.meta({ id: "AskForApproval" });
+/** A policy name, or Codex 0.171's granular object (GranularAskForApproval). */
+export const askForApproval = z
+  .union([approvalPolicySchema, granularApprovalSchema.strict()])
+  .meta({ id: "AskForApproval" });
 export const sandboxMode = sandboxModeSchema.meta({ id: "SandboxMode" });
 
 export const reasoningEffort = z
