@@ -15,7 +15,7 @@ import {
 } from "../../config/requirements.js";
 import { type ApprovalSetting, approvalOfSetting } from "../../protocol/granular-approval.js";
 import type { Permissions } from "../../protocol/permissions.js";
-import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
+import type { SandboxMode } from "../../protocol/policy.js";
 import type { TurnOverrides } from "../../session/thread.js";
 import { configViolation } from "../common/ceiling.js";
 import { RpcError } from "./protocol/jsonrpc.js";
