@@ -107,6 +107,8 @@ async function openThread(
       : {}),
     ...(args["developer-instructions"] ? { developerInstructions: args["developer-instructions"] } : {}),
     ...(config ? { config } : {}),
+    // A client that answers elicitations answers for a person: a reviewer's denial may go to it.
+    ...(context.elicit ? { personAttached: true } : {}),
   };
   try {
     // A reset thread keeps its id when it had one, so the client's handle stays valid.
