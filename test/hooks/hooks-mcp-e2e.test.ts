@@ -8,8 +8,8 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { useExecHarness } from "../support/exec-harness.js";
-import { functionCall, message, turn } from "../support/fake-model-server.js";
+import { outputOf as outputFromInput, useExecHarness } from "../support/exec-harness.js";
+import { functionCall, message, type RecordedRequest, turn } from "../support/fake-model-server.js";
 import { fixtureScript, fixtureToml } from "../support/mcp-fixture.js";
 import { codexPayloadKeys, recorded, recorder, writeHooksJson } from "./hook-fixtures.js";
 
@@ -118,10 +118,10 @@ describe("PermissionRequest hooks on MCP calls that need approval", () => {
       "esac",
     ].join("\n");
 
-  it("allow runs the tool unasked, deny keeps it from the server, undecided goes to exec_outcome", async () => {
+  it("allow runs the tool unasked, deny keeps it from the server, undecided goes to the reviewer", async () => {
     await configureFixture("approvals", true);
     await writeHooksJson(h.home, { PermissionRequest: [{ matcher: "^mcp__", command: hook() }] });
-    h.server.enqueue(
+    const agent = [
       turn(
         functionCall("mcp__fixture__destroy", { target: "x" }, "call_allow"),
         functionCall("mcp__fixture__plain", {}, "call_deny"),
@@ -129,18 +129,29 @@ describe("PermissionRequest hooks on MCP calls that need approval", () => {
         functionCall("mcp__fixture__ro", {}, "call_ro"),
       ),
       turn(message("ok")),
+    ];
+    const reviewer = [turn(message('{"outcome":"deny","risk_level":"medium","rationale":"not asked for"}'))];
+    h.server.enqueue(
+      ...Array.from(
+        { length: 3 },
+        () => (request: RecordedRequest) =>
+          (request.headers["x-openai-subagent"] === "guardian" ? reviewer.shift() : agent.shift()) ??
+          turn(message("(unscripted)")),
+      ),
     );
     const result = await h.exec(["--approve-for-me", "-s", "workspace-write", "go"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(h.outputOf(1, "call_allow")).toBe('[{"text":"destroy ran","type":"text"}]');
-    expect(h.outputOf(1, "call_deny")).toBe(
-      "MCP tool call rejected by PermissionRequest hook: no plain today",
+    const outputs = h.server.requests.filter(
+      (request) => request.headers["x-openai-subagent"] !== "guardian",
     );
-    // No hook decided: exec's declared outcome (deny) answered, after asking "the user".
-    expect(h.outputOf(1, "call_undecided")).toBe("user rejected MCP tool call");
-    expect(result.stderr.match(/approval requested \(MCP tool call\)/g)).toHaveLength(1);
+    const outputOf = (callId: string) => outputFromInput(outputs.at(-1)?.input ?? [], callId);
+    expect(outputOf("call_allow")).toBe('[{"text":"destroy ran","type":"text"}]');
+    expect(outputOf("call_deny")).toBe("MCP tool call rejected by PermissionRequest hook: no plain today");
+    // No hook decided: the reviewer model (automatic approval review) answered, and denied.
+    expect(outputOf("call_undecided")).toContain("Reason: not asked for");
+    expect(result.stderr).toContain("auto-review: denied (risk medium): not asked for");
     // A read-only tool needs no approval: no PermissionRequest for it.
-    expect(h.outputOf(1, "call_ro")).toBe('[{"text":"ro ran","type":"text"}]');
+    expect(outputOf("call_ro")).toBe('[{"text":"ro ran","type":"text"}]');
     expect((await readFile(callLog(), "utf8")).trim().split("\n").sort()).toEqual(["destroy", "ro"]);
 
     const payloads = await recorded(log, "PermissionRequest");

@@ -37,6 +37,13 @@ export function describeIssue(error: z.ZodError): string {
         if (given === undefined) return `missing field \`${at}\``;
         return `unknown variant \`${String(given)}\` for \`${at}\`, expected one of ${expected}`;
       }
+      // A name or an object (the approval policy): a name that is none of the names says so.
+      const named =
+        "errors" in issue ? issue.errors.flat().find((inner) => inner.code === "invalid_value") : undefined;
+      if (named?.code === "invalid_value" && typeof issue.input === "string") {
+        const expected = named.values.map((value) => `\`${String(value)}\``).join(", ");
+        return `unknown variant \`${issue.input}\`${where}, expected one of ${expected}`;
+      }
       return `invalid value${where}`;
     }
     default:

@@ -6,7 +6,7 @@
 export { ACTION_TOKENS, actionJson, plannedAction } from "./action.js";
 export { ABORTED_MESSAGE, deniedMessage, failedMessage, timedOutMessage } from "./messages.js";
 export { DEFAULT_TENANT_POLICY, reviewerInstructions } from "./policy-text.js";
-export { type PriorReview, REVIEW_OUTPUT_SCHEMA, reviewPrompt, reviewRequestText } from "./prompt.js";
+export { REVIEW_OUTPUT_SCHEMA, reviewPrompt, reviewRequestText } from "./prompt.js";
 export { createApprovalReviewer, type ReviewerOptions } from "./reviewer.js";
 export {
   type AutoReviewConfig,
@@ -16,5 +16,5 @@ export {
   reviewerSettings,
 } from "./settings.js";
 export { compactTranscript, type TranscriptEntry, transcriptEntries } from "./transcript.js";
-export type { ApprovalReviewer, ReviewInput } from "./types.js";
+export type { ApprovalReviewer, PriorReview, ReviewInput } from "./types.js";
 export { parseVerdict, type VerdictResult } from "./verdict.js";

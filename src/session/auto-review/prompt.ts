@@ -14,7 +14,7 @@ import { actionJson, plannedAction } from "./action.js";
 import { reviewerInstructions } from "./policy-text.js";
 import { compactTranscript } from "./transcript.js";
 import { cutText } from "./truncate.js";
-import type { ReviewInput } from "./types.js";
+import type { PriorReview, ReviewInput } from "./types.js";
 
 /** Codex 0.171's reviewer output schema (`text.format` / `response_format`). */
 export const REVIEW_OUTPUT_SCHEMA = {
@@ -30,10 +30,6 @@ export const REVIEW_OUTPUT_SCHEMA = {
 } as const;
 
 /** An earlier review of the same thread, shown as context (not precedent). */
-export interface PriorReview {
-  question: ApprovalQuestion;
-  outcome: ReviewOutcome;
-}
 
 const PRIOR_ACTION_TOKENS = 500;
 

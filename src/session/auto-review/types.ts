@@ -2,7 +2,6 @@
 import type { ReviewOutcome } from "../../protocol/auto-review.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { ApprovalQuestion } from "../../tools/types.js";
-import type { PriorReview } from "./prompt.js";
 
 export interface ReviewInput {
   parentThreadId: string;
@@ -25,4 +24,10 @@ export interface ReviewInput {
  */
 export interface ApprovalReviewer {
   review(input: ReviewInput): Promise<ReviewOutcome>;
+}
+
+/** One earlier review of the thread: context for the next, not precedent. */
+export interface PriorReview {
+  question: ApprovalQuestion;
+  outcome: ReviewOutcome;
 }
