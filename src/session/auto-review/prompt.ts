@@ -7,9 +7,7 @@
  * not as a developer input message: every OpenAI-compatible provider takes those.
  */
 import type { Prompt } from "../../model/types.js";
-import type { ReviewOutcome } from "../../protocol/auto-review.js";
 import { userMessage } from "../../protocol/items.js";
-import type { ApprovalQuestion } from "../../tools/types.js";
 import { actionJson, plannedAction } from "./action.js";
 import { reviewerInstructions } from "./policy-text.js";
 import { compactTranscript } from "./transcript.js";
