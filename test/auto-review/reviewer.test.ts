@@ -3,6 +3,9 @@
  * trust-labelled evidence, the action, budgets, policy) and how each answer or failure becomes a
  * ReviewOutcome, failing closed.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ProviderInfo } from "../../src/model/types.js";
 import type { ResponseItem } from "../../src/protocol/items.js";
@@ -16,9 +19,11 @@ import {
   reviewerSettings,
 } from "../../src/session/auto-review/index.js";
 import type { ApprovalQuestion } from "../../src/tools/types.js";
+import { callOutputs } from "../support/exec-harness.js";
 import {
   type FakeModelServer,
   failed,
+  functionCall,
   hang,
   httpError,
   message,
@@ -229,7 +234,7 @@ describe("verdicts", () => {
 });
 
 describe("the request", () => {
-  it("goes to the configured provider and model with the output schema, no tools, recognisable as a review", async () => {
+  it("goes to the configured provider and model with the output schema, read-only checks only, recognisable as a review", async () => {
     server.enqueue(turn(message('{"outcome":"allow"}')));
     await reviewer({}, { id: "review-provider", httpHeaders: { "x-tenant": "t1" } }).review(input());
     const [request] = server.requests;
@@ -244,7 +249,7 @@ describe("the request", () => {
       },
     });
     expect(REVIEW_OUTPUT_SCHEMA.required).toEqual(["outcome"]);
-    expect(request?.body.tools).toEqual([]);
+    expect(request?.toolNames).toEqual(["read_file", "list_dir", "search_files"]);
     expect(request?.body.prompt_cache_key).toBe("guardian:thread-1");
     expect(request?.headers).toMatchObject({
       session_id: "guardian:thread-1",
@@ -437,7 +442,7 @@ describe("the request", () => {
       type: "json_schema",
       json_schema: { name: "codex_output_schema", schema: REVIEW_OUTPUT_SCHEMA, strict: false },
     });
-    expect(request?.body.tools).toBeUndefined();
+    expect(request?.toolNames).toEqual(["read_file", "list_dir", "search_files"]);
     expect(request?.messages[0]).toMatchObject({
       role: "system",
       content: expect.stringContaining("# Security policy"),
@@ -464,5 +469,40 @@ describe("settings", () => {
         { model: "judge", provider: other, timeoutMs: 5_000, reasoningEffort: "medium", policy: "  " },
       ),
     ).toEqual({ model: "judge", provider: other, timeoutMs: 5_000, reasoningEffort: "medium", policy: null });
+  });
+});
+
+describe("read-only checks", () => {
+  it("reads, lists and searches before answering; the answers go back as the calls' outputs", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "tscodex-review-checks-"));
+    try {
+      await writeFile(join(dir, "install.sh"), '#!/bin/sh\nrm -rf "$HOME"\n');
+      server.enqueue(
+        turn(
+          functionCall("read_file", { path: "install.sh" }, "r1"),
+          functionCall("list_dir", { path: "." }, "r2"),
+          functionCall("search_files", { pattern: "rm -rf" }, "r3"),
+          functionCall("write_file", { path: "x" }, "r4"),
+        ),
+        turn(message('{"outcome":"deny","risk_level":"critical","rationale":"the script deletes the home"}')),
+      );
+      const outcome = await reviewer().review(input({ cwd: dir }));
+      expect(outcome.status).toBe("denied");
+      const outputs = callOutputs(server.requests[1]?.input ?? []);
+      expect(outputs.r1).toBe('1: #!/bin/sh\n2: rm -rf "$HOME"\n3: ');
+      expect(outputs.r2).toBe("install.sh");
+      expect(String(outputs.r3)).toContain('install.sh:2:rm -rf "$HOME"');
+      expect(String(outputs.r4)).toMatch(/^unknown check write_file/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("must answer after a few rounds: the last request offers no checks", async () => {
+    const check = () => turn(functionCall("list_dir", { path: "/" }));
+    server.enqueue(check(), check(), check(), turn(message('{"outcome":"allow"}')));
+    const outcome = await reviewer().review(input());
+    expect(outcome.status).toBe("approved");
+    expect(server.requests.map((request) => request.toolNames.length)).toEqual([3, 3, 3, 0]);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The reviewer's request: its standing instructions (policy-text.ts) and one user message with
- * the evidence and the planned action, under Codex's output schema. No tools: the reviewer can
- * do nothing but answer (Codex lets its reviewer run read-only checks; that may come later).
+ * the evidence and the planned action, under Codex's output schema. The reviewer (reviewer.ts)
+ * adds its read-only checks (checks.ts) to the request while it may still make some.
  *
  * The instructions travel as the request's `instructions` (a system message on the chat wire),
  * not as a developer input message: every OpenAI-compatible provider takes those.

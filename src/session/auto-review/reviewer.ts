@@ -4,18 +4,20 @@
  * failure (after the model client's own retries), or no answer within `timeoutMs` is never an
  * approval.
  *
- * The reviewer has no tools and no side effects: it reads the evidence it is given and answers.
+ * The reviewer has no side effects: it reads the evidence it is given, may make a few read-only
+ * checks (read a file, list a directory, search contents: checks.ts), and answers.
  * Its requests go to the configured provider (any OpenAI-compatible one, either wire) and are
  * recognisable there: session id and cache key `guardian:<parent thread id>`, and Codex's
  * `x-openai-subagent: guardian` and `x-codex-parent-thread-id` headers.
  */
 import { createModelClient } from "../../model/client.js";
 import { findModelFamily } from "../../model/family.js";
-import { ModelError, type ModelRequestSettings, type Prompt } from "../../model/types.js";
+import { ModelError, type ModelRequestSettings, type Prompt, type ResponseEvent } from "../../model/types.js";
 import type { ReviewOutcome } from "../../protocol/auto-review.js";
-import { messageText } from "../../protocol/items.js";
+import { messageText, type ResponseItem } from "../../protocol/items.js";
 import { errorMessage } from "../../util/errors.js";
 import { VERSION } from "../../version.js";
+import { CHECK_TOOLS, MAX_CHECK_ROUNDS, runCheck } from "./checks.js";
 import { ABORTED_MESSAGE, deniedMessage, failedMessage, timedOutMessage } from "./messages.js";
 import { reviewPrompt } from "./prompt.js";
 import { DEFAULT_REVIEW_REASONING_EFFORT, type ReviewerSettings } from "./settings.js";
@@ -90,23 +92,44 @@ async function finalMessage(
     },
     ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
   });
-  const prompt: Prompt = reviewPrompt(input, settings.policy);
+  const base: Prompt = reviewPrompt(input, settings.policy);
+  const input_: ResponseItem[] = [...base.input];
+  // A few rounds of read-only checks (checks.ts), then an answer: the last round offers no tools.
+  for (let round = 0; ; round++) {
+    const checks = round < MAX_CHECK_ROUNDS;
+    const prompt: Prompt = { ...base, input: input_, tools: checks ? CHECK_TOOLS : [] };
+    const { message, calls } = await answerOf(client.stream(prompt, { signal }));
+    if (!checks || calls.length === 0) return message;
+    for (const call of calls) {
+      input_.push(call, {
+        type: "function_call_output",
+        call_id: call.call_id,
+        output: await runCheck(call.name, call.arguments, input.cwd, signal),
+      });
+    }
+  }
+}
+
+/** One response: its last assistant message and the checks it called. */
+async function answerOf(
+  stream: AsyncIterable<ResponseEvent>,
+): Promise<{ message: string; calls: Extract<ResponseItem, { type: "function_call" }>[] }> {
   let messages: string[] = [];
+  let calls: Extract<ResponseItem, { type: "function_call" }>[] = [];
   let deltas = "";
-  for await (const event of client.stream(prompt, { signal })) {
+  for await (const event of stream) {
     if (event.type === "stream_restart") {
       messages = [];
+      calls = [];
       deltas = "";
     } else if (event.type === "output_text_delta") deltas += event.delta;
-    else if (
-      event.type === "output_item_done" &&
-      event.item.type === "message" &&
-      event.item.role === "assistant"
-    )
-      messages.push(messageText(event.item));
-    else if (event.type === "completed") break;
+    else if (event.type === "output_item_done") {
+      const { item } = event;
+      if (item.type === "message" && item.role === "assistant") messages.push(messageText(item));
+      else if (item.type === "function_call") calls.push(item);
+    } else if (event.type === "completed") break;
   }
-  return messages.at(-1) ?? deltas;
+  return { message: messages.at(-1) ?? deltas, calls };
 }
 
 /** Reasoning at low effort when the model takes it (or whatever effort was configured). */
