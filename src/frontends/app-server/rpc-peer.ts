@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { TraceCarrier } from "../../protocol/telemetry.js";
+import { traceCarrier } from "../common/trace-context.js";
 import type { PendingRequest, RequestOutcome } from "./client-link.js";
 import {
   classify,
@@ -15,16 +16,7 @@ import {
   encodeResult,
   type RequestId,
   RpcError,
-  type W3cTraceContext,
 } from "./protocol/jsonrpc.js";
-
-/** The envelope as the core takes it: a traceparent, or nothing (a lone tracestate means nothing). */
-function carrierOf(trace: W3cTraceContext | null): TraceCarrier | undefined {
-  if (!trace?.traceparent) return undefined;
-  return trace.tracestate
-    ? { traceparent: trace.traceparent, tracestate: trace.tracestate }
-    : { traceparent: trace.traceparent };
-}
 
 /** Where a connection's messages go: one call per message (the transport adds framing). */
 export interface MessageSink {
@@ -76,7 +68,12 @@ export class RpcPeer {
         this.handler.notification(message.method, message.params);
         return;
       case "request":
-        void this.serve(message.id, message.method, message.params, carrierOf(message.trace));
+        void this.serve(
+          message.id,
+          message.method,
+          message.params,
+          traceCarrier(message.trace?.traceparent, message.trace?.tracestate),
+        );
         return;
       case "response":
         this.settle(message.id, message.result, null);
