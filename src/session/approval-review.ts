@@ -31,7 +31,10 @@ export interface ApprovalReviewer {
 export interface AutoReview {
   reviewer: () => Promise<ApprovalReviewer>;
   breaker: ReviewBreaker;
-  /** A denial (or failed review) goes to the attached person instead of ending there. */
+  /**
+   * A denial (or failed review) goes to the person instead of ending there: `[auto_review]
+   * escalate_denials`, and a person is attached to the thread (CreateThreadOptions.personAttached).
+   */
   escalateDenials: boolean;
 }
 
@@ -44,8 +47,6 @@ export interface ReviewHost {
   emit(event: Event): void;
   /** End the running turn with `message` (the breaker). */
   failTurn(message: string): void;
-  /** Whether a person or client answers this thread's questions (not exec's declared outcome). */
-  personAttached(): boolean;
 }
 
 /** How many earlier reviews the reviewer sees. */
@@ -135,7 +136,7 @@ export class ReviewedApprovals {
       return "abort";
     }
     // A person's explicit answer is final, whatever the reviewer said.
-    if (this.review.escalateDenials && this.host.personAttached()) return askPerson(question);
+    if (this.review.escalateDenials) return askPerson(question);
     if (outcome.message) this.notes.set(question.callId, outcome.message);
     return "denied";
   }

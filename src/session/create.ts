@@ -305,15 +305,11 @@ async function loadAgentControl(
 function autoReviewOf(config: Config, model: string, options: CreateThreadOptions): AutoReview {
   const review = config.autoReview;
   return {
-    reviewer: async () =>
-      (await import("./auto-review/index.js")).createApprovalReviewer({
-        model: review.model ?? model,
-        provider: review.provider ?? config.provider,
-        ...(review.reasoningEffort ? { reasoningEffort: review.reasoningEffort } : {}),
-        timeoutMs: review.timeoutMs,
-        policy: review.policy,
-        originator: options.originator,
-      }),
+    reviewer: async () => {
+      const { createApprovalReviewer, reviewerSettings } = await import("./auto-review/index.js");
+      const session = { model, provider: config.provider, originator: options.originator };
+      return createApprovalReviewer(reviewerSettings(session, review));
+    },
     breaker: review.breaker,
     escalateDenials: review.escalateDenials && options.personAttached === true,
   };

@@ -122,7 +122,6 @@ export class Thread {
         history: () => this.log.items,
         emit: (event) => this.emit(event),
         failTurn: (message) => this.failTurn(message),
-        personAttached: () => true,
       });
       this.questions.useReviewer(this.reviewed);
     }

@@ -9,7 +9,6 @@ export { DEFAULT_TENANT_POLICY, reviewerInstructions } from "./policy-text.js";
 export { REVIEW_OUTPUT_SCHEMA, reviewPrompt, reviewRequestText } from "./prompt.js";
 export { createApprovalReviewer, type ReviewerOptions } from "./reviewer.js";
 export {
-  type AutoReviewConfig,
   DEFAULT_REVIEW_REASONING_EFFORT,
   DEFAULT_REVIEW_TIMEOUT_MS,
   type ReviewerSettings,

@@ -3,10 +3,10 @@
  * the session: the reviewer runs on any OpenAI-compatible provider, on either wire, because it is
  * just one structured-output request through the project's model client.
  */
+import { type AutoReviewConfig, DEFAULT_REVIEW_TIMEOUT_MS } from "../../config/auto-review.js";
 import type { ProviderInfo } from "../../model/types.js";
 
-/** Codex's reviewer deadline: 90 s for the whole review, retries included. */
-export const DEFAULT_REVIEW_TIMEOUT_MS = 90_000;
+export { DEFAULT_REVIEW_TIMEOUT_MS };
 /** Reviewing one action is a narrow judgement: low effort, as Codex asks of its reviewer. */
 export const DEFAULT_REVIEW_REASONING_EFFORT = "low";
 
@@ -25,19 +25,12 @@ export interface ReviewerSettings {
   originator?: string;
 }
 
-/** What `[auto_review]` says; every field optional. */
-export interface AutoReviewConfig {
-  model?: string | undefined;
-  provider?: ProviderInfo | undefined;
-  reasoningEffort?: string | undefined;
-  timeoutMs?: number | undefined;
-  policy?: string | undefined;
-}
-
 /** The reviewer's settings: `[auto_review]` where given, else the session's model and provider. */
 export function reviewerSettings(
   session: { model: string; provider: ProviderInfo; originator?: string },
-  config: AutoReviewConfig = {},
+  config: Partial<
+    Pick<AutoReviewConfig, "model" | "provider" | "reasoningEffort" | "timeoutMs" | "policy">
+  > = {},
 ): ReviewerSettings {
   const policy = config.policy?.trim() ? config.policy : null;
   return {
