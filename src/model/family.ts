@@ -84,6 +84,18 @@ export function knownModelSlugs(): string[] {
   return KNOWN.map((family) => family.slug);
 }
 
+/** The reasoning efforts a model takes (none for a model without reasoning), as clients offer them. */
+export function reasoningEfforts(slug: string): string[] {
+  if (!findModelFamily(slug).reasoning) return [];
+  return slug.includes("codex-mini") ? ["medium", "high"] : ["low", "medium", "high", "xhigh"];
+}
+
+/** The effort a model reasons at unless told otherwise (its family's, else medium); null without reasoning. */
+export function defaultReasoningEffort(slug: string): string | null {
+  const { reasoning } = findModelFamily(slug);
+  return reasoning ? (reasoning.effort ?? "medium") : null;
+}
+
 /** Look a slug up: exact match first, then the longest known prefix (dated snapshots). */
 export function findModelFamily(slug: string): ModelFamily {
   const exact = KNOWN.find((family) => family.slug === slug);

@@ -4,7 +4,7 @@
  * a permission profile in force stays in force until a mode names another sandbox.
  */
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
-import { findModelFamily, knownModelSlugs } from "../../model/family.js";
+import { knownModelSlugs, reasoningEfforts } from "../../model/family.js";
 import type { ApprovalPolicy, SandboxMode } from "../../protocol/policy.js";
 
 export interface ModePreset {
@@ -69,18 +69,6 @@ export interface SessionChoices {
   effort: string | null;
 }
 
-/** The efforts a model takes (none for a model without reasoning). */
-export function effortsOf(model: string): string[] {
-  const family = findModelFamily(model);
-  if (!family.reasoning) return [];
-  return model.includes("codex-mini") ? ["medium", "high"] : ["low", "medium", "high", "xhigh"];
-}
-
-export function defaultEffort(model: string): string | null {
-  const family = findModelFamily(model);
-  return family.reasoning ? (family.reasoning.effort ?? "medium") : null;
-}
-
 /** The session's config options: mode, model (the configured one first), reasoning effort. */
 export function configOptions(choices: SessionChoices, configuredModel: string): SessionConfigOption[] {
   const models = [...new Set([configuredModel, choices.model, ...knownModelSlugs()])];
@@ -102,7 +90,7 @@ export function configOptions(choices: SessionChoices, configuredModel: string):
       options: models.map((slug) => ({ value: slug, name: slug })),
     },
   ];
-  const efforts = effortsOf(choices.model);
+  const efforts = reasoningEfforts(choices.model);
   if (efforts.length > 0 && choices.effort)
     options.push({
       id: "reasoning_effort",

@@ -8,6 +8,7 @@
  */
 import type { PromptResponse, SessionConfigOption, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Config } from "../../config/load.js";
+import { defaultReasoningEffort, reasoningEfforts } from "../../model/family.js";
 import type { ApprovalRequestEvent, Event, ReviewDecision } from "../../protocol/events.js";
 import type { ThreadEvent } from "../../protocol/turn-items.js";
 import type { Thread, TurnOverrides, UserInput } from "../../session/thread.js";
@@ -16,14 +17,7 @@ import { questionRouter } from "../common/turn-driver.js";
 import { callClientTool } from "./client-tools.js";
 import { editorFilesOf } from "./editor-files.js";
 import type { SessionHost } from "./host.js";
-import {
-  configOptions,
-  defaultEffort,
-  effortsOf,
-  modePreset,
-  modeState,
-  type SessionChoices,
-} from "./modes.js";
+import { configOptions, modePreset, modeState, type SessionChoices } from "./modes.js";
 import { decisionOf, PERMISSION_OPTIONS, questionKey } from "./permissions.js";
 import { approvalToolCall, SessionUpdateMapper } from "./updates.js";
 
@@ -122,12 +116,12 @@ export class AcpSession {
   setOption(configId: string, value: string): SessionConfigOption[] {
     if (configId === "mode") this.setMode(value);
     else if (configId === "model") {
-      const effort = effortsOf(value).includes(this.choices.effort ?? "")
+      const effort = reasoningEfforts(value).includes(this.choices.effort ?? "")
         ? this.choices.effort
-        : defaultEffort(value);
+        : defaultReasoningEffort(value);
       this.choices = { ...this.choices, model: value, effort };
     } else if (configId === "reasoning_effort") {
-      if (!effortsOf(this.choices.model).includes(value))
+      if (!reasoningEfforts(this.choices.model).includes(value))
         throw new PromptFailedError(`model ${this.choices.model} takes no reasoning effort '${value}'`);
       this.choices = { ...this.choices, effort: value };
     } else throw new PromptFailedError(`unknown config option '${configId}'`);
@@ -217,10 +211,10 @@ function turnEnd(event: ThreadEvent): { turnId: string; end: TurnEnd } | null {
 
 /** The choices a new session starts with: the configured policies' mode, model and effort. */
 export function initialChoices(config: Config, mode: string): SessionChoices {
-  const effort = config.reasoningEffort ?? defaultEffort(config.model);
+  const effort = config.reasoningEffort ?? defaultReasoningEffort(config.model);
   return {
     mode,
     model: config.model,
-    effort: effortsOf(config.model).includes(effort ?? "") ? effort : null,
+    effort: reasoningEfforts(config.model).includes(effort ?? "") ? effort : null,
   };
 }

@@ -8,11 +8,7 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Config } from "../../config/load.js";
 import { PermissionProfileError, resolvePermissionProfile } from "../../config/permission-profiles.js";
-import {
-  type ApprovalSetting,
-  approvalOfSetting,
-  type GranularApproval,
-} from "../../protocol/granular-approval.js";
+import type { ApprovalSetting, GranularApproval } from "../../protocol/granular-approval.js";
 import type { Permissions, ProfileRef } from "../../protocol/permissions.js";
 import {
   legacyProjection,
@@ -102,14 +98,6 @@ export function loadingProfiles<T>(load: () => T): T {
       throw RpcError.invalidRequest(`failed to load configuration: ${error.message}`);
     throw error;
   }
-}
-
-/** A wire `approvalPolicy` (a name, or the granular object) as the core's policy and categories. */
-export function approvalFromWire(wire: ApprovalSetting): {
-  approvalPolicy: ApprovalPolicy;
-  granular: GranularApproval | null;
-} {
-  return approvalOfSetting(wire);
 }
 
 /** What a thread's settings say on the wire: the granular object when one is in force, else the name. */

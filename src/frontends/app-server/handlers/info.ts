@@ -1,6 +1,11 @@
 import type { Config } from "../../../config/load.js";
 import { enabledMcpServers } from "../../../config/mcp-servers.js";
-import { findModelFamily, knownModelSlugs } from "../../../model/family.js";
+import {
+  defaultReasoningEffort,
+  findModelFamily,
+  knownModelSlugs,
+  reasoningEfforts,
+} from "../../../model/family.js";
 import { checkMcpEnvironment } from "../mcp-environment.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { HandlerContext } from "./context.js";
@@ -34,13 +39,8 @@ export async function modelList(
 
 function modelEntry(slug: string, isDefault: boolean): Model {
   const family = findModelFamily(slug);
-  const efforts = family.reasoning
-    ? slug.includes("codex-mini")
-      ? ["medium", "high"]
-      : ["low", "medium", "high", "xhigh"]
-    : [];
-  const fallback = family.reasoning ? "medium" : "none";
-  const defaultEffort = (family.reasoning?.effort ?? fallback) as Model["defaultReasoningEffort"];
+  const efforts = reasoningEfforts(slug);
+  const defaultEffort = (defaultReasoningEffort(slug) ?? "none") as Model["defaultReasoningEffort"];
   return {
     id: slug,
     model: slug,

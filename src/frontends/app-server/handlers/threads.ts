@@ -5,12 +5,14 @@
  * `thread/started` after the reply, as Codex does; resume and fork then tell the client the
  * thread's last token usage.
  */
+
 import { resolve } from "node:path";
 import { projectConfigPaths } from "../../../config/layers.js";
 import type { Config } from "../../../config/load.js";
 import { PermissionProfileError } from "../../../config/permission-profiles.js";
 import { warnConfigOnce } from "../../../config/warnings.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
+import { approvalOfSetting } from "../../../protocol/granular-approval.js";
 import type { Thread } from "../../../session/thread.js";
 import type { OpenThreadOptions } from "../../../session/thread-manager.js";
 import { errorMessage } from "../../../util/errors.js";
@@ -19,7 +21,7 @@ import { enforceThreadCeiling } from "../ceiling.js";
 import { configNotices, sendNotices } from "../config-notices.js";
 import { instructionSources } from "../instruction-sources.js";
 import { reportMcpStartup } from "../mcp-startup-status.js";
-import { approvalFromWire, permissionsParam } from "../permissions-wire.js";
+import { permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import { encodeNotification, RpcError } from "../protocol/jsonrpc.js";
 import type { ThreadChannel } from "../thread-channel.js";
@@ -70,7 +72,7 @@ function openOptions(
     ...(config ? { config } : {}),
     ...(params.cwd ? { cwd: resolve(params.cwd) } : {}),
     ...(params.model ? { model: params.model } : {}),
-    ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
+    ...(params.approvalPolicy ? approvalOfSetting(params.approvalPolicy) : {}),
     ...(params.approvalsReviewer
       ? {
           approvalsReviewer:
@@ -158,7 +160,7 @@ export async function threadResume(
   if (wasLive) {
     // A live thread keeps what it runs with; what the client asks for holds from its next turn.
     channel.override({
-      ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
+      ...(params.approvalPolicy ? approvalOfSetting(params.approvalPolicy) : {}),
       ...(params.sandbox ? { sandboxMode: params.sandbox } : {}),
       ...(options.permissions ? { permissions: options.permissions } : {}),
       ...(params.model ? { model: params.model } : {}),

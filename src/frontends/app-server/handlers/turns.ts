@@ -5,14 +5,16 @@
  * turn on, except the output schema, which holds for that turn only. A turn/start with a
  * `clientUserMessageId` starts at most one turn per key and thread (keyed-turn-start.ts).
  */
+
 import { resolve } from "node:path";
 import type { Config } from "../../../config/load.js";
 import { imageFileToDataUrl } from "../../../prompt/images.js";
 import type { ClientToolSpec } from "../../../protocol/client-tools.js";
+import { approvalOfSetting } from "../../../protocol/granular-approval.js";
 import { SteerError, type TurnOverrides, type UserInput } from "../../../session/thread.js";
 import { errorMessage } from "../../../util/errors.js";
 import { enforceTurnCeiling } from "../ceiling.js";
-import { approvalFromWire, permissionsFromWire, permissionsParam } from "../permissions-wire.js";
+import { permissionsFromWire, permissionsParam } from "../permissions-wire.js";
 import type { ParamsOf, ResultOf } from "../protocol/client-requests.js";
 import type { UserInputWire } from "../protocol/common.js";
 import { RpcError } from "../protocol/jsonrpc.js";
@@ -50,7 +52,7 @@ export async function startTurnOn(
   const cwd = params.cwd ? resolve(params.cwd) : channel.settings.cwd;
   const input = await userInputOf(params.input, cwd);
   const overrides: TurnOverrides = {
-    ...(params.approvalPolicy ? approvalFromWire(params.approvalPolicy) : {}),
+    ...(params.approvalPolicy ? approvalOfSetting(params.approvalPolicy) : {}),
     ...(params.approvalsReviewer
       ? {
           approvalsReviewer:
