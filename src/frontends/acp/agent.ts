@@ -9,6 +9,7 @@
 import { isAbsolute } from "node:path";
 import {
   type AgentApp,
+  type AgentContext,
   agent,
   type ClientCapabilities,
   type InitializeResponse,
@@ -16,11 +17,13 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import type { Config } from "../../config/load.js";
+import type { Thread } from "../../session/thread.js";
 import type { ThreadManager } from "../../session/thread-manager.js";
 import { VERSION } from "../../version.js";
 import { withClientMcpServers } from "./client-mcp.js";
 import { clientToolsOf } from "./client-tools.js";
 import { COMMANDS, runCommand, slashCommand } from "./commands.js";
+import type { SessionHost } from "./host.js";
 import { modeOf } from "./modes.js";
 import { userInputOf } from "./prompt-input.js";
 import { replayUpdates } from "./replay.js";
@@ -53,11 +56,16 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
     if (config.providerProblem) throw RequestError.authRequired({ message: config.providerProblem });
   };
   /** Open `sessionId` (a stored thread) with the client's MCP servers; an open one is replaced. */
-  const reopen = async (sessionId: string, cwd: string, mcpServers: McpServer[] | undefined) => {
+  const reopen = async (
+    client: AgentContext,
+    sessionId: string,
+    cwd: string,
+    mcpServers: McpServer[] | undefined,
+  ) => {
     requireCwd(cwd);
     requireProvider();
     sessions.get(sessionId)?.close();
-    let thread: Awaited<ReturnType<ThreadManager["resume"]>>;
+    let thread: Thread;
     try {
       thread = await threads.resume(sessionId, { cwd, config: withClientMcpServers(config, mcpServers) });
     } catch {
@@ -70,16 +78,11 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
       model: settings.model,
       effort: settings.effort ?? initialChoices(config, mode).effort,
     };
-    const session = new AcpSession(thread, host(), choices, { titled: true });
+    const session = new AcpSession(thread, host(client), choices, { titled: true });
     sessions.set(sessionId, session);
     return session;
   };
-  const host = () => ({ client: connectionClient(), capabilities, config });
-  let clientContext: Parameters<Parameters<AgentApp["onConnect"]>[0]>[0]["client"] | null = null;
-  const connectionClient = () => {
-    if (!clientContext) throw new Error("acp: no connection");
-    return clientContext;
-  };
+  const host = (client: AgentContext): SessionHost => ({ client, capabilities, config });
   /** After the answer is on its way: the session's commands. */
   const announceCommands = (session: AcpSession) =>
     setImmediate(() =>
@@ -88,7 +91,6 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
 
   return agent()
     .onConnect((connection) => {
-      clientContext = connection.client;
       connection.closed.then(
         () => {
           for (const session of sessions.values()) session.close();
@@ -129,7 +131,7 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
       requireProvider();
       return {};
     })
-    .onRequest("session/new", async ({ params }) => {
+    .onRequest("session/new", async ({ params, client }) => {
       requireCwd(params.cwd);
       requireProvider();
       const mode = modeOf(config.approvalPolicy, config.sandboxMode);
@@ -139,20 +141,20 @@ export function acpAgent(runtime: AcpRuntime): AgentApp {
         config: withClientMcpServers(config, params.mcpServers),
         ...(clientTools ? { clientTools } : {}),
       });
-      const session = new AcpSession(thread, host(), initialChoices(config, mode), { titled: false });
+      const session = new AcpSession(thread, host(client), initialChoices(config, mode), { titled: false });
       sessions.set(session.id, session);
       announceCommands(session);
       return { sessionId: session.id, modes: session.modes, configOptions: session.options };
     })
-    .onRequest("session/load", async ({ params }) => {
-      const session = await reopen(params.sessionId, params.cwd, params.mcpServers);
+    .onRequest("session/load", async ({ params, client }) => {
+      const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       const stored = await threads.read(params.sessionId);
       for (const update of replayUpdates(stored?.lines ?? [], params.cwd)) session.send(update);
       announceCommands(session);
       return { modes: session.modes, configOptions: session.options };
     })
-    .onRequest("session/resume", async ({ params }) => {
-      const session = await reopen(params.sessionId, params.cwd, params.mcpServers);
+    .onRequest("session/resume", async ({ params, client }) => {
+      const session = await reopen(client, params.sessionId, params.cwd, params.mcpServers);
       announceCommands(session);
       return { modes: session.modes, configOptions: session.options };
     })
