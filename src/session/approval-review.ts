@@ -72,9 +72,11 @@ export class ReviewedApprovals {
     private readonly host: ReviewHost,
   ) {}
 
-  /** The rejection text for `callId`, when a review (not a person) turned it down. */
-  noteFor(callId: string): string | undefined {
-    return this.notes.get(callId);
+  /** The rejection text for `callId`, when a review (not a person) turned it down; read once. */
+  takeNote(callId: string): string | undefined {
+    const note = this.notes.get(callId);
+    this.notes.delete(callId);
+    return note;
   }
 
   /**
@@ -130,6 +132,8 @@ export class ReviewedApprovals {
       return "approved";
     }
     this.denied.set(reviewId, key);
+    // Only recent denials can be overridden: the map stays small however long the thread lives.
+    if (this.denied.size > PRIOR_REVIEWS * 10) this.denied.delete(this.denied.keys().next().value ?? "");
     const tripped = this.count(true);
     if (tripped) {
       this.host.failTurn(tripped);

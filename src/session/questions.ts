@@ -74,7 +74,7 @@ export class ThreadQuestions {
         const ask = (asked: ApprovalQuestion) => this.approvals.request(asked, turnId, signal);
         return this.reviewed ? this.reviewed.request(question, turnId, signal, ask) : ask(question);
       },
-      approvalNote: (callId) => this.declined.get(callId) ?? this.reviewed?.noteFor(callId),
+      approvalNote: (callId) => this.takeDeclined(callId) ?? this.reviewed?.takeNote(callId),
       callClientTool: (call) => this.clientCalls.call(call, turnId, signal),
       requestUserInput: (callId, questions) => this.userInput.ask(callId, questions, turnId, signal),
       requestElicitation: (server, request) =>
@@ -87,6 +87,18 @@ export class ThreadQuestions {
   /** Questions go to `reviewed`'s reviewer before a person (approvals_reviewer = "auto_review"). */
   useReviewer(reviewed: ReviewedApprovals): void {
     this.reviewed = reviewed;
+  }
+
+  /** The granular policy's reason for declining `callId`, read once. */
+  private takeDeclined(callId: string): string | undefined {
+    const note = this.declined.get(callId);
+    this.declined.delete(callId);
+    return note;
+  }
+
+  /** A person approves what review `reviewId` denied (false: no such denial, or no reviewer). */
+  overrideReview(reviewId: string): boolean {
+    return this.reviewed?.override(reviewId) ?? false;
   }
 
   /** The kind of open approval `id`, if one is open. */

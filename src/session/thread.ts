@@ -75,8 +75,6 @@ export class Thread {
   private runningTurnId: string | null = null;
   /** The running turn's telemetry (only with `[otel]`). */
   private turnTelemetry: TurnTelemetry | undefined;
-  /** Automatic approval review, when this thread has a reviewer. */
-  private reviewed: ReviewedApprovals | null = null;
   /** The running turn's editor files (its overrides'): never kept past the turn. */
   private turnEditorFiles: EditorFiles | undefined;
   private readonly queuedTurns: string[] = [];
@@ -114,17 +112,17 @@ export class Thread {
       () => this.running?.abort(),
       () => this.settings.granular ?? null,
     );
-    if (services.autoReview) {
-      this.reviewed = new ReviewedApprovals(services.autoReview, {
-        threadId: this.id,
-        enabled: () => this.settings.approvalsReviewer === "auto_review",
-        cwd: () => this.settings.cwd,
-        history: () => this.log.items,
-        emit: (event) => this.emit(event),
-        failTurn: (message) => this.failTurn(message),
-      });
-      this.questions.useReviewer(this.reviewed);
-    }
+    if (services.autoReview)
+      this.questions.useReviewer(
+        new ReviewedApprovals(services.autoReview, {
+          threadId: this.id,
+          enabled: () => this.settings.approvalsReviewer === "auto_review",
+          cwd: () => this.settings.cwd,
+          history: () => this.log.items,
+          emit: (event) => this.emit(event),
+          failTurn: (message) => this.failTurn(message),
+        }),
+      );
     this.mcp = new McpReadiness(services.mcp, this.resources);
     const engine = services.hooks;
     this.hooks = engine
@@ -168,7 +166,14 @@ export class Thread {
    * policies, sandbox extent, cwd, model, reasoning, client tools. That turn's own overrides win.
    */
   overrideSettings(overrides: TurnOverrides): void {
-    const { outputSchema: _schema, signal: _signal, editorFiles: _editor, ...lasting } = overrides;
+    // What belongs to one turn only never becomes pending for the next.
+    const {
+      outputSchema: _schema,
+      signal: _signal,
+      editorFiles: _editor,
+      trace: _trace,
+      ...lasting
+    } = overrides;
     this.pendingOverrides = mergeOverrides(this.pendingOverrides, lasting);
   }
 
@@ -352,12 +357,12 @@ export class Thread {
     return running;
   }
 
-  /** End the running turn (if any) as failed with `message`: something it relies on is gone. */
   /** A person approves what review `reviewId` denied: its retry runs without review. False: no such denial. */
   approveDeniedAction(reviewId: string): boolean {
-    return this.reviewed?.override(reviewId) ?? false;
+    return this.questions.overrideReview(reviewId);
   }
 
+  /** End the running turn (if any) as failed with `message`: something it relies on is gone. */
   failTurn(message: string): void {
     this.running?.abort(new TurnFailedError(message));
   }

@@ -56,8 +56,8 @@ export interface TurnContext {
    */
   requestApproval(question: ApprovalQuestion): Promise<ReviewDecision>;
   /**
-   * Why automatic review turned call `callId` down, when it did (what the model reads instead of
-   * "rejected by user"); absent or undefined otherwise.
+   * Why automatic review or the granular policy turned call `callId` down, when one did (what the
+   * model reads instead of "rejected by user"); read once; absent or undefined otherwise.
    */
   approvalNote?(callId: string): string | undefined;
   /**
