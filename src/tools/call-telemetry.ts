@@ -8,14 +8,16 @@ import type { ToolDefinition } from "./types.js";
 
 type Decision = Parameters<ToolTelemetry["decision"]>[0];
 
+/** `name`: the tool's name as the router looks it up. */
 export function observeCall(
   turn: TurnTelemetry,
   call: ToolCallItem,
+  name: string,
   definition: ToolDefinition | undefined,
 ): ToolTelemetry {
   const origin: ToolOrigin = definition?.mcpTool ? "mcp" : definition?.clientTool ? "client" : "builtin";
   const tool = turn.toolCall({
-    name: call.type === "local_shell_call" ? "local_shell" : call.name,
+    name,
     callId: call.call_id,
     origin,
     mcpServer: definition?.mcpTool?.server,

@@ -68,15 +68,16 @@ export class ToolRouter {
   }
 
   async dispatch(call: ToolCallItem, turn: TurnContext): Promise<DispatchResult> {
-    const definition = this.byName.get(callName(call));
+    const toolName = callName(call);
+    const definition = this.byName.get(toolName);
     const invocation: ToolInvocation = {
       callId: call.call_id,
-      toolName: callName(call),
+      toolName,
       payload: payloadOf(call, definition),
       turn,
     };
     if (!turn.telemetry) return this.dispatchInvocation(call, invocation);
-    const telemetry = observeCall(turn.telemetry, call, definition);
+    const telemetry = observeCall(turn.telemetry, call, toolName, definition);
     const result = await this.dispatchInvocation(call, { ...invocation, telemetry }).catch(
       (error: unknown) => {
         telemetry.end({ success: false, output: errorMessage(error) });

@@ -4,24 +4,17 @@
  * the caller's trace; the server flushes when its client leaves. A malformed envelope is dropped,
  * never refused: the turn runs in a trace of its own.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StdioAppClient } from "../support/app-server-client.js";
 import { useAppServerHarness } from "../support/app-server-harness.js";
 import { writeFakeConfig } from "../support/cli.js";
 import { functionCall, message, turn } from "../support/fake-model-server.js";
-import { type OtlpReceiver, startOtlpReceiver } from "../support/otlp-receiver.js";
-import { CALLER, otelTable } from "./otel-config.js";
+import { CALLER, otelTable, useOtlpReceiver } from "./otel-config.js";
 
 const h = useAppServerHarness();
-let receiver: OtlpReceiver;
-
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-  await writeFakeConfig(h.home, { baseUrl: h.model.url, extra: otelTable(receiver) });
-});
-afterEach(async () => {
-  await receiver.close();
-});
+const otlp = useOtlpReceiver((receiver) =>
+  writeFakeConfig(h.home, { baseUrl: h.model.url, extra: otelTable(receiver) }),
+);
 
 /** turn/start (with `trace`, when given) on a new thread; resolves when the turn completed. */
 async function traceTurn(client: StdioAppClient, trace: unknown): Promise<string> {
@@ -58,17 +51,17 @@ describe("tscodex app-server with [otel]", () => {
     // The client leaves: the server exports what it holds before it exits.
     await client.close();
 
-    const [agent] = receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
+    const [agent] = otlp.receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
     expect(agent).toMatchObject({ traceId: CALLER.traceId, parentSpanId: CALLER.spanId });
     expect(agent?.traceState).toContain("caller=1");
     expect(agent?.attributes["gen_ai.conversation.id"]).toBe(threadId);
     expect(agent?.resource["service.name"]).toBe("tscodex-app-server");
-    const turnSpans = receiver.spans().filter((span) => /^(chat|execute_tool) /.test(span.name));
+    const turnSpans = otlp.receiver.spans().filter((span) => /^(chat|execute_tool) /.test(span.name));
     expect(turnSpans.length).toBe(3);
     expect(turnSpans.every((span) => span.traceId === CALLER.traceId)).toBe(true);
     for (const request of h.model.requests)
       expect(request.headers.traceparent).toMatch(new RegExp(`^00-${CALLER.traceId}-[0-9a-f]{16}-01$`));
-    const records = receiver
+    const records = otlp.receiver
       .logs()
       .filter((log) => log.eventName === "codex.user_prompt" || log.eventName === "codex.tool_result");
     expect(records.map((log) => log.traceId)).toEqual([CALLER.traceId, CALLER.traceId]);
@@ -80,7 +73,7 @@ describe("tscodex app-server with [otel]", () => {
     const client = await h.stdio();
     await traceTurn(client, { traceparent: "not-a-traceparent" });
     await client.close();
-    const [agent] = receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
+    const [agent] = otlp.receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
     expect(agent?.parentSpanId).toBe("");
     expect(agent?.traceId).toMatch(/^[0-9a-f]{32}$/);
   });

@@ -1,31 +1,19 @@
 /**
  * `[otel]` through the real `tscodex exec` (issue 41): one turn with a shell call against the fake
- * model, exported to an OTLP receiver in the test and decoded with the official protos. What
+ * model, exported to an OTLP otlp.receiver in the test and decoded with the official protos. What
  * arrives is checked right after exec exits, so it shows exec flushed before exiting. Also: OTLP
  * JSON with headers and the prompt opted in, sub-agent turns as child spans, a dead collector
  * (stalled, refused) harmless, and nothing sent without `[otel]` whatever OTEL_* says.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { messageText, type ResponseItem } from "../../src/protocol/items.js";
 import { callOutputs, useExecHarness } from "../support/exec-harness.js";
 import { functionCall, message, turn, usage } from "../support/fake-model-server.js";
-import {
-  closedPort,
-  type OtlpReceiver,
-  type ReceivedSpan,
-  startOtlpReceiver,
-} from "../support/otlp-receiver.js";
-import { otelTable } from "./otel-config.js";
+import { closedPort, type ReceivedSpan } from "../support/otlp-receiver.js";
+import { otelTable, useOtlpReceiver } from "./otel-config.js";
 
 const h = useExecHarness({ execArgs: ["-s", "danger-full-access"] });
-let receiver: OtlpReceiver;
-
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-});
-afterEach(async () => {
-  await receiver.close();
-});
+const otlp = useOtlpReceiver();
 
 const PROMPT = "say hi through the shell";
 
@@ -50,9 +38,9 @@ async function execJson(args: string[] = [PROMPT]) {
   return { ...result, lines, threadId };
 }
 
-const spanNamed = (prefix: string) => receiver.spans().filter((span) => span.name.startsWith(prefix));
-const logsNamed = (name: string) => receiver.logs().filter((log) => log.eventName === name);
-const points = (name: string) => receiver.metrics().filter((metric) => metric.name === name);
+const spanNamed = (prefix: string) => otlp.receiver.spans().filter((span) => span.name.startsWith(prefix));
+const logsNamed = (name: string) => otlp.receiver.logs().filter((log) => log.eventName === name);
+const points = (name: string) => otlp.receiver.metrics().filter((metric) => metric.name === name);
 const total = (name: string, attributes: Record<string, unknown> = {}) =>
   points(name)
     .flatMap((metric) => metric.points)
@@ -61,7 +49,7 @@ const total = (name: string, attributes: Record<string, unknown> = {}) =>
 
 describe("tscodex exec with [otel]", () => {
   it("exports Codex's events and metrics and GenAI spans over OTLP protobuf, all before exec exits", async () => {
-    await h.writeConfig({ extra: otelTable(receiver) });
+    await h.writeConfig({ extra: otelTable(otlp.receiver) });
     scriptShellTurn();
     const result = await execJson();
     expect(result.code).toBe(0);
@@ -70,7 +58,9 @@ describe("tscodex exec with [otel]", () => {
     expect(threadId).not.toBe("");
 
     // Each signal to exactly its URL, as protobuf.
-    const paths = new Set(receiver.requests().map((request) => `${request.path} ${request.contentType}`));
+    const paths = new Set(
+      otlp.receiver.requests().map((request) => `${request.path} ${request.contentType}`),
+    );
     expect(paths).toEqual(
       new Set([
         "/coll/v1/logs application/x-protobuf",
@@ -121,7 +111,7 @@ describe("tscodex exec with [otel]", () => {
     expect(sent).toEqual(chats.map((span) => `00-${span.traceId}-${span.spanId}-01`));
 
     // Logs: Codex's events, with their span's context; the prompt redacted, its length kept.
-    const names = new Set(receiver.logs().map((log) => log.eventName));
+    const names = new Set(otlp.receiver.logs().map((log) => log.eventName));
     for (const name of [
       "codex.conversation_starts",
       "codex.user_prompt",
@@ -160,12 +150,12 @@ describe("tscodex exec with [otel]", () => {
       input_token_count: 1234,
     });
     // Content stays out of every export by default.
-    const everything = JSON.stringify([receiver.spans(), receiver.logs()]);
+    const everything = JSON.stringify([otlp.receiver.spans(), otlp.receiver.logs()]);
     expect(everything).not.toContain(PROMPT);
     expect(everything).not.toContain("hi-otel\n");
 
     // Metrics: Codex's and GenAI's, all delta.
-    expect(receiver.metrics().every((metric) => metric.temporality !== "cumulative")).toBe(true);
+    expect(otlp.receiver.metrics().every((metric) => metric.temporality !== "cumulative")).toBe(true);
     expect(total("codex.tool.call", { tool: "shell_command", success: "true" })).toBe(1);
     expect(total("codex.api_request", { status: "200" })).toBe(2);
     expect(total("codex.turn.token_usage", { token_type: "input" })).toBe(3579);
@@ -178,7 +168,7 @@ describe("tscodex exec with [otel]", () => {
   it("OTLP JSON carries the configured headers; log_user_prompt and tool_result.max_bytes opt content in", async () => {
     const extra = ["log_user_prompt = true", "[otel.tool_result]", "max_bytes = 4"].join("\n");
     await h.writeConfig({
-      extra: otelTable(receiver, {
+      extra: otelTable(otlp.receiver, {
         protocol: "json",
         extra,
         headers: ', headers = { "x-api-key" = "k-123" }',
@@ -187,10 +177,10 @@ describe("tscodex exec with [otel]", () => {
     scriptShellTurn();
     const result = await execJson();
     expect(result.code).toBe(0);
-    expect(receiver.requests().every((request) => request.contentType.startsWith("application/json"))).toBe(
-      true,
-    );
-    expect(receiver.requests().every((request) => request.headers["x-api-key"] === "k-123")).toBe(true);
+    expect(
+      otlp.receiver.requests().every((request) => request.contentType.startsWith("application/json")),
+    ).toBe(true);
+    expect(otlp.receiver.requests().every((request) => request.headers["x-api-key"] === "k-123")).toBe(true);
     expect(logsNamed("codex.user_prompt")[0]?.attributes.prompt).toBe(PROMPT);
     expect(logsNamed("codex.tool_result")[0]?.attributes).toMatchObject({
       arguments: '{"co',
@@ -199,7 +189,7 @@ describe("tscodex exec with [otel]", () => {
   });
 
   it("otlp-grpc carries every signal too (the gRPC exporters load only when configured)", async () => {
-    const grpc = `{ otlp-grpc = { endpoint = "${receiver.grpcUrl}", headers = { "x-team" = "t1" } } }`;
+    const grpc = `{ otlp-grpc = { endpoint = "${otlp.receiver.grpcUrl}", headers = { "x-team" = "t1" } } }`;
     await h.writeConfig({
       extra: ["[otel]", `exporter = ${grpc}`, `trace_exporter = ${grpc}`, `metrics_exporter = ${grpc}`].join(
         "\n",
@@ -209,7 +199,7 @@ describe("tscodex exec with [otel]", () => {
     const result = await execJson();
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
-    const requests = receiver.requests();
+    const requests = otlp.receiver.requests();
     expect(new Set(requests.map((request) => `${request.transport} ${request.signal}`))).toEqual(
       new Set(["grpc logs", "grpc traces", "grpc metrics"]),
     );
@@ -219,7 +209,7 @@ describe("tscodex exec with [otel]", () => {
   });
 
   it("a sub-agent's turn is a child invoke_agent span in the parent's trace", async () => {
-    await h.writeConfig({ extra: otelTable(receiver) });
+    await h.writeConfig({ extra: otelTable(otlp.receiver) });
     const isChild = (input: readonly ResponseItem[]) =>
       input.some(
         (item) => item.type === "message" && item.role === "user" && messageText(item) === "count files",
@@ -248,8 +238,8 @@ describe("tscodex exec with [otel]", () => {
   });
 
   it("a collector that never answers, or refuses, neither fails nor holds exec, and prints nothing", async () => {
-    receiver.setMode("stall");
-    await h.writeConfig({ extra: otelTable(receiver) });
+    otlp.receiver.setMode("stall");
+    await h.writeConfig({ extra: otelTable(otlp.receiver) });
     scriptShellTurn();
     const started = Date.now();
     const stalled = await execJson();
@@ -258,7 +248,7 @@ describe("tscodex exec with [otel]", () => {
     expect(stalled.lines.at(-1)?.type).toBe("turn.completed");
     // The bounded flush: 3 s at most, where Codex waits out ~30 s.
     expect(Date.now() - started).toBeLessThan(8_000);
-    expect(receiver.requests().length).toBeGreaterThan(0);
+    expect(otlp.receiver.requests().length).toBeGreaterThan(0);
 
     const port = await closedPort();
     const refusedUrl = (path: string) =>
@@ -280,14 +270,14 @@ describe("tscodex exec with [otel]", () => {
     scriptShellTurn();
     const result = await h.exec(["--json", PROMPT], {
       env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.httpUrl(),
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.receiver.httpUrl(),
         OTEL_TRACES_EXPORTER: "otlp",
         OTEL_LOGS_EXPORTER: "otlp",
         OTEL_METRICS_EXPORTER: "otlp",
       },
     });
     expect(result.code).toBe(0);
-    expect(receiver.requests()).toEqual([]);
+    expect(otlp.receiver.requests()).toEqual([]);
     expect(h.server.requests.every((request) => request.headers.traceparent === undefined)).toBe(true);
   });
 });

@@ -4,29 +4,22 @@
  * `traceparent` header — puts the turn's spans in the caller's trace, each front-end names itself
  * in `service.name`, and each exports what it holds when it stops.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { writeFakeConfig } from "../support/cli.js";
 import { message, turn } from "../support/fake-model-server.js";
 import { connectHttp, startHttpServer } from "../support/mcp-client.js";
 import { useMcpHarness } from "../support/mcp-harness.js";
-import { type OtlpReceiver, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { spawnProxy } from "../support/proxy-harness.js";
-import { CALLER, otelTable } from "./otel-config.js";
+import { CALLER, otelTable, useOtlpReceiver } from "./otel-config.js";
 
 const h = useMcpHarness();
-let receiver: OtlpReceiver;
-
-beforeEach(async () => {
-  receiver = await startOtlpReceiver();
-  await writeFakeConfig(h.home, { baseUrl: h.model.url, extra: otelTable(receiver) });
-});
-afterEach(async () => {
-  await receiver.close();
-});
+const otlp = useOtlpReceiver((receiver) =>
+  writeFakeConfig(h.home, { baseUrl: h.model.url, extra: otelTable(receiver) }),
+);
 
 /** The turn's invoke_agent span, after the server stopped (and so exported). */
 function agentSpan() {
-  const spans = receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
+  const spans = otlp.receiver.spans().filter((span) => span.name.startsWith("invoke_agent"));
   expect(spans).toHaveLength(1);
   return spans[0];
 }
@@ -77,7 +70,9 @@ describe("the MCP server and the proxy with [otel]", () => {
     const agent = agentSpan();
     expect(agent).toMatchObject({ traceId: CALLER.traceId, parentSpanId: CALLER.spanId });
     expect(agent?.resource["service.name"]).toBe("tscodex-proxy");
-    const tokens = receiver.metrics().filter((metric) => metric.name === "gen_ai.client.operation.duration");
+    const tokens = otlp.receiver
+      .metrics()
+      .filter((metric) => metric.name === "gen_ai.client.operation.duration");
     expect(tokens.length).toBeGreaterThan(0);
   });
 });
